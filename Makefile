@@ -1,0 +1,19 @@
+# The two commands (see README): `make demo` and `make test`. Both set everything up first.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export TORCHDYNAMO_DISABLE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup demo test clean
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	@bash scripts/demo.sh
+
+test: setup
+	@$(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) build dist demo-out .pytest_cache

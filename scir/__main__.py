@@ -1,0 +1,7 @@
+"""``python -m scir`` is the ``scir`` command."""
+
+import sys
+
+from scir.cli import main
+
+sys.exit(main())

@@ -1,0 +1,59 @@
+"""The ``scir`` command: one entry point, one module per subcommand in ``scir.commands``.
+
+Each command module has ``add_parser(subparsers)`` and ``run(args) -> int``. Toolkit errors are
+printed as one line (``error: file:line: message``) with exit code 2; nothing else is caught.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from scir.errors import ScirError
+
+COMMANDS = ["doctor", "generate", "verify", "export", "check_rule", "render", "stats", "solve",
+            "report"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scir",
+        description="SciR toolkit: generate, render, verify and evaluate scientific-reasoning "
+                    "benchmarks.",
+        epilog="Example: scir generate deduction --difficulty easy -n 10 --seed 1 -o d.jsonl "
+               "&& scir verify d.jsonl\nSee docs/cli.md for every command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from scir import __version__
+
+    parser.add_argument("--version", action="version", version=f"scir {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"scir.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"scir.commands.{name}":
+                continue  # command not built yet
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``scir`` command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ScirError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

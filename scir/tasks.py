@@ -1,0 +1,189 @@
+"""The ``Task`` record and its JSONL files (schema in ``docs/formats.md``).
+
+One JSON object per line. Reading validates every field and reports the file, line and field of
+the first problem as a :class:`TaskFormatError`; writing is atomic (a temporary file renamed into
+place), so an interrupted write never loses a file that was already there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from scir.errors import TaskFormatError
+
+SCHEMA_VERSION = 1
+DIFFICULTIES = ("easy", "hard", "custom")
+
+
+@dataclass
+class Document:
+    """One rendered document: the genre it was written in and its text."""
+
+    genre: str
+    text: str
+
+
+@dataclass
+class Task:
+    """One benchmark task; see ``docs/formats.md`` for every field."""
+
+    task_id: str
+    domain: str
+    difficulty: str
+    tier: str
+    seed: int
+    params: dict[str, Any]
+    question: str
+    answer: str
+    answer_pool: list[str]
+    chance: float
+    formal: dict[str, Any]
+    blocks: list[str]
+    options: list[str] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    problem_nl: str = ""
+    problem_obfuscated: str = ""
+    domain_metadata: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict, fields in schema order."""
+        out: dict[str, Any] = {"schema_version": self.schema_version}
+        for f in dataclasses.fields(self):
+            if f.name == "schema_version":
+                continue
+            value = getattr(self, f.name)
+            if f.name == "documents":
+                value = [{"genre": d.genre, "text": d.text} for d in value]
+            out[f.name] = value
+        return out
+
+    def to_json(self) -> str:
+        """One JSONL line (no newline): deterministic for equal records."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: Any, *, file: str | None = None, line: int | None = None) -> "Task":
+        """Build a task from a parsed JSON object, validating every field."""
+        return _validate(data, file=file, line=line)
+
+
+# field name -> (accepted python types, required)
+_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
+    "schema_version": ((int,), True),
+    "task_id": ((str,), True),
+    "domain": ((str,), True),
+    "difficulty": ((str,), True),
+    "tier": ((str,), True),
+    "seed": ((int,), True),
+    "params": ((dict,), True),
+    "question": ((str,), True),
+    "options": ((list,), False),
+    "answer": ((str,), True),
+    "answer_pool": ((list,), True),
+    "chance": ((float, int), True),
+    "formal": ((dict,), True),
+    "blocks": ((list,), True),
+    "documents": ((list,), False),
+    "problem_nl": ((str,), False),
+    "problem_obfuscated": ((str,), False),
+    "domain_metadata": ((dict,), False),
+    "provenance": ((dict,), False),
+}
+
+
+def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
+    def fail(message: str, fld: str | None = None, task_id: str | None = None) -> TaskFormatError:
+        return TaskFormatError(message, file=file, line=line, field=fld, task_id=task_id)
+
+    if not isinstance(data, dict):
+        raise fail(f"expected a JSON object, got {type(data).__name__}")
+    task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
+    unknown = sorted(set(data) - set(_FIELDS))
+    if unknown:
+        raise fail(f"unknown field(s): {', '.join(unknown)}", unknown[0], task_id)
+    for name, (types, required) in _FIELDS.items():
+        if name not in data:
+            if required:
+                raise fail("missing required field", name, task_id)
+            continue
+        value = data[name]
+        if isinstance(value, bool) or not isinstance(value, types):
+            want = " or ".join(t.__name__ for t in types)
+            raise fail(f"expected {want}, got {type(value).__name__}", name, task_id)
+    if data["schema_version"] != SCHEMA_VERSION:
+        raise fail(f"schema version {data['schema_version']} is not supported "
+                   f"(this toolkit reads version {SCHEMA_VERSION})", "schema_version", task_id)
+    if data["difficulty"] not in DIFFICULTIES:
+        raise fail(f"difficulty must be one of {', '.join(DIFFICULTIES)}", "difficulty", task_id)
+    for name in ("options", "answer_pool", "blocks"):
+        if not all(isinstance(v, str) for v in data.get(name, [])):
+            raise fail("expected a list of strings", name, task_id)
+    if not 0.0 <= float(data["chance"]) <= 1.0:
+        raise fail("chance must lie in [0, 1]", "chance", task_id)
+    docs = []
+    for i, doc in enumerate(data.get("documents", [])):
+        if (not isinstance(doc, dict) or set(doc) != {"genre", "text"}
+                or not all(isinstance(v, str) for v in doc.values())):
+            raise fail(f"document {i} must be an object with string fields genre and text",
+                       "documents", task_id)
+        docs.append(Document(doc["genre"], doc["text"]))
+    kwargs = {k: v for k, v in data.items() if k != "documents"}
+    kwargs["chance"] = float(kwargs["chance"])
+    return Task(documents=docs, **kwargs)
+
+
+def iter_tasks(path: str | os.PathLike) -> Iterator[Task]:
+    """Yield the tasks of a JSONL file one by one (blank lines are skipped)."""
+    path = Path(path)
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise TaskFormatError(f"cannot read task file: {exc.strerror}", file=str(path)) from exc
+    with handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise TaskFormatError(f"invalid JSON: {exc.msg}", file=str(path), line=number,
+                                      column=exc.colno) from exc
+            yield Task.from_dict(data, file=str(path), line=number)
+
+
+def read_tasks(path: str | os.PathLike) -> list[Task]:
+    """All tasks of a JSONL file; task ids must be unique."""
+    tasks = list(iter_tasks(path))
+    seen: set[str] = set()
+    for number, task in enumerate(tasks, start=1):
+        if task.task_id in seen:
+            raise TaskFormatError("duplicate task_id", file=str(path), task_id=task.task_id,
+                                  field="task_id")
+        seen.add(task.task_id)
+    return tasks
+
+
+def write_tasks(path: str | os.PathLike, tasks: Iterable[Task]) -> int:
+    """Write tasks as JSONL atomically; returns the number written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for task in tasks:
+                handle.write(task.to_json() + "\n")
+                count += 1
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count

@@ -1,0 +1,184 @@
+"""The ``Track`` interface: everything the generic commands, renderers and pipelines need to
+know about one logic domain. A new track is one subclass plus one registry entry
+(see ``docs/extending.md``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from scir.errors import ConfigError
+from scir.tasks import Task
+
+
+@dataclass(frozen=True)
+class TrackParam:
+    """One generation parameter: exposed as ``--<flag>`` by ``scir generate TRACK``."""
+
+    name: str                      # key in Task.params, e.g. "depth"
+    type: type                     # int, float or str
+    help: str
+    easy: Any                      # value for --difficulty easy
+    hard: Any                      # value for --difficulty hard
+    choices: tuple | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass
+class Check:
+    """The outcome of re-establishing one task's answer with the solvers."""
+
+    task_id: str
+    ok: bool
+    expected: str                  # the answer stored in the file
+    found: str | None              # the answer the solvers establish
+    details: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+
+@dataclass
+class Formalization:
+    """A parsed formalization: the track's formal object plus what was counted in it."""
+
+    formal: dict[str, Any]
+    items: int                     # extracted items (FOL formulas, facts, data rows)
+
+
+class Track(ABC):
+    """One benchmark track (deduction, induction, causal, ...)."""
+
+    name: str = ""                 # registry name, also Task.domain
+    description: str = ""
+    n_blocks: int = 2              # clean-NL blocks per task
+    answer_kind: str = "label"     # "label", "rule", "option": how CoT answers are parsed
+
+    # ---- generation -------------------------------------------------------------------
+    @abstractmethod
+    def parameters(self) -> Sequence[TrackParam]:
+        """The track's generation parameters, with Easy and Hard presets."""
+
+    @abstractmethod
+    def tier(self, params: dict[str, Any]) -> str:
+        """The tier code of a parameter set, e.g. ``e4d1``."""
+
+    @abstractmethod
+    def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
+        """Generate task ``index`` of a file made with ``seed``; deterministic in its inputs."""
+
+    def resolve_params(self, difficulty: str, overrides: dict[str, Any] | None = None
+                       ) -> tuple[str, dict[str, Any]]:
+        """Merge a difficulty preset with explicit values; returns (difficulty, params).
+
+        Any override that differs from the preset makes the difficulty ``custom``.
+        """
+        if difficulty not in ("easy", "hard"):
+            raise ConfigError(f"difficulty must be easy or hard, got {difficulty!r}",
+                              field="difficulty")
+        params = {p.name: getattr(p, difficulty) for p in self.parameters()}
+        custom = False
+        for key, value in (overrides or {}).items():
+            if value is None:
+                continue
+            spec = next((p for p in self.parameters() if p.name == key), None)
+            if spec is None:
+                raise ConfigError(f"track {self.name} has no parameter {key!r}", field=key)
+            value = self.check_param(spec, value)
+            if value != params[key]:
+                custom = True
+            params[key] = value
+        return ("custom" if custom else difficulty), params
+
+    @staticmethod
+    def check_param(spec: TrackParam, value: Any) -> Any:
+        """Coerce and range-check one parameter value (raises ConfigError)."""
+        try:
+            value = spec.type(value)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{spec.flag} expects {spec.type.__name__}, got {value!r}",
+                              field=spec.name) from exc
+        if spec.choices is not None and value not in spec.choices:
+            raise ConfigError(f"{spec.flag} must be one of {list(spec.choices)}, got {value!r}",
+                              field=spec.name)
+        if spec.minimum is not None and value < spec.minimum:
+            raise ConfigError(f"{spec.flag} must be >= {spec.minimum}, got {value!r}",
+                              field=spec.name)
+        if spec.maximum is not None and value > spec.maximum:
+            raise ConfigError(f"{spec.flag} must be <= {spec.maximum}, got {value!r}",
+                              field=spec.name)
+        return value
+
+    def generate(self, n: int, seed: int, difficulty: str = "easy",
+                 overrides: dict[str, Any] | None = None) -> Iterator[Task]:
+        """Generate ``n`` tasks deterministically from ``seed``."""
+        if n < 0:
+            raise ConfigError("the number of tasks must be >= 0", field="n")
+        level, params = self.resolve_params(difficulty, overrides)
+        for index in range(n):
+            task = self.generate_one(dict(params), seed, index)
+            task.difficulty = level
+            yield task
+
+    def task_id(self, params: dict[str, Any], seed: int, index: int) -> str:
+        """``{track}-{tier}-{seed}-{index}``."""
+        return f"{self.name}-{self.tier(params)}-{seed}-{index}"
+
+    @staticmethod
+    def rng(seed: int, index: int, salt: str = "") -> random.Random:
+        """A private random generator for one task (independent of other tasks)."""
+        return random.Random(f"{salt}:{seed}:{index}")
+
+    # ---- checking and scoring ---------------------------------------------------------
+    @abstractmethod
+    def verify(self, task: Task) -> Check:
+        """Re-establish the task's answer (and pool) with the solvers."""
+
+    @abstractmethod
+    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
+        """The answer a symbolic solver gives for a formal object (gold or formalized).
+
+        Raises ``SolverError`` subclasses on solver failure.
+        """
+
+    def score(self, task: Task, answer: str | None) -> bool:
+        """Whether an answer is accepted (default: it is in the answer pool)."""
+        return answer is not None and answer in task.answer_pool
+
+    def parse_answer(self, task: Task, text: str) -> str | None:
+        """Extract the final answer from free text (a CoT response); None if absent.
+
+        The default reads the last line of the form ``Answer: X``.
+        """
+        matches = re.findall(r"(?im)^\s*\**\s*(?:final\s+)?answer\s*\**\s*[:=]\s*\**\s*(.+?)\s*\**\s*$",
+                             text)
+        return matches[-1].strip() if matches else None
+
+    # ---- hooks for pipelines and renderers --------------------------------------------
+    def formalization_grammar(self, task: Task) -> str:
+        """The Lark grammar (text) a formalization of this task must follow."""
+        raise NotImplementedError(f"track {self.name} has no formalization grammar yet")
+
+    def parse_formalization(self, task: Task, text: str) -> Formalization:
+        """Parse a model's formalization into the track's formal object."""
+        raise NotImplementedError(f"track {self.name} cannot parse formalizations yet")
+
+    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
+        """The prompt of ``kind`` (``cot``, ``formalize``, ``symbcot``) for a task."""
+        raise NotImplementedError(f"track {self.name} has no {kind} prompt yet")
+
+    def count_items(self, formal: dict[str, Any]) -> int:
+        """The number of reference items in a formal object (Table-2 statistics)."""
+        raise NotImplementedError
+
+    def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
+        """Track-specific export formats: name -> function(tasks, out_dir) -> files written."""
+        return {}

@@ -1,0 +1,200 @@
+"""clingo helpers: load ``.lp`` resources, add facts from Python records, ground, enumerate
+models as typed records, with a time limit.
+
+Data enters as clingo symbols built from Python values (never as program text):
+
+    >>> from solvers.asp import AspProgram, Atom
+    >>> prog = AspProgram()                                     # doctest: +SKIP
+    >>> prog.load("induction")                                  # asp/induction.lp
+    >>> prog.add_facts("substrate_of", [("d1", "p1")])
+    >>> models = prog.models(time_limit=5)                      # list[AspModel]
+
+Python -> clingo: ``str`` that is a clingo identifier (``[a-z_][A-Za-z0-9_']*``) -> constant,
+other ``str`` -> string; ``int`` -> number; ``tuple`` -> tuple; :class:`Atom` -> function term.
+clingo -> Python: the same mapping back (constants and strings both become ``str``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from solvers import resources
+from solvers.errors import SolverError, SolverInputError, SolverTimeout
+
+_IDENT = re.compile(r"[a-z_][A-Za-z0-9_']*\Z")
+
+
+@dataclass(frozen=True, order=True)
+class Atom:
+    """A ground atom or function term: ``name(args...)``."""
+
+    name: str
+    args: tuple = ()
+
+    def __str__(self) -> str:
+        if not self.args:
+            return self.name
+        return f"{self.name}({','.join(_show(a) for a in self.args)})"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return value if _IDENT.match(value) else '"' + value.replace('"', '\\"') + '"'
+    if isinstance(value, tuple):
+        return "(" + ",".join(_show(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+@dataclass
+class AspModel:
+    """One answer set: its shown atoms (sorted), cost and model number."""
+
+    atoms: list[Atom]
+    number: int
+    cost: list[int] = field(default_factory=list)
+    optimal: bool = False
+
+    def by_name(self, name: str) -> list[tuple]:
+        """The argument tuples of every atom named ``name`` (sorted)."""
+        return sorted(a.args for a in self.atoms if a.name == name)
+
+
+def to_symbol(value: Any):
+    """Convert a Python value (see module doc) to a clingo symbol."""
+    import clingo
+
+    if isinstance(value, bool):
+        raise SolverInputError(f"booleans have no clingo form: {value!r}")
+    if isinstance(value, Atom):
+        return clingo.Function(value.name, [to_symbol(v) for v in value.args])
+    if isinstance(value, str):
+        return clingo.Function(value) if _IDENT.match(value) else clingo.String(value)
+    if isinstance(value, int):
+        return clingo.Number(value)
+    if isinstance(value, tuple):
+        return clingo.Tuple_([to_symbol(v) for v in value])
+    raise SolverInputError(f"cannot pass {type(value).__name__} value {value!r} to clingo")
+
+
+def from_symbol(sym) -> Any:
+    """Convert a clingo symbol back to a Python value (see module doc)."""
+    import clingo
+
+    if sym.type == clingo.SymbolType.Number:
+        return sym.number
+    if sym.type == clingo.SymbolType.String:
+        return sym.string
+    if sym.type == clingo.SymbolType.Function:
+        args = tuple(from_symbol(a) for a in sym.arguments)
+        if sym.name == "":
+            return args
+        if not args:
+            return sym.name
+        return Atom(sym.name, args)
+    return str(sym)  # #inf / #sup
+
+
+class AspProgram:
+    """A clingo program assembled from resources and Python facts, solved on demand."""
+
+    def __init__(self, arguments: Sequence[str] = ()) -> None:
+        self._arguments = list(arguments)
+        self._texts: list[tuple[str, str]] = []  # (origin, text)
+        self._facts: list[Any] = []
+        self._messages: list[str] = []
+
+    def load(self, name: str) -> "AspProgram":
+        """Add the resource ``asp/<name>.lp``."""
+        self._texts.append((str(resources.path("asp", name)), resources.read_text("asp", name)))
+        return self
+
+    def add_program(self, text: str, origin: str = "<program>") -> "AspProgram":
+        """Add trusted program text written by the toolkit itself (rules, not data)."""
+        self._texts.append((origin, text))
+        return self
+
+    def add_facts(self, predicate: str, rows: Iterable[Sequence[Any] | Any]) -> "AspProgram":
+        """Add one fact ``predicate(row...)`` per row (a tuple of values, or one value)."""
+        if not _IDENT.match(predicate):
+            raise SolverInputError(f"invalid predicate name {predicate!r}")
+        for row in rows:
+            args = tuple(row) if isinstance(row, (tuple, list)) else (row,)
+            self._facts.append(Atom(predicate, args))
+        return self
+
+    def add_atoms(self, atoms: Iterable[Atom]) -> "AspProgram":
+        """Add ground atoms as facts."""
+        self._facts.extend(atoms)
+        return self
+
+    def _control(self, extra: Sequence[str]):
+        import clingo
+
+        ctl = clingo.Control(self._arguments + list(extra), logger=self._log, message_limit=50)
+        for origin, text in self._texts:
+            try:
+                ctl.add("base", [], text)
+            except RuntimeError as exc:
+                detail = "; ".join(self._messages) or str(exc)
+                raise SolverInputError(f"clingo cannot parse {origin}: {detail}") from exc
+        with ctl.backend() as backend:
+            for fact in self._facts:
+                backend.add_rule([backend.add_atom(to_symbol(fact))])
+        try:
+            ctl.ground([("base", [])])
+        except RuntimeError as exc:
+            detail = "; ".join(self._messages) or str(exc)
+            raise SolverError(f"clingo grounding failed: {detail}") from exc
+        return ctl
+
+    def _log(self, code, message: str) -> None:
+        self._messages.append(message.strip())
+
+    def models(self, limit: int = 0, time_limit: float | None = 10.0,
+               optimize: bool = False) -> list[AspModel]:
+        """Enumerate answer sets (``limit`` 0 = all; with ``optimize``, the optimal ones).
+
+        Raises :class:`SolverTimeout` when solving exceeds ``time_limit`` seconds.
+        """
+        extra = [str(limit)]
+        if optimize:
+            extra.append("--opt-mode=optN")
+        ctl = self._control(extra)
+        found: list[AspModel] = []
+
+        def on_model(model) -> None:
+            if optimize and not model.optimality_proven:
+                return
+            atoms = sorted(from_atom(s) for s in model.symbols(shown=True))
+            found.append(AspModel(atoms, model.number, list(model.cost),
+                                  model.optimality_proven))
+
+        start = time.monotonic()
+        with ctl.solve(on_model=on_model, async_=True) as handle:
+            finished = handle.wait(time_limit if time_limit is not None else -1)
+            if not finished:
+                handle.cancel()
+                raise SolverTimeout(f"clingo exceeded {time_limit} s "
+                                    f"(after {time.monotonic() - start:.1f} s)")
+            handle.get()
+        return found
+
+    def satisfiable(self, time_limit: float | None = 10.0) -> bool:
+        """Whether the program has at least one answer set."""
+        return bool(self.models(limit=1, time_limit=time_limit))
+
+
+def from_atom(sym) -> Atom:
+    """A shown clingo symbol as an :class:`Atom` (constants become zero-argument atoms)."""
+    value = from_symbol(sym)
+    return value if isinstance(value, Atom) else Atom(str(value), ())
+
+
+def version() -> str:
+    """The clingo version string."""
+    import clingo
+
+    return clingo.__version__

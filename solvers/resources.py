@@ -1,0 +1,56 @@
+"""One loader for the logic files: ``prolog/*.pl``, ``asp/*.lp``, ``grammars/*.lark``.
+
+In a checkout the files are the top-level folders ``prolog/``, ``asp/``, ``grammars/``; in an
+installed wheel the build maps them to ``solvers/_data/<kind>/``. Nothing is read at import.
+
+    >>> from solvers import resources
+    >>> text = resources.read_text("asp", "deduction.lp")      # doctest: +SKIP
+    >>> path = resources.path("prolog", "sandbox.pl")          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from solvers.errors import ResourceError
+
+KINDS = {"prolog": ".pl", "asp": ".lp", "grammars": ".lark"}
+
+
+@lru_cache(maxsize=None)
+def root(kind: str) -> Path:
+    """The folder holding the files of ``kind`` (``prolog``, ``asp`` or ``grammars``)."""
+    if kind not in KINDS:
+        raise ResourceError(f"unknown resource kind {kind!r}; expected one of {sorted(KINDS)}")
+    here = Path(__file__).resolve().parent
+    packaged = here / "_data" / kind
+    if packaged.is_dir():
+        return packaged
+    checkout = here.parent / kind
+    if checkout.is_dir():
+        return checkout
+    raise ResourceError(f"resource folder {kind!r} not found (looked in {packaged} and {checkout})")
+
+
+def path(kind: str, name: str) -> Path:
+    """Absolute path of resource ``name`` of ``kind``; the extension may be omitted."""
+    if not name.endswith(KINDS.get(kind, "")):
+        name = name + KINDS[kind] if kind in KINDS else name
+    if "/" in name or "\\" in name or name.startswith("."):
+        raise ResourceError(f"resource names are plain file names, got {name!r}")
+    p = root(kind) / name
+    if not p.is_file():
+        raise ResourceError(f"no {kind} resource {name!r} (in {root(kind)})")
+    return p
+
+
+@lru_cache(maxsize=None)
+def read_text(kind: str, name: str) -> str:
+    """The text of resource ``name`` of ``kind`` (cached)."""
+    return path(kind, name).read_text(encoding="utf-8")
+
+
+def names(kind: str) -> list[str]:
+    """The file names of every resource of ``kind``, sorted."""
+    return sorted(p.name for p in root(kind).iterdir() if p.suffix == KINDS[kind])
