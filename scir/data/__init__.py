@@ -1,0 +1,1 @@
+"""Data sets shipped with, or located by, the toolkit (loading and validation only)."""
