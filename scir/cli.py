@@ -1,13 +1,15 @@
 """The ``scir`` command: one entry point, one module per subcommand in ``scir.commands``.
 
 Each command module has ``add_parser(subparsers)`` and ``run(args) -> int``. Toolkit errors are
-printed as one line (``error: file:line: message``) with exit code 2; nothing else is caught.
+printed as one line (``error: file:line: message``) with exit code 2, as argparse does for usage
+errors; nothing else is caught.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -44,7 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scir`` command line; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help / --version (0) and usage errors (2)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
         return int(args.func(args) or 0)
     except ScirError as exc:
@@ -53,6 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `scir stats f.jsonl | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -62,6 +62,8 @@ class Task:
             value = getattr(self, f.name)
             if f.name == "documents":
                 value = [{"genre": d.genre, "text": d.text} for d in value]
+            elif f.name == "chance":
+                value = float(value)  # 1 and 1.0 must give the same bytes after a re-read
             out[f.name] = value
         return out
 
@@ -140,15 +142,19 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
     return Task(documents=docs, **kwargs)
 
 
-def iter_tasks(path: str | os.PathLike) -> Iterator[Task]:
-    """Yield the tasks of a JSONL file one by one (blank lines are skipped)."""
-    path = Path(path)
+def _numbered(path: Path) -> Iterator[tuple[int, Task]]:
+    """(line number, task) for every non-blank line of a JSONL file."""
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except OSError as exc:
         raise TaskFormatError(f"cannot read task file: {exc.strerror}", file=str(path)) from exc
     with handle:
-        for number, text in enumerate(handle, start=1):
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TaskFormatError(f"invalid UTF-8 at byte {exc.start + 1}", file=str(path),
+                                      line=number, column=exc.start + 1) from exc
             if not text.strip():
                 continue
             try:
@@ -156,25 +162,48 @@ def iter_tasks(path: str | os.PathLike) -> Iterator[Task]:
             except json.JSONDecodeError as exc:
                 raise TaskFormatError(f"invalid JSON: {exc.msg}", file=str(path), line=number,
                                       column=exc.colno) from exc
-            yield Task.from_dict(data, file=str(path), line=number)
+            yield number, Task.from_dict(data, file=str(path), line=number)
+
+
+def iter_tasks(path: str | os.PathLike) -> Iterator[Task]:
+    """Yield the tasks of a JSONL file one by one (blank lines are skipped)."""
+    for _, task in _numbered(Path(path)):
+        yield task
 
 
 def read_tasks(path: str | os.PathLike) -> list[Task]:
-    """All tasks of a JSONL file; task ids must be unique."""
-    tasks = list(iter_tasks(path))
-    seen: set[str] = set()
-    for number, task in enumerate(tasks, start=1):
-        if task.task_id in seen:
-            raise TaskFormatError("duplicate task_id", file=str(path), task_id=task.task_id,
+    """All tasks of a JSONL file; task ids must be unique (a repeat names both lines)."""
+    tasks: list[Task] = []
+    first_line: dict[str, int] = {}
+    for number, task in _numbered(Path(path)):
+        if task.task_id in first_line:
+            raise TaskFormatError(f"duplicate task_id (first on line {first_line[task.task_id]})",
+                                  file=str(path), line=number, task_id=task.task_id,
                                   field="task_id")
-        seen.add(task.task_id)
+        first_line[task.task_id] = number
+        tasks.append(task)
     return tasks
 
 
+def _new_file_mode() -> int:
+    """The permission bits a plain ``open(path, "w")`` would give a new file (0o666 & ~umask)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_tasks(path: str | os.PathLike, tasks: Iterable[Task]) -> int:
-    """Write tasks as JSONL atomically; returns the number written."""
+    """Write tasks as JSONL atomically; returns the number written.
+
+    The tasks go to a temporary file in the same folder, which replaces ``path`` only once
+    every task is written: if ``tasks`` raises midway, an existing file is left untouched.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        mode = _new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     count = 0
     try:
@@ -182,6 +211,9 @@ def write_tasks(path: str | os.PathLike, tasks: Iterable[Task]) -> int:
             for task in tasks:
                 handle.write(task.to_json() + "\n")
                 count += 1
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)  # mkstemp creates 0600; keep the mode a plain write would give
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -10,8 +10,11 @@ Data enters as clingo symbols built from Python values (never as program text):
     >>> models = prog.models(time_limit=5)                      # list[AspModel]
 
 Python -> clingo: ``str`` that is a clingo identifier (``[a-z_][A-Za-z0-9_']*``) -> constant,
-other ``str`` -> string; ``int`` -> number; ``tuple`` -> tuple; :class:`Atom` -> function term.
+other ``str`` -> string; ``int`` (32-bit) -> number; ``tuple`` -> tuple; :class:`Atom` ->
+function term (a name starting with ``-`` is a classically negated term, ``-p(a)``).
 clingo -> Python: the same mapping back (constants and strings both become ``str``).
+Models list their atoms in a fixed total order (:func:`sort_key`), so results never depend on
+the solver's order.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from solvers import resources
 from solvers.errors import SolverError, SolverInputError, SolverTimeout
 
 _IDENT = re.compile(r"[a-z_][A-Za-z0-9_']*\Z")
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 
 
 @dataclass(frozen=True, order=True)
@@ -42,7 +47,10 @@ class Atom:
 
 def _show(value: Any) -> str:
     if isinstance(value, str):
-        return value if _IDENT.match(value) else '"' + value.replace('"', '\\"') + '"'
+        if _IDENT.match(value):
+            return value
+        escaped = value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+        return '"' + escaped + '"'
     if isinstance(value, tuple):
         return "(" + ",".join(_show(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     return str(value)
@@ -58,8 +66,22 @@ class AspModel:
     optimal: bool = False
 
     def by_name(self, name: str) -> list[tuple]:
-        """The argument tuples of every atom named ``name`` (sorted)."""
-        return sorted(a.args for a in self.atoms if a.name == name)
+        """The argument tuples of every atom named ``name`` (sorted by :func:`sort_key`)."""
+        return sorted((a.args for a in self.atoms if a.name == name), key=sort_key)
+
+
+def sort_key(value: Any) -> tuple:
+    """A total order over converted values (numbers < strings < tuples < atoms), so that
+    mixed values such as ``p(1)`` and ``p(a)`` sort without a ``TypeError``."""
+    if isinstance(value, int):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value)
+    if isinstance(value, tuple):
+        return (2, len(value), tuple(sort_key(v) for v in value))
+    if isinstance(value, Atom):
+        return (3, value.name, len(value.args), tuple(sort_key(v) for v in value.args))
+    return (4, str(value))
 
 
 def to_symbol(value: Any):
@@ -69,10 +91,15 @@ def to_symbol(value: Any):
     if isinstance(value, bool):
         raise SolverInputError(f"booleans have no clingo form: {value!r}")
     if isinstance(value, Atom):
-        return clingo.Function(value.name, [to_symbol(v) for v in value.args])
+        name, positive = (value.name[1:], False) if value.name.startswith("-") else (value.name, True)
+        if not _IDENT.match(name):
+            raise SolverInputError(f"invalid clingo function name {value.name!r}")
+        return clingo.Function(name, [to_symbol(v) for v in value.args], positive)
     if isinstance(value, str):
         return clingo.Function(value) if _IDENT.match(value) else clingo.String(value)
     if isinstance(value, int):
+        if not _INT_MIN <= value <= _INT_MAX:
+            raise SolverInputError(f"clingo numbers are 32-bit integers, got {value}")
         return clingo.Number(value)
     if isinstance(value, tuple):
         return clingo.Tuple_([to_symbol(v) for v in value])
@@ -91,6 +118,8 @@ def from_symbol(sym) -> Any:
         args = tuple(from_symbol(a) for a in sym.arguments)
         if sym.name == "":
             return args
+        if sym.negative:
+            return Atom("-" + sym.name, args)
         if not args:
             return sym.name
         return Atom(sym.name, args)
@@ -104,11 +133,21 @@ class AspProgram:
         self._arguments = list(arguments)
         self._texts: list[tuple[str, str]] = []  # (origin, text)
         self._facts: list[Any] = []
-        self._messages: list[str] = []
+        self._messages: list[tuple[Any, str]] = []  # (clingo.MessageCode, text) of the last run
 
     def load(self, name: str) -> "AspProgram":
         """Add the resource ``asp/<name>.lp``."""
         self._texts.append((str(resources.path("asp", name)), resources.read_text("asp", name)))
+        return self
+
+    def load_path(self, path: str | Path) -> "AspProgram":
+        """Add a trusted ``.lp`` file given by path (e.g. one shipped with a third-party track)."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise SolverInputError(f"cannot read ASP file {path}: {exc.strerror}") from exc
+        self._texts.append((str(path), text))
         return self
 
     def add_program(self, text: str, origin: str = "<program>") -> "AspProgram":
@@ -133,25 +172,36 @@ class AspProgram:
     def _control(self, extra: Sequence[str]):
         import clingo
 
-        ctl = clingo.Control(self._arguments + list(extra), logger=self._log, message_limit=50)
+        self._messages = []
+        try:
+            ctl = clingo.Control(self._arguments + list(extra), logger=self._log,
+                                 message_limit=50)
+        except RuntimeError as exc:
+            raise SolverInputError(f"invalid clingo arguments {self._arguments}: {exc}") from exc
         for origin, text in self._texts:
+            self._messages = []
             try:
                 ctl.add("base", [], text)
             except RuntimeError as exc:
-                detail = "; ".join(self._messages) or str(exc)
-                raise SolverInputError(f"clingo cannot parse {origin}: {detail}") from exc
+                raise SolverInputError(f"clingo cannot parse {origin}: {self._detail(exc)}") from exc
         with ctl.backend() as backend:
             for fact in self._facts:
                 backend.add_rule([backend.add_atom(to_symbol(fact))])
+        self._messages = []
         try:
             ctl.ground([("base", [])])
         except RuntimeError as exc:
-            detail = "; ".join(self._messages) or str(exc)
-            raise SolverError(f"clingo grounding failed: {detail}") from exc
+            # errors clingo reports about the program (unsafe variables, ...) are input errors
+            kind = SolverInputError if any(code == clingo.MessageCode.RuntimeError
+                                           for code, _ in self._messages) else SolverError
+            raise kind(f"clingo grounding failed: {self._detail(exc)}") from exc
         return ctl
 
     def _log(self, code, message: str) -> None:
-        self._messages.append(message.strip())
+        self._messages.append((code, message.strip()))
+
+    def _detail(self, exc: Exception) -> str:
+        return "; ".join(text for _, text in self._messages) or str(exc)
 
     def models(self, limit: int = 0, time_limit: float | None = 10.0,
                optimize: bool = False) -> list[AspModel]:
@@ -159,6 +209,8 @@ class AspProgram:
 
         Raises :class:`SolverTimeout` when solving exceeds ``time_limit`` seconds.
         """
+        if limit < 0:
+            raise SolverInputError(f"model limit must be >= 0, got {limit}")
         extra = [str(limit)]
         if optimize:
             extra.append("--opt-mode=optN")
@@ -168,7 +220,7 @@ class AspProgram:
         def on_model(model) -> None:
             if optimize and not model.optimality_proven:
                 return
-            atoms = sorted(from_atom(s) for s in model.symbols(shown=True))
+            atoms = sorted((from_atom(s) for s in model.symbols(shown=True)), key=sort_key)
             found.append(AspModel(atoms, model.number, list(model.cost),
                                   model.optimality_proven))
 

@@ -10,7 +10,12 @@ T = TypeVar("T")
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows defaults and keeps the epilog's examples as written."""
+    """Shows defaults (where there is one) and keeps the epilog's examples as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.required:
+            return action.help  # "(default: None)" would only mislead
+        return super()._get_help_string(action)
 
 
 def progress(items: Iterable[T], total: int | None = None, desc: str = "",

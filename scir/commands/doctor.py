@@ -6,6 +6,7 @@ import importlib.util
 import shutil
 
 from scir.commands._common import HelpFormatter
+from scir.tracks import get_track, track_names
 
 OPTIONAL = {
     "torch": "llm", "transformers": "llm", "outlines": "llm", "llguidance": "llm",
@@ -57,20 +58,26 @@ def run(args) -> int:
     ]
     for name, fn, fix in checks:
         ok, text = _check(name, fn)
-        print(f"{'ok ' if ok else 'MISSING'} {name:11s} {text}")
+        print(f"{'ok' if ok else 'MISSING':7s} {name:16s} {text}")
         if not ok:
             missing.append((name, fix))
     if shutil.which("swipl") is None and not any(m[0] == "swi-prolog" for m in missing):
-        print("note        swipl is not on PATH")
+        print(f"{'note':7s} {'swipl':16s} not on PATH")
+    for name in track_names():
+        ok, text = _check(name, lambda: get_track(name).description)
+        print(f"{'ok' if ok else 'BROKEN':7s} {'track ' + name:16s} {text}")
+        if not ok:
+            missing.append((f"track {name}", "see the error above"))
     for module, extra in OPTIONAL.items():
         present = importlib.util.find_spec(module) is not None
-        tag = "ok " if present else "-- "
-        print(f"{tag} {module:11s} {'present' if present else 'absent'} "
+        tag = "ok" if present else "--"
+        print(f"{tag:7s} {module:16s} {'present' if present else 'absent'} "
               f"(optional extra [{extra}])")
     if missing:
         print()
         for name, fix in missing:
-            print(f"missing {name}: install with: {fix}")
+            print(f"missing {name}: {fix}" if name.startswith("track ")
+                  else f"missing {name}: install with: {fix}")
         return 1
     print("\nall required components found")
     return 0

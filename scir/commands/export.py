@@ -68,6 +68,14 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    try:
+        return _export(args)
+    except OSError as exc:  # e.g. -o names a folder where a file is expected
+        raise ConfigError(f"cannot write {exc.filename or args.output}: {exc.strerror}",
+                          field="output") from exc
+
+
+def _export(args) -> int:
     tasks = read_tasks(args.file)
     out = Path(args.output)
     if args.format in GENERIC:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError, ScirError
@@ -20,8 +20,13 @@ def add_parser(sub) -> None:
     for name in track_names():
         try:
             track = get_track(name)
-        except ScirError as exc:
-            print(f"warning: {exc}", file=sys.stderr)
+        except ScirError as exc:  # reported when this track is asked for, not on every command
+            # every argument is a positional here (no prefix char can occur), so any flags
+            # reach run(), which reports the load error
+            t = tracks.add_parser(name, help=f"(cannot be loaded: {exc})", add_help=False,
+                                  prefix_chars="\x00")
+            t.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
+            t.set_defaults(func=_fail(exc))
             continue
         t = tracks.add_parser(name, help=track.description, formatter_class=HelpFormatter,
                               description=track.description,
@@ -30,7 +35,7 @@ def add_parser(sub) -> None:
         t.add_argument("--difficulty", choices=["easy", "hard"], default="easy",
                        help="parameter preset; explicit flags override it (difficulty custom)")
         for spec in track.parameters():
-            kwargs = {"type": spec.type, "default": None,
+            kwargs = {"type": spec.type, "default": None, "metavar": spec.name.upper(),
                       "help": f"{spec.help} (easy {spec.easy}, hard {spec.hard})"}
             if spec.choices is not None:
                 kwargs["choices"] = spec.choices
@@ -41,6 +46,13 @@ def add_parser(sub) -> None:
         t.set_defaults(func=run)
 
 
+def _fail(exc: ScirError):
+    def run(args) -> int:
+        raise exc
+
+    return run
+
+
 def run(args) -> int:
     track = get_track(args.track)
     overrides = {k[len("param_"):]: v for k, v in vars(args).items()
@@ -49,6 +61,9 @@ def run(args) -> int:
         raise ConfigError("-n must be at least 1", field="n")
     tasks = progress(track.generate(args.n, args.seed, args.difficulty, overrides),
                      total=args.n, desc=f"generate {args.track}")
-    count = write_tasks(args.output, tasks)
+    try:
+        count = write_tasks(args.output, tasks)
+    except OSError as exc:  # e.g. -o names a folder; an existing file is left as it was
+        raise ConfigError(f"cannot write {args.output}: {exc.strerror}", field="output") from exc
     print(f"wrote {count} {args.track} tasks to {args.output}")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from scir.commands._common import HelpFormatter, progress
-from scir.errors import ScirError
+from scir.errors import ConfigError, ScirError
 from scir.tasks import read_tasks
 from scir.tracks import get_track
 
@@ -24,7 +24,11 @@ def run(args) -> int:
     per_domain: Counter = Counter()
     failed = []
     for task in progress(tasks, total=len(tasks), desc="verify"):
-        track = get_track(task.domain)
+        try:
+            track = get_track(task.domain)
+        except ConfigError as exc:
+            raise ConfigError(exc.message, file=args.file, task_id=task.task_id,
+                              field="domain") from exc
         try:
             check = track.verify(task)
         except ScirError as exc:

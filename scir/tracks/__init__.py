@@ -4,23 +4,22 @@ the entry-point group ``scir.tracks`` (value: ``module:TrackClass``)."""
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
+import importlib.util
+from importlib.metadata import EntryPoint, entry_points
 from typing import Callable
 
 from scir.errors import ConfigError
 from scir.tracks.base import Check, Formalization, Track, TrackParam
 
 __all__ = ["Check", "Formalization", "Track", "TrackParam", "get_track", "track_names",
-           "register"]
+           "register", "unregister"]
 
 # built-in tracks: name -> "module:Class" (imported lazily)
-BUILTIN: dict[str, str] = {}
-for _name, _target in [
-    ("deduction", "scir.tracks.deduction:DeductionTrack"),
-    ("induction", "scir.tracks.induction:InductionTrack"),
-    ("causal", "scir.tracks.causal:CausalTrack"),
-]:
-    BUILTIN[_name] = _target
+BUILTIN: dict[str, str] = {
+    "deduction": "scir.tracks.deduction:DeductionTrack",
+    "induction": "scir.tracks.induction:InductionTrack",
+    "causal": "scir.tracks.causal:CausalTrack",
+}
 
 ENTRY_POINT_GROUP = "scir.tracks"
 _extra: dict[str, Callable[[], Track]] = {}
@@ -33,8 +32,14 @@ def register(name: str, factory: Callable[[], Track]) -> None:
     _cache.pop(name, None)
 
 
-def _entry_points() -> dict[str, str]:
-    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+def unregister(name: str) -> None:
+    """Forget a track registered with :func:`register` (and any cached instance of ``name``)."""
+    _extra.pop(name, None)
+    _cache.pop(name, None)
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
 def _available_builtin() -> dict[str, str]:
@@ -51,24 +56,40 @@ def track_names() -> list[str]:
     return sorted(set(_available_builtin()) | set(_entry_points()) | set(_extra))
 
 
+def _load(name: str) -> Track:
+    if name in _extra:
+        return _extra[name]()
+    target = _available_builtin().get(name)
+    if target is not None:
+        module_name, _, attr = target.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigError(f"track {name!r} cannot be loaded from {target}: {exc}",
+                              field="track") from exc
+        return factory()
+    ep = _entry_points().get(name)
+    if ep is None:
+        known = ", ".join(track_names()) or "none"
+        raise ConfigError(f"unknown track {name!r} (known tracks: {known})", field="track")
+    try:
+        factory = ep.load()
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"track {name!r} cannot be loaded from entry point {ep.value} "
+                          f"(group {ENTRY_POINT_GROUP}): {exc}", field="track") from exc
+    return factory()
+
+
 def get_track(name: str) -> Track:
     """The track registered as ``name`` (raises ConfigError naming the known ones)."""
     if name in _cache:
         return _cache[name]
-    if name in _extra:
-        track = _extra[name]()
-    else:
-        target = _available_builtin().get(name) or _entry_points().get(name)
-        if target is None:
-            known = ", ".join(track_names()) or "none"
-            raise ConfigError(f"unknown track {name!r} (known tracks: {known})", field="track")
-        module_name, _, attr = target.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ConfigError(f"track {name!r} cannot be loaded from {target}: {exc}") from exc
-        track = cls()
+    track = _load(name)
     if not isinstance(track, Track):
-        raise ConfigError(f"track {name!r} is not a scir.tracks.Track")
+        raise ConfigError(f"track {name!r} is not a scir.tracks.Track "
+                          f"(got {type(track).__name__})", field="track")
+    if track.name != name:  # tasks name their track in Task.domain; both must agree
+        raise ConfigError(f"track registered as {name!r} calls itself {track.name!r}",
+                          field="track")
     _cache[name] = track
     return track

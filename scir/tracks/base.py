@@ -98,6 +98,13 @@ class Track(ABC):
             params[key] = value
         return ("custom" if custom else difficulty), params
 
+    def difficulty_of(self, params: dict[str, Any]) -> str:
+        """``easy`` or ``hard`` when ``params`` equal that preset, else ``custom``."""
+        for level in ("easy", "hard"):
+            if all(params.get(p.name) == getattr(p, level) for p in self.parameters()):
+                return level
+        return "custom"
+
     @staticmethod
     def check_param(spec: TrackParam, value: Any) -> Any:
         """Coerce and range-check one parameter value (raises ConfigError)."""

