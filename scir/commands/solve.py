@@ -1,0 +1,115 @@
+"""``scir solve FILE --arch A --model M --presentation P --run DIR``: run a pipeline over a task
+file into a run directory; resumable (finished results are kept, finished calls are served from
+the run's store), and ends with a summary whose first line is ``accuracy: K/N``."""
+
+from __future__ import annotations
+
+from scir.commands._common import HelpFormatter, progress
+from scir.errors import ConfigError
+from scir.llm.cache import RunStore
+from scir.pipelines.result import ARCHS, PRESENTATIONS, PipelineSettings
+from scir.pipelines.runner import model_label, run_tasks
+from scir.tasks import read_tasks
+
+# settings that must stay the same across the invocations of one run (per arch/presentation/model)
+_FIXED = ("max_tokens", "temperature", "seed", "max_retries")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "solve", help="run cot / ns / symbcot / oracle over a task file (resumable)",
+        formatter_class=HelpFormatter,
+        epilog="Examples:\n"
+               "  scir solve d.jsonl --arch oracle --run runs/oracle\n"
+               "  scir solve d.jsonl --arch ns --model tiny --presentation nl --run runs/tiny\n"
+               "  scir solve d.jsonl --arch cot --model openrouter:openai/gpt-4o "
+               "--presentation obf --run runs/gpt4o --concurrency 8\n"
+               "  scir solve d.jsonl --arch ns --model vllm:Qwen/Qwen3-8B@http://gpu:8000/v1 "
+               "--run runs/qwen\n"
+               "Model names: openrouter:M, openai:M[@URL], vllm:M@URL, sglang:M@URL, "
+               "ollama:M@URL, llamacpp:M@URL, hf:PATH, tiny.\n"
+               "API keys come from OPENROUTER_API_KEY / OPENAI_API_KEY / SCIR_API_KEY.\n"
+               "Rerunning the same command continues an interrupted run.")
+    p.add_argument("file", help="task file (JSONL)")
+    p.add_argument("--arch", required=True, choices=ARCHS, help="solving architecture")
+    p.add_argument("--model", default=None, help="model name (not needed for oracle)")
+    p.add_argument("--presentation", choices=PRESENTATIONS, default="nl",
+                   help="clean NL or the rendered (obfuscated) documents")
+    p.add_argument("--run", required=True, help="run directory (created; holds run.sqlite)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    p.add_argument("--concurrency", type=int, default=1, help="tasks in flight at once")
+    p.add_argument("--max-tokens", type=int, default=1024, help="max tokens per LLM call")
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature")
+    p.add_argument("--seed", type=int, default=0, help="seed sent with every LLM call")
+    p.add_argument("--max-retries", type=int, default=2,
+                   help="ns: retries on parse or solver-input errors")
+    p.add_argument("--redo", action="store_true",
+                   help="run every task again, replacing stored results; LLM calls are still "
+                        "served from the run store (e.g. after fixing a track's parser)")
+    p.add_argument("--timeout", type=float, default=120.0,
+                   help="API models: seconds per attempt before a retry")
+    p.add_argument("--api-retries", type=int, default=4,
+                   help="API models: retries on 429/5xx/timeouts (exponential backoff)")
+    p.set_defaults(func=run)
+
+
+def _check_consistent(store: RunStore, config: dict) -> None:
+    """Refuse to mix generation settings within one (arch, presentation, model) of a run."""
+    for old in store.invocations():
+        if all(old.get(k) == config[k] for k in ("arch", "presentation", "model")):
+            changed = [k for k in _FIXED if old.get(k) != config[k]]
+            if changed:
+                k = changed[0]
+                raise ConfigError(f"this run was started with {k}={old.get(k)!r}, not "
+                                  f"{config[k]!r}; use a new --run directory",
+                                  file=str(store.path), field=k)
+
+
+def run(args) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError("--limit must be >= 1", field="limit")
+    if args.max_tokens < 1:
+        raise ConfigError("--max-tokens must be >= 1", field="max_tokens")
+    if args.arch != "oracle" and not args.model:
+        raise ConfigError(f"--arch {args.arch} needs --model", field="model")
+    settings = PipelineSettings(presentation=args.presentation, max_tokens=args.max_tokens,
+                                temperature=args.temperature, seed=args.seed,
+                                max_retries=args.max_retries)
+    tasks = read_tasks(args.file)
+    if args.limit is not None:
+        tasks = tasks[:args.limit]
+    backend = None
+    if args.arch != "oracle":
+        from scir.llm import get_backend, parse_model_name
+
+        name = parse_model_name(args.model)
+        options = ({"timeout": args.timeout, "max_retries": args.api_retries}
+                   if name.is_api else {})
+        backend = get_backend(name, **options)
+    from scir.llm.cache import CachingBackend
+
+    with RunStore(args.run) as store:
+        cached = CachingBackend(backend, store) if backend is not None else None
+        config = {"file": str(args.file), "arch": args.arch,
+                  "model": model_label(args.arch, cached), "presentation": args.presentation,
+                  "limit": args.limit, "max_tokens": args.max_tokens,
+                  "temperature": args.temperature, "seed": args.seed,
+                  "max_retries": args.max_retries}
+        _check_consistent(store, config)
+        store.log_invocation(config)
+        try:
+            summary = run_tasks(
+                tasks, args.arch, cached, store, settings, concurrency=args.concurrency,
+                redo=args.redo,
+                progress=lambda items, total: progress(items, total=total,
+                                                       desc=f"solve {args.arch}"))
+        finally:
+            if cached is not None:
+                cached.close()
+        lines = summary.lines()
+        if cached is not None:
+            lines.append(f"LLM calls made: {cached.made}, served from the run store: "
+                         f"{cached.served}")
+    print("\n".join(lines))
+    print(f"results in {store.path}")
+    return 0

@@ -1,0 +1,226 @@
+"""The run store: one SQLite file (WAL) per run directory holding every LLM call and every
+pipeline result, so that a run killed at any moment (even SIGKILL) and restarted loses no
+finished result and repeats no finished call.
+
+Calls are keyed by :func:`scir.llm.base.request_key` -- sha256 of (backend, model, messages,
+constraint, params) -- and store the response text, tokens, latency, cost and time. Results are
+keyed by (task_id, arch, presentation, model). Every write is its own committed transaction
+(autocommit, ``synchronous=FULL``), made as soon as the call or result is finished.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from scir.errors import ConfigError
+from scir.llm.base import Backend, LLMRequest, LLMResponse, request_key
+
+STORE_NAME = "run.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    key TEXT PRIMARY KEY,
+    backend TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request TEXT NOT NULL,
+    text TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    cost_usd REAL NOT NULL,
+    finish_reason TEXT,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    task_id TEXT NOT NULL,
+    arch TEXT NOT NULL,
+    presentation TEXT NOT NULL,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL,
+    correct INTEGER NOT NULL,
+    result TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (task_id, arch, presentation, model)
+);
+CREATE TABLE IF NOT EXISTS invocations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at REAL NOT NULL,
+    config TEXT NOT NULL
+);
+"""
+
+
+class RunStore:
+    """A run's SQLite store; safe to share between threads of one process."""
+
+    def __init__(self, path: str | Path) -> None:
+        """Open (creating if needed) the store at ``path``: a run folder or a ``.sqlite`` file."""
+        path = Path(path)
+        if path.suffix != ".sqlite":
+            path.mkdir(parents=True, exist_ok=True)
+            path = path / STORE_NAME
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
+                                       timeout=30.0)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                raise ConfigError(f"run store schema {version} is not supported (this toolkit "
+                                  f"writes {SCHEMA_VERSION})", file=str(path))
+            self._db.executescript(_SCHEMA)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"cannot open run store: {exc}", file=str(path)) from exc
+
+    # ---- calls -------------------------------------------------------------------------------
+    def get_call(self, key: str) -> LLMResponse | None:
+        """The stored response of a call, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT backend, model, text, prompt_tokens, completion_tokens, latency_s, "
+                "cost_usd, finish_reason FROM calls WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        backend, model, text, pt, ct, latency, cost, finish = row
+        return LLMResponse(text=text, prompt_tokens=pt, completion_tokens=ct, latency_s=latency,
+                           cost_usd=cost, raw_finish_reason=finish, backend=backend, model=model,
+                           cached=True)
+
+    def put_call(self, key: str, request: LLMRequest, response: LLMResponse) -> None:
+        """Store a finished call (committed before returning; a second copy is ignored)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, response.backend, response.model,
+                 json.dumps(request.key_dict(), ensure_ascii=False), response.text,
+                 response.prompt_tokens, response.completion_tokens, response.latency_s,
+                 response.cost_usd, response.raw_finish_reason, time.time()))
+
+    def call_count(self) -> int:
+        """How many calls are stored."""
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+    def call_requests(self) -> list[dict[str, Any]]:
+        """The stored requests (messages, constraint, params), in key order."""
+        with self._lock:
+            rows = self._db.execute("SELECT request FROM calls ORDER BY key").fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def call_keys(self) -> set[str]:
+        """The keys of every stored call."""
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT key FROM calls")}
+
+    # ---- results -----------------------------------------------------------------------------
+    def put_result(self, result: dict[str, Any]) -> None:
+        """Store (or replace) one pipeline result, given as its JSON-ready dict."""
+        key = (result["task_id"], result["arch"], result["presentation"], result["model"])
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*key, result["status"], int(bool(result["correct"])),
+                 json.dumps(result, ensure_ascii=False, sort_keys=True), time.time()))
+
+    def get_result(self, task_id: str, arch: str, presentation: str, model: str
+                   ) -> dict[str, Any] | None:
+        """One stored result, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT result FROM results WHERE task_id = ? AND arch = ? AND presentation = ? "
+                "AND model = ?", (task_id, arch, presentation, model)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def results(self, arch: str | None = None, presentation: str | None = None,
+                model: str | None = None) -> list[dict[str, Any]]:
+        """Stored results, optionally filtered, in (task_id, arch, presentation, model) order."""
+        clauses, params = [], []
+        for column, value in (("arch", arch), ("presentation", presentation), ("model", model)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT result FROM results{where} "
+                "ORDER BY task_id, arch, presentation, model", params).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    # ---- bookkeeping -------------------------------------------------------------------------
+    def log_invocation(self, config: dict[str, Any]) -> None:
+        """Record one command invocation (its settings) in the run."""
+        with self._lock:
+            self._db.execute("INSERT INTO invocations (started_at, config) VALUES (?, ?)",
+                             (time.time(), json.dumps(config, sort_keys=True)))
+
+    def invocations(self) -> list[dict[str, Any]]:
+        """The recorded invocations, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT started_at, config FROM invocations ORDER BY id").fetchall()
+        return [{"started_at": t, **json.loads(c)} for t, c in rows]
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "RunStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def cached_complete(backend: Backend, request: LLMRequest, store: RunStore) -> LLMResponse:
+    """Serve a call from the store, or run it on the backend and store it before returning.
+
+    Failed calls (BackendError) are not stored, so a restarted run tries them again.
+    """
+    key = request_key(backend, request)
+    hit = store.get_call(key)
+    if hit is not None:
+        return hit
+    response = backend.complete(request)
+    store.put_call(key, request, response)
+    return response
+
+
+class CachingBackend(Backend):
+    """A backend whose every call goes through a run store; counts calls made and served."""
+
+    def __init__(self, inner: Backend, store: RunStore) -> None:
+        """Wrap ``inner`` (whose provider, model and enforced kinds it reports as its own)."""
+        self.inner = inner
+        self.store = store
+        self.provider = inner.provider
+        self.model = inner.model
+        self.enforced = inner.enforced
+        self.made = 0
+        self.served = 0
+        self._lock = threading.Lock()
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """:func:`cached_complete` on the wrapped backend."""
+        response = cached_complete(self.inner, request, self.store)
+        with self._lock:
+            if response.cached:
+                self.served += 1
+            else:
+                self.made += 1
+        return response
+
+    def close(self) -> None:
+        """Close the wrapped backend (the store stays open)."""
+        self.inner.close()

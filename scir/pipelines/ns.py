@@ -1,0 +1,115 @@
+"""NS: the model formalizes the problem under the track's grammar, the track's symbolic solver
+answers. At most ``max_retries`` retries, only when the formalization does not parse
+(FormalizationError) or the solver rejects it as input (SolverInputError, which includes sandbox
+violations); the retry shows the model its previous text and the error message, never the answer.
+
+Formalizations are untrusted: they reach a solver only through the track's
+``parse_formalization`` and ``solve_formal`` (whitelist, sandbox, limits). Every typed solver
+failure is recorded in the result; none stops the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scir.errors import (FormalizationError, SolverError, SolverInputError, SolverTimeout)
+from scir.llm.base import Backend, Constraint
+from scir.pipelines.result import (SOLVER_LOCK, Calls, PipelineResult, PipelineSettings, hook,
+                                   new_result, problem_text, reference_items)
+from scir.tasks import Task
+from scir.tracks.base import Track
+
+FEEDBACK = ("Your formalization could not be used: {error}\n"
+            "Write the complete corrected formalization, in the same format, and nothing else.")
+MAX_ERROR_CHARS = 600
+
+
+@dataclass
+class SolverOutcome:
+    """What the solver step gave: an answer, or a classified failure."""
+
+    answer: str | None
+    status: str                    # pipeline status: ok, solver_error, timeout
+    solver_status: str             # answered, input_error, timeout, error
+    log: str = ""
+    error: SolverError | None = None
+
+
+def classify(exc: SolverError) -> SolverOutcome:
+    """The outcome of a typed solver failure: timeouts, input errors, other failures."""
+    if isinstance(exc, SolverTimeout):
+        return SolverOutcome(None, "timeout", "timeout", _message(exc), exc)
+    if isinstance(exc, SolverInputError):
+        return SolverOutcome(None, "solver_error", "input_error", _message(exc), exc)
+    return SolverOutcome(None, "solver_error", "error", f"{type(exc).__name__}: {_message(exc)}",
+                         exc)
+
+
+def solve(track: Track, task: Task, formal: dict[str, Any]) -> SolverOutcome:
+    """Run ``track.solve_formal`` on a formal object, classifying typed solver failures."""
+    try:
+        with SOLVER_LOCK:
+            answer = hook(track, "solve_formal", task, formal)
+    except SolverError as exc:
+        return classify(exc)
+    return SolverOutcome(str(answer), "ok", "answered")
+
+
+def _message(exc: BaseException) -> str:
+    """The error text shown to the model and logged: message plus line/column, no task id."""
+    text = getattr(exc, "message", None) or str(exc)
+    line, column = getattr(exc, "line", None), getattr(exc, "column", None)
+    if line is not None:
+        text = f"line {line}{f', column {column}' if column is not None else ''}: {text}"
+    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + " ..."
+
+
+def formalization_constraint(track: Track, task: Task) -> Constraint:
+    """The Lark grammar a formalization of ``task`` must follow, as a constraint."""
+    return Constraint("lark", hook(track, "formalization_grammar", task))
+
+
+def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
+        ) -> PipelineResult:
+    """Formalize (with retries on parse and solver-input errors), solve, score."""
+    text = problem_text(task, settings.presentation)
+    constraint = formalization_constraint(track, task)
+    prompt = hook(track, "prompt", "formalize", task, settings.presentation, problem=text)
+    calls = Calls(backend, settings)
+    result = new_result(task, "ns", settings, backend.name, input_chars=len(text),
+                        reference_items=reference_items(track, task))
+    messages = [("user", prompt)]
+    for attempt in range(settings.max_retries + 1):
+        response = calls.ask(messages, constraint)
+        result.formalization = response.text
+        result.retries = attempt
+        result.items = None
+        error: Exception | None
+        try:
+            with SOLVER_LOCK:
+                parsed = hook(track, "parse_formalization", task, response.text)
+        except FormalizationError as exc:
+            outcome = SolverOutcome(None, "parse_error", "parse_error", _message(exc))
+            error = exc
+        except SolverError as exc:         # e.g. a whitelist check while parsing
+            outcome = classify(exc)
+            error = exc
+        else:
+            result.items = parsed.items
+            outcome = solve(track, task, parsed.formal)
+            error = outcome.error
+        result.status, result.solver_status = outcome.status, outcome.solver_status
+        result.solver_log = outcome.log
+        if outcome.status == "ok":
+            result.answer = outcome.answer
+            result.correct = bool(track.score(task, outcome.answer))
+            result.error = ""
+            break
+        result.error = outcome.log
+        if not isinstance(error, (FormalizationError, SolverInputError)):
+            break                          # timeouts and solver crashes are not retried
+        if attempt < settings.max_retries:
+            messages = messages + [("assistant", response.text),
+                                   ("user", FEEDBACK.format(error=_message(error)))]
+    return calls.fill(result)

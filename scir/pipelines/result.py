@@ -1,0 +1,163 @@
+"""What every pipeline shares: its settings, its result record, the text a solver sees, the
+call bookkeeping, and the translation of track hooks that are not there yet."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from scir.errors import ConfigError
+from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message
+from scir.tasks import Task
+from scir.tracks.base import Track
+
+ARCHS = ("cot", "ns", "symbcot", "oracle")
+PRESENTATIONS = ("nl", "obf")
+STATUSES = ("ok", "parse_error", "solver_error", "timeout", "backend_error")
+NO_MODEL = "none"                  # the model column of oracle results
+
+# Solvers are called from one thread at a time: the pipelines run tasks in threads so that LLM
+# calls overlap, but an in-process Prolog bridge is not thread-safe and the solvers are CPU-bound.
+SOLVER_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class PipelineSettings:
+    """How a pipeline runs: presentation, generation parameters, NS retries."""
+
+    presentation: str = "nl"
+    max_tokens: int = 1024
+    temperature: float = 0.0
+    seed: int = 0
+    max_retries: int = 2
+
+    def __post_init__(self) -> None:
+        if self.presentation not in PRESENTATIONS:
+            raise ConfigError(f"presentation must be one of {', '.join(PRESENTATIONS)}, "
+                              f"got {self.presentation!r}", field="presentation")
+        if self.max_retries < 0:
+            raise ConfigError("max_retries must be >= 0", field="max_retries")
+
+
+@dataclass
+class PipelineResult:
+    """The outcome of one task under one (arch, presentation, model)."""
+
+    task_id: str
+    domain: str
+    tier: str
+    arch: str
+    presentation: str
+    model: str
+    answer: str | None
+    correct: bool
+    status: str                    # one of STATUSES
+    chance: float
+    formalization: str | None = None   # the (last) formalization text, ns and symbcot
+    response: str | None = None        # the answering text, cot and symbcot
+    solver_status: str | None = None   # answered, parse_error, input_error, timeout, error
+    solver_log: str = ""
+    retries: int = 0
+    items: int | None = None           # extracted items of the parsed formalization
+    reference_items: int | None = None
+    input_chars: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0
+    error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "PipelineResult":
+        """Rebuild a stored result (unknown keys are ignored)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def problem_text(task: Task, presentation: str) -> str:
+    """The text a solver sees: the clean NL (``nl``) or the rendered documents (``obf``)."""
+    if presentation == "nl":
+        text = task.problem_nl or "\n\n".join(task.blocks)
+    elif presentation == "obf":
+        text = task.problem_obfuscated
+        if not text:
+            raise ConfigError("task has not been rendered: no obfuscated text "
+                              "(run `scir render` first, or use --presentation nl)",
+                              task_id=task.task_id, field="problem_obfuscated")
+    else:
+        raise ConfigError(f"presentation must be nl or obf, got {presentation!r}",
+                          field="presentation")
+    return text
+
+
+def hook(track: Track, name: str, *args: Any, **kwargs: Any) -> Any:
+    """Call a track hook; a hook the track does not provide yet stops the run (ConfigError)
+    instead of being recorded as a failure of every task."""
+    fn: Callable[..., Any] = getattr(track, name)
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError as exc:
+        raise ConfigError(f"track {track.name!r} does not support {name} yet"
+                          f"{': ' + str(exc) if str(exc) else ''}", field="arch") from exc
+
+
+def reference_items(track: Track, task: Task) -> int | None:
+    """Items of the gold formal object, or None when the track does not count them."""
+    try:
+        return int(track.count_items(task.formal))
+    except NotImplementedError:
+        return None
+
+
+class Calls:
+    """Runs a pipeline's LLM calls and adds up calls, tokens and cost."""
+
+    def __init__(self, backend: Backend, settings: PipelineSettings) -> None:
+        self.backend = backend
+        self.settings = settings
+        self.calls = 0
+        self.cached = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cost = 0.0
+
+    def ask(self, messages: list[tuple[str, str]], constraint: Constraint | None = None
+            ) -> LLMResponse:
+        """One call with the pipeline's generation settings (BackendError propagates)."""
+        request = LLMRequest(messages=tuple(Message(r, c) for r, c in messages),
+                             constraint=constraint, max_tokens=self.settings.max_tokens,
+                             temperature=self.settings.temperature, seed=self.settings.seed)
+        response = self.backend.complete(request)
+        self.calls += 1
+        self.cached += int(response.cached)
+        self.prompt_tokens += response.prompt_tokens
+        self.completion_tokens += response.completion_tokens
+        self.cost += response.cost_usd
+        return response
+
+    def fill(self, result: PipelineResult) -> PipelineResult:
+        """Copy the counts into a result."""
+        result.calls = self.calls
+        result.cached_calls = self.cached
+        result.prompt_tokens = self.prompt_tokens
+        result.completion_tokens = self.completion_tokens
+        result.cost_usd = self.cost
+        return result
+
+
+def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
+               **fields: Any) -> PipelineResult:
+    """A result for a task with the task's fields filled in and the answer still empty."""
+    base: dict[str, Any] = {"answer": None, "correct": False, "status": "ok"}
+    base.update(fields)
+    return PipelineResult(task_id=task.task_id, domain=task.domain, tier=task.tier, arch=arch,
+                          presentation=settings.presentation, model=model,
+                          chance=task.chance, **base)

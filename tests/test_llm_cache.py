@@ -1,0 +1,76 @@
+"""The run store: cached calls, stored results, persistence."""
+
+import pytest
+
+from fake_openai_server import FakeOpenAIServer, Reply, chat_body
+from scir.errors import BackendError
+from scir.llm import Constraint, LLMRequest, get_backend, request_key
+from scir.llm.cache import CachingBackend, RunStore, cached_complete
+
+
+def make(url):
+    return get_backend(f"vllm:fake@{url}", timeout=5.0, max_retries=0, sleep=lambda s: None)
+
+
+def test_second_identical_call_is_served_from_the_store(tmp_path):
+    with FakeOpenAIServer(lambda body, i: Reply(body=chat_body(f"reply {i}", cost=0.5))) as srv:
+        b = make(srv.url)
+        with RunStore(tmp_path / "run") as store:
+            req = LLMRequest(prompt="same prompt", max_tokens=20)
+            first = cached_complete(b, req, store)
+            second = cached_complete(b, req, store)
+            assert len(srv.requests) == 1
+            assert (first.cached, second.cached) == (False, True)
+            assert second.text == first.text == "reply 0"
+            assert (second.prompt_tokens, second.completion_tokens, second.cost_usd) == (7, 3, 0.5)
+            # every parameter is part of the key
+            cached_complete(b, LLMRequest(prompt="same prompt", max_tokens=21), store)
+            cached_complete(b, LLMRequest(prompt="same prompt", max_tokens=20,
+                                          constraint=Constraint("regex", "[a-z]+")), store)
+            assert len(srv.requests) == 3
+        # a reopened store still has every call
+        with RunStore(tmp_path / "run") as store:
+            assert store.call_count() == 3
+            assert cached_complete(b, req, store).cached
+        assert len(srv.requests) == 3
+
+
+def test_failed_calls_are_not_stored(tmp_path):
+    def script(body, i):
+        return Reply(500, {"error": {"message": "down"}}) if i == 0 else Reply(body=chat_body("up"))
+
+    with FakeOpenAIServer(script) as srv, RunStore(tmp_path) as store:
+        b = CachingBackend(make(srv.url), store)
+        with pytest.raises(BackendError, match="HTTP 500"):
+            b.complete(LLMRequest(prompt="p"))
+        assert store.call_count() == 0
+        assert b.complete(LLMRequest(prompt="p")).text == "up"
+        assert b.complete(LLMRequest(prompt="p")).cached
+        assert (b.made, b.served, len(srv.requests)) == (1, 1, 2)
+
+
+def test_request_key_depends_on_backend_model_and_params():
+    with FakeOpenAIServer(lambda body, i: Reply(body=chat_body("x"))) as srv:
+        a = get_backend(f"vllm:m1@{srv.url}")
+        b = get_backend(f"vllm:m2@{srv.url}")
+        c = get_backend(f"sglang:m1@{srv.url}")
+    req = LLMRequest(prompt="p")
+    keys = {request_key(x, req) for x in (a, b, c)}
+    assert len(keys) == 3
+    assert request_key(a, req) == request_key(a, LLMRequest.chat([("user", "p")]))
+    assert request_key(a, req) != request_key(a, LLMRequest(prompt="p", seed=1))
+    assert len(request_key(a, req)) == 64
+
+
+def test_results_are_stored_and_replaced(tmp_path):
+    row = {"task_id": "t1", "arch": "cot", "presentation": "nl", "model": "m", "status": "ok",
+           "correct": True, "answer": "even"}
+    with RunStore(tmp_path) as store:
+        store.put_result(row)
+        store.put_result({**row, "task_id": "t2", "correct": False, "status": "parse_error"})
+        store.put_result({**row, "answer": "odd", "correct": False})
+    with RunStore(tmp_path) as store:
+        assert store.get_result("t1", "cot", "nl", "m")["answer"] == "odd"
+        assert store.get_result("t1", "ns", "nl", "m") is None
+        assert [r["task_id"] for r in store.results(arch="cot")] == ["t1", "t2"]
+        assert store.results(model="other") == []
