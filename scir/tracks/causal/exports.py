@@ -1,0 +1,77 @@
+"""Causal exports: the data of each task as CSV, readable by ``python -m solvers.gies``.
+
+Per task, into the output folder:
+
+- ``<task_id>.csv``: an ``environment`` column, then one column per protein in the task's column
+  order (``formal.columns``), one row per cell; values printed with the task's precision.
+- ``<task_id>.json``: the task's nodes, new protein, known edges, options and, per environment,
+  its intervention targets and kind.
+- ``<task_id>.targets.json``: only environment -> targets, the ``--targets`` file of
+  ``python -m solvers.gies <task_id>.csv --env-column environment --targets <task_id>.targets.json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from scir.errors import TaskFormatError
+from scir.tasks import Task
+from scir.tracks.causal.scm import DECIMALS
+
+ENV_COLUMN = "environment"
+
+
+def _columns(task: Task) -> list[str]:
+    formal = task.formal
+    columns = formal.get("columns") or formal.get("nodes")
+    if not isinstance(columns, list) or not isinstance(formal.get("environments"), list):
+        raise TaskFormatError("causal tasks need formal.nodes (or columns) and "
+                              "formal.environments", task_id=task.task_id, field="formal")
+    return columns
+
+
+def csv_rows(task: Task) -> list[list[str]]:
+    """The CSV of a task as rows of strings, header first."""
+    columns = _columns(task)
+    out = [[ENV_COLUMN, *columns]]
+    for env in task.formal["environments"]:
+        for row in env["rows"]:
+            out.append([env["name"], *(f"{v:.{DECIMALS}f}" for v in row)])
+    return out
+
+
+def metadata(task: Task) -> dict[str, Any]:
+    """The ``<task_id>.json`` content (everything but the data and the answer)."""
+    formal = task.formal
+    return {
+        "task_id": task.task_id,
+        "nodes": formal.get("nodes"),
+        "columns": _columns(task),
+        "new_protein": task.domain_metadata.get("new_protein", "XYZ"),
+        "known_edges": formal.get("known_edges", []),
+        "environments": [{"name": e["name"], "kind": e.get("kind"), "targets": e["targets"],
+                          "rows": len(e["rows"])} for e in formal["environments"]],
+        "targets": {e["name"]: e["targets"] for e in formal["environments"]},
+        "options": list(task.options),
+    }
+
+
+def export_csv(tasks: list[Task], out_dir: Path) -> int:
+    """Write ``<task_id>.csv``, ``<task_id>.json`` and ``<task_id>.targets.json`` per task into
+    ``out_dir``; returns the number of files written."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for task in tasks:
+        with (out_dir / f"{task.task_id}.csv").open("w", encoding="utf-8", newline="") as handle:
+            csv.writer(handle, lineterminator="\n").writerows(csv_rows(task))
+        meta = metadata(task)
+        (out_dir / f"{task.task_id}.json").write_text(
+            json.dumps(meta, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        (out_dir / f"{task.task_id}.targets.json").write_text(
+            json.dumps(meta["targets"], ensure_ascii=False) + "\n", encoding="utf-8")
+        written += 3
+    return written

@@ -1,0 +1,105 @@
+"""Building one causal problem: subgraph, XYZ, SCM, environments and options, redrawn until
+the reference solver (GIES on the printed rows, without the known edges) picks the right
+option."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from scir.errors import ConfigError, GenerationError, SolverInputError
+from scir.tracks.causal.graph import NEW_PROTEIN, TaskGraph, add_xyz, connected_subgraph, sachs_graph
+from scir.tracks.causal.options import Edge, choose_options, max_options
+from scir.tracks.causal.scm import Environment, choose_interventions, random_scm, sample_environments
+from scir.tracks.causal.solve import Dataset, Solution, run_gies
+
+MAX_ATTEMPTS = 500
+
+
+def task_rng(seed: int, index: int) -> np.random.Generator:
+    """The numpy Generator of task ``index`` of a file made with ``seed`` (any int seed)."""
+    digest = hashlib.sha256(f"scir.tracks.causal:{seed}:{index}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "big"))
+
+
+@dataclass
+class Problem:
+    """A generated problem that GIES solves."""
+
+    graph: TaskGraph
+    columns: list[str]
+    environments: list[Environment]
+    options: list[frozenset[Edge]]
+    answer_index: int
+    solution: Solution
+    attempts: int                      # draws made; attempts - 1 were regenerated
+    failures: dict[str, int]           # why the regenerated draws were rejected
+
+    def formal(self) -> dict[str, Any]:
+        """The task's formal object."""
+        return {
+            "nodes": self.graph.nodes,
+            "known_edges": [list(e) for e in self.graph.known_edges],
+            "xyz_edges": [list(e) for e in self.graph.xyz_edges],
+            "environments": [e.to_formal() for e in self.environments],
+            "columns": list(self.columns),
+        }
+
+
+def check_params(params: dict[str, Any]) -> None:
+    """Reject parameter combinations no draw can satisfy (ConfigError)."""
+    n, c, k = params["nodes"], params["connections"], params["options"]
+    if c > n:
+        raise ConfigError(f"--connections ({c}) cannot exceed --nodes ({n})", field="connections")
+    if k > max_options(n, c):
+        raise ConfigError(f"{n} nodes and {c} connections allow at most {max_options(n, c)} "
+                          f"distinct options; --options is {k}", field="options")
+    if params["interventions"] > n:
+        raise ConfigError(f"--interventions ({params['interventions']}) cannot exceed the "
+                          f"{n + 1} proteins minus one", field="interventions")
+
+
+def draw(params: dict[str, Any], rng: np.random.Generator) -> tuple[TaskGraph, list[str],
+                                                                   list[Environment]]:
+    """One draw of graph, column order and environments (no solver involved)."""
+    sub = connected_subgraph(sachs_graph(params["graph"]), params["nodes"], rng)
+    task_graph = add_xyz(sub, params["connections"], rng)
+    nodes = task_graph.nodes
+    columns = [nodes[int(i)] for i in rng.permutation(len(nodes))]
+    scm = random_scm(task_graph, rng)
+    interventions = choose_interventions(task_graph, params["interventions"], rng)
+    envs = sample_environments(scm, interventions, params["samples"], columns, rng)
+    return task_graph, columns, envs
+
+
+def build(params: dict[str, Any], rng: np.random.Generator, task_id: str) -> Problem:
+    """Draw problems until GIES maps the printed data to the correct option."""
+    check_params(params)
+    failures: dict[str, int] = {}
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        task_graph, columns, envs = draw(params, rng)
+        try:
+            options, answer = choose_options(task_graph.subgraph, task_graph.xyz_edges,
+                                             params["options"], rng)
+        except GenerationError:
+            failures["too_few_options"] = failures.get("too_few_options", 0) + 1
+            continue
+        ds = Dataset(columns, task_graph.nodes,
+                     [np.array(e.rows, dtype=np.float64) for e in envs],
+                     [sorted(columns.index(t) for t in e.targets) for e in envs],
+                     task_graph.known_edges)
+        try:
+            solution = run_gies(ds, options, NEW_PROTEIN)
+        except SolverInputError:            # e.g. a column constant after clipping
+            failures["solver_input"] = failures.get("solver_input", 0) + 1
+            continue
+        if solution.match.index == answer:
+            return Problem(task_graph, columns, envs, options, answer, solution, attempt,
+                           dict(sorted(failures.items())))
+        reason = "no_match" if solution.match.index is None else "wrong_option"
+        failures[reason] = failures.get(reason, 0) + 1
+    raise GenerationError(f"GIES solved none of {MAX_ATTEMPTS} draws ({failures})",
+                          task_id=task_id)

@@ -1,0 +1,136 @@
+"""Answer options (sets of exactly ``c`` directed XYZ edges) and matching a found graph to them.
+
+An option's text lists its edges, e.g. ``XYZ -> Raf; Mek -> XYZ``. Matching uses XYZ's
+*directed* edges only (an undirected edge at XYZ counts as not found): an option whose set
+equals the found set matches; otherwise an option matches when it is the only one whose set is
+strictly contained in the found set; anything else is no match.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import string
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import networkx as nx
+import numpy as np
+
+from scir.errors import ConfigError, GenerationError, TaskFormatError
+from scir.tracks.causal.graph import (NEW_PROTEIN, Edge, is_acyclic_with, reachability,
+                                     sorted_edges, sorted_nodes)
+
+LETTERS = string.ascii_uppercase
+MAX_OPTIONS = 20                                 # letters A..T
+EXACT, SUBSET = "exact", "subset"
+_NAME = r"[A-Za-z][A-Za-z0-9_]*"
+_ONE = rf"({_NAME})\s*->\s*({_NAME})"
+_OPTION = re.compile(rf"\s*{_ONE}(?:\s*;\s*{_ONE})*\s*")
+_EDGE = re.compile(_ONE)
+
+
+def letter(index: int) -> str:
+    """Option letter of position ``index`` (0 -> ``A``)."""
+    return LETTERS[index]
+
+
+def option_text(edges: Iterable[Edge], new_protein: str = NEW_PROTEIN) -> str:
+    """``XYZ -> Raf; Mek -> XYZ``: edges ordered by the partner of the new protein (canonical
+    node order)."""
+    keyed = [((b if a == new_protein else a), (a, b)) for a, b in edges]
+    order = sorted_nodes(k for k, _ in keyed)
+    ranked = sorted(keyed, key=lambda item: (order.index(item[0]), item[1]))
+    return "; ".join(f"{a} -> {b}" for _, (a, b) in ranked)
+
+
+def parse_option(text: str, *, task_id: str | None = None, index: int | None = None
+                 ) -> frozenset[Edge]:
+    """The edge set of an option text; raises TaskFormatError on anything else."""
+    if _OPTION.fullmatch(text) is None:
+        raise TaskFormatError(f"option {index if index is not None else ''} is not a list "
+                              f"of 'A -> B' edges separated by ';': {text!r}",
+                              task_id=task_id, field="options")
+    edges = [(m.group(1), m.group(2)) for m in _EDGE.finditer(text)]
+    if len(set(edges)) != len(edges):
+        raise TaskFormatError(f"option repeats an edge: {text!r}", task_id=task_id,
+                              field="options")
+    return frozenset(edges)
+
+
+def candidate_sets(subgraph: nx.DiGraph, c: int) -> list[frozenset[Edge]]:
+    """Every set of ``c`` directed XYZ edges to distinct subgraph nodes that keeps the graph
+    acyclic, in a fixed order."""
+    nodes = sorted_nodes(subgraph.nodes)
+    reach = reachability(subgraph)
+    out = []
+    for partners in itertools.combinations(nodes, c):
+        for directions in itertools.product((0, 1), repeat=c):
+            edges = [(NEW_PROTEIN, v) if d == 0 else (v, NEW_PROTEIN)
+                     for v, d in zip(partners, directions)]
+            if is_acyclic_with(subgraph, edges, reach):
+                out.append(frozenset(edges))
+    return out
+
+
+def max_options(n: int, c: int) -> int:
+    """Upper bound on the distinct options for ``n`` subgraph nodes and ``c`` edges."""
+    from math import comb
+
+    return comb(n, c) * 2 ** c
+
+
+def choose_options(subgraph: nx.DiGraph, correct: Sequence[Edge], k: int,
+                   rng: np.random.Generator) -> tuple[list[frozenset[Edge]], int]:
+    """``k`` distinct acyclic option sets, one of them ``correct``, in random order; returns
+    (sets, index of the correct one)."""
+    if not 2 <= k <= MAX_OPTIONS:
+        raise ConfigError(f"--options must lie in 2..{MAX_OPTIONS}, got {k}", field="options")
+    right = frozenset(correct)
+    pool = [s for s in candidate_sets(subgraph, len(right)) if s != right]
+    if len(pool) < k - 1:
+        raise GenerationError(f"only {len(pool) + 1} acyclic edge sets exist for XYZ; "
+                              f"{k} options are asked for")
+    picked = [pool[int(i)] for i in rng.choice(len(pool), size=k - 1, replace=False)]
+    sets = [right] + picked
+    order = [int(i) for i in rng.permutation(k)]
+    sets = [sets[i] for i in order]
+    return sets, order.index(0)
+
+
+@dataclass(frozen=True)
+class Match:
+    """The outcome of mapping a found graph to the options."""
+
+    found: tuple[Edge, ...]                 # XYZ's directed edges in the found graph
+    index: int | None                       # matched option, or None
+    how: str | None                         # "exact" | "subset" | None
+
+    @property
+    def letter(self) -> str | None:
+        return None if self.index is None else letter(self.index)
+
+
+def _fold(edges: Iterable[Edge]) -> frozenset[tuple[str, str]]:
+    return frozenset((a.casefold(), b.casefold()) for a, b in edges)
+
+
+def xyz_directed(directed: Iterable[Edge], new_protein: str = NEW_PROTEIN) -> list[Edge]:
+    """The directed edges that touch the new protein (names compared case-insensitively)."""
+    name = new_protein.casefold()
+    return sorted_edges(e for e in directed if name in (e[0].casefold(), e[1].casefold()))
+
+
+def match_options(found: Iterable[Edge], options: Sequence[Iterable[Edge]]) -> Match:
+    """Map a found set of directed XYZ edges to an option: exact match first, else the unique
+    option strictly contained in the found set; names compare case-insensitively."""
+    found_list = tuple(sorted_edges(found))
+    f = _fold(found_list)
+    sets = [_fold(o) for o in options]
+    for i, s in enumerate(sets):
+        if s == f:
+            return Match(found_list, i, EXACT)
+    inside = [i for i, s in enumerate(sets) if s < f]
+    if len(inside) == 1:
+        return Match(found_list, inside[0], SUBSET)
+    return Match(found_list, None, None)

@@ -1,0 +1,169 @@
+"""``CausalTrack``: the causal track behind the generic ``Track`` interface."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Sequence
+
+from scir.errors import TaskFormatError
+from scir.tasks import Task
+from scir.tracks.base import Check, Track, TrackParam
+from scir.tracks.causal import exports, templates
+from scir.tracks.causal.generate import build, task_rng
+from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
+from scir.tracks.causal.options import (LETTERS, MAX_OPTIONS, letter, option_text,
+                                        parse_option)
+from scir.tracks.causal.solve import Solution, dataset, run_ges, run_gies
+
+GENERATOR = "scir.tracks.causal"
+VERSION = "1.0"
+NO_MATCH = "none"
+_ANSWER = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*(?:is)?\s*[*_]*\s*[:=]?"
+                     r"[\s*_\"'`(\[]*(?:option\s+)?[*_(\[]*(?-i:([A-T]))(?![A-Za-z0-9])")
+_WORD_AFTER = re.compile(r"[ \t]+[a-z]")     # "Answer: I think ..." / "Answer: a graph ..."
+
+
+class CausalTrack(Track):
+    """Causal discovery: recover the edges of the new protein XYZ from interventional data."""
+
+    name = "causal"
+    description = ("causal discovery on the Sachs protein network plus a new protein XYZ: "
+                   "choose XYZ's edges from interventional data")
+    n_blocks = 2
+    answer_kind = "option"
+
+    # ---- generation -------------------------------------------------------------------
+    def parameters(self) -> Sequence[TrackParam]:
+        return [
+            TrackParam("nodes", int, "proteins in the connected Sachs subgraph", 5, 6,
+                       minimum=2, maximum=11),
+            TrackParam("connections", int, "directed edges between XYZ and the subgraph", 1, 2,
+                       minimum=1, maximum=11),
+            TrackParam("samples", int, "rows (cells) per environment", 16, 16, minimum=2,
+                       maximum=10000),
+            TrackParam("graph", str, "Sachs edge list: 19 (the paper's), 20 (curated "
+                       "consensus) or 17 (bnlearn)", "19", "19", choices=GRAPHS),
+            TrackParam("options", int, "answer options (one correct)", 10, 20, minimum=2,
+                       maximum=MAX_OPTIONS),
+            TrackParam("interventions", int, "interventional environments besides the "
+                       "observational one (at least one on XYZ or a neighbour)", 3, 3,
+                       minimum=1, maximum=11),
+        ]
+
+    def tier(self, params: dict[str, Any]) -> str:
+        return f"n{params['nodes']}c{params['connections']}"
+
+    def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
+        task_id = self.task_id(params, seed, index)
+        problem = build(params, task_rng(seed, index), task_id)
+        graph, envs = problem.graph, problem.environments
+        subgraph_nodes = graph.nodes[:-1]
+        blocks = [templates.block_network(subgraph_nodes, graph.known_edges, NEW_PROTEIN,
+                                          params["connections"], envs),
+                  templates.block_data(envs, problem.columns)]
+        answer = letter(problem.answer_index)
+        return Task(
+            task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
+            tier=self.tier(params), seed=seed, params=dict(params),
+            question=templates.question(NEW_PROTEIN),
+            options=[option_text(o) for o in problem.options],
+            answer=answer, answer_pool=[answer], chance=1 / len(problem.options),
+            formal=problem.formal(), blocks=blocks, problem_nl="\n\n".join(blocks),
+            domain_metadata={"subgraph_nodes": subgraph_nodes,
+                             "subgraph_edges": [list(e) for e in graph.known_edges],
+                             "new_protein": NEW_PROTEIN},
+            provenance={"generator": GENERATOR, "version": VERSION,
+                        "attempts": problem.attempts, "regenerated": problem.attempts - 1,
+                        "rejected": problem.failures, "solver": "solvers.gies",
+                        "match": problem.solution.match.how},
+        )
+
+    # ---- checking and scoring ---------------------------------------------------------
+    def option_sets(self, task: Task) -> list[frozenset[tuple[str, str]]]:
+        """The edge sets of a task's options (TaskFormatError if an option is malformed)."""
+        if not task.options:
+            raise TaskFormatError("causal tasks need options", task_id=task.task_id,
+                                  field="options")
+        if len(task.options) > MAX_OPTIONS:
+            raise TaskFormatError(f"at most {MAX_OPTIONS} options (A..T)", task_id=task.task_id,
+                                  field="options")
+        return [parse_option(t, task_id=task.task_id, index=i) for i, t in enumerate(task.options)]
+
+    def _new_protein(self, task: Task) -> str:
+        name = task.domain_metadata.get("new_protein", NEW_PROTEIN)
+        return name if isinstance(name, str) and name else NEW_PROTEIN
+
+    def solve_gies(self, task: Task, formal: dict[str, Any]) -> Solution:
+        """GIES on a formal object's environments (targets used, known edges not), mapped to
+        the task's options."""
+        new = self._new_protein(task)
+        return run_gies(dataset(formal, task_id=task.task_id, new_protein=new),
+                        self.option_sets(task), new)
+
+    def verify(self, task: Task) -> Check:
+        """Re-run GIES on the stored rows: the option it matches must be the stored answer,
+        and the stored ``xyz_edges`` must be that option's edges."""
+        sets = self.option_sets(task)
+        problems = []
+        if len(set(sets)) != len(sets):
+            problems.append("two options have the same edges")
+        sizes = {len(s) for s in sets}
+        if len(sizes) != 1:
+            problems.append(f"options differ in their number of edges ({sorted(sizes)})")
+        if task.answer_pool != [task.answer]:
+            problems.append(f"answer_pool must be [{task.answer!r}]")
+        if task.answer not in LETTERS[:len(sets)]:
+            problems.append(f"answer {task.answer!r} is not an option letter "
+                            f"(A..{letter(len(sets) - 1)})")
+        xyz = task.formal.get("xyz_edges")
+        if not (isinstance(xyz, list) and all(isinstance(e, list) and len(e) == 2 for e in xyz)):
+            raise TaskFormatError("formal.xyz_edges must be a list of [from, to] pairs",
+                                  task_id=task.task_id, field="formal.xyz_edges")
+        stored = frozenset(tuple(e) for e in xyz)
+        if task.answer in LETTERS[:len(sets)] and sets[LETTERS.index(task.answer)] != stored:
+            problems.append(f"formal.xyz_edges ({option_text(stored)}) are not the edges of "
+                            f"option {task.answer} ({task.options[LETTERS.index(task.answer)]})")
+        solution = self.solve_gies(task, task.formal)
+        found = solution.letter
+        if found != task.answer:
+            what = option_text(solution.match.found) or "no directed XYZ edge"
+            problems.append(f"stored answer {task.answer!r}, GIES finds {what}, which "
+                            f"{'is option ' + found if found else 'matches no option'}")
+        return Check(task.task_id, not problems, task.answer, found,
+                     details={"found": [list(e) for e in solution.match.found],
+                              "match": solution.match.how},
+                     message="; ".join(problems))
+
+    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
+        """GIES's option letter for a formal object, or ``"none"`` (NO_MATCH) when XYZ's
+        directed edges match no option -- a wrong answer, not a solver failure. Malformed
+        input raises SolverInputError naming the field."""
+        return self.solve_gies(task, formal).letter or NO_MATCH
+
+    def solve_formal_ges(self, task: Task, formal: dict[str, Any]) -> str:
+        """The second solver: GES (causal-learn, BIC) on all rows pooled, intervention targets
+        ignored; the option letter or ``"none"``."""
+        new = self._new_protein(task)
+        solution = run_ges(dataset(formal, task_id=task.task_id, new_protein=new),
+                           self.option_sets(task), new)
+        return solution.letter or NO_MATCH
+
+    def parse_answer(self, task: Task, text: str) -> str | None:
+        """The option letter (A-T, upper case) of the last ``Answer: X`` line (also
+        ``Answer: (C)``, ``**Answer:** option C``); an ``A`` or ``I`` followed by a lower-case
+        word is English, not a letter (``Answer: I think ...``). None when there is none."""
+        accepted = [m.group(1) for m in _ANSWER.finditer(text)
+                    if not (m.group(1) in "AI" and _WORD_AFTER.match(text, m.end()))]
+        return accepted[-1] if accepted else None
+
+    def count_items(self, formal: dict[str, Any]) -> int:
+        """Data rows over all environments plus known edges."""
+        envs = formal.get("environments") or []
+        rows = sum(len(e.get("rows") or []) for e in envs if isinstance(e, dict))
+        return rows + len(formal.get("known_edges") or [])
+
+    def exporters(self) -> dict[str, Callable[[list[Task], Any], int]]:
+        return {"csv": exports.export_csv}
+
+
+__all__ = ["CausalTrack", "NO_MATCH"]
