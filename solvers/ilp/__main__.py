@@ -1,0 +1,58 @@
+"""``python -m solvers.ilp DIR``: learn a program from a Popper-format folder.
+
+Exit status: 0 solution, 1 no solution, 3 timeout, 2 bad input or solver error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from solvers.errors import ScirError
+from solvers.ilp.bias import MODES
+
+EXIT = {"solution": 0, "no_solution": 1, "timeout": 3}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line parser."""
+    parser = argparse.ArgumentParser(
+        prog="python -m solvers.ilp",
+        description="Learn a logic program from a Popper-format folder (bk.pl, exs.pl, "
+                    "bias.pl) by learning from failures.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example: python -m solvers.ilp tests/fixtures/ilp/grandparent --timeout 30\n"
+               "exit status: 0 solution, 1 no solution, 3 timeout, 2 error")
+    parser.add_argument("folder", help="folder holding bk.pl, exs.pl and bias.pl")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole run (default: 60)")
+    parser.add_argument("--mode", choices=MODES, default=None,
+                        help="classic: cover all positives and no negative; partial: the "
+                             "clause covering most positives and no negative (default: the "
+                             "bias file's mode(...), else classic)")
+    parser.add_argument("--example-time-limit", type=float, default=0.05,
+                        help="seconds allowed to test one clause on one example; a "
+                             "candidate running longer does not cover it (default: 0.05)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    from solvers.ilp.learner import learn
+
+    args = build_parser().parse_args(argv)
+    try:
+        result = learn(args.folder, mode=args.mode, timeout=args.timeout,
+                       example_time_limit=args.example_time_limit)
+    except ScirError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"% status: {result.status} ({result.mode} mode)")
+    for clause in result.program:
+        print(clause)
+    print(f"% TP={result.tp} FN={result.fn} TN={result.tn} FP={result.fp}")
+    print(f"% {result.candidates_tested} candidates tested in {result.seconds:.3f} s")
+    return EXIT[result.status]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Candidate clauses as Python records: literals over variable indices, canonical forms,
+variable renamings, execution order, Prolog printing and the data term sent to the tester.
+
+A clause's variables are small integers: the head of ``p/2`` is always ``p(0, 1)``; variables
+that occur only in the body are numbered from the head's arity upwards (``max_vars`` in all).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator, Mapping
+
+if TYPE_CHECKING:
+    from solvers.prolog import Term
+
+# Beyond this many body-only variables, canonical forms fall back to first-appearance order.
+_CANON_MAX_VARS = 6
+
+
+@dataclass(frozen=True, order=True)
+class Literal:
+    """``pred(V1, ..., Vn)`` with variables given as integer indices."""
+
+    pred: str
+    args: tuple[int, ...]
+
+    def rename(self, mapping: Mapping[int, int]) -> "Literal":
+        """This literal with every variable ``v`` replaced by ``mapping.get(v, v)``."""
+        return Literal(self.pred, tuple(mapping.get(v, v) for v in self.args))
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A definite clause ``head :- body`` (the body is a set, kept sorted)."""
+
+    head: Literal
+    body: tuple[Literal, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "body", tuple(sorted(set(self.body))))
+
+    @property
+    def size(self) -> int:
+        """Number of literals (head included): Popper's clause size."""
+        return 1 + len(self.body)
+
+    @property
+    def head_vars(self) -> frozenset[int]:
+        """The variables of the head."""
+        return frozenset(self.head.args)
+
+    @property
+    def body_only_vars(self) -> tuple[int, ...]:
+        """Variables occurring in the body but not in the head, ascending."""
+        return tuple(sorted({v for lit in self.body for v in lit.args} - self.head_vars))
+
+    def rename(self, mapping: Mapping[int, int]) -> "Clause":
+        """The clause with body-only variables renamed by ``mapping``."""
+        return Clause(self.head, tuple(lit.rename(mapping) for lit in self.body))
+
+
+def canonical(clause: Clause) -> Clause:
+    """The variant of ``clause`` whose sorted body is smallest over all renamings of its
+    body-only variables onto ``arity, arity+1, ...`` (so variants share one canonical form).
+
+    With more than six body-only variables, variables are renumbered by first appearance in
+    the sorted body instead (a normal form that may miss some variants).
+    """
+    body_vars = clause.body_only_vars
+    first = len(clause.head.args)
+    targets = tuple(range(first, first + len(body_vars)))
+    if len(body_vars) > _CANON_MAX_VARS:
+        order: list[int] = []
+        for lit in clause.body:
+            order.extend(v for v in lit.args if v in body_vars and v not in order)
+        return clause.rename(dict(zip(order, targets)))
+    best: Clause | None = None
+    for perm in itertools.permutations(targets):
+        candidate = clause.rename(dict(zip(body_vars, perm)))
+        if best is None or candidate.body < best.body:
+            best = candidate
+    return best if best is not None else clause
+
+
+def renamings(clause: Clause, max_vars: int, limit: int) -> Iterator[Clause]:
+    """Variants of ``clause`` under injective renamings of its body-only variables into
+    ``arity .. max_vars-1``: the clause itself first, then the others in lexicographic order,
+    at most ``limit`` in all. Used to ban a failed clause's pattern modulo renaming."""
+    body_vars = clause.body_only_vars
+    first = len(clause.head.args)
+    yield clause
+    count = 1
+    for image in itertools.permutations(range(first, max_vars), len(body_vars)):
+        if count >= limit:
+            return
+        if image == body_vars:
+            continue
+        yield clause.rename(dict(zip(body_vars, image)))
+        count += 1
+
+
+def execution_order(clause: Clause, directions: Mapping[str, tuple[str, ...]]) -> tuple[Literal, ...]:
+    """The body in an order Prolog can run: a literal comes once its ``in`` arguments are bound
+    (by the head or an earlier literal); ties keep sorted order. Without directions: sorted."""
+    bound = set(clause.head.args)
+    rest = list(clause.body)
+    ordered: list[Literal] = []
+    while rest:
+        for i, lit in enumerate(rest):
+            modes = directions.get(lit.pred)
+            if modes is None or all(m != "in" or v in bound for m, v in zip(modes, lit.args)):
+                break
+        else:
+            i = 0  # no runnable literal: keep the sorted order (the generator forbids this)
+        lit = rest.pop(i)
+        ordered.append(lit)
+        bound.update(lit.args)
+    return tuple(ordered)
+
+
+def var_name(index: int) -> str:
+    """``A``, ``B``, ..., ``Z``, then ``A1``, ``B1``, ..."""
+    letter, round_ = chr(ord("A") + index % 26), index // 26
+    return letter if round_ == 0 else f"{letter}{round_}"
+
+
+def show(clause: Clause, directions: Mapping[str, tuple[str, ...]] | None = None) -> str:
+    """The clause in Prolog syntax, variables named A, B, ... (head first, then body order)."""
+    from solvers.prolog import Term
+
+    body = execution_order(clause, directions or {})
+    names: dict[int, str] = {}
+    for lit in (clause.head, *body):
+        for v in lit.args:
+            names.setdefault(v, var_name(len(names)))
+
+    def lit_text(lit: Literal) -> str:
+        name = str(Term(lit.pred))
+        return f"{name}({','.join(names[v] for v in lit.args)})" if lit.args else name
+
+    return f"{lit_text(clause.head)} :- {', '.join(lit_text(b) for b in body)}."
+
+
+def sort_key(clause: Clause) -> tuple:
+    """Deterministic order among candidate clauses: size, then canonical body."""
+    return (clause.size, canonical(clause).body)
+
+
+def to_term(clause: Clause, directions: Mapping[str, tuple[str, ...]] | None = None) -> "Term":
+    """``clause(Head, [B1, ...])`` with variable ``i`` written ``v(i)``: the data term that
+    ``prolog/ilp_test.pl`` turns into a real clause."""
+    from solvers.prolog import Term
+
+    def lit_term(lit: Literal) -> Term:
+        return Term(lit.pred, tuple(Term("v", (v,)) for v in lit.args))
+
+    body = execution_order(clause, directions or {})
+    return Term("clause", (lit_term(clause.head), [lit_term(b) for b in body]))

@@ -1,0 +1,39 @@
+"""The combine stage (classic mode): the smallest set of good clauses that together cover
+every positive example, found by clingo over ``asp/ilp_combine.lp``."""
+
+from __future__ import annotations
+
+from solvers.asp import AspProgram
+from solvers.ilp.clauses import Clause, sort_key
+
+
+def undominated(good: dict[Clause, frozenset[int]]) -> list[Clause]:
+    """Good clauses sorted by :func:`sort_key`, without any clause whose positives are
+    covered by an earlier (no larger) clause: such a clause is never needed."""
+    kept: list[Clause] = []
+    for clause in sorted(good, key=sort_key):
+        if not any(good[clause] <= good[other] for other in kept):
+            kept.append(clause)
+    return kept
+
+
+def combine(good: dict[Clause, frozenset[int]], n_pos: int, max_clauses: int,
+            time_limit: float) -> list[Clause] | None:
+    """The optimal cover (fewest literals, then smallest rank sum) of positives
+    ``0 .. n_pos-1`` by at most ``max_clauses`` of the ``good`` clauses (clause -> positives
+    covered), or None when there is none. Raises SolverTimeout past ``time_limit`` s."""
+    candidates = undominated(good)
+    union = frozenset().union(*(good[c] for c in candidates)) if candidates else frozenset()
+    if len(union) < n_pos:
+        return None
+    program = AspProgram().load("ilp_combine")
+    program.add_facts("rule", [(rank, clause.size, rank) for rank, clause in enumerate(candidates)])
+    program.add_facts("covers", [(rank, e) for rank, clause in enumerate(candidates)
+                                 for e in sorted(good[clause])])
+    program.add_facts("example", range(n_pos))
+    program.add_facts("max_clauses", [max_clauses])
+    models = program.models(optimize=True, time_limit=time_limit)
+    if not models:
+        return None
+    choices = sorted(sorted(rank for (rank,) in model.by_name("select")) for model in models)
+    return [candidates[rank] for rank in choices[0]]
