@@ -1,0 +1,374 @@
+"""A strict reader for Prolog clause text, in Python, without running Prolog.
+
+Used on untrusted text (a model's formalization) by :mod:`solvers.sandbox`: the program is
+read here, checked, and sent to the worker as terms, so the checked terms are exactly the
+terms that run. The syntax is standard Prolog with SWI-Prolog's default operator table,
+fixed (``op/3`` is not honoured). Not supported, rejected as syntax errors: double-quoted
+and back-quoted strings, ``Radix'digits``, the bar ``|`` as an infix operator, dicts.
+
+Values: atoms -> ``str``; numbers -> ``int``/``float``; ``[]`` and proper lists -> ``list``;
+``[H|T]`` -> ``Term("[|]", (H, T))``; compounds -> ``Term``; variables -> ``Var`` (each ``_``
+gets a fresh name unused in its clause).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from solvers.errors import SolverInputError
+from solvers.prolog.terms import Term, Var
+
+INFIX: dict[str, tuple[int, str]] = {
+    ":-": (1200, "xfx"), "-->": (1200, "xfx"), ";": (1100, "xfy"), "->": (1050, "xfy"),
+    "*->": (1050, "xfy"), ",": (1000, "xfy"), ":=": (990, "xfx"),
+    **{op: (700, "xfx") for op in ("=", "\\=", "==", "\\==", "@<", "@>", "@=<", "@>=", "=..",
+                                   "is", "=:=", "=\\=", "<", ">", "=<", ">=", ">:<", ":<", "as")},
+    ":": (600, "xfy"),
+    **{op: (500, "yfx") for op in ("+", "-", "/\\", "\\/", "xor")},
+    **{op: (400, "yfx") for op in ("*", "/", "//", "rem", "mod", "div", "<<", ">>", "divmod",
+                                   "rdiv")},
+    "**": (200, "xfx"), "^": (200, "xfy"),
+}
+PREFIX: dict[str, tuple[int, str]] = {
+    ":-": (1200, "fx"), "?-": (1200, "fx"), "\\+": (900, "fy"),
+    "-": (200, "fy"), "+": (200, "fy"), "\\": (200, "fy"),
+    **{op: (1150, "fx") for op in ("dynamic", "discontiguous", "initialization", "meta_predicate",
+                                   "module_transparent", "multifile", "public", "thread_local",
+                                   "table")},
+}
+ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
+           "\\": "\\", "'": "'", '"': '"', "`": "`", "e": "\x1b", "s": " "}
+TERMINATORS = {")", ",", "|", "]", "}"}
+
+
+class Token(NamedTuple):
+    """One token: ``kind`` is name, qname (quoted atom), var, num, punct or end."""
+
+    kind: str
+    value: Any
+    line: int
+    column: int
+    layout_before: bool
+
+
+@dataclass(frozen=True)
+class ReadClause:
+    """A clause (any term ended by a full stop) and where it starts."""
+
+    term: Any
+    line: int
+    column: int
+
+
+def _error(message: str, line: int, column: int) -> SolverInputError:
+    return SolverInputError(f"syntax error: {message}", line=line, column=column)
+
+
+_LAYOUT = re.compile(r"(?:\s+|%[^\n]*|/\*.*?\*/)+", re.S)
+_WORD = re.compile(r"[^\W\d]\w*")
+_NUMBER = re.compile(r"0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+"
+                     r"|\d+(?:_\d+)*(?P<frac>\.\d+)?(?P<exp>[eE][+-]?\d+)?")
+_SYMBOLS = re.compile(r"[#$&*+\-./:<=>?@^~\\]+")
+_QUOTED_RUN = re.compile(r"[^'\\]+")
+_OCTAL = re.compile(r"[0-7]+")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+class _Lexer:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+
+    def where(self, pos: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.line_starts, pos)
+        return line, pos - self.line_starts[line - 1] + 1
+
+    def tokens(self) -> list[Token]:
+        text, out, pos = self.text, [], 0
+        while True:
+            layout = _LAYOUT.match(text, pos)
+            had_layout = pos == 0 or layout is not None
+            if layout is not None:
+                pos = layout.end()
+            if pos >= len(text):
+                return out
+            if text.startswith("/*", pos):
+                raise _error("unterminated block comment", *self.where(pos))
+            kind, value, end = self._token(pos)
+            line, col = self.where(pos)
+            out.append(Token(kind, value, line, col, had_layout))
+            pos = end
+
+    def _token(self, pos: int) -> tuple[str, Any, int]:
+        text = self.text
+        ch = text[pos]
+        if ch == "_" or ch.isalpha():
+            m = _WORD.match(text, pos)
+            word = m.group()
+            kind = "var" if ch == "_" or ch.isupper() or ch.istitle() else "name"
+            return kind, word, m.end()
+        if ch.isdigit():
+            return self._number(pos)
+        if ch == "'":
+            return self._quoted(pos)
+        if ch in "\"`":
+            raise _error("double- and back-quoted strings are not supported; use 'quoted atoms'",
+                         *self.where(pos))
+        if ch in "()[]{},|":
+            return "punct", ch, pos + 1
+        if ch in "!;":
+            return "name", ch, pos + 1
+        m = _SYMBOLS.match(text, pos)
+        if m is not None:
+            word = m.group()
+            nxt = text[m.end():m.end() + 1]
+            if word == "." and (nxt == "" or nxt.isspace() or nxt == "%"):
+                return "end", ".", m.end()
+            return "name", word, m.end()
+        raise _error(f"unexpected character {ch!r}", *self.where(pos))
+
+    def _number(self, pos: int) -> tuple[str, Any, int]:
+        text = self.text
+        if text.startswith("0'", pos):
+            ch = text[pos + 2:pos + 3]
+            if ch == "\\":
+                value, end = self._escape(pos + 2, pos)
+                return "num", ord(value), end
+            if text.startswith("''", pos + 2):
+                return "num", ord("'"), pos + 4
+            if not ch:
+                raise _error("end of text in character code", *self.where(pos))
+            return "num", ord(ch), pos + 3
+        m = _NUMBER.match(text, pos)
+        word = m.group().replace("_", "")
+        if word[:2] in ("0x", "0o", "0b"):
+            return "num", int(word[2:], {"x": 16, "o": 8, "b": 2}[word[1]]), m.end()
+        if m.group("frac") is None and m.group("exp") is None:
+            return "num", int(word), m.end()
+        for special, value in (("Inf", float("inf")), ("NaN", float("nan"))):
+            if text.startswith(special, m.end()):
+                return "num", value, m.end() + 3
+        return "num", float(word), m.end()
+
+    def _escape(self, pos: int, start: int) -> tuple[str, int]:
+        """At a backslash inside quotes: the escaped character and the position after it."""
+        text = self.text
+        ch = text[pos + 1:pos + 2]
+        if ch in ESCAPES:
+            return ESCAPES[ch], pos + 2
+        if ch == "x" or (ch and ch in "01234567"):
+            digits_at = pos + 2 if ch == "x" else pos + 1
+            m = (_HEX if ch == "x" else _OCTAL).match(text, digits_at)
+            if m is None or text[m.end():m.end() + 1] != "\\":
+                raise _error("malformed numeric escape (expected \\x<hex>\\ or \\<octal>\\)",
+                             *self.where(start))
+            code = int(m.group(), 16 if ch == "x" else 8)
+            if code > 0x10FFFF:
+                raise _error("character code out of range in escape", *self.where(start))
+            return chr(code), m.end() + 1
+        raise _error(f"undefined escape sequence \\{ch}", *self.where(start))
+
+    def _quoted(self, start: int) -> tuple[str, Any, int]:
+        text, out, pos = self.text, [], start + 1
+        while True:
+            m = _QUOTED_RUN.match(text, pos)
+            if m is not None:
+                out.append(m.group())
+                pos = m.end()
+            if pos >= len(text):
+                raise _error("unterminated quoted atom", *self.where(start))
+            if text[pos] == "'":
+                if text.startswith("''", pos):
+                    out.append("'")
+                    pos += 2
+                    continue
+                return "qname", "".join(out), pos + 1
+            if text.startswith("\\\n", pos):          # backslash-newline: continuation
+                pos += 2
+                continue
+            value, pos = self._escape(pos, start)
+            out.append(value)
+
+
+class _Parser:
+    def __init__(self, tokens: list[Token], max_depth: int) -> None:
+        self.toks = tokens
+        self.i = 0
+        self.max_depth = max_depth
+        self.depth = 0
+        names = {t.value for t in tokens if t.kind == "var"}
+        self.anon = (f"_{n}" for n in range(10**9) if f"_{n}" not in names)
+
+    def peek(self, k: int = 0) -> Token:
+        return self.toks[self.i + k]
+
+    def next(self) -> Token:
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def fail(self, message: str, tok: Token | None = None) -> SolverInputError:
+        tok = tok or self.peek()
+        return _error(message, tok.line, tok.column)
+
+    def expect(self, value: str) -> None:
+        tok = self.next()
+        if tok.kind != "punct" or tok.value != value:
+            raise self.fail(f"expected {value!r}", tok)
+
+    def clause(self) -> Any:
+        term, _ = self.parse(1200)
+        if self.peek().kind != "end":
+            raise self.fail("operator expected (or missing full stop)")
+        return term
+
+    def _infix(self) -> tuple[str, int, str] | None:
+        tok = self.peek()
+        if tok.kind == "punct" and tok.value == ",":
+            return ",", 1000, "xfy"
+        if tok.kind in ("name", "qname") and tok.value in INFIX:
+            prio, typ = INFIX[tok.value]
+            return tok.value, prio, typ
+        return None
+
+    def parse(self, max_prec: int) -> tuple[Any, int]:
+        self.depth += 1
+        if self.depth > self.max_depth:
+            raise self.fail(f"term nested deeper than {self.max_depth} levels")
+        left, prec = self.primary(max_prec)
+        result = self.infix_loop(left, prec, max_prec)
+        self.depth -= 1
+        return result
+
+    def infix_loop(self, left: Any, left_prec: int, max_prec: int) -> tuple[Any, int]:
+        while True:
+            op = self._infix()
+            if op is None:
+                return left, left_prec
+            name, prio, typ = op
+            left_max = prio if typ == "yfx" else prio - 1
+            if prio > max_prec or left_prec > left_max:
+                return left, left_prec
+            self.next()
+            if typ != "xfy":
+                right, _ = self.parse(prio - 1)
+                left, left_prec = Term(name, (left, right)), prio
+                continue
+            # right-associative chain, built iteratively (long conjunctions stay shallow)
+            operands, ops = [left], [name]
+            while True:
+                right, rprec = self.parse(prio - 1)
+                nxt = self._infix()
+                if nxt is not None and nxt[1] == prio and nxt[2] == "xfy":
+                    operands.append(right)
+                    ops.append(nxt[0])
+                    self.next()
+                    continue
+                if nxt is not None and nxt[1] == prio:
+                    right, rprec = self.infix_loop(right, rprec, prio)
+                operands.append(right)
+                break
+            acc = operands[-1]
+            for op_name, operand in zip(reversed(ops), reversed(operands[:-1])):
+                acc = Term(op_name, (operand, acc))
+            left, left_prec = acc, prio
+
+    def arglist(self, close: str) -> list[Any]:
+        args = [self.parse(999)[0]]
+        while self.peek().kind == "punct" and self.peek().value == ",":
+            self.next()
+            args.append(self.parse(999)[0])
+        if close:
+            self.expect(close)
+        return args
+
+    def primary(self, max_prec: int) -> tuple[Any, int]:
+        tok = self.next()
+        if tok.kind == "num":
+            return tok.value, 0
+        if tok.kind == "var":
+            return Var(next(self.anon) if tok.value == "_" else tok.value), 0
+        if tok.kind == "end":
+            raise self.fail("unexpected end of clause", tok)
+        if tok.kind == "punct":
+            return self.bracketed(tok)
+        name = tok.value
+        nxt = self.peek()
+        if nxt.kind == "punct" and nxt.value == "(" and not nxt.layout_before:
+            self.next()
+            return Term(name, tuple(self.arglist(")"))), 0
+        if (name == "-" and tok.kind == "name" and nxt.kind == "num"
+                and not nxt.layout_before):
+            self.next()
+            return -nxt.value, 0
+        if name in PREFIX and not self._ends_operand(nxt):
+            prio, typ = PREFIX[name]
+            if prio > max_prec:
+                if max_prec != 999:          # like SWI: lenient in arguments, not elsewhere
+                    raise self.fail("operator priority clash", tok)
+                prio = 999
+            arg, _ = self.parse(prio if typ == "fy" else prio - 1)
+            return Term(name, (arg,)), prio
+        return name, 0
+
+    def _ends_operand(self, tok: Token) -> bool:
+        if tok.kind == "end" or (tok.kind == "punct" and tok.value in TERMINATORS):
+            return True
+        return tok.kind == "name" and tok.value in INFIX and tok.value not in PREFIX
+
+    def bracketed(self, tok: Token) -> tuple[Any, int]:
+        if tok.value == "(":
+            term, _ = self.parse(1200)
+            self.expect(")")
+            return term, 0
+        if tok.value == "{":
+            if self.peek().kind == "punct" and self.peek().value == "}":
+                self.next()
+                return "{}", 0
+            term, _ = self.parse(1200)
+            self.expect("}")
+            return Term("{}", (term,)), 0
+        if tok.value == "[":
+            if self.peek().kind == "punct" and self.peek().value == "]":
+                self.next()
+                return [], 0
+            items = self.arglist("")
+            tail: Any = None
+            if self.peek().kind == "punct" and self.peek().value == "|":
+                self.next()
+                tail, _ = self.parse(999)
+            self.expect("]")
+            if tail is None:
+                return items, 0
+            if isinstance(tail, list):          # [a|[b]] is the proper list [a, b]
+                return items + tail, 0
+            for item in reversed(items):
+                tail = Term("[|]", (item, tail))
+            return tail, 0
+        raise self.fail(f"unexpected {tok.value!r}", tok)
+
+
+def read_program(text: str, *, max_chars: int = 2_000_000,
+                 max_depth: int = 200) -> list[ReadClause]:
+    """Read every clause of ``text``; raises ``SolverInputError`` with line and column."""
+    if len(text) > max_chars:
+        raise SolverInputError(f"program too long: {len(text)} characters (limit {max_chars})")
+    tokens = _Lexer(text).tokens()
+    clauses: list[ReadClause] = []
+    start = 0
+    for i, tok in enumerate(tokens):
+        if tok.kind != "end":
+            continue
+        chunk = tokens[start:i + 1]
+        if len(chunk) == 1:
+            raise _error("full stop without a clause", tok.line, tok.column)
+        parser = _Parser(chunk, max_depth)
+        clauses.append(ReadClause(parser.clause(), chunk[0].line, chunk[0].column))
+        start = i + 1
+    if start < len(tokens):
+        last = tokens[-1]
+        raise _error("missing full stop at the end of the last clause", last.line, last.column)
+    return clauses
