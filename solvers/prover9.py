@@ -193,7 +193,11 @@ def build_input(assumptions: Sequence[str], goal: str | None = None, max_seconds
     lines = ["% Prover9 input built by solvers.prover9",
              f"assign(max_seconds, {_check_limit('max_seconds', max_seconds)}).",
              f"assign(max_megs, {_check_limit('max_megs', max_megs)}).",
-             "clear(print_given).", "", "formulas(assumptions)."]
+             "clear(print_given).",
+             # auto_denials may raise max_proofs for Horn problems with several negative
+             # clauses and then end with exit 2 (sos empty) after a proof: switch it off so
+             # that a proof always ends the run with exit 0.
+             "clear(auto_denials).", "", "formulas(assumptions)."]
     lines += [f"{to_prover9(f)}." for f in formulas]
     lines.append("end_of_list.")
     if goal is not None:

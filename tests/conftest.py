@@ -8,6 +8,7 @@ torch.compile at the first masked token, no tokenizer thread pools fighting over
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,12 @@ os.environ["TOKENIZERS_PARALLELISM"] = "false"
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
+
+
+@pytest.fixture(scope="session")
+def python() -> str:
+    """The interpreter running the tests (for ``python -m ...`` subprocesses)."""
+    return sys.executable
 
 
 @pytest.fixture(scope="session")

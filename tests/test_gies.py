@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 from pathlib import Path
 
 import gies
@@ -135,17 +134,10 @@ def test_result_edge_helpers_and_dict() -> None:
 # (b) real Sachs data
 
 
-def _sachs_dir() -> Path:
-    env = os.environ.get("SCIR_SACHS_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sachs"
-
-
 @pytest.fixture(scope="module")
 def sachs():
-    folder = _sachs_dir()
-    if not folder.is_dir():
-        pytest.skip(f"Sachs data folder not found at {folder} (set SCIR_SACHS_DIR)")
-    return load_sachs(folder)
+    # the real data: $SCIR_SACHS_DIR when set, else the copy shipped in scir/data/sachs/
+    return load_sachs()
 
 
 def _sachs_check(sachs, environments):
@@ -154,7 +146,7 @@ def _sachs_check(sachs, environments):
     A_ref, score_ref = gies.fit_bic(data, targets)
     np.testing.assert_array_equal(ours.adjacency != 0, A_ref != 0)
     assert ours.score == pytest.approx(score_ref, abs=1e-6)
-    consensus = set(ground_truth_edges("20", _sachs_dir()))
+    consensus = set(ground_truth_edges("20"))
     skeleton = {frozenset(e) for e in consensus}
     found = ours.directed_edges() + ours.undirected_edges()
     in_skeleton = sum(frozenset(e) in skeleton for e in found)
@@ -188,7 +180,7 @@ def test_sachs_fit_frame_matches_arrays(sachs) -> None:
 
 
 def test_sachs_ground_truth_lists(sachs) -> None:
-    e20, e19, e17 = (ground_truth_edges(n, _sachs_dir()) for n in ("20", "19", "17"))
+    e20, e19, e17 = (ground_truth_edges(n) for n in ("20", "19", "17"))
     assert (len(e20), len(e19), len(e17)) == (20, 19, 17)
     assert ("pka", "raf") in e20 and set(e19) == set(e20) - {("pka", "raf")}
     assert {frozenset(e) for e in e17} <= {frozenset(e) for e in e20}

@@ -221,3 +221,24 @@ def test_cli_max_seconds_overrides_the_file_and_usage_errors_exit_64(tmp_path, p
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert proc.returncode == prover9.USAGE_EXIT and "invalid int value" in proc.stderr
     assert prover9.main([str(tmp_path / "missing.in")]) == 1
+
+
+def test_entails_counts_a_proof_found_under_auto_denials_as_proved():
+    """Regression (found by the deduction property test): with Prover9's default
+    auto_denials this Horn problem ends with exit 2 after finding a proof; entails must
+    still see the negated goal proved."""
+    premises = [
+        "all x (cxcr4_positive(x) -> stra8_positive(x))",
+        "all x (esrrb_positive(x) -> nanos2_positive(x))",
+        "all x (nanos2_positive(x) -> tex14_positive(x))",
+        "rec8_positive(cell_g2)",
+        "all x (prdm14_positive(x) -> -tex14_positive(x))",
+        "all x (esrrb_positive(x) -> prospermatogonium(x))",
+        "all x (meiotic_germ_cell(x) -> stra8_positive(x))",
+        "all x (sycp3_positive(x) -> meiotic_germ_cell(x))",
+        "all x (sox2_positive(x) -> cxcr4_positive(x))",
+        "all x (meiotic_germ_cell(x) -> -esrrb_positive(x))",
+        "exists x (sox2_positive(x) & -prospermatogonium(x))",
+    ]
+    goal = "all x (stra8_positive(x) -> esrrb_positive(x))"
+    assert prover9.entails(premises, goal) == "False"

@@ -2,7 +2,8 @@
 
 The data folder (``sachs.2005.with.jittered.experimental.continuous.txt`` and
 ``sachs.2005.ground.truth.graph.txt``) is found from, in order: the ``data_dir`` argument, the
-environment variable ``SCIR_SACHS_DIR``, and ``<checkout>/../shared/data/sachs``. Nothing is
+environment variable ``SCIR_SACHS_DIR``, and the copy shipped in ``scir/data/sachs/`` (CC0, from
+the CMU example-causal-datasets collection; see its README and LICENSE.CC0). Nothing is
 downloaded.
 
 Rows carry nine jittered indicator columns; rounded, ``cd3_cd28`` is the shared stimulation
@@ -93,18 +94,19 @@ class SachsData:
         return data, targets
 
 
-def _repo_default() -> Path:
-    return Path(__file__).resolve().parents[2].parent / "shared" / "data" / "sachs"
+def _packaged() -> Path:
+    """The copy of the (CC0) Sachs folder shipped inside the package: ``scir/data/sachs/``."""
+    return Path(__file__).resolve().parent / "sachs"
 
 
 def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
-    """The Sachs data folder: ``data_dir``, else ``$SCIR_SACHS_DIR``, else the checkout's default."""
+    """The Sachs data folder: ``data_dir``, else ``$SCIR_SACHS_DIR``, else the packaged copy."""
     if data_dir is not None:
         source, folder = "argument data_dir", Path(data_dir)
     elif os.environ.get(ENV_VAR):
         source, folder = f"${ENV_VAR}", Path(os.environ[ENV_VAR])
     else:
-        source, folder = "checkout default", _repo_default()
+        source, folder = "packaged copy", _packaged()
     if not (folder / DATA_FILE).is_file():
         raise ConfigError(
             f"Sachs data not found: {folder / DATA_FILE} ({source}); pass data_dir or set {ENV_VAR}"

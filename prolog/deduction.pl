@@ -1,0 +1,124 @@
+% Deduction track: proof-tree semantics (scir.tracks.deduction).
+%
+% Formulas (monadic, no existential import):
+%   all(S, P)  every S is a P        no(S, P)        no S is a P
+%   some(S, P) some S are P          some_not(S, P)  some S are not P
+%   fact(P, C) C is a P              neg_fact(P, C)  C is not a P
+%   exists(P)  there is at least one P
+% Proof trees (data passed in as terms):
+%   node(Conclusion, Rule, Subtrees)  Conclusion follows from the Subtrees' conclusions by Rule
+%   premise(F)                        a stated premise
+%   missing(F)                        a premise deleted from the task (Unknown tasks, distractors)
+%
+% rule(Name, Conclusion, Premises): the syllogism Name derives Conclusion from Premises, listed
+% in this order. Moods that classically need existential import (darapti, bamalip, barbari,
+% felapton, fesapo, celaront, cesaro, camestros, calemos) carry an explicit existence premise,
+% exists(X) or fact(X, D). The generator's catalogue (scir/tracks/deduction/logic.py) states
+% the same rules; a test checks that both agree.
+
+rule(barbara,   all(S, P),      [all(M, P), all(S, M)]).
+rule(celarent,  no(S, P),       [no(M, P), all(S, M)]).
+rule(cesare,    no(S, P),       [no(P, M), all(S, M)]).
+rule(camestres, no(S, P),       [all(P, M), no(S, M)]).
+rule(camenes,   no(S, P),       [all(P, M), no(M, S)]).
+rule(darii,     some(S, P),     [all(M, P), some(S, M)]).
+rule(datisi,    some(S, P),     [all(M, P), some(M, S)]).
+rule(disamis,   some(S, P),     [some(M, P), all(M, S)]).
+rule(dimaris,   some(S, P),     [some(P, M), all(M, S)]).
+rule(darapti,   some(S, P),     [all(M, P), all(M, S), E]) :- existence(M, E).
+rule(bamalip,   some(S, P),     [all(P, M), all(M, S), E]) :- existence(P, E).
+rule(barbari,   some(S, P),     [all(M, P), all(S, M), E]) :- existence(S, E).
+rule(darapti_singular, some(S, P), [fact(S, D), fact(P, D)]).
+rule(ferio,     some_not(S, P), [no(M, P), some(S, M)]).
+rule(festino,   some_not(S, P), [no(P, M), some(S, M)]).
+rule(ferison,   some_not(S, P), [no(M, P), some(M, S)]).
+rule(fresison,  some_not(S, P), [no(P, M), some(M, S)]).
+rule(baroco,    some_not(S, P), [all(P, M), some_not(S, M)]).
+rule(bocardo,   some_not(S, P), [some_not(M, P), all(M, S)]).
+rule(felapton,  some_not(S, P), [no(M, P), all(M, S), E]) :- existence(M, E).
+rule(fesapo,    some_not(S, P), [no(P, M), all(M, S), E]) :- existence(M, E).
+rule(celaront,  some_not(S, P), [no(M, P), all(S, M), E]) :- existence(S, E).
+rule(cesaro,    some_not(S, P), [no(P, M), all(S, M), E]) :- existence(S, E).
+rule(camestros, some_not(S, P), [all(P, M), no(S, M), E]) :- existence(S, E).
+rule(calemos,   some_not(S, P), [all(P, M), no(M, S), E]) :- existence(S, E).
+rule(felapton_singular, some_not(S, P), [fact(S, D), neg_fact(P, D)]).
+rule(barbara_singular,   fact(P, C),     [all(M, P), fact(M, C)]).
+rule(celarent_singular,  neg_fact(P, C), [no(M, P), fact(M, C)]).
+rule(cesare_singular,    neg_fact(P, C), [no(P, M), fact(M, C)]).
+rule(camestres_singular, neg_fact(P, C), [all(P, M), neg_fact(M, C)]).
+
+% existence(X, F): F states that something is an X.
+existence(X, exists(X)).
+existence(X, fact(X, _)).
+
+% rule_name(Name): Name is a rule of the catalogue (each listed once).
+rule_name(Name) :- setof(N, C^Ps^rule(N, C, Ps), Names), member(Name, Names).
+
+conclusion(node(F, _, _), F).
+conclusion(premise(F), F).
+conclusion(missing(F), F).
+
+% check_tree(+Tree, +Premises, -Missing): every step of Tree is an instance of its rule, every
+% premise(F) leaf is one of Premises, every missing(F) leaf is not; Missing lists the missing
+% leaves, left to right.
+check_tree(premise(F), Premises, []) :-
+    memberchk(F, Premises).
+check_tree(missing(F), Premises, [F]) :-
+    \+ memberchk(F, Premises).
+check_tree(node(F, Rule, Subtrees), Premises, Missing) :-
+    maplist(conclusion, Subtrees, Fs),
+    rule(Rule, F, Fs),
+    maplist(check_subtree(Premises), Subtrees, Lists),
+    append(Lists, Missing).
+
+check_subtree(Premises, Tree, Missing) :-
+    check_tree(Tree, Premises, Missing).
+
+% tree_error(+Tree, +Premises, -Error): why check_tree/3 fails, first problem in tree order:
+%   bad_step(F, Rule, Fs)   F does not follow from Fs by Rule
+%   not_stated(F)           a premise leaf that is not among Premises
+%   stated_missing(F)       a missing leaf that is among Premises
+tree_error(premise(F), Premises, not_stated(F)) :-
+    \+ memberchk(F, Premises).
+tree_error(missing(F), Premises, stated_missing(F)) :-
+    memberchk(F, Premises).
+tree_error(node(F, Rule, Subtrees), Premises, Error) :-
+    maplist(conclusion, Subtrees, Fs),
+    (   \+ rule(Rule, F, Fs)
+    ->  Error = bad_step(F, Rule, Fs)
+    ;   member(Sub, Subtrees),
+        tree_error(Sub, Premises, Error)
+    ),
+    !.
+
+% check_trees(+Trees, +Premises, -Results): one result per tree, ok(Missing) when
+% check_tree/3 succeeds, else error(E) with E from tree_error/3 (error(malformed) when the
+% tree is not made of node/3, premise/1 and missing/1 terms).
+check_trees(Trees, Premises, Results) :-
+    maplist(tree_result(Premises), Trees, Results).
+
+tree_result(Premises, Tree, Result) :-
+    (   check_tree(Tree, Premises, Missing)
+    ->  Result = ok(Missing)
+    ;   tree_error(Tree, Premises, Error)
+    ->  Result = error(Error)
+    ;   Result = error(malformed)
+    ).
+
+% tree_leaves(+Tree, -Stated, -Missing): the leaf formulas, left to right.
+tree_leaves(premise(F), [F], []).
+tree_leaves(missing(F), [], [F]).
+tree_leaves(node(_, _, Subtrees), Stated, Missing) :-
+    maplist(tree_leaves, Subtrees, Ss, Ms),
+    append(Ss, Stated),
+    append(Ms, Missing).
+
+% tree_steps(+Tree, -Steps): step(Conclusion, Rule, Premises) for every derivation, premises
+% before the steps that use them (the order a reader follows the proof in).
+tree_steps(premise(_), []).
+tree_steps(missing(_), []).
+tree_steps(node(F, Rule, Subtrees), Steps) :-
+    maplist(tree_steps, Subtrees, Lists),
+    append(Lists, Before),
+    maplist(conclusion, Subtrees, Fs),
+    append(Before, [step(F, Rule, Fs)], Steps).

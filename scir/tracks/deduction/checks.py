@@ -1,0 +1,198 @@
+"""The checks that establish a deduction task's label, each independently:
+
+* :func:`asp_label` -- countermodel search with clingo (``asp/deduction.lp``), complete for the
+  fragment: the formulas enter as facts describing their structure;
+* :func:`prover9_label` -- Prover9 on the statement and on its negation
+  (:mod:`.prover9_check`);
+* :func:`double_check` -- both, raising :class:`VerificationError` when they disagree;
+* :func:`check_trees` -- the stored proof trees against ``prolog/deduction.pl``, in a fresh
+  Prolog module per call.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from scir.errors import SolverError, VerificationError
+from scir.tracks.deduction import prover9_check
+from scir.tracks.deduction.logic import Formula, Node
+
+@dataclass(frozen=True)
+class AspVerdict:
+    """The ASP answer: ``label`` (None when the premises are unsatisfiable) and one model of
+    the premises with the statement (``affirm``) and with its negation (``deny``), each a
+    sorted list of (predicate, element) pairs, or None when there is none."""
+
+    label: str | None
+    affirm: list[tuple[str, str]] | None
+    deny: list[tuple[str, str]] | None
+    seconds: float
+
+
+def _facts(premises: Sequence[Formula], statement: Formula) -> list[tuple]:
+    rows = []
+    for number, formula in enumerate([statement, *premises]):
+        a = formula.args
+        rows.append((number, formula.kind, a[0], a[1] if len(a) > 1 else 0))
+    return rows
+
+
+def _model(premises: Sequence[Formula], statement: Formula, mode: str,
+           time_limit: float) -> list[tuple[str, str]] | None:
+    from solvers.asp import AspProgram
+
+    program = AspProgram().load("deduction")
+    program.add_facts("formula", _facts(premises, statement))
+    program.add_facts("premise", range(1, len(premises) + 1))
+    program.add_facts("statement", [0])
+    program.add_facts("mode", [mode])
+    models = program.models(limit=1, time_limit=time_limit)
+    if not models:
+        return None
+    return sorted((str(args[0]), str(args[1])) for args in models[0].by_name("holds"))
+
+
+def asp_label(premises: Sequence[Formula], statement: Formula,
+              time_limit: float = 10.0) -> AspVerdict:
+    """True iff premises + not statement has no model; False iff premises + statement has
+    none; Unknown iff both have one; label None when neither has (unsatisfiable premises)."""
+    start = time.perf_counter()
+    affirm = _model(premises, statement, "affirm", time_limit)
+    deny = _model(premises, statement, "deny", time_limit)
+    if affirm is None and deny is None:
+        label = None
+    elif deny is None:
+        label = "True"
+    elif affirm is None:
+        label = "False"
+    else:
+        label = "Unknown"
+    return AspVerdict(label, affirm, deny, time.perf_counter() - start)
+
+
+def prover9_entails(premises: Sequence[str], goal: str, max_seconds: int = 10) -> str:
+    """Prover9's label for Prover9 strings (:func:`prover9_check.entails`)."""
+    return prover9_check.entails(premises, goal, max_seconds)
+
+
+def prover9_label(premises: Sequence[Formula], statement: Formula,
+                  max_seconds: int = 10) -> str:
+    """Prover9 on the statement and on its negation (:func:`prover9_check.label`).
+
+    Raises SolverTimeout / SolverResourceLimit on a limit, SolverError when Prover9 proves
+    both (inconsistent premises).
+    """
+    return prover9_check.label(premises, statement, max_seconds)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A label established by both checks, with the time each took."""
+
+    label: str | None
+    asp: AspVerdict
+    prover9: str | None
+    prover9_seconds: float
+
+
+def double_check(premises: Sequence[Formula], statement: Formula, max_seconds: int = 10,
+                 task_id: str | None = None, asp: AspVerdict | None = None) -> Verdict:
+    """The label by ASP (``asp`` when already computed) and by Prover9; VerificationError
+    when they disagree.
+
+    Unsatisfiable premises give label None, when Prover9 agrees (it proves the statement and
+    its negation). Prover9 limits propagate as SolverTimeout / SolverResourceLimit.
+    """
+    if asp is None:
+        asp = asp_label(premises, statement)
+    start = time.perf_counter()
+    try:
+        found: str | None = prover9_label(premises, statement, max_seconds)
+    except SolverError as exc:
+        if type(exc) is not SolverError:        # limits and input errors keep their type
+            raise
+        found = None                            # Prover9 proves both: inconsistent premises
+        if asp.label is not None:
+            raise VerificationError(f"ASP finds the premises satisfiable, Prover9 does not: "
+                                    f"{exc.message}", task_id=task_id) from exc
+    seconds = time.perf_counter() - start
+    if found != asp.label:
+        raise VerificationError(f"the solvers disagree: ASP says "
+                                f"{asp.label or 'unsatisfiable'}, Prover9 says {found}",
+                                task_id=task_id)
+    return Verdict(asp.label, asp, found, seconds)
+
+
+# ---------------------------------------------------------------- proof trees (Prolog)
+
+_ENGINE = None
+
+
+def prolog_engine():
+    """The process's Prolog engine (created on first use)."""
+    global _ENGINE
+    if _ENGINE is None:
+        from solvers.prolog import Engine
+
+        _ENGINE = Engine()
+    return _ENGINE
+
+
+@dataclass(frozen=True)
+class TreeCheck:
+    """One proof tree checked in Prolog: ``ok`` when every step is an instance of its rule,
+    every stated leaf is a premise and every missing leaf is not; ``missing`` lists the
+    missing leaves; ``error`` says what is wrong otherwise."""
+
+    ok: bool
+    missing: list[Formula] = field(default_factory=list)
+    error: str = ""
+
+
+def _formula(term) -> Formula:
+    return Formula(term.name, tuple(str(a) for a in term.args))
+
+
+def _describe(term) -> str:
+    name = getattr(term, "name", None)
+    if name == "bad_step":
+        f, rule, fs = term.args
+        return (f"{_formula(f).to_prover9()} does not follow by {rule} from "
+                + "; ".join(_formula(x).to_prover9() for x in fs))
+    if name == "not_stated":
+        return f"leaf {_formula(term.args[0]).to_prover9()} is not among the premises"
+    if name == "stated_missing":
+        return f"missing leaf {_formula(term.args[0]).to_prover9()} is among the premises"
+    return "the tree is malformed"
+
+
+def check_trees(trees: Sequence[Node], premises: Sequence[Formula]) -> list[TreeCheck]:
+    """Check each tree against the premises with ``check_trees/3`` of ``prolog/deduction.pl``
+    (one query in a fresh module; the trees and premises are passed as bindings)."""
+    with prolog_engine().module("scir_deduction_") as module:
+        module.consult("deduction")
+        answer = module.query_once("check_trees(Ts, Ps, Rs)", {
+            "Ts": [t.to_term() for t in trees], "Ps": [p.to_term() for p in premises]})
+    if answer is None:
+        raise SolverError("check_trees/3 failed on the proof trees")
+    results = []
+    for result in answer["Rs"]:
+        if result.name == "ok":
+            results.append(TreeCheck(True, [_formula(t) for t in result.args[0]]))
+        else:
+            results.append(TreeCheck(False, error=_describe(result.args[0])))
+    return results
+
+
+def proof_steps(tree: Node) -> list[tuple[Formula, str, list[Formula]]]:
+    """The derivations of ``tree`` in reading order, as Prolog's ``tree_steps/2`` gives them."""
+    with prolog_engine().module("scir_deduction_") as module:
+        module.consult("deduction")
+        answer = module.query_once("tree_steps(T, Steps)", {"T": tree.to_term()})
+    if answer is None:
+        raise SolverError("tree_steps/2 failed on a proof tree")
+    return [(_formula(s.args[0]), str(s.args[1]), [_formula(f) for f in s.args[2]])
+            for s in answer["Steps"]]
+

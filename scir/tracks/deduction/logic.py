@@ -1,0 +1,318 @@
+"""Formulas of the deduction fragment, the syllogism catalogue and proof trees.
+
+The fragment is monadic first-order logic without equality, in seven forms (``S``, ``P``
+predicates, ``c`` a constant), with no existential import:
+
+    all(S, P)       all x (S(x) -> P(x))        "Every S is a P."
+    no(S, P)        all x (S(x) -> -P(x))       "No S is a P."
+    some(S, P)      exists x (S(x) & P(x))      "Some Ss are Ps."
+    some_not(S, P)  exists x (S(x) & -P(x))     "Some Ss are not Ps."
+    fact(P, c)      P(c)                        "c is a P."
+    neg_fact(P, c)  -P(c)                       "c is not a P."
+    exists(P)       exists x P(x)               "There is at least one P."
+
+The negation of every form except ``exists`` is again a form (``all`` <-> ``some_not``,
+``no`` <-> ``some``, ``fact`` <-> ``neg_fact``), so goals and negated goals stay in the fragment.
+
+:data:`RULES` is the syllogism catalogue the generator instantiates; ``prolog/deduction.pl``
+states the same rules as the proof semantics (a test checks that both agree, and that every
+rule is valid and needs each of its premises).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Iterator
+
+from scir.errors import TaskFormatError
+
+KINDS: dict[str, tuple[str, ...]] = {     # kind -> argument sorts (p: predicate, c: constant)
+    "all": ("p", "p"), "no": ("p", "p"), "some": ("p", "p"), "some_not": ("p", "p"),
+    "fact": ("p", "c"), "neg_fact": ("p", "c"), "exists": ("p",),
+}
+NEGATION = {"all": "some_not", "some_not": "all", "no": "some", "some": "no",
+            "fact": "neg_fact", "neg_fact": "fact"}
+EXISTENTIAL = ("some", "some_not", "exists")
+GOAL_KINDS = ("all", "no", "some", "some_not", "fact", "neg_fact")
+
+
+@dataclass(frozen=True, order=True)
+class Formula:
+    """One formula of the fragment: ``kind`` and its arguments (see the module doc)."""
+
+    kind: str
+    args: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        sorts = KINDS.get(self.kind)
+        if sorts is None or len(sorts) != len(self.args):
+            raise ValueError(f"not a formula of the fragment: {self.kind}{self.args}")
+
+    @property
+    def predicates(self) -> tuple[str, ...]:
+        """The predicate names, in argument order."""
+        return tuple(a for a, s in zip(self.args, KINDS[self.kind]) if s == "p")
+
+    @property
+    def constants(self) -> tuple[str, ...]:
+        """The constant names (one for ``fact``/``neg_fact``, none otherwise)."""
+        return tuple(a for a, s in zip(self.args, KINDS[self.kind]) if s == "c")
+
+    def negated(self) -> "Formula":
+        """The negation, itself a form of the fragment (not defined for ``exists``)."""
+        if self.kind not in NEGATION:
+            raise ValueError(f"the negation of {self.kind} is not in the fragment")
+        return Formula(NEGATION[self.kind], self.args)
+
+    def to_prover9(self) -> str:
+        """Prover9 text, in the canonical form ``solvers.fol.to_prover9`` prints."""
+        a = self.args
+        return {
+            "all": lambda: f"all x ({a[0]}(x) -> {a[1]}(x))",
+            "no": lambda: f"all x ({a[0]}(x) -> -{a[1]}(x))",
+            "some": lambda: f"exists x ({a[0]}(x) & {a[1]}(x))",
+            "some_not": lambda: f"exists x ({a[0]}(x) & -{a[1]}(x))",
+            "fact": lambda: f"{a[0]}({a[1]})",
+            "neg_fact": lambda: f"-{a[0]}({a[1]})",
+            "exists": lambda: f"exists x {a[0]}(x)",
+        }[self.kind]()
+
+    def to_term(self):
+        """The Prolog term of ``prolog/deduction.pl`` (``all(S, P)``, ``fact(P, C)``, ...)."""
+        from solvers.prolog import Term
+
+        return Term(self.kind, self.args)
+
+
+def from_ast(f: Any) -> Formula | None:
+    """The fragment formula of a ``solvers.fol`` AST, or None if it is not one of the forms."""
+    from solvers.fol import And, Atom, Const, Exists, Forall, Implies, Not, Var
+
+    def unary(g: Any, var: str | None) -> str | None:
+        if (isinstance(g, Atom) and len(g.args) == 1 and isinstance(g.args[0], Var)
+                and g.args[0].name == var):
+            return g.pred
+        return None
+
+    if isinstance(f, Atom) and len(f.args) == 1 and isinstance(f.args[0], Const):
+        return Formula("fact", (f.pred, f.args[0].name))
+    if (isinstance(f, Not) and isinstance(f.body, Atom) and len(f.body.args) == 1
+            and isinstance(f.body.args[0], Const)):
+        return Formula("neg_fact", (f.body.pred, f.body.args[0].name))
+    if isinstance(f, Forall) and isinstance(f.body, Implies):
+        s = unary(f.body.left, f.var)
+        right = f.body.right
+        negative = isinstance(right, Not)
+        p = unary(right.body if negative else right, f.var)
+        if s and p:
+            return Formula("no" if negative else "all", (s, p))
+    if isinstance(f, Exists):
+        single = unary(f.body, f.var)
+        if single:
+            return Formula("exists", (single,))
+        if isinstance(f.body, And):
+            s = unary(f.body.left, f.var)
+            right = f.body.right
+            negative = isinstance(right, Not)
+            p = unary(right.body if negative else right, f.var)
+            if s and p:
+                return Formula("some_not" if negative else "some", (s, p))
+    return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _parsed(text: str) -> Formula | None:
+    """The fragment formula of ``text`` or None (SolverInputError when it does not parse);
+    cached, as a task repeats its premises in its proof trees."""
+    from solvers.fol import parse_formula
+
+    return from_ast(parse_formula(text))
+
+
+def parse(text: str, *, task_id: str | None = None, field: str | None = None) -> Formula:
+    """Parse Prover9 text (with ``solvers.fol``) into a fragment formula.
+
+    Raises TaskFormatError when the text does not parse or is not one of the seven forms.
+    """
+    from solvers.errors import SolverInputError
+
+    try:
+        formula = _parsed(text)
+    except SolverInputError as exc:
+        raise TaskFormatError(f"formula {text!r} does not parse: {exc.message}",
+                              task_id=task_id, field=field) from exc
+    if formula is None:
+        raise TaskFormatError(f"formula {text!r} is not one of the deduction forms",
+                              task_id=task_id, field=field)
+    return formula
+
+
+# ---------------------------------------------------------------- syllogisms
+
+# Roles in rule schemas: S, P (predicates of the conclusion), C (its constant), M (a fresh
+# predicate), D (a fresh constant). ("existence", X) is the existence premise on predicate X:
+# either exists(X) or fact(X, D) with D fresh -- the explicit premise that makes a mood which
+# classically needs existential import valid without it.
+EXISTENCE = "existence"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One syllogism: ``premises`` (schemas over roles) derive ``conclusion``."""
+
+    name: str
+    conclusion: tuple[str, ...]
+    premises: tuple[tuple[str, ...], ...]
+
+
+def _rules() -> dict[str, Rule]:
+    table = [
+        ("barbara", ("all", "S", "P"), [("all", "M", "P"), ("all", "S", "M")]),
+        ("celarent", ("no", "S", "P"), [("no", "M", "P"), ("all", "S", "M")]),
+        ("cesare", ("no", "S", "P"), [("no", "P", "M"), ("all", "S", "M")]),
+        ("camestres", ("no", "S", "P"), [("all", "P", "M"), ("no", "S", "M")]),
+        ("camenes", ("no", "S", "P"), [("all", "P", "M"), ("no", "M", "S")]),
+        ("darii", ("some", "S", "P"), [("all", "M", "P"), ("some", "S", "M")]),
+        ("datisi", ("some", "S", "P"), [("all", "M", "P"), ("some", "M", "S")]),
+        ("disamis", ("some", "S", "P"), [("some", "M", "P"), ("all", "M", "S")]),
+        ("dimaris", ("some", "S", "P"), [("some", "P", "M"), ("all", "M", "S")]),
+        ("darapti", ("some", "S", "P"),
+         [("all", "M", "P"), ("all", "M", "S"), (EXISTENCE, "M")]),
+        ("bamalip", ("some", "S", "P"),
+         [("all", "P", "M"), ("all", "M", "S"), (EXISTENCE, "P")]),
+        ("barbari", ("some", "S", "P"),
+         [("all", "M", "P"), ("all", "S", "M"), (EXISTENCE, "S")]),
+        ("darapti_singular", ("some", "S", "P"), [("fact", "S", "D"), ("fact", "P", "D")]),
+        ("ferio", ("some_not", "S", "P"), [("no", "M", "P"), ("some", "S", "M")]),
+        ("festino", ("some_not", "S", "P"), [("no", "P", "M"), ("some", "S", "M")]),
+        ("ferison", ("some_not", "S", "P"), [("no", "M", "P"), ("some", "M", "S")]),
+        ("fresison", ("some_not", "S", "P"), [("no", "P", "M"), ("some", "M", "S")]),
+        ("baroco", ("some_not", "S", "P"), [("all", "P", "M"), ("some_not", "S", "M")]),
+        ("bocardo", ("some_not", "S", "P"), [("some_not", "M", "P"), ("all", "M", "S")]),
+        ("felapton", ("some_not", "S", "P"),
+         [("no", "M", "P"), ("all", "M", "S"), (EXISTENCE, "M")]),
+        ("fesapo", ("some_not", "S", "P"),
+         [("no", "P", "M"), ("all", "M", "S"), (EXISTENCE, "M")]),
+        ("celaront", ("some_not", "S", "P"),
+         [("no", "M", "P"), ("all", "S", "M"), (EXISTENCE, "S")]),
+        ("cesaro", ("some_not", "S", "P"),
+         [("no", "P", "M"), ("all", "S", "M"), (EXISTENCE, "S")]),
+        ("camestros", ("some_not", "S", "P"),
+         [("all", "P", "M"), ("no", "S", "M"), (EXISTENCE, "S")]),
+        ("calemos", ("some_not", "S", "P"),
+         [("all", "P", "M"), ("no", "M", "S"), (EXISTENCE, "S")]),
+        ("felapton_singular", ("some_not", "S", "P"),
+         [("fact", "S", "D"), ("neg_fact", "P", "D")]),
+        ("barbara_singular", ("fact", "P", "C"), [("all", "M", "P"), ("fact", "M", "C")]),
+        ("celarent_singular", ("neg_fact", "P", "C"), [("no", "M", "P"), ("fact", "M", "C")]),
+        ("cesare_singular", ("neg_fact", "P", "C"), [("no", "P", "M"), ("fact", "M", "C")]),
+        ("camestres_singular", ("neg_fact", "P", "C"),
+         [("all", "P", "M"), ("neg_fact", "M", "C")]),
+    ]
+    return {name: Rule(name, concl, tuple(prem)) for name, concl, prem in table}
+
+
+RULES: dict[str, Rule] = _rules()
+
+
+def rules_for(kind: str) -> list[Rule]:
+    """The rules concluding a formula of ``kind``, in catalogue order."""
+    return [r for r in RULES.values() if r.conclusion[0] == kind]
+
+
+def instantiate(rule: Rule, conclusion: Formula, fresh_predicate, fresh_constant,
+                existence: str) -> list[Formula]:
+    """The premises of ``rule`` for ``conclusion``, drawing fresh names on demand.
+
+    ``existence`` is ``"exists"`` or ``"fact"``: how an existence premise is stated.
+    """
+    if rule.conclusion[0] != conclusion.kind:
+        raise ValueError(f"rule {rule.name} does not conclude a {conclusion.kind} formula")
+    roles = dict(zip(rule.conclusion[1:], conclusion.args))
+    premises = []
+    for schema in rule.premises:
+        for role in schema[1:]:
+            if role not in roles:
+                roles[role] = fresh_predicate() if role == "M" else fresh_constant()
+        if schema[0] == EXISTENCE:
+            if existence == "exists":
+                premises.append(Formula("exists", (roles[schema[1]],)))
+            else:
+                premises.append(Formula("fact", (roles[schema[1]], fresh_constant())))
+        else:
+            premises.append(Formula(schema[0], tuple(roles[r] for r in schema[1:])))
+    return premises
+
+
+# ---------------------------------------------------------------- proof trees
+
+PREMISE, MISSING = "premise", "missing"
+
+
+@dataclass
+class Node:
+    """A proof-tree node: a derived ``formula`` (``rule`` and ``children``) or a leaf
+    (``rule`` None) that is stated, or ``missing`` (deleted from the premises)."""
+
+    formula: Formula
+    rule: str | None = None
+    children: list["Node"] = field(default_factory=list)
+    missing: bool = False
+
+    def leaves(self) -> Iterator["Node"]:
+        """The leaves, left to right."""
+        if self.rule is None:
+            yield self
+        else:
+            for child in self.children:
+                yield from child.leaves()
+
+    def steps(self) -> Iterator["Node"]:
+        """The derived nodes, children before parents."""
+        for child in self.children:
+            yield from child.steps()
+        if self.rule is not None:
+            yield self
+
+    def formulas(self) -> Iterator[Formula]:
+        """Every formula in the tree (root first)."""
+        yield self.formula
+        for child in self.children:
+            yield from child.formulas()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"conclusion": prover9, "rule": name | "premise" | "missing", "premises": [...]}``."""
+        if self.rule is None:
+            return {"conclusion": self.formula.to_prover9(),
+                    "rule": MISSING if self.missing else PREMISE}
+        return {"conclusion": self.formula.to_prover9(), "rule": self.rule,
+                "premises": [c.to_json() for c in self.children]}
+
+    @classmethod
+    def from_json(cls, data: Any, *, task_id: str | None = None,
+                  field: str = "formal.proof") -> "Node":
+        """Read a tree written by :meth:`to_json` (raises TaskFormatError)."""
+        if not isinstance(data, dict) or not isinstance(data.get("conclusion"), str) \
+                or not isinstance(data.get("rule"), str):
+            raise TaskFormatError("a proof node needs string fields conclusion and rule",
+                                  task_id=task_id, field=field)
+        formula = parse(data["conclusion"], task_id=task_id, field=field)
+        rule = data["rule"]
+        if rule in (PREMISE, MISSING):
+            return cls(formula, None, [], rule == MISSING)
+        children = data.get("premises")
+        if not isinstance(children, list) or not children:
+            raise TaskFormatError(f"proof step {rule!r} needs a non-empty premises list",
+                                  task_id=task_id, field=field)
+        return cls(formula, rule, [cls.from_json(c, task_id=task_id, field=field)
+                                   for c in children])
+
+    def to_term(self):
+        """The Prolog term: ``node(F, Rule, Subtrees)``, ``premise(F)`` or ``missing(F)``."""
+        from solvers.prolog import Term
+
+        if self.rule is None:
+            return Term(MISSING if self.missing else PREMISE, (self.formula.to_term(),))
+        return Term("node", (self.formula.to_term(), self.rule,
+                             [c.to_term() for c in self.children]))

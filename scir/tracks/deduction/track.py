@@ -1,0 +1,243 @@
+"""``DeductionTrack``: the deduction track behind the generic ``Track`` interface."""
+
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from itertools import repeat
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from scir.errors import ConfigError, ScirError, SolverInputError, TaskFormatError
+from scir.tasks import Task
+from scir.tracks.base import Check, Track, TrackParam
+from scir.tracks.deduction import checks, exports, generator, templates
+from scir.tracks.deduction.logic import Formula, Node, parse
+
+GENERATOR = "scir.tracks.deduction"
+VERSION = "1.0"
+WORKERS_ENV = "SCIR_WORKERS"
+POOL_MIN_TASKS = 12           # below this a process pool costs more than it saves
+_FINAL_LABEL = re.compile(r"\b(true|false|unknown|uncertain)[\s.!*_`\"')\]]*\Z", re.I)
+_ANSWER_LINE = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*(?:is)?\s*[*_]*\s*[:=]?"
+                          r"[\s*_\"'`(\[]*(true|false|unknown|uncertain)\b")
+_CANONICAL = {"true": "True", "false": "False", "unknown": "Unknown", "uncertain": "Unknown"}
+
+
+class DeductionTrack(Track):
+    """Deduction: is a statement True, False or Unknown given syllogistic premises?"""
+
+    name = "deduction"
+    description = ("proof trees of syllogisms over developmental-biology vocabulary; "
+                   "labels True/False/Unknown")
+    n_blocks = 2
+    answer_kind = "label"
+
+    def __init__(self, workers: int | None = None) -> None:
+        self._workers = workers
+
+    # ---- generation -------------------------------------------------------------------
+    def parameters(self) -> Sequence[TrackParam]:
+        return [
+            TrackParam("depth", int, "expansions of the proof tree (each replaces a premise by "
+                       "the premises of a syllogism concluding it)", 4, 5, minimum=0,
+                       maximum=12),
+            TrackParam("width", int, "distractor trees (same conclusion, one premise missing)",
+                       1, 2, minimum=0, maximum=6),
+        ]
+
+    def tier(self, params: dict[str, Any]) -> str:
+        return f"e{params['depth']}d{params['width']}"
+
+    def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
+        task_id = self.task_id(params, seed, index)
+        rng = self.rng(seed, index, f"{GENERATOR}:{self.tier(params)}")  # tiers independent
+        target = generator.target_label(seed, index)
+        problem = generator.generate(params["depth"], params["width"], rng, target,
+                                     task_id=task_id)
+        lexicon = templates.Lexicon.of(problem.context, problem.predicates, problem.constants)
+        blocks = templates.blocks(problem.premises, lexicon, self.n_blocks)
+        formal = {
+            "premises": [p.to_prover9() for p in problem.premises],
+            "goal": problem.statement.to_prover9(),
+            "proof": problem.proof.to_json(),
+            "distractors": [d.to_json() for d in problem.distractors],
+            "premise_sources": problem.sources,
+            "predicates": {p: 1 for p in problem.predicates},
+            "constants": problem.constants,
+        }
+        return Task(
+            task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
+            tier=self.tier(params), seed=seed, params=dict(params),
+            question=templates.question(problem.statement, lexicon),
+            answer=problem.label, answer_pool=[problem.label], chance=1 / 3, formal=formal,
+            blocks=blocks, problem_nl="\n\n".join(blocks),
+            domain_metadata={"context": problem.context.name,
+                             "context_title": problem.context.title,
+                             "lexicon": lexicon.to_json()},
+            provenance={"generator": GENERATOR, "version": VERSION,
+                        "retries": problem.retries},
+        )
+
+    def workers(self, n: int) -> int:
+        """Processes used to generate ``n`` tasks: ``workers=`` or ``$SCIR_WORKERS``, else
+        up to 2 (the order and bytes of the output do not depend on it)."""
+        wanted: Any = self._workers if self._workers is not None else os.environ.get(WORKERS_ENV)
+        if wanted is None:
+            wanted = min(2, os.cpu_count() or 1)
+        try:
+            count = int(wanted)
+        except ValueError as exc:
+            raise ConfigError(f"{WORKERS_ENV} must be an integer, got {wanted!r}",
+                              field="workers") from exc
+        if count < 1:
+            raise ConfigError(f"workers must be >= 1, got {count}", field="workers")
+        return 1 if n < POOL_MIN_TASKS else count
+
+    def generate(self, n: int, seed: int, difficulty: str = "easy",
+                 overrides: dict[str, Any] | None = None) -> Iterator[Task]:
+        """Generate ``n`` tasks, in a process pool when there are enough of them."""
+        if n < 0:
+            raise ConfigError("the number of tasks must be >= 0", field="n")
+        level, params = self.resolve_params(difficulty, overrides)
+        generator.eligible_contexts(params["depth"], params["width"])
+        workers = self.workers(n)
+        if workers == 1:
+            for index in range(n):
+                task = self.generate_one(dict(params), seed, index)
+                task.difficulty = level
+                yield task
+            return
+        pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+        try:
+            results = pool.map(_generate_in_worker, repeat(params), repeat(seed), range(n),
+                               chunksize=4)
+            for outcome in results:
+                if isinstance(outcome, tuple):
+                    error_type, message = outcome
+                    raise error_type(message)
+                outcome.difficulty = level
+                yield outcome
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    # ---- checking and scoring ---------------------------------------------------------
+    def verify(self, task: Task) -> Check:
+        """Re-establish the label with ASP and Prover9 and check the proof trees in Prolog."""
+        formal = task.formal
+        premises, statement = _formal_formulas(task.task_id, formal)
+        verdict = checks.double_check(premises, statement, task_id=task.task_id)
+        found = verdict.label
+        problems = []
+        if found is None:
+            problems.append("the premises are unsatisfiable")
+        elif found != task.answer:
+            problems.append(f"stored answer {task.answer!r}, the solvers establish {found!r}")
+        if task.answer_pool != [task.answer]:
+            problems.append(f"answer_pool must be [{task.answer!r}]")
+        if found is not None:
+            problems += _tree_problems(task, premises, statement, found)
+        return Check(task.task_id, not problems, task.answer, found,
+                     details={"asp": verdict.asp.label, "prover9": verdict.prover9,
+                              "premises": len(premises)},
+                     message="; ".join(problems))
+
+    def explain(self, task: Task) -> list[str]:
+        """The stored proof in English, one derivation per line in reading order (the steps
+        come from ``tree_steps/2`` of ``prolog/deduction.pl``); a deleted premise is marked."""
+        proof = Node.from_json(task.formal.get("proof"), task_id=task.task_id)
+        lexicon = templates.Lexicon.from_json(task.domain_metadata["lexicon"])
+        lines = [templates.step(c, rule, ps, lexicon)
+                 for c, rule, ps in checks.proof_steps(proof)]
+        lines += [f'Not stated: "{templates.sentence(leaf.formula, lexicon)}"'
+                  for leaf in proof.leaves() if leaf.missing]
+        return lines
+
+    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
+        """Prover9's label for ``formal["premises"]`` and ``formal["goal"]``
+        (:func:`checks.prover9_entails`)."""
+        premises, goal = formal.get("premises"), formal.get("goal")
+        if not (isinstance(premises, list) and all(isinstance(p, str) for p in premises)
+                and isinstance(goal, str)):
+            raise SolverInputError("a deduction formalization needs a list of premises and a "
+                                   "goal, as Prover9 strings", task_id=task.task_id,
+                                   field="formal")
+        return checks.prover9_entails(premises, goal)
+
+    def parse_answer(self, task: Task, text: str) -> str | None:
+        """True/False/Unknown from free text: the last ``Answer: X`` line (any case, with
+        markdown), else a label that ends the text; None when neither is found."""
+        lines = _ANSWER_LINE.findall(text)
+        if lines:
+            return _CANONICAL[lines[-1].lower()]
+        final = _FINAL_LABEL.search(text)
+        return _CANONICAL[final.group(1).lower()] if final else None
+
+    def count_items(self, formal: dict[str, Any]) -> int:
+        """The number of premises."""
+        return len(formal.get("premises") or [])
+
+    def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
+        return {"prover9": exports.export_prover9}
+
+
+def _generate_in_worker(params: dict[str, Any], seed: int, index: int) -> Task | tuple:
+    """Pool entry point: the task, or (error type, message with its location)."""
+    try:
+        return DeductionTrack(workers=1).generate_one(dict(params), seed, index)
+    except ScirError as exc:
+        return (type(exc), str(exc))
+
+
+def _formal_formulas(task_id: str, formal: dict[str, Any]) -> tuple[list[Formula], Formula]:
+    premises = formal.get("premises")
+    goal = formal.get("goal")
+    if not (isinstance(premises, list) and all(isinstance(p, str) for p in premises)
+            and isinstance(goal, str)):
+        raise TaskFormatError("deduction tasks need formal.premises (a list of strings) and "
+                              "formal.goal (a string)", task_id=task_id, field="formal")
+    parsed = [parse(p, task_id=task_id, field=f"formal.premises[{i}]")
+              for i, p in enumerate(premises)]
+    return parsed, parse(goal, task_id=task_id, field="formal.goal")
+
+
+def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
+                   label: str) -> list[str]:
+    """What is wrong with the stored proof and distractor trees, given the established label."""
+    formal = task.formal
+    proof = Node.from_json(formal.get("proof"), task_id=task.task_id, field="formal.proof")
+    raw = formal.get("distractors", [])
+    distractors = [Node.from_json(d, task_id=task.task_id, field=f"formal.distractors[{i}]")
+                   for i, d in enumerate(raw if isinstance(raw, list) else [])]
+    results = checks.check_trees([proof, *distractors], premises)
+    problems = []
+    names = ["proof"] + [f"distractor {i + 1}" for i in range(len(distractors))]
+    for name, result in zip(names, results):
+        if not result.ok:
+            problems.append(f"{name}: {result.error}")
+    if results[0].ok:
+        wanted = statement if label == "True" else _negation_or_none(statement)
+        missing = len(results[0].missing)
+        if label in ("True", "False") and (missing or proof.formula != wanted):
+            problems.append(f"proof: a {label} task needs a complete proof of "
+                            f"{wanted.to_prover9() if wanted else 'the statement'}")
+        if label == "Unknown" and (missing != 1 or proof.formula not in
+                                   (statement, _negation_or_none(statement))):
+            problems.append("proof: an Unknown task needs a proof of the statement or its "
+                            "negation with exactly one premise missing")
+    for name, tree, result in zip(names[1:], distractors, results[1:]):
+        if result.ok and (len(result.missing) != 1 or tree.formula != proof.formula):
+            problems.append(f"{name}: needs the proof's conclusion and exactly one missing "
+                            "premise")
+    leaves = {leaf.formula for tree in [proof, *distractors] for leaf in tree.leaves()
+              if not leaf.missing}
+    unused = [p.to_prover9() for p in premises if p not in leaves]
+    if unused:
+        problems.append(f"premises in no tree: {'; '.join(unused)}")
+    return problems
+
+
+def _negation_or_none(formula: Formula) -> Formula | None:
+    return formula.negated() if formula.kind != "exists" else None

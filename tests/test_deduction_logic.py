@@ -1,0 +1,235 @@
+"""Deduction semantics: the formula forms, the syllogism catalogue (valid, every premise
+needed, identical in Python and in prolog/deduction.pl), the ASP countermodel search against
+Prover9, and the proof-tree checks in Prolog."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from scir.errors import TaskFormatError, VerificationError
+from scir.tracks.deduction import checks
+from scir.tracks.deduction.logic import (
+    KINDS, RULES, Formula, Node, from_ast, instantiate, parse, rules_for,
+)
+from solvers.fol import parse_formula, to_prover9
+
+
+def F(kind: str, *args: str) -> Formula:
+    return Formula(kind, tuple(args))
+
+
+SAMPLES = [F("all", "s", "p"), F("no", "s", "p"), F("some", "s", "p"), F("some_not", "s", "p"),
+           F("fact", "p", "cell_a1"), F("neg_fact", "p", "cell_a1"), F("exists", "s")]
+
+
+@pytest.mark.parametrize("formula", SAMPLES, ids=lambda f: f.kind)
+def test_prover9_text_is_canonical_and_parses_back(formula):
+    text = formula.to_prover9()
+    assert to_prover9(parse_formula(text)) == text
+    assert parse(text) == formula
+    assert from_ast(parse_formula(text)) == formula
+
+
+@pytest.mark.parametrize("text", ["all x (s(x) & p(x))", "exists x (s(x) -> p(x))",
+                                  "all x all y (s(x) -> p(y))", "p(cell_a1, cell_a2)",
+                                  "-(all x (s(x) -> p(x)))", "s(x) -> p(x)"])
+def test_formulas_outside_the_fragment_are_rejected(text):
+    with pytest.raises(TaskFormatError, match="not one of the deduction forms"):
+        parse(text, task_id="t-1", field="formal.goal")
+
+
+def test_unparsable_text_names_the_field():
+    with pytest.raises(TaskFormatError, match="does not parse") as info:
+        parse("all x (s(x) ->", task_id="t-1", field="formal.premises[3]")
+    assert info.value.field == "formal.premises[3]" and info.value.task_id == "t-1"
+
+
+def test_negation_pairs():
+    for formula in SAMPLES[:-1]:
+        assert formula.negated().negated() == formula
+        assert formula.negated().kind != formula.kind
+    with pytest.raises(ValueError, match="not in the fragment"):
+        F("exists", "s").negated()
+
+
+def _conclusion_args(rule):
+    return ("p", "cell_c") if rule.conclusion[0] in ("fact", "neg_fact") else ("s", "p")
+
+
+def _instances(rule):
+    """The rule's conclusion and its premises, with both ways of stating existence."""
+    conclusion = Formula(rule.conclusion[0], _conclusion_args(rule))
+    out: list[list[Formula]] = []
+    for existence in ("exists", "fact"):
+        premises = instantiate(rule, conclusion, lambda: "m", lambda: "cell_d", existence)
+        if premises not in out:
+            out.append(premises)
+    return conclusion, out
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_rule_is_valid_and_needs_each_premise(name):
+    """Each instance: the premises entail the conclusion (ASP and Prover9 agree), they are
+    satisfiable, and dropping any one premise loses the entailment."""
+    conclusion, instances = _instances(RULES[name])
+    for premises in instances:
+        verdict = checks.double_check(premises, conclusion)
+        assert verdict.label == "True", (name, premises)
+        for i in range(len(premises)):
+            rest = premises[:i] + premises[i + 1:]
+            verdict = checks.double_check(rest, conclusion)
+            assert verdict.label == "Unknown", (name, premises[i])
+
+
+def test_existential_import_is_not_assumed():
+    """Darapti without its existence premise proves nothing: All M are P, All M are S."""
+    premises = [F("all", "m", "p"), F("all", "m", "s")]
+    assert checks.double_check(premises, F("some", "s", "p")).label == "Unknown"
+    assert checks.double_check([F("all", "s", "p")], F("some", "s", "p")).label == "Unknown"
+
+
+def test_asp_models_are_real_countermodels():
+    premises = [F("all", "a", "b"), F("some", "c", "a")]
+    verdict = checks.asp_label(premises, F("all", "c", "b"))
+    assert verdict.label == "Unknown"
+    deny = set(verdict.deny)   # a model where some c is not b
+    elements = {e for _, e in deny}
+    assert any(("c", e) in deny and ("b", e) not in deny for e in elements)
+    for e in elements:
+        assert ("a", e) not in deny or ("b", e) in deny
+
+
+def test_unsatisfiable_premises_have_no_label():
+    premises = [F("fact", "a", "cell_a1"), F("no", "a", "b"), F("all", "a", "b")]
+    verdict = checks.asp_label(premises, F("exists", "b"))
+    assert verdict.label is None and verdict.affirm is None and verdict.deny is None
+    assert checks.double_check(premises, F("some", "a", "b")).label is None
+
+
+def test_double_check_raises_on_disagreement(monkeypatch):
+    """A real disagreement: Prover9 is (wrongly) asked about the negated statement."""
+    real = checks.prover9_label
+    monkeypatch.setattr(checks, "prover9_label",
+                        lambda premises, statement, max_seconds: real(premises,
+                                                                      statement.negated()))
+    with pytest.raises(VerificationError, match="ASP says True, Prover9 says False"):
+        checks.double_check([F("all", "a", "b"), F("fact", "a", "cell_a1")],
+                            F("fact", "b", "cell_a1"), task_id="deduction-e0d0-1-0")
+
+
+def test_prolog_catalogue_equals_the_generator_catalogue():
+    engine = checks.prolog_engine()
+    with engine.module("test_deduction_") as module:
+        module.consult("deduction")
+        names = sorted(a["N"] for a in module.query("rule_name(N)"))
+        assert names == sorted(RULES)
+        for name, rule in RULES.items():
+            conclusion, instances = _instances(rule)
+            for premises in instances:
+                answer = module.query_once("rule(R, C, Ps)", {
+                    "R": name, "C": conclusion.to_term(),
+                    "Ps": [p.to_term() for p in premises]})
+                assert answer is not None, (name, premises)
+                found = module.query("rule(R, C, Ps)", {
+                    "C": conclusion.to_term(), "Ps": [p.to_term() for p in premises]})
+                assert name in {a["R"] for a in found}
+        # premises in the wrong order, or a wrong mood, are not instances
+        assert module.query_once("rule(barbara, C, Ps)", {
+            "C": F("all", "s", "p").to_term(),
+            "Ps": [F("all", "s", "m").to_term(), F("all", "m", "p").to_term()]}) is None
+        assert module.query_once("rule(darii, C, Ps)", {
+            "C": F("some", "s", "p").to_term(),
+            "Ps": [F("some", "m", "p").to_term(), F("all", "s", "m").to_term()]}) is None
+
+
+def test_every_goal_kind_has_rules():
+    assert {kind for kind in KINDS if kind != "exists"} == \
+        {r.conclusion[0] for r in RULES.values()}
+    assert [r.name for r in rules_for("all")] == ["barbara"]
+
+
+def _chain() -> Node:
+    """all(s, p) from all(m, p) and all(s, m), the latter from all(n, m), all(s, n)."""
+    inner = Node(F("all", "s", "m"), "barbara", [Node(F("all", "n", "m")),
+                                                 Node(F("all", "s", "n"))])
+    return Node(F("all", "s", "p"), "barbara", [Node(F("all", "m", "p")), inner])
+
+
+def test_check_trees_accepts_a_proof_and_reports_missing_leaves():
+    tree = _chain()
+    premises = [F("all", "m", "p"), F("all", "n", "m"), F("all", "s", "n")]
+    assert checks.check_trees([tree], premises) == [checks.TreeCheck(True, [])]
+    tree.children[1].children[0].missing = True
+    result = checks.check_trees([tree], premises[:1] + premises[2:])[0]
+    assert result.ok and result.missing == [F("all", "n", "m")]
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("rule", "does not follow by celarent"),
+    ("leaf", "is not among the premises"),
+    ("missing", "missing leaf all x (n(x) -> m(x)) is among the premises"),
+])
+def test_check_trees_names_the_fault(damage, message):
+    tree = _chain()
+    premises = [F("all", "m", "p"), F("all", "n", "m"), F("all", "s", "n")]
+    if damage == "rule":
+        tree.rule = "celarent"
+    elif damage == "leaf":
+        premises = premises[1:]
+    else:
+        tree.children[1].children[0].missing = True
+    result = checks.check_trees([tree], premises)[0]
+    assert not result.ok and message in result.error
+
+
+def test_proof_steps_in_reading_order():
+    steps = checks.proof_steps(_chain())
+    assert [(c, r) for c, r, _ in steps] == [(F("all", "s", "m"), "barbara"),
+                                             (F("all", "s", "p"), "barbara")]
+    assert steps[0][2] == [F("all", "n", "m"), F("all", "s", "n")]
+
+
+def test_tree_json_round_trip():
+    tree = _chain()
+    tree.children[0].missing = True
+    data = tree.to_json()
+    assert data["premises"][0] == {"conclusion": "all x (m(x) -> p(x))", "rule": "missing"}
+    assert Node.from_json(data) == tree
+    with pytest.raises(TaskFormatError, match="needs a non-empty premises list"):
+        Node.from_json({"conclusion": "all x (s(x) -> p(x))", "rule": "barbara"})
+
+
+def test_instantiate_uses_fresh_names_only():
+    counter = itertools.count()
+    for rule in RULES.values():
+        conclusion = Formula(rule.conclusion[0], _conclusion_args(rule))
+        premises = instantiate(rule, conclusion, lambda: f"m{next(counter)}",
+                               lambda: f"cell_d{next(counter)}", "fact")
+        names = {a for p in premises for a in p.args}
+        assert set(conclusion.args) <= names
+        fresh = names - set(conclusion.args)
+        assert all(n.startswith(("m", "cell_d")) for n in fresh)
+
+
+def test_prover9_proof_found_while_processing_input_counts_as_proved():
+    """Regression: a Horn problem with several negative clauses, where Prover9's auto_denials
+    would raise max_proofs and end with 'sos_empty' (exit 2) after a proof; the premises
+    entail the negation of the goal (found by the property test, seed 39, index 110)."""
+    premises = [
+        "all x (cxcr4_positive(x) -> stra8_positive(x))",
+        "all x (esrrb_positive(x) -> nanos2_positive(x))",
+        "all x (nanos2_positive(x) -> tex14_positive(x))",
+        "rec8_positive(cell_g2)",
+        "all x (prdm14_positive(x) -> -tex14_positive(x))",
+        "all x (esrrb_positive(x) -> prospermatogonium(x))",
+        "all x (meiotic_germ_cell(x) -> stra8_positive(x))",
+        "all x (sycp3_positive(x) -> meiotic_germ_cell(x))",
+        "all x (sox2_positive(x) -> cxcr4_positive(x))",
+        "all x (meiotic_germ_cell(x) -> -esrrb_positive(x))",
+        "exists x (sox2_positive(x) & -prospermatogonium(x))",
+    ]
+    goal = "all x (stra8_positive(x) -> esrrb_positive(x))"
+    assert checks.prover9_entails(premises, goal) == "False"
+    assert checks.asp_label([parse(p) for p in premises], parse(goal)).label == "False"
