@@ -1,0 +1,88 @@
+"""Popper-format export of induction tasks: one folder per task with ``bk.pl``, ``exs.pl`` and
+``bias.pl``.
+
+Examples are written in both orientations (``interacts(a,b)`` and ``interacts(b,a)``), so a
+directed clause ``interacts(A,B) :- r1(A,P), r2(B,P)`` covers a positive and no negative exactly
+when the unordered rule ``{r1, r2}`` is valid. The bias allows the task's own relation types in
+bodies, types ``drug``/``protein``, ``max_vars(3)``, ``max_body(2)``, ``max_clauses(1)``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable
+
+from scir.tasks import Task
+from scir.tracks.induction.semantics import InductionProblem, Pair, problem_from_formal
+
+HEAD = "interacts"
+_PLAIN = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
+
+
+def prolog_atom(name: str) -> str:
+    """``name`` as a Prolog atom: bare when it is a plain identifier, else single-quoted with
+    backslash and quote escaped (``o'neil`` -> ``'o\\'neil'``)."""
+    if _PLAIN.match(name):
+        return name
+    escaped = name.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
+    return f"'{escaped}'"
+
+
+def _fact(pred: str, *args: str) -> str:
+    return f"{prolog_atom(pred)}({','.join(prolog_atom(a) for a in args)})."
+
+
+def both_orientations(pairs: Iterable[Pair]) -> list[tuple[str, str]]:
+    """Every pair in both orientations, in a stable order: (a,b), (b,a), ..."""
+    out: list[tuple[str, str]] = []
+    for a, b in pairs:
+        out.append((a, b))
+        if a != b:
+            out.append((b, a))
+    return out
+
+
+def bk_text(problem: InductionProblem) -> str:
+    """``bk.pl``: one fact per background fact, grouped by relation."""
+    lines = [f"% background knowledge: {len(problem.facts)} drug-protein facts"]
+    for rel, drug, protein in sorted(problem.facts):
+        lines.append(_fact(rel, drug, protein))
+    return "\n".join(lines) + "\n"
+
+
+def exs_text(problem: InductionProblem) -> str:
+    """``exs.pl``: positives and negatives, each in both orientations."""
+    lines = [f"% {len(problem.pos)} interacting and {len(problem.neg)} non-interacting pairs, "
+             "each in both orientations"]
+    for kind, pairs in (("pos", problem.pos), ("neg", problem.neg)):
+        for a, b in both_orientations(pairs):
+            lines.append(f"{kind}({HEAD}({prolog_atom(a)},{prolog_atom(b)})).")
+    return "\n".join(lines) + "\n"
+
+
+def bias_text(problem: InductionProblem) -> str:
+    """``bias.pl``: the head, the task's relation types, types and size bounds."""
+    relations = problem.relations
+    lines = [f"% language bias: {HEAD}(A,B) :- r1(A,P), r2(B,P) over the task's relation types",
+             f"head_pred({HEAD},2).", f"type({HEAD},(drug,drug))."]
+    for rel in relations:
+        lines.append(f"body_pred({prolog_atom(rel)},2).")
+    for rel in relations:
+        lines.append(f"type({prolog_atom(rel)},(drug,protein)).")
+    lines += ["max_vars(3).", "max_body(2).", "max_clauses(1)."]
+    return "\n".join(lines) + "\n"
+
+
+def export_popper(tasks: list[Task], out: Path) -> int:
+    """Write ``<out>/<task_id>/{bk.pl,exs.pl,bias.pl}`` for every task; returns files written."""
+    written = 0
+    for task in tasks:
+        problem = problem_from_formal(task.formal)
+        folder = Path(out) / task.task_id
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in (("bk.pl", bk_text(problem)), ("exs.pl", exs_text(problem)),
+                           ("bias.pl", bias_text(problem))):
+            (folder / name).write_text(text, encoding="utf-8")
+            written += 1
+    return written

@@ -1,0 +1,215 @@
+"""Construction of one induction task's formal object.
+
+One target rule and ``k`` distractor rules (each within one category), ``m`` positives per
+rule, one negative per distractor that it covers and the target does not, then filler facts
+over the same relation types up to ``facts`` in total. Every fact added after the rules' own
+facts is first checked by Prolog (``admissible/6`` in ``prolog/induction.pl``): it must not
+make the target cover a negative, nor make a rule of another category than the target's
+valid (such a rule would be a correct answer outside the answer pool).
+
+Randomness comes from one ``random.Random`` and only ever picks from sorted sequences.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from scir.errors import GenerationError
+from scir.tracks.induction.semantics import Fact, InductionProblem, Pair, pair, prolog_module
+from scir.tracks.induction.world import Rule, World, category_rules
+
+MAX_ATTEMPTS = 50
+# Construction knobs (documented in docs/tracks/induction.md).
+P_REUSE_DRUG = 0.25        # an example reuses a drug of an earlier example
+P_REUSE_PROTEIN = 0.35     # an example reuses a protein of an earlier example (same category)
+P_FILLER_EXAMPLE_DRUG = 0.2   # a filler fact is about a drug of the examples
+FILLER_TRIES_PER_FACT = 40
+QUERY_TIME_LIMIT = 10.0    # seconds per Prolog check
+
+
+@dataclass
+class Construction:
+    """The formal content of one task plus how it was made."""
+
+    target: Rule
+    category: str
+    distractors: list[Rule]
+    facts: list[Fact]                  # rules' own facts first, then fillers
+    core_facts: int
+    pos: list[Pair]
+    pos_rules: list[Rule]              # the rule each positive was made for
+    neg: list[Pair]
+    neg_rules: list[Rule]              # the distractor each negative was made for
+    drugs: list[str]                   # every drug mentioned, sorted
+    proteins: list[str]                # every protein mentioned, sorted
+    attempts: int = 1
+    rejected_fillers: int = 0
+
+    def problem(self) -> InductionProblem:
+        """The construction as an :class:`InductionProblem`."""
+        return InductionProblem(tuple(self.facts), tuple(self.pos), tuple(self.neg),
+                                self.category, self.target, tuple(self.distractors))
+
+
+@dataclass
+class _Pools:
+    """Entity streams for one attempt: drugs and proteins not yet used, in random order."""
+
+    world: World
+    rng: random.Random
+    drugs: list[str] = field(default_factory=list)
+    proteins: dict[str, list[str]] = field(default_factory=dict)
+    used_proteins: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.drugs = sorted(self.world.drugs)
+        self.rng.shuffle(self.drugs)
+        for cat in self.world.categories:
+            ids = sorted(p.id for p in self.world.proteins_with_role(cat))
+            self.rng.shuffle(ids)
+            self.proteins[cat] = ids
+            self.used_proteins[cat] = []
+
+    def new_drug(self) -> str:
+        """A drug not used yet (GenerationError when the world has none left)."""
+        if not self.drugs:
+            raise GenerationError("the induction world has run out of drug names; lower "
+                                  "--facts, --positives or --distractors", field="facts")
+        return self.drugs.pop()
+
+    def new_protein(self, category: str) -> str:
+        """A protein of ``category`` not used yet; once the world has none left, a used one."""
+        used = set().union(*self.used_proteins.values())
+        while self.proteins[category]:
+            pid = self.proteins[category].pop()
+            if pid not in used:
+                for cat in self.world.protein(pid).roles:
+                    self.used_proteins[cat].append(pid)
+                return pid
+        if self.used_proteins[category]:
+            return self.rng.choice(sorted(self.used_proteins[category]))
+        raise GenerationError(f"the induction world has no {category} protein")
+
+
+def pick_rules(world: World, rng: random.Random, k: int) -> tuple[str, Rule, list[Rule]]:
+    """The target's category, the target and ``k`` distinct distractors (one category each)."""
+    category = rng.choice(list(world.categories))
+    target = rng.choice(category_rules(category, world))
+    distractors: list[Rule] = []
+    available = sum(len(category_rules(c, world)) for c in world.categories) - 1
+    if k > available:
+        raise GenerationError(f"at most {available} distractors are possible, asked for {k}",
+                              field="distractors")
+    while len(distractors) < k:
+        cat = rng.choice(list(world.categories))
+        rule = rng.choice(category_rules(cat, world))
+        if rule != target and rule not in distractors:
+            distractors.append(rule)
+    return category, target, distractors
+
+
+def construct(world: World, params: dict[str, Any], rng: random.Random) -> Construction:
+    """Build a well-posed task (retrying up to ``MAX_ATTEMPTS`` times)."""
+    k, m, total = params["distractors"], params["positives"], params["facts"]
+    rejected_total = 0
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        built = _attempt(world, rng, k, m, total)
+        if isinstance(built, Construction):
+            built.attempts = attempt
+            built.rejected_fillers += rejected_total
+            return built
+        rejected_total += built
+    raise GenerationError(f"no well-posed induction task after {MAX_ATTEMPTS} attempts "
+                          f"(distractors {k}, positives {m}, facts {total})")
+
+
+def _attempt(world: World, rng: random.Random, k: int, m: int,
+             total: int) -> Construction | int:
+    """One construction attempt: a Construction, or the number of fillers it rejected."""
+    category, target, distractors = pick_rules(world, rng, k)
+    pools = _Pools(world, rng)
+    facts: dict[Fact, None] = {}
+    example_drugs: list[str] = []
+    seen_pairs: set[Pair] = set()
+
+    def example(rule: Rule) -> Pair:
+        cat = world.rule_category(rule)
+        assert cat is not None
+        while True:
+            drugs = [_drug(pools, rng, example_drugs) for _ in range(2)]
+            if drugs[0] != drugs[1] and pair(*drugs) not in seen_pairs:
+                break
+        used = pools.used_proteins[cat]
+        if used and rng.random() < P_REUSE_PROTEIN:
+            protein = rng.choice(sorted(used))
+        else:
+            protein = pools.new_protein(cat)
+        rng.shuffle(drugs)
+        facts[(rule[0], drugs[0], protein)] = None
+        facts[(rule[1], drugs[1], protein)] = None
+        for d in drugs:
+            if d not in example_drugs:
+                example_drugs.append(d)
+        p = pair(*drugs)
+        seen_pairs.add(p)
+        return p
+
+    pos, pos_rules, neg, neg_rules = [], [], [], []
+    for rule in [target] + distractors:
+        for _ in range(m):
+            pos.append(example(rule))
+            pos_rules.append(rule)
+    for rule in distractors:
+        neg.append(example(rule))
+        neg_rules.append(rule)
+    core = list(facts)
+    n_fill = max(0, total - len(core))
+    relations = sorted({r for rule in [target] + distractors for r in rule})
+    filler_drugs = [pools.new_drug() for _ in range(max(3, n_fill // 3))] if n_fill else []
+    for cat in sorted({world.category_of(r) for r in relations}):
+        for _ in range(2 + n_fill // (5 * len(relations))):
+            pools.new_protein(cat)
+    problem = InductionProblem(tuple(core), tuple(pos), tuple(neg), category, target)
+    rejected = 0
+    with prolog_module(problem, world) as mod:
+        if mod.query_once("ill_posed(T1, T2, TC)",
+                          {"T1": target[0], "T2": target[1], "TC": category},
+                          time_limit=QUERY_TIME_LIMIT) is not None:
+            return 0
+        tries = 0
+        while len(facts) < len(core) + n_fill:
+            tries += 1
+            if tries > FILLER_TRIES_PER_FACT * max(1, n_fill):
+                return rejected
+            rel = rng.choice(relations)
+            cat = world.category_of(rel)
+            if example_drugs and rng.random() < P_FILLER_EXAMPLE_DRUG:
+                drug = rng.choice(example_drugs)
+            else:
+                drug = rng.choice(filler_drugs)
+            protein = rng.choice(sorted(pools.used_proteins[cat]))
+            fact = (rel, drug, protein)
+            if fact in facts:
+                continue
+            ok = mod.query_once("admissible(Rel, Drug, Protein, T1, T2, TC)",
+                                {"Rel": rel, "Drug": drug, "Protein": protein,
+                                 "T1": target[0], "T2": target[1], "TC": category},
+                                time_limit=QUERY_TIME_LIMIT)
+            if ok is None:
+                rejected += 1
+                continue
+            mod.add_facts("fact", [fact])
+            facts[fact] = None
+    all_facts = list(facts)
+    drugs = sorted({f[1] for f in all_facts} | {d for p in pos + neg for d in p})
+    proteins = sorted({f[2] for f in all_facts})
+    return Construction(target, category, distractors, all_facts, len(core), pos, pos_rules,
+                        neg, neg_rules, drugs, proteins, rejected_fillers=rejected)
+
+
+def _drug(pools: _Pools, rng: random.Random, example_drugs: list[str]) -> str:
+    if example_drugs and rng.random() < P_REUSE_DRUG:
+        return rng.choice(example_drugs)
+    return pools.new_drug()

@@ -1,0 +1,238 @@
+"""Induction semantics in code: the formal object as a typed problem, answer pools with clingo
+(``asp/induction.lp``) and rule coverage with SWI-Prolog (``prolog/induction.pl``, the one
+definition of coverage).
+
+Data crosses to both solvers as facts (``relation/2``, ``fact/3``, ``example/3``), never as
+program text.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Iterator
+
+from scir.errors import FormalizationError, SolverError
+from scir.tracks.induction.world import IDENT, Rule, World, all_rules, load_world, rule_key
+
+Fact = tuple[str, str, str]          # (relation, drug, protein)
+Pair = tuple[str, str]               # an unordered drug pair, stored sorted
+
+
+def pair(a: str, b: str) -> Pair:
+    """The canonical (sorted) form of an unordered drug pair."""
+    return (a, b) if a <= b else (b, a)
+
+
+@dataclass(frozen=True)
+class InductionProblem:
+    """A checked induction formal object: background facts, examples, optional target info."""
+
+    facts: tuple[Fact, ...]
+    pos: tuple[Pair, ...]
+    neg: tuple[Pair, ...]
+    category: str | None = None
+    target: Rule | None = None
+    distractors: tuple[Rule, ...] = ()
+
+    @property
+    def relations(self) -> list[str]:
+        """The relation types used by the background facts, sorted."""
+        return sorted({f[0] for f in self.facts})
+
+
+def problem_from_formal(formal: dict[str, Any], world: World | None = None) -> InductionProblem:
+    """Check a formal object (``facts``, ``pos``, ``neg``; optional ``category``, ``target``,
+    ``distractors``) and return it as an :class:`InductionProblem`.
+
+    Raises :class:`FormalizationError` naming the field and item of the first problem.
+    """
+    world = world or load_world()
+    if not isinstance(formal, dict):
+        raise FormalizationError(f"formal object must be a mapping, got {type(formal).__name__}")
+    relations = set(world.relation_names)
+
+    def atom(value: Any, fld: str, index: int) -> str:
+        if not isinstance(value, str) or not IDENT.match(value):
+            raise FormalizationError(f"item {index}: {value!r} is not a lowercase identifier",
+                                     field=fld)
+        return value
+
+    facts: list[Fact] = []
+    for i, item in enumerate(_list(formal, "facts")):
+        if not isinstance(item, (list, tuple)) or len(item) != 3:
+            raise FormalizationError(f"item {i}: expected [relation, drug, protein], got {item!r}",
+                                     field="facts")
+        rel, drug, protein = (atom(v, "facts", i) for v in item)
+        if rel not in relations:
+            raise FormalizationError(f"item {i}: unknown relation {rel!r} (known: "
+                                     f"{', '.join(world.relation_names)})", field="facts")
+        facts.append((rel, drug, protein))
+    examples: dict[str, list[Pair]] = {}
+    for kind in ("pos", "neg"):
+        pairs = []
+        for i, item in enumerate(_list(formal, kind)):
+            if not isinstance(item, (list, tuple)) or len(item) != 2:
+                raise FormalizationError(f"item {i}: expected [drug, drug], got {item!r}",
+                                         field=kind)
+            a, b = (atom(v, kind, i) for v in item)
+            pairs.append(pair(a, b))
+        examples[kind] = pairs
+    both = set(examples["pos"]) & set(examples["neg"])
+    if both:
+        raise FormalizationError(f"pair {sorted(both)[0]} is both a positive and a negative",
+                                 field="neg")
+    category = formal.get("category")
+    if category is not None and category not in world.categories:
+        raise FormalizationError(f"unknown category {category!r}", field="category")
+    target = _rule(formal.get("target"), "target", relations)
+    distractors = tuple(_rule(r, "distractors", relations) for r in formal.get("distractors", []))
+    return InductionProblem(tuple(dict.fromkeys(facts)), tuple(dict.fromkeys(examples["pos"])),
+                            tuple(dict.fromkeys(examples["neg"])), category, target,
+                            tuple(r for r in distractors if r is not None))
+
+
+def _list(formal: dict[str, Any], key: str) -> list:
+    value = formal.get(key, [])
+    if not isinstance(value, list):
+        raise FormalizationError(f"expected a list, got {type(value).__name__}", field=key)
+    return value
+
+
+def _rule(value: Any, fld: str, relations: set[str]) -> Rule | None:
+    if value is None:
+        return None
+    if (not isinstance(value, (list, tuple)) or len(value) != 2
+            or not all(isinstance(v, str) and v in relations for v in value)):
+        raise FormalizationError(f"expected a pair of relation names, got {value!r}", field=fld)
+    return tuple(sorted(value))  # type: ignore[return-value]
+
+
+# ---- answer pools with clingo ---------------------------------------------------------------
+
+@dataclass
+class PoolResult:
+    """Which of the 45 candidate rules are valid, their categories and the answer pool."""
+
+    valid: list[Rule]
+    pool: list[Rule]
+    categories: dict[Rule, str] = field(default_factory=dict)
+    positives: dict[Rule, int] = field(default_factory=dict)
+
+    @property
+    def pool_keys(self) -> list[str]:
+        """The pool as sorted answer strings ``r1,r2``."""
+        return sorted(rule_key(r) for r in self.pool)
+
+    def valid_of_category(self, category: str) -> list[Rule]:
+        """Valid rules whose two relations belong to ``category``."""
+        return [r for r in self.valid if self.categories.get(r) == category]
+
+
+def _relation_rows(world: World) -> list[tuple[str, str]]:
+    return [(r.name, r.category) for r in world.relations]
+
+
+def _example_rows(problem: InductionProblem) -> list[tuple[str, str, str]]:
+    return [("pos", a, b) for a, b in problem.pos] + [("neg", a, b) for a, b in problem.neg]
+
+
+def asp_pool(problem: InductionProblem, category: str | None = None,
+             world: World | None = None, time_limit: float = 10.0) -> PoolResult:
+    """The answer pool enumerated by ``asp/induction.lp`` (one clingo call).
+
+    ``category`` defaults to ``problem.category``; without one, ``pool`` is empty and only the
+    valid rules are reported.
+    """
+    from solvers.asp import AspProgram
+
+    world = world or load_world()
+    category = category or problem.category
+    prog = AspProgram().load("induction")
+    prog.add_facts("relation", _relation_rows(world))
+    prog.add_facts("fact", problem.facts)
+    prog.add_facts("example", _example_rows(problem))
+    if category is not None:
+        prog.add_facts("target_category", [category])
+    models = prog.models(limit=1, time_limit=time_limit)
+    if len(models) != 1:
+        raise SolverError(f"asp/induction.lp has {len(models)} answer sets, expected exactly 1")
+    model = models[0]
+    valid = sorted(model.by_name("valid"))
+    return PoolResult(
+        valid=[tuple(v) for v in valid],
+        pool=[tuple(v) for v in model.by_name("pool")],
+        categories={(a, b): c for a, b, c in model.by_name("category")},
+        positives={(a, b): n for a, b, n in model.by_name("positives")},
+    )
+
+
+# ---- coverage with SWI-Prolog -----------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def engine():
+    """The process's Prolog engine (created on first use)."""
+    from solvers.prolog import Engine
+
+    return Engine()
+
+
+@contextmanager
+def prolog_module(problem: InductionProblem, world: World | None = None) -> Iterator[Any]:
+    """A fresh Prolog module holding ``prolog/induction.pl`` and the problem's data."""
+    world = world or load_world()
+    with engine().module() as m:
+        m.consult("induction")
+        m.add_facts("relation", _relation_rows(world))
+        if problem.facts:
+            m.add_facts("fact", problem.facts)
+        examples = _example_rows(problem)
+        if examples:
+            m.add_facts("example", examples)
+        yield m
+
+
+@dataclass
+class Coverage:
+    """What one rule covers among a problem's examples (Prolog's ``covered/5``)."""
+
+    rule: Rule
+    positives: list[Pair]
+    negatives: list[Pair]
+
+    @property
+    def valid(self) -> bool:
+        """Covers at least one positive and no negative."""
+        return bool(self.positives) and not self.negatives
+
+
+def coverage(module: Any, rule: Rule, time_limit: float = 10.0) -> Coverage:
+    """The examples ``rule`` covers, asked of a module made by :func:`prolog_module`."""
+    r1, r2 = sorted(rule)
+    rows = module.query("covered(R1, R2, Kind, A, B)", {"R1": r1, "R2": r2},
+                        time_limit=time_limit)
+    found: dict[str, set[Pair]] = {"pos": set(), "neg": set()}
+    for row in rows:
+        found[row["Kind"]].add(pair(row["A"], row["B"]))
+    return Coverage((r1, r2), sorted(found["pos"]), sorted(found["neg"]))
+
+
+def brute_force_pool(problem: InductionProblem, category: str | None = None,
+                     world: World | None = None) -> PoolResult:
+    """The answer pool by asking Prolog's coverage about each of the 45 rules in turn."""
+    world = world or load_world()
+    category = category or problem.category
+    valid, pool, categories, positives = [], [], {}, {}
+    with prolog_module(problem, world) as m:
+        for rule in all_rules(world):
+            cat = world.rule_category(rule)
+            if cat is not None:
+                categories[rule] = cat
+            cov = coverage(m, rule)
+            if cov.valid:
+                valid.append(rule)
+                positives[rule] = len(cov.positives)
+                if cat is not None and cat == category:
+                    pool.append(rule)
+    return PoolResult(valid, pool, categories, positives)

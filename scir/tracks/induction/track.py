@@ -1,0 +1,193 @@
+"""``InductionTrack``: generation, verification, solving and export of induction tasks.
+
+Stages live in their own modules: ``world`` (names and relation types), ``generate`` (the
+formal object), ``text`` (clean NL), ``semantics`` (pools with clingo, coverage with Prolog),
+``ilp_check`` (the learner cross-check), ``rules`` (check-rule), ``export`` (Popper folders),
+``stats`` (pool statistics).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Sequence
+
+from scir.errors import SolverError, VerificationError
+from scir.tasks import Task
+from scir.tracks.base import Check, Track, TrackParam
+from scir.tracks.induction.export import export_popper
+from scir.tracks.induction.generate import construct
+from scir.tracks.induction.ilp_check import ilp_cross_check
+from scir.tracks.induction.semantics import (
+    InductionProblem,
+    PoolResult,
+    asp_pool,
+    problem_from_formal,
+)
+from scir.tracks.induction.text import question, render_blocks
+from scir.tracks.induction.world import World, display_drug, load_world, rule_key
+
+GENERATOR_VERSION = 1
+N_RULES = 45
+
+
+class InductionTrack(Track):
+    """Relational rules over DrugBank-like drug facts, with answer pools."""
+
+    name = "induction"
+    description = ("relational rules over DrugBank-like drug facts: find the pair of relation "
+                   "types that explains the known drug interactions")
+    n_blocks = 3
+    answer_kind = "rule"
+
+    @property
+    def world(self) -> World:
+        return load_world()
+
+    # ---- generation ---------------------------------------------------------------------
+    def parameters(self) -> Sequence[TrackParam]:
+        return (
+            TrackParam("distractors", int, "distractor rules, each with its positives and one "
+                       "negative", easy=2, hard=3, minimum=0, maximum=10),
+            TrackParam("positives", int, "positives per rule (target and distractors)",
+                       easy=2, hard=2, minimum=1, maximum=6),
+            TrackParam("facts", int, "background facts in total, filler facts included (the "
+                       "rules' own facts are kept when they are more)", easy=100, hard=140,
+                       minimum=0, maximum=400),
+        )
+
+    def tier(self, params: dict[str, Any]) -> str:
+        return f"d{params['distractors']}p{params['positives']}"
+
+    def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
+        world = self.world
+        built = construct(world, params, self.rng(seed, index, "induction"))
+        problem = built.problem()
+        task_id = self.task_id(params, seed, index)
+        pools = asp_pool(problem, world=world)
+        problems = self._pool_problems(problem, pools, world)
+        if problems:
+            raise VerificationError("; ".join(problems) + " (the generator's Prolog checks and "
+                                    "asp/induction.lp disagree)", task_id=task_id)
+        ilp = ilp_cross_check(problem, pools, world)
+        if not ilp.agrees:
+            raise VerificationError(ilp.message, task_id=task_id)
+        blocks = render_blocks(world, built.facts, built.pos, built.neg,
+                               self.rng(seed, index, "induction-text"))
+        pool = pools.pool_keys
+        formal = {
+            "facts": [list(f) for f in sorted(built.facts)],
+            "pos": [list(p) for p in sorted(built.pos)],
+            "neg": [list(p) for p in sorted(built.neg)],
+            "target": list(built.target),
+            "distractors": [list(r) for r in built.distractors],
+            "category": built.category,
+        }
+        return Task(
+            task_id=task_id, domain=self.name, difficulty="custom", tier=self.tier(params),
+            seed=seed, params=dict(params), question=question(world),
+            answer=rule_key(built.target), answer_pool=pool, chance=len(pool) / N_RULES,
+            formal=formal, blocks=blocks, problem_nl="\n\n".join(blocks),
+            domain_metadata={
+                "category": built.category,
+                "target": rule_key(built.target),
+                "distractors": [rule_key(r) for r in built.distractors],
+                "relations": problem.relations,
+                "n_facts": len(built.facts),
+                "n_rule_facts": built.core_facts,
+                "n_positives": len(built.pos),
+                "n_negatives": len(built.neg),
+                "drugs": {d: display_drug(d) for d in built.drugs},
+                "proteins": {p: world.protein_name(p) for p in built.proteins},
+            },
+            provenance={
+                "generator": "scir.tracks.induction",
+                "generator_version": GENERATOR_VERSION,
+                "attempts": built.attempts,
+                "rejected_fillers": built.rejected_fillers,
+                "pool": "asp/induction.lp",
+                "coverage": "prolog/induction.pl",
+                "ilp_cross_check": ilp.summary(),
+            },
+        )
+
+    @staticmethod
+    def _pool_problems(problem: InductionProblem, pools: PoolResult, world: World) -> list[str]:
+        """What is wrong with a task's pool: the target outside it, or a valid rule of another
+        category (an accepted-looking answer outside the pool)."""
+        out = []
+        if problem.target is not None and problem.target not in pools.pool:
+            out.append(f"target {rule_key(problem.target)} is not in the answer pool "
+                       f"{pools.pool_keys}")
+        others = [rule_key(r) for r in pools.valid
+                  if pools.categories.get(r) not in (None, problem.category)]
+        if others:
+            out.append(f"rules of another category than {problem.category} are valid: "
+                       f"{', '.join(others)}")
+        return out
+
+    # ---- checking -------------------------------------------------------------------------
+    def verify(self, task: Task) -> Check:
+        """Re-establish the pool with clingo and cross-check it with the ILP learner."""
+        world = self.world
+        problem = problem_from_formal(task.formal, world)
+        pools = asp_pool(problem, world=world)
+        found = pools.pool_keys
+        problems = self._pool_problems(problem, pools, world)
+        if problem.target is None or rule_key(problem.target) != task.answer:
+            problems.append(f"stored answer {task.answer!r} is not the formal target "
+                            f"{rule_key(problem.target) if problem.target else None!r}")
+        if found != sorted(task.answer_pool):
+            problems.append(f"stored answer pool {sorted(task.answer_pool)} differs from the "
+                            f"solvers' pool {found}")
+        if abs(task.chance - len(found) / N_RULES) > 1e-9:
+            problems.append(f"stored chance {task.chance} is not |pool|/45 = "
+                            f"{len(found) / N_RULES:.6f}")
+        ilp = ilp_cross_check(problem, pools, world)
+        if not ilp.agrees:
+            problems.append(ilp.message)
+        return Check(task_id=task.task_id, ok=not problems, expected=task.answer,
+                     found=",".join(found) if found else None,
+                     details={"pool": found, "valid": [rule_key(r) for r in pools.valid],
+                              "ilp": ilp.summary()},
+                     message="; ".join(problems))
+
+    # ---- solving and scoring --------------------------------------------------------------
+    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
+        """The rule a symbolic solver picks for a formal object: among the valid rules with a
+        category (only the formal object's own ``category`` when it names one), the one
+        covering the most positives; ties go to the alphabetically first."""
+        problem = problem_from_formal(formal, self.world)
+        pools = asp_pool(problem, world=self.world)
+        candidates = [r for r in pools.valid if pools.categories.get(r) is not None
+                      and (problem.category is None or pools.categories[r] == problem.category)]
+        if not candidates:
+            raise SolverError("no rule of a single category covers a known interacting pair "
+                              "and no known non-interacting pair", task_id=task.task_id)
+        best = min(candidates, key=lambda r: (-pools.positives.get(r, 0), r))
+        return rule_key(best)
+
+    def parse_answer(self, task: Task, text: str) -> str | None:
+        """Find a pair of relation types in free text and normalise it to ``r1,r2``.
+
+        Looks at ``Answer:`` lines first (last one first), then at every line from the end;
+        the first line naming two relation types (or one, written twice) gives the answer.
+        """
+        names = sorted(self.world.relation_names, key=len, reverse=True)
+        pattern = re.compile(r"(?<![A-Za-z])(" + "|".join(
+            re.escape(n).replace("_", r"[_\s-]?") for n in names) + r")(?![A-Za-z])", re.I)
+        canon = {re.sub(r"[_\s-]", "", n): n for n in names}
+        answer_lines = re.findall(r"(?im)^\W*(?:final\s+)?answer\W*[:=](.*)$", text)
+        lines = list(reversed(answer_lines)) + list(reversed(text.splitlines()))
+        for line in lines:
+            found = [canon[re.sub(r"[_\s-]", "", m.lower())] for m in pattern.findall(line)]
+            if len(found) >= 2:
+                return rule_key((found[0], found[1]))
+        return None
+
+    def count_items(self, formal: dict[str, Any]) -> int:
+        """Background facts plus examples."""
+        return (len(formal.get("facts", [])) + len(formal.get("pos", []))
+                + len(formal.get("neg", [])))
+
+    def exporters(self) -> dict[str, Callable[[list[Task], Any], int]]:
+        return {"popper": export_popper}

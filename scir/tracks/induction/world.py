@@ -1,0 +1,159 @@
+"""The induction track's world: relation types, invented drugs and proteins (read lazily from
+the JSON files in ``world/``), and the 45 candidate rules.
+
+A rule is a sorted pair of relation types with repetition, ``(r1, r2)`` with ``r1 <= r2``,
+standing for ``interacts(A, B) :- r1(A, P), r2(B, P)`` read symmetrically (see
+``prolog/induction.pl``). Every id (relation, drug, protein) is a plain lowercase identifier,
+so it is the same atom in Prolog, clingo and the Popper export.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources as importlib_resources
+
+from scir.errors import ResourceError
+
+IDENT = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+Rule = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One relation type: ``name(Drug, Protein)`` of a category, with its NL forms."""
+
+    name: str
+    category: str
+    sentence: str        # "{drug} is a substrate of the enzyme {protein}."
+    gloss: str           # explanation used in the question
+
+
+@dataclass(frozen=True)
+class Protein:
+    """An invented protein: its id (lowercase), display name and categories (roles)."""
+
+    id: str
+    name: str
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class World:
+    """Everything the generator draws from."""
+
+    categories: tuple[str, ...]
+    relations: tuple[Relation, ...]
+    drugs: tuple[str, ...]
+    proteins: tuple[Protein, ...]
+    _relations: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    _proteins: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._relations.update((r.name, r) for r in self.relations)
+        self._proteins.update((p.id, p) for p in self.proteins)
+
+    @property
+    def relation_names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.relations)
+
+    def relation(self, name: str) -> Relation:
+        """The relation called ``name`` (KeyError if unknown)."""
+        return self._relations[name]
+
+    def category_of(self, name: str) -> str:
+        """The category of relation ``name``."""
+        return self.relation(name).category
+
+    def rule_category(self, rule: Rule) -> str | None:
+        """The category shared by both relations of ``rule``; None for a mixed pair."""
+        c1, c2 = self.category_of(rule[0]), self.category_of(rule[1])
+        return c1 if c1 == c2 else None
+
+    def relations_of(self, category: str) -> tuple[str, ...]:
+        """The relation names of ``category`` in file order."""
+        return tuple(r.name for r in self.relations if r.category == category)
+
+    def proteins_with_role(self, category: str) -> tuple[Protein, ...]:
+        """Proteins that take part in relations of ``category``."""
+        return tuple(p for p in self.proteins if category in p.roles)
+
+    def protein(self, pid: str) -> Protein:
+        """The protein with id ``pid`` (KeyError if unknown)."""
+        return self._proteins[pid]
+
+    def protein_name(self, pid: str) -> str:
+        """Display name of a protein id (``kx3a1`` -> ``KX3A1``)."""
+        return self._proteins[pid].name
+
+
+def _read(name: str) -> dict:
+    try:
+        text = (importlib_resources.files("scir.tracks.induction") / "world" / name).read_text(
+            encoding="utf-8")
+        return json.loads(text)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ResourceError(f"cannot read induction world file {name}: {exc}") from exc
+
+
+@lru_cache(maxsize=1)
+def load_world() -> World:
+    """The world read from ``world/*.json`` (cached; validated: ids are safe identifiers)."""
+    rel = _read("relations.json")
+    categories = tuple(c["name"] for c in rel["categories"])
+    relations = tuple(Relation(r["name"], r["category"], r["sentence"], r["gloss"])
+                      for r in rel["relations"])
+    drugs = tuple(_read("drugs.json")["drugs"])
+    proteins = tuple(Protein(p["name"].lower(), p["name"], tuple(p["roles"]))
+                     for p in _read("proteins.json")["proteins"])
+    world = World(categories, relations, drugs, proteins)
+    _check(world)
+    return world
+
+
+def _check(world: World) -> None:
+    ids = list(world.relation_names) + list(world.drugs) + [p.id for p in world.proteins]
+    bad = [i for i in ids if not IDENT.match(i)]
+    if bad:
+        raise ResourceError(f"induction world ids must be lowercase identifiers: {bad[:5]}")
+    if len(set(ids)) != len(ids):
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        raise ResourceError(f"induction world ids must be unique: {dup[:5]}")
+    for r in world.relations:
+        if r.category not in world.categories:
+            raise ResourceError(f"relation {r.name} has unknown category {r.category}")
+    for p in world.proteins:
+        if not p.roles or any(c not in world.categories for c in p.roles):
+            raise ResourceError(f"protein {p.name} has bad roles {p.roles}")
+
+
+def all_rules(world: World | None = None) -> list[Rule]:
+    """The candidate rules: every sorted pair of relation names with repetition (45)."""
+    names = sorted((world or load_world()).relation_names)
+    return [(a, b) for i, a in enumerate(names) for b in names[i:]]
+
+
+def category_rules(category: str, world: World | None = None) -> list[Rule]:
+    """The candidate rules whose two relations both belong to ``category``."""
+    world = world or load_world()
+    return [r for r in all_rules(world) if world.rule_category(r) == category]
+
+
+def rule_key(rule: Rule) -> str:
+    """The answer string of a rule: the sorted pair ``"r1,r2"``."""
+    a, b = sorted(rule)
+    return f"{a},{b}"
+
+
+def parse_rule_key(key: str) -> Rule:
+    """``"r1,r2"`` -> the sorted pair (no validation of the names)."""
+    a, _, b = key.partition(",")
+    return tuple(sorted((a.strip(), b.strip())))  # type: ignore[return-value]
+
+
+def display_drug(drug: str) -> str:
+    """A drug id as written in text: ``velorastat`` -> ``Velorastat``."""
+    return drug[:1].upper() + drug[1:]
