@@ -70,6 +70,14 @@ def formalization_constraint(track: Track, task: Task) -> Constraint:
     return Constraint("lark", hook(track, "formalization_grammar", task))
 
 
+def formalization_tokens(track: Track, task: Task) -> int | None:
+    """Tokens a formalization may need: the grammar's longest output in characters (an upper
+    bound on tokens for byte-level tokenizers) plus room for EOS; None if the track does not
+    say."""
+    chars = track.formalization_max_chars(task)
+    return None if chars is None else chars + 8
+
+
 def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
         ) -> PipelineResult:
     """Formalize (with retries on parse and solver-input errors), solve, score."""
@@ -81,7 +89,7 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
                         reference_items=reference_items(track, task))
     messages = [("user", prompt)]
     for attempt in range(settings.max_retries + 1):
-        response = calls.ask(messages, constraint)
+        response = calls.ask(messages, constraint, formalization_tokens(track, task))
         result.formalization = response.text
         result.retries = attempt
         result.items = None

@@ -129,11 +129,16 @@ class Calls:
         self.completion_tokens = 0
         self.cost = 0.0
 
-    def ask(self, messages: list[tuple[str, str]], constraint: Constraint | None = None
-            ) -> LLMResponse:
-        """One call with the pipeline's generation settings (BackendError propagates)."""
+    def ask(self, messages: list[tuple[str, str]], constraint: Constraint | None = None,
+            min_tokens: int | None = None) -> LLMResponse:
+        """One call with the pipeline's generation settings (BackendError propagates).
+
+        ``min_tokens`` raises ``max_tokens`` for this call (a bounded grammar's longest
+        output, so that the token limit never cuts a formalization into unparseable text).
+        """
+        max_tokens = max(self.settings.max_tokens, min_tokens or 0)
         request = LLMRequest(messages=tuple(Message(r, c) for r, c in messages),
-                             constraint=constraint, max_tokens=self.settings.max_tokens,
+                             constraint=constraint, max_tokens=max_tokens,
                              temperature=self.settings.temperature, seed=self.settings.seed)
         response = self.backend.complete(request)
         self.calls += 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from scir.errors import FormalizationError, SolverError
 from scir.llm.base import Backend
-from scir.pipelines.ns import formalization_constraint
+from scir.pipelines.ns import formalization_constraint, formalization_tokens
 from scir.pipelines.result import (SOLVER_LOCK, Calls, PipelineResult, PipelineSettings, hook,
                                    new_result, problem_text, reference_items)
 from scir.tasks import Task
@@ -21,7 +21,8 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     calls = Calls(backend, settings)
     result = new_result(task, "symbcot", settings, backend.name, input_chars=len(text),
                         reference_items=reference_items(track, task))
-    formal_text = calls.ask([("user", prompt)], constraint).text
+    formal_text = calls.ask([("user", prompt)], constraint,
+                            formalization_tokens(track, task)).text
     result.formalization = formal_text
     try:
         with SOLVER_LOCK:

@@ -174,6 +174,14 @@ class Track(ABC):
         """The Lark grammar (text) a formalization of this task must follow."""
         raise NotImplementedError(f"track {self.name} has no formalization grammar yet")
 
+    def formalization_max_chars(self, task: Task) -> int | None:
+        """The length of the longest text ``formalization_grammar(task)`` accepts, if known.
+
+        The pipelines raise a formalization call's ``max_tokens`` to at least this, so that a
+        bounded grammar's output is never cut into unparseable text.
+        """
+        return None
+
     def parse_formalization(self, task: Task, text: str) -> Formalization:
         """Parse a model's formalization into the track's formal object."""
         raise NotImplementedError(f"track {self.name} cannot parse formalizations yet")

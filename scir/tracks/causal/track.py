@@ -7,8 +7,8 @@ from typing import Any, Callable, Sequence
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
-from scir.tracks.base import Check, Track, TrackParam
-from scir.tracks.causal import exports, templates
+from scir.tracks.base import Check, Formalization, Track, TrackParam
+from scir.tracks.causal import exports, formalize, templates
 from scir.tracks.causal.generate import build, task_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
 from scir.tracks.causal.options import (LETTERS, MAX_OPTIONS, letter, option_text,
@@ -155,6 +155,23 @@ class CausalTrack(Track):
         accepted = [m.group(1) for m in _ANSWER.finditer(text)
                     if not (m.group(1) in "AI" and _WORD_AFTER.match(text, m.end()))]
         return accepted[-1] if accepted else None
+
+    # ---- pipeline hooks (scir/tracks/causal/formalize.py) ------------------------------
+    def formalization_grammar(self, task: Task) -> str:
+        """The task's bounded Lark grammar (proteins, column count, precision, row bounds)."""
+        return formalize.formalization_grammar(task)
+
+    def formalization_max_chars(self, task: Task) -> int:
+        """The longest formalization the task's grammar accepts."""
+        return formalize.max_formalization_chars(task)
+
+    def parse_formalization(self, task: Task, text: str) -> Formalization:
+        """A model's formalization as a formal object (FormalizationError on bad text)."""
+        return formalize.parse_formalization(task, text)
+
+    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
+        """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/causal/``)."""
+        return formalize.prompt(kind, task, presentation, **extra)
 
     def count_items(self, formal: dict[str, Any]) -> int:
         """Data rows over all environments plus known edges."""
