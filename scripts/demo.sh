@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# The offline demo (`make demo`): check the solvers, generate a small benchmark for every track,
-# verify every answer with the solvers, export it, and print what came out.
+# The offline demo (`make demo`): check the solvers; for every track generate a small Easy
+# benchmark, render it into scientific documents, verify every answer with the solvers, run
+# the pipelines offline (oracle, and the tiny local model through cot / ns / symbcot), export
+# it, and print what came out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.venv/bin:$PATH"
+export TORCHDYNAMO_DISABLE=1 TOKENIZERS_PARALLELISM=false
 OUT="${DEMO_OUT:-demo-out}"
-N="${DEMO_N:-6}"
+N="${DEMO_N:-6}"          # tasks per track
+LLM_N="${DEMO_LLM_N:-2}"  # tasks per track for the tiny-model pipelines
+rm -rf "$OUT"
 mkdir -p "$OUT"
 
 step() { printf '\n== %s\n' "$*"; }
@@ -13,28 +18,59 @@ step() { printf '\n== %s\n' "$*"; }
 step "scir doctor"
 scir doctor
 
-tracks=$(python -c "from scir.tracks import track_names; print(' '.join(track_names()))")
+tracks="deduction induction causal"
 for track in $tracks; do
-    step "generate $track (easy, $N tasks, seed 1)"
+    step "$track: generate (easy, $N tasks, seed 1), render, verify"
     scir generate "$track" --difficulty easy -n "$N" --seed 1 -o "$OUT/$track.jsonl"
-    step "verify $track"
-    scir verify "$OUT/$track.jsonl"
+    scir render "$OUT/$track.jsonl" --renderer template --seed 1 -o "$OUT/$track.obf.jsonl"
+    scir verify "$OUT/$track.obf.jsonl"
 done
 
-step "export (SciR release format)"
+step "Table-2 statistics"
 for track in $tracks; do
-    scir export "$OUT/$track.jsonl" --format scir -o "$OUT/$track.scir.json"
+    scir stats "$OUT/$track.obf.jsonl"
 done
 
-step "one task per track (clean NL)"
+step "exports"
+scir export "$OUT/deduction.obf.jsonl" --format prover9 -o "$OUT/export/prover9"
+scir export "$OUT/induction.obf.jsonl" --format popper -o "$OUT/export/popper"
+scir export "$OUT/causal.obf.jsonl" --format csv -o "$OUT/export/csv"
 for track in $tracks; do
-    python - "$OUT/$track.jsonl" <<'PY'
+    scir export "$OUT/$track.obf.jsonl" --format scir -o "$OUT/export/$track.scir.json"
+done
+first_goal=$(ls "$OUT"/export/prover9/*.goal.in | head -1)
+python -m solvers.prover9 "$first_goal" > "$OUT/export/prover9-first.txt" || true
+head -3 "$OUT/export/prover9-first.txt"
+
+step "pipelines: oracle (gold formal object -> solver) on the rendered documents"
+for track in $tracks; do
+    scir solve "$OUT/$track.obf.jsonl" --arch oracle --presentation obf --run "$OUT/runs/oracle-$track"
+done
+
+step "pipelines: the tiny local model (random weights; shows the offline path, not accuracy)"
+for track in $tracks; do
+    for arch in cot ns symbcot; do
+        scir solve "$OUT/$track.obf.jsonl" --arch "$arch" --model tiny --presentation nl \
+            --limit "$LLM_N" --max-tokens 48 --max-retries 0 --run "$OUT/runs/tiny-$arch-$track"
+    done
+done
+
+step "report"
+scir report "$OUT"/runs/* -o "$OUT/report"
+
+step "one task per track: clean NL and the rendered documents"
+for track in $tracks; do
+    python - "$OUT/$track.obf.jsonl" <<'PY'
 import sys
 from scir.tasks import read_tasks
 task = read_tasks(sys.argv[1])[0]
-print(f"--- {task.task_id} (answer: {task.answer})")
-print(task.problem_nl[:1200] + (" [...]" if len(task.problem_nl) > 1200 else ""))
-print("Q:", task.question[:400])
+def cut(text, n=700):
+    return text if len(text) <= n else text[:n] + " [...]"
+print(f"--- {task.task_id} (answer: {task.answer}; genres: "
+      f"{', '.join(d.genre for d in task.documents)})")
+print("NL:", cut(task.problem_nl))
+print("Obf:", cut(task.problem_obfuscated))
+print("Q:", cut(task.question, 400))
 PY
 done
-printf '\ndemo finished: outputs in %s/\n' "$OUT"
+printf '\ndemo finished: outputs in %s/ (report in %s/report/report.md)\n' "$OUT" "$OUT"

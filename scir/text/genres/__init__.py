@@ -1,0 +1,191 @@
+"""Scientific genres of the rendered documents, read from ``<track>.json`` in this package.
+
+Each track file holds the track's genres (eight per track) and what they share:
+
+* ``description``, ``ratio`` (the template renderer's range of obfuscated/clean length),
+  ``fidelity`` (what every rewrite must keep: the LLM renderer's constraints);
+* ``phrases``: the track's phrase banks (quantifier wordings, relation wordings, table
+  formats, ...), keyed by the track's own vocabulary;
+* ``slots``: word banks for the ``{slot}`` fields of filler sentences;
+* ``filler``: filler sentences every genre of the track may use;
+* ``genres``: one object per genre -- ``name``, ``title``, ``style`` (a description of the
+  genre's conventions, used in LLM prompts and docs), ``headers``, ``intro``, ``headings``,
+  ``items`` (wrappers of one statement), ``note`` (wrapper of a filler line), ``filler``,
+  ``closing`` and track-specific ``options``.
+
+Everything is data: the renderers in :mod:`scir.text.writers` fill these templates, the
+reference extractors in :mod:`scir.text.extractors` compile the same templates into anchored
+regular expressions.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources as importlib_resources
+from typing import Any
+
+from scir.errors import ConfigError, ResourceError
+
+GENRES_PER_TRACK = 8
+LAYOUTS = ("paragraphs", "lines")
+# numeric and generic slots every filler may use (filled by scir.text.document.fill_slots)
+GENERIC_SLOTS = frozenset({"int1", "int2", "int3", "int4", "dec1", "pct", "date", "time",
+                           "letter", "id", "k"})
+_GENRE_KEYS = ("name", "title", "style", "layout", "headers", "intro", "headings", "items",
+               "note", "filler", "closing")
+
+
+@dataclass(frozen=True)
+class Genre:
+    """One scientific genre of a track: its conventions as templates."""
+
+    name: str
+    title: str
+    style: str
+    layout: str                         # "paragraphs" (running prose) or "lines" (one per line)
+    headers: tuple[str, ...]
+    intro: tuple[str, ...]
+    headings: tuple[str, ...]
+    items: tuple[str, ...]              # wrappers of one statement: "{text}", "- {text}", ...
+    note: str                           # wrapper of a filler in the lines layout
+    filler: tuple[str, ...]
+    closing: tuple[str, ...]
+    options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def option(self, key: str, default: Any = None) -> Any:
+        """A track-specific option of this genre."""
+        return self.options.get(key, default)
+
+
+@dataclass(frozen=True)
+class GenreSet:
+    """The genres of one track and the banks they share."""
+
+    track: str
+    description: str
+    ratio: tuple[float, float]
+    fidelity: tuple[str, ...]
+    phrases: dict[str, Any]
+    slots: dict[str, tuple[str, ...]]
+    filler: tuple[str, ...]
+    genres: tuple[Genre, ...]
+
+    @property
+    def names(self) -> list[str]:
+        """The genre names, in file order."""
+        return [g.name for g in self.genres]
+
+    def genre(self, name: str) -> Genre:
+        """The genre called ``name`` (ConfigError naming the known ones)."""
+        for g in self.genres:
+            if g.name == name:
+                return g
+        raise ConfigError(f"track {self.track} has no genre {name!r} "
+                          f"(known: {', '.join(self.names)})", field="genre")
+
+
+def template_fields(template: str) -> list[str]:
+    """The ``{field}`` names of a format template, in order (repeats kept)."""
+    try:
+        return [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as exc:
+        raise ResourceError(f"bad template {template!r}: {exc}") from exc
+
+
+def _strings(data: dict, key: str, where: str, minimum: int = 1) -> tuple[str, ...]:
+    value = data.get(key)
+    if (not isinstance(value, list) or len(value) < minimum
+            or not all(isinstance(v, str) and v for v in value)):
+        raise ResourceError(f"{where}: {key!r} must be a list of at least {minimum} non-empty "
+                            "strings")
+    return tuple(value)
+
+
+def _check_slots(templates: tuple[str, ...], allowed: frozenset[str], where: str) -> None:
+    for t in templates:
+        unknown = [f for f in template_fields(t) if f not in allowed]
+        if unknown:
+            raise ResourceError(f"{where}: template {t!r} uses unknown slot(s) {unknown}")
+
+
+def _genre(data: Any, where: str, filler_slots: frozenset[str]) -> Genre:
+    if not isinstance(data, dict):
+        raise ResourceError(f"{where}: a genre is a JSON object")
+    missing = [k for k in _GENRE_KEYS if k not in data]
+    if missing:
+        raise ResourceError(f"{where}: missing key(s) {missing}")
+    where = f"{where} ({data['name']})"
+    if data["layout"] not in LAYOUTS:
+        raise ResourceError(f"{where}: layout must be one of {LAYOUTS}")
+    genre = Genre(
+        name=data["name"], title=data["title"], style=data["style"], layout=data["layout"],
+        headers=_strings(data, "headers", where), intro=_strings(data, "intro", where),
+        headings=_strings(data, "headings", where), items=_strings(data, "items", where),
+        note=data["note"], filler=_strings(data, "filler", where, 8),
+        closing=_strings(data, "closing", where), options=dict(data.get("options") or {}),
+    )
+    if "{text}" not in genre.note:
+        raise ResourceError(f"{where}: note must contain {{text}}")
+    for item in genre.items:
+        if template_fields(item).count("text") != 1:
+            raise ResourceError(f"{where}: item wrapper {item!r} needs exactly one {{text}}")
+        _check_slots((item,), filler_slots | {"text", "k"}, where)
+    _check_slots(genre.filler + genre.intro + genre.closing + genre.headers + genre.headings,
+                 filler_slots, where)
+    return genre
+
+
+def _parse(track: str, data: Any) -> GenreSet:
+    where = f"genres/{track}.json"
+    if not isinstance(data, dict) or data.get("track") != track:
+        raise ResourceError(f"{where}: expected an object with \"track\": \"{track}\"")
+    slots_raw = data.get("slots") or {}
+    if not isinstance(slots_raw, dict):
+        raise ResourceError(f"{where}: slots must be an object")
+    slots = {k: _strings(slots_raw, k, f"{where} slots") for k in sorted(slots_raw)}
+    task_slots = frozenset(data.get("task_slots") or [])
+    filler_slots = GENERIC_SLOTS | frozenset(slots) | task_slots
+    ratio = data.get("ratio")
+    if (not isinstance(ratio, list) or len(ratio) != 2
+            or not all(isinstance(r, (int, float)) for r in ratio)
+            or not 2.0 <= ratio[0] <= ratio[1] <= 4.5):
+        raise ResourceError(f"{where}: ratio must be [low, high] with 2 <= low <= high <= 4.5")
+    filler = _strings(data, "filler", where, 8)
+    _check_slots(filler, filler_slots, where)
+    genres = tuple(_genre(g, f"{where} genre {i}", filler_slots)
+                   for i, g in enumerate(data.get("genres") or []))
+    if len(genres) != GENRES_PER_TRACK:
+        raise ResourceError(f"{where}: expected {GENRES_PER_TRACK} genres, found {len(genres)}")
+    names = [g.name for g in genres]
+    if len(set(names)) != len(names):
+        raise ResourceError(f"{where}: genre names must be unique")
+    phrases = data.get("phrases")
+    if not isinstance(phrases, dict):
+        raise ResourceError(f"{where}: phrases must be an object")
+    return GenreSet(track=track, description=str(data.get("description", "")),
+                    ratio=(float(ratio[0]), float(ratio[1])),
+                    fidelity=_strings(data, "fidelity", where), phrases=phrases, slots=slots,
+                    filler=filler, genres=genres)
+
+
+@lru_cache(maxsize=None)
+def load_genres(track: str) -> GenreSet:
+    """The genres of ``track`` (ConfigError if the track has no genre file)."""
+    item = importlib_resources.files(__name__) / f"{track}.json"
+    if not item.is_file():
+        raise ConfigError(f"no genres for track {track!r} (known: "
+                          f"{', '.join(genre_tracks())})", field="domain")
+    try:
+        data = json.loads(item.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ResourceError(f"cannot read genres/{track}.json: {exc}") from exc
+    return _parse(track, data)
+
+
+def genre_tracks() -> list[str]:
+    """The tracks that have a genre file, sorted."""
+    folder = importlib_resources.files(__name__)
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))

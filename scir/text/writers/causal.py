@@ -1,0 +1,179 @@
+"""Causal documents: the network document (proteins, known edges, the new protein, the
+conditions with labels) and the data document (one table per condition).
+
+Cross-document references: the conditions get labels in the network genre's format
+(``Arm B``, ``Condition C3``, ...); the data document heads each table with its label only, in
+a shuffled order, so the intervention behind a table is found in the other document. Tables
+are rewritten in the data genre's format with a shuffled column order (markdown, csv), as
+per-protein series, or as one sentence per cell; every value keeps its printed digits.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from scir.tasks import Task
+from scir.text.document import Draft, Section, fill_slots
+from scir.text.genres import Genre, GenreSet
+from scir.text.patterns import listing, number_word
+
+DECIMALS = 2
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+ANNOTATION_KINDS = ("well", "barcode", "seconds", "percent", "gate")
+CHUNK = 8                              # rows per printed part of a csv or markdown table
+
+
+def slot_values(task: Task) -> dict[str, str]:
+    """No task-specific filler slots."""
+    return {}
+
+
+def arm_label(template: str, index: int) -> str:
+    """The label of condition ``index`` (0-based): ``{L}`` a letter, ``{n}`` a number."""
+    return template.format(L=LETTERS[index % 26], n=index + 1)
+
+
+def value(v: float) -> str:
+    """A data value exactly as printed in the clean table."""
+    return f"{v:.{DECIMALS}f}"
+
+
+def _wrap(genre: Genre, wrapper: str, text: str, rng: random.Random, gset: GenreSet) -> str:
+    return fill_slots(wrapper, rng, gset.slots, {"text": text, "k": "1"})
+
+
+def _network(first: dict[str, Any], labels: list[str], genre: Genre, gset: GenreSet,
+             rng: random.Random) -> Draft:
+    ph = gset.phrases
+    wrapper = rng.choice(genre.items)
+    new, conn = first["new_protein"], first["connections"]
+    many = "one" if conn == 1 else "many"
+    node_list = rng.choice(ph["node_lists"]).format(count=number_word(len(first["nodes"])),
+                                                    list=listing(first["nodes"]))
+    edges = [list(e) for e in first["known_edges"]]
+    rng.shuffle(edges)
+    items = [_wrap(genre, wrapper, rng.choice(ph["edge_sentences"]).format(a=a, b=b), rng, gset)
+             for a, b in edges]
+    lead = node_list + "\n" + (rng.choice(ph["edges_intro"]) if edges
+                               else rng.choice(ph["no_edges"]))
+    tail = [rng.choice(ph["new_protein"][many]).format(new=new, conn=number_word(conn)),
+            rng.choice(ph["closure"][many]).format(new=new)]
+    samples = first["samples"]
+    uniform = len(set(samples)) == 1
+    envs = first["environments"]
+    if uniform:
+        intro = rng.choice(ph["conditions_intro"]).format(count=number_word(len(envs)),
+                                                          cells=samples[0])
+    else:
+        intro = rng.choice(ph["conditions_intro_varied"]).format(count=number_word(len(envs)))
+    arms = []
+    for label, env, n in zip(labels, envs, samples):
+        text = rng.choice(ph["conditions"][env["kind"]]).format(
+            targets=listing(env["targets"]) if env["targets"] else "")
+        note = "" if uniform else f" ({n} cells)"
+        arms.append(_wrap(genre, wrapper, f"{label}: {text}{note}.", rng, gset))
+    headings = list(genre.headings)        # network, conditions, data
+    sections = [Section(f"{headings[0]}\n{lead}", items, genre.layout, rng.randrange(2 ** 31),
+                        open_start=False),
+                Section(None, tail, "paragraphs", rng.randrange(2 ** 31)),
+                Section(f"{headings[1]}\n{intro}", arms, "lines",
+                        rng.randrange(2 ** 31), open_start=False)]
+    return _draft(genre, gset, sections, rng)
+
+
+def annotation(kind: str, k: int, rng: random.Random) -> str:
+    """One value of an irrelevant annotation column for cell ``k`` (never two decimals)."""
+    if kind == "well":
+        return f"{'ABCDEFGH'[(k - 1) // 12 % 8]}{(k - 1) % 12 + 1:02d}"
+    if kind == "barcode":
+        return f"BC-{rng.randrange(10000):04d}"
+    if kind == "seconds":
+        return f"{rng.uniform(5, 900):.1f}"
+    if kind == "percent":
+        return str(rng.randint(80, 99))
+    return rng.choice(("live singlets", "live singlets CD45+", "intact cells"))
+
+
+def _annotated(names: list[str], rows: list[list[str]], genre: Genre, gset: GenreSet,
+               rng: random.Random) -> tuple[list[str], list[list[str]]]:
+    """Columns and rows with the genre's number of annotation columns inserted at random."""
+    names, rows = list(names), [list(r) for r in rows]
+    bank = list(gset.phrases["annotation_columns"])
+    for col in rng.sample(bank, k=min(int(genre.option("annotations", 0)), len(bank))):
+        at = rng.randint(0, len(names))
+        names.insert(at, col["name"])
+        for k, r in enumerate(rows, start=1):
+            r.insert(at, annotation(col["kind"], k, rng))
+    return names, rows
+
+
+def _table(env_rows: list[list[float]], columns: list[str], fmt: str, genre: Genre,
+           gset: GenreSet, rng: random.Random) -> tuple[list[str], str]:
+    """One condition's rows in the data genre's format: (items, section layout)."""
+    order = list(range(len(columns)))
+    rng.shuffle(order)
+    names = [columns[i] for i in order]
+    rows = [[value(r[i]) for i in order] for r in env_rows]
+    if fmt in ("csv", "markdown", "series"):
+        names, rows = _annotated(names, rows, genre, gset, rng)
+    if fmt in ("csv", "markdown"):
+        if fmt == "csv":
+            head = ["cell," + ",".join(names)]
+            body = [f"{k}," + ",".join(r) for k, r in enumerate(rows, start=1)]
+        else:
+            head = ["| Cell | " + " | ".join(names) + " |",
+                    "|---:|" + "|".join("---:" for _ in names) + "|"]
+            body = [f"| {k} | " + " | ".join(r) + " |" for k, r in enumerate(rows, start=1)]
+        # long tables are printed in parts (the header repeated), so prose can come between
+        return ["\n".join(head + body[i:i + CHUNK]) for i in range(0, len(body), CHUNK)], \
+            "blocks"
+    if fmt == "series":
+        return [f"{name}: " + ", ".join(r[j] for r in rows) + "."
+                for j, name in enumerate(names)], "lines"
+    pattern = rng.choice(gset.phrases["narrative_values"])
+    sentences = []
+    for k, r in enumerate(rows, start=1):
+        values = ", ".join(pattern.format(node=n, value=v) for n, v in zip(names, r))
+        note = rng.choice(gset.phrases["narrative_annotations"]).format(
+            **{kind: annotation(kind, k, rng) for kind in ANNOTATION_KINDS})
+        sentences.append(rng.choice(gset.phrases["narrative_rows"]).format(
+            i=k, values=values, annotation=note))
+    return sentences, genre.layout
+
+
+def _data(second: dict[str, Any], labels: list[str], genre: Genre, gset: GenreSet,
+          rng: random.Random) -> Draft:
+    order = list(range(len(labels)))
+    rng.shuffle(order)
+    sections = []
+    for i in order:
+        rows = second["environments"][i]["rows"]
+        items, layout = _table(rows, second["columns"], genre.option("table_format"), genre,
+                               gset, rng)
+        heading = genre.option("table_heading").format(label=labels[i], cells=len(rows))
+        sections.append(Section(heading, items, layout, rng.randrange(2 ** 31),
+                                open_start=layout != "blocks"))
+    draft = _draft(genre, gset, sections, rng)
+    draft.preface.append(genre.headings[-1])
+    return draft
+
+
+def _draft(genre: Genre, gset: GenreSet, sections: list[Section], rng: random.Random) -> Draft:
+    draft = Draft(genre=genre, header=[fill_slots(rng.choice(genre.headers), rng, gset.slots)],
+                  sections=sections, intro=[fill_slots(rng.choice(genre.intro), rng,
+                                                       gset.slots)])
+    if rng.random() < 0.6:
+        draft.closing.append(fill_slots(rng.choice(genre.closing), rng, gset.slots))
+    return draft
+
+
+def drafts(task: Task, contents: list[dict[str, Any]], genres: list[Genre], gset: GenreSet,
+           rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
+    """The network draft and the data draft."""
+    first, second = contents
+    labels = [arm_label(genres[0].option("arm_label"), i)
+              for i in range(len(first["environments"]))]
+    return ([_network(first, labels, genres[0], gset, rng),
+             _data(second, labels, genres[1], gset, rng)],
+            {"labels": labels, "table_format": genres[1].option("table_format")})
