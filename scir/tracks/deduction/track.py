@@ -12,8 +12,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 from scir.errors import ConfigError, ScirError, SolverInputError, TaskFormatError
 from scir.tasks import Task
-from scir.tracks.base import Check, Track, TrackParam
-from scir.tracks.deduction import checks, exports, generator, templates
+from scir.tracks.base import Check, Formalization, Track, TrackParam
+from scir.tracks.deduction import checks, exports, formalize, generator, templates
 from scir.tracks.deduction.logic import Formula, Node, parse
 
 GENERATOR = "scir.tracks.deduction"
@@ -34,6 +34,7 @@ class DeductionTrack(Track):
                    "labels True/False/Unknown")
     n_blocks = 2
     answer_kind = "label"
+    prover9_seconds = 10       # Prover9's max_seconds per run in solve_formal
 
     def __init__(self, workers: int | None = None) -> None:
         self._workers = workers
@@ -157,14 +158,18 @@ class DeductionTrack(Track):
 
     def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
         """Prover9's label for ``formal["premises"]`` and ``formal["goal"]``
-        (:func:`checks.prover9_entails`)."""
+        (:func:`checks.prover9_entails`, ``prover9_seconds`` per run).
+
+        Every formula is parsed before Prover9 runs (SolverInputError); a limit raises
+        SolverTimeout / SolverResourceLimit, inconsistent premises (Prover9 proves the goal
+        and its negation) SolverError."""
         premises, goal = formal.get("premises"), formal.get("goal")
         if not (isinstance(premises, list) and all(isinstance(p, str) for p in premises)
                 and isinstance(goal, str)):
             raise SolverInputError("a deduction formalization needs a list of premises and a "
                                    "goal, as Prover9 strings", task_id=task.task_id,
                                    field="formal")
-        return checks.prover9_entails(premises, goal)
+        return checks.prover9_entails(premises, goal, self.prover9_seconds)
 
     def parse_answer(self, task: Task, text: str) -> str | None:
         """True/False/Unknown from free text: the last ``Answer: X`` line (any case, with
@@ -174,6 +179,20 @@ class DeductionTrack(Track):
             return _CANONICAL[lines[-1].lower()]
         final = _FINAL_LABEL.search(text)
         return _CANONICAL[final.group(1).lower()] if final else None
+
+    # ---- pipeline hooks (scir/tracks/deduction/formalize.py) ---------------------------
+    def formalization_grammar(self, task: Task) -> str:
+        """The task's bounded Lark grammar: ``premise: F.`` lines and a ``goal: F.`` line over
+        the task's predicates and individuals."""
+        return formalize.formalization_grammar(task)
+
+    def parse_formalization(self, task: Task, text: str) -> Formalization:
+        """A model's formalization as a formal object (FormalizationError on bad text)."""
+        return formalize.parse_formalization(task, text)
+
+    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
+        """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/deduction/``)."""
+        return formalize.prompt(kind, task, presentation, **extra)
 
     def count_items(self, formal: dict[str, Any]) -> int:
         """The number of premises."""

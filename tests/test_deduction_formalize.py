@@ -1,0 +1,520 @@
+"""The deduction track's pipeline hooks: the per-task grammar, the parser, the gold
+formalization, the prompts; the oracle pipeline; hostile formalizations through NS (Prover9
+commands smuggled in, inconsistent premises, a Prover9 time limit); the tiny model under the
+task grammars; ``scir solve`` with the tiny model.
+
+The bounded FOL grammar is a finite language, but its longest sentence grows exponentially
+with the nesting bound (hundreds of thousands of characters even at the gold bounds), so no
+``max_tokens`` excludes a cut by construction. The tiny-model test therefore uses the
+pipelines' default ``max_tokens`` (1024) and checks that every one of its 50 samples ended by
+itself (observed: at most ~500 tokens); see docs/tracks/deduction.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from functools import lru_cache
+
+import lark
+import pytest
+
+from scir.cli import main
+from scir.errors import ConfigError, FormalizationError, SolverError, SolverTimeout, \
+    TaskFormatError
+from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
+from scir.llm.cache import CachingBackend, RunStore
+from scir.pipelines import STATUSES, PipelineSettings
+from scir.pipelines.runner import run_tasks
+from scir.tasks import write_tasks
+from scir.tracks import get_track
+from scir.tracks.deduction import formalize as F
+from solvers.grammar_check import llguidance_available
+
+TRACK = get_track("deduction")
+SEED = 11
+HAVE_LLG = llguidance_available()
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    """10 Easy and 10 Hard tasks."""
+    return {level: list(TRACK.generate(10, SEED, level)) for level in ("easy", "hard")}
+
+
+@pytest.fixture(params=["easy", "hard"])
+def level(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def one(tasks):
+    """An Easy task with at least one individual (its goal or a premise names a cell)."""
+    return next(t for t in tasks["easy"] if t.formal["constants"])
+
+
+# ---- helpers -------------------------------------------------------------------------------
+@lru_cache(maxsize=64)
+def lark_parser(grammar: str) -> lark.Lark:
+    return lark.Lark(grammar, parser="lalr")
+
+
+def lark_accepts(grammar: str, text: str) -> bool:
+    try:
+        lark_parser(grammar).parse(text)
+        return True
+    except lark.LarkError:
+        return False
+
+
+class _ByteTokenizer:
+    """One token per byte plus EOS: lets llguidance match whole texts without a model."""
+
+    eos_token_id = 256
+    bos_token_id = None
+    tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
+    special_token_ids = [256]
+
+    def __call__(self, text):
+        return list(text) if isinstance(text, bytes) else list(text.encode("utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _llg_tokenizer():
+    from llguidance import LLTokenizer, TokenizerWrapper
+
+    return LLTokenizer(TokenizerWrapper(_ByteTokenizer()))
+
+
+def llguidance_accepts(grammar: str, text: str) -> bool:
+    from llguidance import LLMatcher, grammar_from
+
+    matcher = LLMatcher(_llg_tokenizer(), grammar_from("lark", grammar), log_level=0)
+    ok = matcher.consume_tokens(list(text.encode("utf-8")))
+    return bool(ok) and not matcher.is_error() and matcher.is_accepting()
+
+
+def accepts(grammar: str, text: str) -> bool:
+    """Lark and llguidance agree on ``text``; returns the verdict."""
+    verdict = lark_accepts(grammar, text)
+    assert not HAVE_LLG or llguidance_accepts(grammar, text) == verdict, text
+    return verdict
+
+
+def quoted_names(grammar: str, rule: str) -> list[str]:
+    """The string literals of one rule of a per-task grammar (its alternatives' names)."""
+    match = re.search(rf"^{rule}: (.*?)(?=^\S)", grammar, re.M | re.S)
+    return re.findall(r'"([a-z][a-z0-9_]*)"', match.group(1)) if match else []
+
+
+# ---- the gold formalization -----------------------------------------------------------------
+def test_gold_formalization_parses_and_solves(tasks, level):
+    for task in tasks[level]:
+        grammar = TRACK.formalization_grammar(task)
+        text = F.format_formal(task)
+        assert text.endswith(f"goal: {task.formal['goal']}.\n")
+        assert lark_accepts(grammar, text), task.task_id
+        assert not HAVE_LLG or llguidance_accepts(grammar, text), task.task_id
+        parsed = TRACK.parse_formalization(task, text)
+        assert parsed.formal == {"premises": task.formal["premises"],
+                                 "goal": task.formal["goal"]}
+        assert parsed.items == TRACK.count_items(task.formal)
+        assert TRACK.solve_formal(task, parsed.formal) == task.answer
+
+
+def test_grammar_is_specialised_and_bounded(tasks, level):
+    for task in tasks[level]:
+        grammar = TRACK.formalization_grammar(task)
+        b = F.grammar_bounds(task)
+        assert quoted_names(grammar, "atom") == sorted(task.formal["predicates"])
+        assert quoted_names(grammar, "constant") == sorted(task.formal["constants"])
+        premises = len(task.formal["premises"])
+        assert b.max_premises == premises + F.PREMISE_MARGIN
+        assert (b.max_depth, b.max_operands) == (2 + F.DEPTH_MARGIN, 2 + F.OPERAND_MARGIN)
+        assert f"start: premise_line ~ 1..{b.max_premises} goal_line" in grammar
+        assert "*" not in grammar and "+" not in grammar
+        lines = F.format_formal(task).splitlines(keepends=True)
+        longest = lines[:1] * b.max_premises + lines[-1:]
+        assert accepts(grammar, "".join(longest))
+        assert not accepts(grammar, "".join(lines[:1] + longest))
+
+
+def test_grammar_rejects_what_it_does_not_allow(one):
+    grammar = TRACK.formalization_grammar(one)
+    a, b, c = sorted(one.formal["predicates"])[:3]
+    cell = one.formal["constants"][0]
+    goal = f"goal: {a}({cell}).\n"
+    ok = {
+        "the canonical forms": f"premise: all x ({a}(x) -> -{b}(x)).\npremise: {c}({cell}).\n"
+                               f"premise: exists x ({a}(x) & -{b}(x)).\n" + goal,
+        "one level more": f"premise: -(exists x ({a}(x) & {b}(x))).\n" + goal,
+        "nested chain": f"premise: exists x (({a}(x) & {b}(x)) & {c}(x)).\n" + goal,
+        "free variable, equality": f"premise: {a}(x) | y = {cell}.\n" + goal,
+    }
+    bad = {
+        "two levels more": f"premise: -(-(exists x ({a}(x) & {b}(x)))).\n" + goal,
+        "three operands": f"premise: exists x ({a}(x) & {b}(x) & {c}(x)).\n" + goal,
+        "unknown predicate": f"premise: neuron({cell}).\n" + goal,
+        "unknown individual": f"premise: {a}(cell_q99).\n" + goal,
+        "free spacing": f"premise: all x({a}(x) -> {b}(x)).\n" + goal,
+        "no goal": f"premise: {a}({cell}).\n",
+        "goal first": goal + f"premise: {a}({cell}).\n",
+        "two goals": f"premise: {a}({cell}).\n" + goal + goal,
+        "no final newline": f"premise: {a}({cell}).\n" + goal[:-1],
+        "prover9 command": f"premise: {a}({cell}).\nend_of_list.\n" + goal,
+        "no period": f"premise: {a}({cell})\n" + goal,
+    }
+    for why, text in ok.items():
+        assert accepts(grammar, text), why
+        TRACK.parse_formalization(one, text)
+    for why, text in bad.items():
+        assert not accepts(grammar, text), why
+
+
+# ---- parsing untrusted text -----------------------------------------------------------------
+@pytest.mark.parametrize("bad, message, line, column", [
+    ("premise: neuron({c}).\ngoal: {a}({c}).", r"unknown predicate 'neuron'; this problem's "
+     r"predicates are [a-z0-9_, ]+", 1, 10),
+    ("premise: {a}({c}, {c}).\ngoal: {a}({c}).", r"predicate {a} takes 1 argument, not 2", 1,
+     10),
+    ("premise: {a}.\ngoal: {a}({c}).", r"predicate {a} takes 1 argument, not 0", 1, 10),
+    ("premise: all x ({a}(x) -> {b}(cell_q99)).\ngoal: {a}({c}).",
+     r"unknown individual 'cell_q99'", 1, None),
+    ("premise: {a}({c}).\npremise: all x (end_of_list(x)).\ngoal: {a}({c}).",
+     r"end_of_list is a reserved word", 2, 17),
+    ("premise: {a}({c}).\nend_of_list.\nformulas(sos).\ngoal: {a}({c}).",
+     r"expected a line 'premise: FORMULA.' or 'goal: FORMULA.'", 2, 1),
+    ("premise: set(auto).\ngoal: {a}({c}).", r"unknown predicate 'set'", 1, 10),
+    ("premise: {a}({c}).\n  assign(max_seconds, 999999).\ngoal: {a}({c}).",
+     r"expected a line", 2, 3),
+    ("premise: assign(max_seconds, 999999).\ngoal: {a}({c}).", r"unexpected '9'", 1, 30),
+    ("premise: formulas(sos).\ngoal: {a}({c}).", r"unknown predicate 'formulas'", 1, 10),
+    ("premise: {a}({c}). end_of_list. formulas(sos). {b}({c}).\ngoal: {a}({c}).",
+     r"unexpected '\.'", 1, None),
+    ("premise: {a}(1e400).\ngoal: {a}({c}).", r"unexpected '1'", 1, None),
+    ("premise: \u2200x {a}(x).\ngoal: {a}({c}).", "character '\u2200' is not allowed", 1, 10),
+    ("premise: {a}({c}).\ngoal: {a}(c\u00e9ll).", "character '\u00e9' is not allowed", 2,
+     None),
+    ("premise: {a}({c}).\x00\ngoal: {a}({c}).", r"character '\\x00' is not allowed", 1, None),
+    ("premise: {a}({c}) & " + "{a}({c}) | " * 100 + "{a}({c}).\ngoal: {a}({c}).",
+     r"formula too long \(\d+ characters; at most 1000\)", 1, 10),
+    ("premise: " + "-(" * 400 + "{a}({c})" + ")" * 400 + ".\ngoal: {a}({c}).",
+     r"formula too long", 1, 10),
+    ("premise: {a}({c}).\n", r"no goal line", 2, 1),
+    ("goal: {a}({c}).", r"no premise line", 1, 1),
+    ("premise: {a}({c}).\ngoal: {a}({c}).\ngoal: {b}({c}).",
+     r"a second goal line \(the goal is on line 2\)", 3, 1),
+    ("premise: all x ({a}(x) ->\n{b}(x)).\ngoal: {a}({c}).", r"unexpected end of input", 1,
+     None),
+    ("", r"no goal line", 1, 1),
+    ("premise: {a}({c}). % comment\ngoal: {a}({c}).", r"unexpected '\.'", 1, None),
+])
+def test_parse_errors_name_line_and_column(one, bad, message, line, column):
+    a, b = sorted(one.formal["predicates"])[:2]
+    names = {"a": a, "b": b, "c": one.formal["constants"][0]}
+    with pytest.raises(FormalizationError, match=message.format(**names)) as info:
+        TRACK.parse_formalization(one, bad.format(**names))
+    assert info.value.line == line
+    if column is not None:
+        assert info.value.column == column
+
+
+def test_deep_nesting_is_answered_or_a_typed_failure(one):
+    from scir.pipelines.ns import solve
+
+    a = sorted(one.formal["predicates"])[0]
+    atom = f"{a}(x)"
+    room = F.MAX_FORMULA_CHARS - len(atom) - 1            # the final period counts
+    shapes = {"negations": lambda n: "-" * n + atom,
+              "negated groups": lambda n: "-(" * (n // 3) + atom + ")" * (n // 3),
+              "groups": lambda n: "(" * (n // 2) + atom + ")" * (n // 2),
+              "quantifiers": lambda n: "all x " * (n // 6) + atom}
+    outcomes = set()
+    for name, shape in shapes.items():
+        for size in (room // 4, room // 2, room):
+            text = f"premise: {shape(size)}.\ngoal: {atom}.\n"
+            try:
+                parsed = TRACK.parse_formalization(one, text)
+            except FormalizationError as exc:
+                assert exc.line == 1 and "nested too deeply" in exc.message, name
+                outcomes.add("parse_error")
+                continue
+            outcome = solve(TRACK, one, parsed.formal)    # answered, or a typed failure
+            assert outcome.status in STATUSES, name
+            outcomes.add(outcome.status)
+    assert {"ok", "parse_error"} <= outcomes
+
+
+def test_size_limits(one):
+    a = sorted(one.formal["predicates"])[0]
+    many = f"premise: {a}(x).\n" * (F.MAX_PREMISES + 1) + f"goal: {a}(x).\n"
+    with pytest.raises(FormalizationError, match="more than 500 premises") as info:
+        TRACK.parse_formalization(one, many)
+    assert info.value.line == F.MAX_PREMISES + 1
+    with pytest.raises(FormalizationError, match="formalization too long"):
+        TRACK.parse_formalization(one, " " * (F.MAX_TEXT_CHARS + 1))
+    with pytest.raises(FormalizationError, match="is text, got NoneType"):
+        TRACK.parse_formalization(one, None)
+
+
+def test_parser_is_lenient_about_layout_only(one):
+    text = F.format_formal(one)
+    gold = TRACK.parse_formalization(one, text)
+    loose = ("\n```prover9\n" + text.replace("premise: ", "  Premise :").replace(" -> ", "->")
+             .replace(".\n", " \r\n\n") + "```\n\n")
+    parsed = TRACK.parse_formalization(one, loose)
+    assert parsed.formal == gold.formal and parsed.items == gold.items
+    shuffled = text.replace("goal:", "GOAL:")
+    assert TRACK.parse_formalization(one, shuffled).formal == gold.formal
+
+
+def test_hostile_signature_names_never_reach_a_grammar(one):
+    bad = copy.deepcopy(one)
+    bad.formal["predicates"] = {'p" | /(.|\\n)*/ | "': 1}
+    with pytest.raises(TaskFormatError, match="cannot be formalized") as info:
+        TRACK.formalization_grammar(bad)
+    assert info.value.task_id == one.task_id
+    bad.formal["predicates"] = {"end_of_list": 1}
+    with pytest.raises(TaskFormatError, match="invalid predicate name"):
+        TRACK.formalization_grammar(bad)
+    bad.formal["predicates"], bad.formal["constants"] = dict(one.formal["predicates"]), ["x1"]
+    with pytest.raises(TaskFormatError, match="would read it as a variable"):
+        TRACK.parse_formalization(bad, F.format_formal(one))
+
+
+def test_signature_falls_back_to_the_gold_formulas(one):
+    bare = copy.deepcopy(one)
+    del bare.formal["predicates"], bare.formal["constants"]
+    preds, consts = F.task_signature(bare)
+    used = set(re.findall(r"([a-z0-9_]+)\(", " ".join(one.formal["premises"] +
+                                                     [one.formal["goal"]])))
+    assert set(preds) == used and set(preds) <= set(one.formal["predicates"])
+    assert set(consts) <= set(one.formal["constants"])
+
+
+# ---- prompts -------------------------------------------------------------------------------
+def test_prompts(one):
+    problem = one.problem_nl
+    cot = TRACK.prompt("cot", one, "nl", problem=problem)
+    assert problem in cot and one.question in cot
+    assert 'a line of the form "Answer: X"' in cot and "$" not in cot
+    form = TRACK.prompt("formalize", one, "nl", problem=problem)
+    assert problem in form and one.question in form and "$" not in form
+    assert "premise: all x (neuron(x) -> excitable_cell(x)).\n" in form
+    assert "goal: -glial_cell(cell_k1).\n" in form
+    lexicon = one.domain_metadata["lexicon"]
+    for pid, entry in lexicon["predicates"].items():
+        assert f"{pid}(x): x is {entry['article']} {entry['noun']}\n" in form
+    for cid, name in lexicon["individuals"].items():
+        assert f"{cid}: {name}\n" in form
+    formal_text = F.format_formal(one)
+    symb = TRACK.prompt("symbcot", one, "nl", problem=problem, formalization=formal_text)
+    assert formal_text in symb and one.blocks[0] not in symb and one.question in symb
+    assert 'a line of the form "Answer: X"' in symb and "$" not in symb
+    obf = copy.deepcopy(one)
+    obf.problem_obfuscated = "SINGLE-CELL REPORT 7: see the attached annotations."
+    assert "SINGLE-CELL REPORT 7" in TRACK.prompt("formalize", obf, "obf")
+    with pytest.raises(ConfigError, match="prompt kind must be one of"):
+        TRACK.prompt("answer", one, "nl")
+    with pytest.raises(ConfigError, match="needs the formalization"):
+        TRACK.prompt("symbcot", one, "nl")
+
+
+def test_the_prompt_example_is_a_valid_formalization():
+    """The formalize prompt's example parses, and Prover9 finds its answer True."""
+    from scir.tasks import Task
+
+    example = Task(task_id="deduction-e0d0-0-0", domain="deduction", difficulty="custom",
+                   tier="e0d0", seed=0, params={}, question="?", answer="True",
+                   answer_pool=["True"], chance=1 / 3, blocks=[],
+                   formal={"premises": [], "goal": "",
+                           "predicates": {"neuron": 1, "glial_cell": 1, "excitable_cell": 1},
+                           "constants": ["cell_k1"]})
+    form = TRACK.prompt("formalize", example, "nl", problem="")
+    text = re.search(r"(?ms)^(premise: .*?^goal: [^\n]*\n)", form).group(1)
+    parsed = TRACK.parse_formalization(example, text)
+    assert parsed.items == 4 and TRACK.solve_formal(example, parsed.formal) == "True"
+
+
+# ---- pipelines with a scripted model --------------------------------------------------------
+def test_oracle_solves_every_task(tasks, tmp_path):
+    every = tasks["easy"] + tasks["hard"]
+    with RunStore(tmp_path) as store:
+        summary = run_tasks(every, "oracle", None, store, PipelineSettings())
+    assert (summary.total, summary.correct) == (20, 20)
+
+
+class ScriptedBackend(Backend):
+    """A model double answering each task's prompt with a fixed text."""
+
+    provider, model = "scripted", "hostile"
+
+    def __init__(self, reply):
+        self.reply = reply
+        self.calls = 0
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        self.calls += 1
+        return LLMResponse(self.reply(request.chat_messages()[0]["content"]), 10, 5, 0.0, 0.0,
+                           "stop", self.provider, self.model)
+
+
+def _pigeonhole(preds: list[str]) -> str:
+    """Five individuals in four predicates, each holding at most one: unsatisfiable, and hard
+    for resolution (Prover9 runs into its time limit)."""
+    holes = preds[:4]
+    xs = [f"x{i}" for i in range(1, 6)]
+    distinct = " & ".join(f"{u} != {v}" for i, u in enumerate(xs) for v in xs[i + 1:])
+    lines = ["premise: " + "".join(f"exists {x} " for x in xs) + f"({distinct}).",
+             "premise: all x (" + " | ".join(f"{h}(x)" for h in holes) + ")."]
+    lines += [f"premise: all x all y ({h}(x) & {h}(y) -> x = y)." for h in holes]
+    return "\n".join(lines + [f"goal: {preds[4]}(x)."]) + "\n"
+
+
+def _hostile(task):
+    """name -> (formalization text, expected status, expected error fragment)."""
+    text = F.format_formal(task)
+    a, b = sorted(task.formal["predicates"])[:2]
+    first = text.index("\n") + 1
+    return {
+        "gold": (text, "ok", ""),
+        "garbage": ("}{ DROP TABLE results; --\x1b[2J", "parse_error", "not allowed"),
+        "prose": ("The statement is True.\n", "parse_error", "expected a line 'premise:"),
+        "unknown names": (text.replace(f"{a}(", "neuron(", 1), "parse_error",
+                          "unknown predicate 'neuron'"),
+        "end_of_list": (text[:first] + "end_of_list.\nformulas(sos).\n" + text[first:],
+                        "parse_error", "expected a line"),
+        "end_of_list in a formula": (text.replace(".\n", ". end_of_list.\n", 1), "parse_error",
+                                     "unexpected '.'"),
+        "set(auto)": (text[:first] + "premise: set(auto).\n" + text[first:], "parse_error",
+                      "unknown predicate 'set'"),
+        "assign": (text[:first] + "premise: assign(max_seconds, 999999).\n" + text[first:],
+                   "parse_error", "unexpected '9'"),
+        "huge number": (text[:first] + f"premise: {a}(99999999999999999999).\n" + text[first:],
+                        "parse_error", "unexpected '9'"),
+        "non-ASCII": (text.replace("all x", "\u2200x", 1) if "all x" in text
+                      else "\u2200" + text, "parse_error", "is not allowed"),
+        "overlong formula": ("premise: " + " & ".join([f"{a}(x)"] * 300) + ".\n" + text,
+                             "parse_error", "formula too long"),
+        "inconsistent": (f"premise: {a}(x).\npremise: -{a}(x).\ngoal: {b}(x).\n",
+                         "solver_error", "inconsistent"),
+        "time limit": (_pigeonhole(sorted(task.formal["predicates"])), "timeout",
+                       "max_seconds"),
+    }
+
+
+def test_hostile_formalizations_are_typed_failures(tasks, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(TRACK, "prover9_seconds", 1)
+    pool = tasks["easy"] + tasks["hard"]
+    plan = {}
+    for task, name in zip(pool, _hostile(pool[0])):
+        plan[task.task_id] = (name, task, *_hostile(task)[name])
+    chosen = [task for _, task, *_ in plan.values()]
+
+    def reply(prompt):
+        for name, task, text, *_ in plan.values():
+            if task.problem_nl in prompt:
+                return text
+        raise AssertionError("prompt of an unknown task")
+
+    inner = ScriptedBackend(reply)
+    with RunStore(tmp_path / "run") as store:
+        summary = run_tasks(chosen, "ns", CachingBackend(inner, store), store,
+                            PipelineSettings(max_tokens=64))
+        results = {r["task_id"]: r for r in store.results(arch="ns")}
+    assert summary.total == len(plan) == 13
+    for task_id, (name, task, text, status, fragment) in plan.items():
+        r = results[task_id]
+        assert r["status"] == status, (name, r["error"])
+        assert fragment in r["error"], (name, r["error"])
+        assert r["calls"] == (3 if status == "parse_error" else 1), name   # 2 retries
+    assert results[chosen[0].task_id]["correct"]
+    # the process is intact: Prover9 still answers the gold formalization
+    assert TRACK.solve_formal(pool[0], pool[0].formal) == pool[0].answer
+
+
+def test_solver_failures_keep_their_types(one, monkeypatch):
+    a, b = sorted(one.formal["predicates"])[:2]
+    inconsistent = TRACK.parse_formalization(one, f"premise: {a}(x).\npremise: -{a}(x).\n"
+                                                  f"goal: {b}(x).\n")
+    with pytest.raises(SolverError, match="premises are inconsistent"):
+        TRACK.solve_formal(one, inconsistent.formal)
+    monkeypatch.setattr(TRACK, "prover9_seconds", 1)
+    hard = TRACK.parse_formalization(one, _pigeonhole(sorted(one.formal["predicates"])))
+    with pytest.raises(SolverTimeout, match="Prover9 on the goal: max_seconds reached"):
+        TRACK.solve_formal(one, hard.formal)
+
+
+# ---- the tiny model -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SCIR_CACHE_DIR", str(tmp_path_factory.mktemp("scir-cache")))
+        from scir.llm import get_backend
+
+        yield get_backend("tiny")
+
+
+@pytest.mark.llm
+def test_tiny_model_formalizations_all_parse(tasks, tiny):
+    max_tokens = PipelineSettings().max_tokens
+    parsed, answered, free_ok, free_n, longest = 0, 0, 0, 0, 0
+    failures = []
+    for task in tasks["easy"]:
+        constraint = Constraint("lark", TRACK.formalization_grammar(task))
+        prompt = TRACK.prompt("formalize", task, "nl")
+        for seed in range(5):
+            r = tiny.complete(LLMRequest.chat([("user", prompt)], max_tokens=max_tokens,
+                                              temperature=0.6, seed=seed,
+                                              constraint=constraint))
+            assert r.raw_finish_reason == "stop", (task.task_id, seed, r.completion_tokens)
+            longest = max(longest, r.completion_tokens)
+            try:
+                formal = TRACK.parse_formalization(task, r.text).formal
+            except FormalizationError as exc:
+                failures.append((task.task_id, seed, str(exc), r.text))
+                continue
+            parsed += 1
+            try:
+                TRACK.solve_formal(task, formal)
+                answered += 1
+            except SolverError:                  # e.g. inconsistent premises: counted only
+                pass
+        if free_n == 5:
+            continue
+        r = tiny.complete(LLMRequest.chat([("user", prompt)], max_tokens=64))
+        free_n += 1
+        try:
+            TRACK.parse_formalization(task, r.text)
+            free_ok += 1
+        except FormalizationError:
+            pass
+    print(f"\ndeduction, tiny model: constrained {parsed}/50 parse ({answered} answered by "
+          f"Prover9, longest {longest} tokens of {max_tokens}), unconstrained "
+          f"{free_ok}/{free_n} parse")
+    assert not failures, failures[:3]
+    assert parsed == 50 and free_ok < free_n
+
+
+@pytest.mark.llm
+def test_scir_solve_with_the_tiny_model(tasks, tiny, tmp_path, capsys):
+    path = tmp_path / "deduction.jsonl"
+    write_tasks(path, tasks["easy"][:4])
+    for arch, max_tokens in (("cot", 128), ("ns", 1024), ("symbcot", 128)):
+        run = tmp_path / f"run-{arch}"
+        assert main(["solve", str(path), "--arch", arch, "--model", "tiny", "--presentation",
+                     "nl", "--run", str(run), "--limit", "3", "--max-tokens", str(max_tokens),
+                     "--max-retries", "0"]) == 0
+        out = capsys.readouterr().out
+        assert re.search(r"^accuracy: [0-3]/3$", out, re.M), out
+        with RunStore(run) as store:
+            results = store.results(arch=arch)
+        assert len(results) == 3
+        for r in results:
+            assert r["status"] in STATUSES and r["status"] != "backend_error"
+            if arch == "ns":                        # never cut: every formalization parsed
+                assert r["status"] in ("ok", "solver_error", "timeout"), r["error"]
+                assert r["items"] is not None and r["solver_status"] != "parse_error"
+            if arch == "symbcot":
+                assert r["calls"] == 2
