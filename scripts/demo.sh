@@ -51,7 +51,7 @@ step "pipelines: the tiny local model (random weights; shows the offline path, n
 for track in $tracks; do
     for arch in cot ns symbcot; do
         scir solve "$OUT/$track.obf.jsonl" --arch "$arch" --model tiny --presentation nl \
-            --limit "$LLM_N" --max-tokens 48 --max-retries 0 --run "$OUT/runs/tiny-$arch-$track"
+            --limit "$LLM_N" --max-tokens 256 --max-retries 0 --run "$OUT/runs/tiny-$arch-$track"
     done
 done
 
