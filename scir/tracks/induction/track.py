@@ -3,7 +3,8 @@
 Stages live in their own modules: ``world`` (names and relation types), ``generate`` (the
 formal object), ``text`` (clean NL), ``semantics`` (pools with clingo, coverage with Prolog),
 ``ilp_check`` (the learner cross-check), ``rules`` (check-rule), ``export`` (Popper folders),
-``stats`` (pool statistics).
+``stats`` (pool statistics), ``formalize`` (grammar and parser of the pipelines),
+``prompts`` (their prompts), ``solve`` (the pipelines' solver: clingo pool + ILP learner).
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Sequence
 
-from scir.errors import SolverError, VerificationError
+from scir.errors import VerificationError
 from scir.tasks import Task
-from scir.tracks.base import Check, Track, TrackParam
+from scir.tracks.base import Check, Formalization, Track, TrackParam
+from scir.tracks.induction import formalize, prompts
 from scir.tracks.induction.export import export_popper
 from scir.tracks.induction.generate import construct
 from scir.tracks.induction.ilp_check import ilp_cross_check
@@ -23,6 +25,7 @@ from scir.tracks.induction.semantics import (
     asp_pool,
     problem_from_formal,
 )
+from scir.tracks.induction.solve import learn_rule
 from scir.tracks.induction.text import question, render_blocks
 from scir.tracks.induction.world import World, display_drug, load_world, rule_key
 
@@ -153,18 +156,11 @@ class InductionTrack(Track):
 
     # ---- solving and scoring --------------------------------------------------------------
     def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
-        """The rule a symbolic solver picks for a formal object: among the valid rules with a
-        category (only the formal object's own ``category`` when it names one), the one
-        covering the most positives; ties go to the alphabetically first."""
-        problem = problem_from_formal(formal, self.world)
-        pools = asp_pool(problem, world=self.world)
-        candidates = [r for r in pools.valid if pools.categories.get(r) is not None
-                      and (problem.category is None or pools.categories[r] == problem.category)]
-        if not candidates:
-            raise SolverError("no rule of a single category covers a known interacting pair "
-                              "and no known non-interacting pair", task_id=task.task_id)
-        best = min(candidates, key=lambda r: (-pools.positives.get(r, 0), r))
-        return rule_key(best)
+        """The rule the symbolic side finds from ``formal``'s facts and examples only (never
+        its target or category): clingo's valid rules cross-checked by the ILP learner over
+        all 45 pairs; among those with a category, the one covering the most positives, ties
+        to the alphabetically first (:func:`scir.tracks.induction.solve.learn_rule`)."""
+        return learn_rule(formal, self.world, task_id=task.task_id).answer
 
     def parse_answer(self, task: Task, text: str) -> str | None:
         """Find a pair of relation types in free text and normalise it to ``r1,r2``.
@@ -183,6 +179,24 @@ class InductionTrack(Track):
             if len(found) >= 2:
                 return rule_key((found[0], found[1]))
         return None
+
+    # ---- pipeline hooks (formalize.py, prompts.py; solve_formal above: solve.py) ---------
+    def formalization_grammar(self, task: Task) -> str:
+        """The task's bounded Lark grammar: facts over its relation types, drugs and proteins,
+        then ``pos(interacts(a, b)).`` and ``neg(interacts(a, b)).`` lines."""
+        return formalize.formalization_grammar(task)
+
+    def formalization_max_chars(self, task: Task) -> int:
+        """The longest formalization the task's grammar accepts (sizes ``max_tokens``)."""
+        return formalize.max_formalization_chars(task)
+
+    def parse_formalization(self, task: Task, text: str) -> Formalization:
+        """A model's formalization as a formal object (FormalizationError on bad text)."""
+        return formalize.parse_formalization(task, text)
+
+    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
+        """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/induction/``)."""
+        return prompts.prompt(kind, task, presentation, **extra)
 
     def count_items(self, formal: dict[str, Any]) -> int:
         """Background facts plus examples."""
