@@ -6,7 +6,12 @@ prints the median time ratio package / ours and checks that both return the same
 the same score (1e-6). Exit code 1 if any result differs or the 12-node target (>= 5x) is
 missed.
 
-    .venv/bin/python benchmarks/gies.py [--instances K] [--seed S]
+Before the timing table it runs the reference check of the causal-track issue on
+``--reference`` (default 100) random instances -- 5-12 nodes, 1-4 environments, four sample
+sizes, three densities, the same family as ``tests/test_gies.py`` (which runs 32 of them) --
+and asserts the same graph and the same score (1e-6) on every one.
+
+    .venv/bin/python benchmarks/gies.py [--instances K] [--seed S] [--reference N]
 """
 
 from __future__ import annotations
@@ -52,11 +57,38 @@ def _compare(data, targets, repeat: int) -> tuple[float, float, bool, int]:
     return t_ref, t_ours, same, res.n_edges
 
 
+def _reference_params(i: int) -> tuple[int, int, int, float]:
+    """Instance i of the reference check: every node count 5..12 with every environment count
+    1..4, four sample sizes, three densities (as in tests/test_gies.py)."""
+    return (5 + i % 8, 1 + (i // 8) % 4, (25, 60, 150, 400)[(i * 3) % 4],
+            (1.5, 2.5, 3.5)[(i // 2) % 3])
+
+
+def reference_check(n: int) -> bool:
+    """Ours vs the package on ``n`` random instances; prints a summary, True if all agree."""
+    gies = _reference_package()
+    mismatches = []
+    for i in range(n):
+        p, n_envs, rows, degree = _reference_params(i)
+        inst = random_instance(p, n_envs, rows, seed=i, expected_degree=degree)
+        A, score = gies.fit_bic(inst.data, inst.targets)
+        res = fit(inst.data, inst.targets)
+        if not (((A != 0) == (res.adjacency != 0)).all() and abs(score - res.score) < 1e-6):
+            mismatches.append(i)
+    print(f"reference check: {n - len(mismatches)}/{n} random instances (5-12 nodes, 1-4 "
+          f"environments) give the same graph and score as gies.fit_bic"
+          + (f"; MISMATCH on {mismatches}" if mismatches else ""))
+    return not mismatches
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instances", type=int, default=4, help="instances per size (default 4)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument("--reference", type=int, default=100,
+                        help="instances of the reference check (default 100; 0 skips it)")
     args = parser.parse_args(argv)
+    reference_ok = reference_check(args.reference) if args.reference > 0 else True
 
     rows, all_same, ratio_at_target = [], True, None
     for p in SIZES:
@@ -98,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     met = ratio_at_target is not None and ratio_at_target >= TARGET_RATIO
     print(f"target >= {TARGET_RATIO:.0f}x at {TARGET_NODES} nodes: {'met' if met else 'MISSED'} "
           f"({ratio_at_target:.1f}x median)")
-    return 0 if all_same and met else 1
+    return 0 if all_same and met and reference_ok else 1
 
 
 if __name__ == "__main__":
