@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+import atexit
 from functools import lru_cache
 from typing import Iterable
 
@@ -191,6 +192,9 @@ def _encoding() -> tuple:
     except RuntimeError as exc:
         detail = "; ".join(m.strip() for m in messages) or str(exc)
         raise SolverError(f"clingo cannot parse ilp_generate.lp: {detail}") from exc
+    # release the cached AST before interpreter shutdown tears clingo's library down (else
+    # every statement's __del__ fails at exit with "'NoneType' ... clingo_ast_release")
+    atexit.register(_encoding.cache_clear)
     return tuple(statements)
 
 
