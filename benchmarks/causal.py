@@ -14,26 +14,13 @@ verification to a bare GIES call (measured in the same run) show the overhead of
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
-
-def _reference_package():
-    """The ``gies`` package, or None (this folder holds a gies.py that would shadow it)."""
-    here = Path(__file__).resolve().parent
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
-    sys.modules.pop("gies", None)
-    try:
-        module = importlib.import_module("gies")
-    except ImportError:
-        return None
-    return module if hasattr(module, "fit_bic") else None
+from _reference import best_time, reference_gies       # benchmarks/_reference.py
 
 
 def _inputs(task):
@@ -41,15 +28,6 @@ def _inputs(task):
     data = [np.array(e["rows"], dtype=np.float64) for e in f["environments"]]
     targets = [[f["columns"].index(t) for t in e["targets"]] for e in f["environments"]]
     return data, targets
-
-
-def _best(fn, repeat: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def run_level(track, level: str, n: int, seed: int, package) -> dict:
@@ -69,10 +47,10 @@ def run_level(track, level: str, n: int, seed: int, package) -> dict:
     ours, ref, same = [], [], True
     for t in tasks:
         data, targets = _inputs(t)
-        t_ours, res = _best(lambda: fit(data, targets), 3)
+        t_ours, res = best_time(lambda: fit(data, targets), 3)
         ours.append(t_ours)
         if package is not None:
-            t_ref, (A, s) = _best(lambda: package.fit_bic(data, targets), 1)
+            t_ref, (A, s) = best_time(lambda: package.fit_bic(data, targets), 1)
             ref.append(t_ref)
             same &= bool(((A != 0) == (res.adjacency != 0)).all() and abs(s - res.score) < 1e-6)
     return {
@@ -91,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", type=int, default=200, help="tasks per level (default 200)")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     args = parser.parse_args(argv)
-    package = _reference_package()
+    package = reference_gies()
     from scir.tracks import get_track
 
     track = get_track("causal")

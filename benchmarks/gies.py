@@ -17,42 +17,30 @@ and asserts the same graph and the same score (1e-6) on every one.
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
 import sys
-import time
-from pathlib import Path
 
 from solvers.gies import fit
 from solvers.gies.simulate import random_instance
+
+from _reference import best_time, reference_gies       # benchmarks/_reference.py
 
 SIZES = (6, 8, 12, 20)
 TARGET_NODES, TARGET_RATIO = 12, 5.0
 
 
-def _time(fn, repeat: int):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
-
-
 def _reference_package():
-    """The ``gies`` package (this script's own folder is on sys.path and holds a gies.py)."""
-    here = Path(__file__).resolve().parent
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
-    module = importlib.import_module("gies")
-    if not hasattr(module, "fit_bic"):
-        raise SystemExit(f"the reference package gies is not installed (found {module.__file__})")
+    """The ``gies`` package (SystemExit when it is not installed)."""
+    module = reference_gies()
+    if module is None:
+        raise SystemExit("the reference package gies is not installed (pip install gies==0.0.3)")
     return module
 
 
 def _compare(data, targets, repeat: int) -> tuple[float, float, bool, int]:
     gies = _reference_package()
-    t_ref, (A, s) = _time(lambda: gies.fit_bic(data, targets), repeat)
-    t_ours, res = _time(lambda: fit(data, targets), repeat)
+    t_ref, (A, s) = best_time(lambda: gies.fit_bic(data, targets), repeat)
+    t_ours, res = best_time(lambda: fit(data, targets), repeat)
     same = bool(((A != 0) == (res.adjacency != 0)).all() and abs(s - res.score) < 1e-6)
     return t_ref, t_ours, same, res.n_edges
 

@@ -3,6 +3,8 @@
 Markers (``slow``, ``llm``, ``network``) are registered in pyproject.toml. The environment
 variables below are set at import, before any test imports torch or tokenizers: no
 torch.compile at the first masked token, no tokenizer thread pools fighting over two cores.
+The tiny model is built and loaded once per session (``tiny``, ``tiny_cache``); the helper
+module ``formalize_helpers`` gets pytest's assertion rewriting like a test module.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 
 os.environ["TORCHDYNAMO_DISABLE"] = "1"
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
+pytest.register_assert_rewrite("formalize_helpers")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
@@ -30,6 +33,31 @@ def python() -> str:
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A scratch folder shared by every test of the session (use sub-folders per test)."""
     return tmp_path_factory.mktemp("workspace")
+
+
+@pytest.fixture(scope="session")
+def tiny_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``SCIR_CACHE_DIR`` of the session's tiny-model tests (the model is built into it
+    once; see :mod:`scir.llm.tiny`)."""
+    return tmp_path_factory.mktemp("scir-cache")
+
+
+@pytest.fixture(scope="session")
+def tiny(tiny_cache_dir: Path):
+    """The tiny model as a backend, built into ``tiny_cache_dir`` and loaded once per session."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SCIR_CACHE_DIR", str(tiny_cache_dir))
+        from scir.llm import get_backend
+
+        return get_backend("tiny")
+
+
+@pytest.fixture
+def tiny_cache(tiny_cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``SCIR_CACHE_DIR`` set to the session's cache folder for one test, so that a
+    ``--model tiny`` command loads the model built there (or builds it there once)."""
+    monkeypatch.setenv("SCIR_CACHE_DIR", str(tiny_cache_dir))
+    return tiny_cache_dir
 
 
 @pytest.fixture(scope="session")

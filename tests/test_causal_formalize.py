@@ -14,27 +14,20 @@ from __future__ import annotations
 
 import copy
 import re
-from functools import lru_cache
 
-import lark
 import pytest
 
-from scir.cli import main
-from scir.errors import ConfigError, FormalizationError, SolverError, TaskFormatError
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.cache import CachingBackend, RunStore
-from scir.pipelines import STATUSES, PipelineSettings
-from scir.pipelines.runner import run_tasks
+from formalize_helpers import (HAVE_LLG, check_prompt_edges, lark_accepts, llguidance_accepts,
+                               run_hostile, run_oracle, sample_formalizations, solve_with_tiny)
+from scir.errors import FormalizationError, TaskFormatError
 from scir.tasks import write_tasks
 from scir.tracks import get_track
 from scir.tracks.causal import formalize as F
 from scir.tracks.causal.graph import ORDER
-from solvers.grammar_check import llguidance_available
 
 TRACK = get_track("causal")
 SEED = 11
 SMALL = {"nodes": 3, "options": 6, "samples": 3, "interventions": 1}
-HAVE_LLG = llguidance_available()
 
 
 @pytest.fixture(scope="module")
@@ -55,46 +48,6 @@ def level(request):
 
 
 # ---- helpers -------------------------------------------------------------------------------
-@lru_cache(maxsize=64)
-def lark_parser(grammar: str) -> lark.Lark:
-    return lark.Lark(grammar, parser="lalr")
-
-
-def lark_accepts(grammar: str, text: str) -> bool:
-    try:
-        lark_parser(grammar).parse(text)
-        return True
-    except lark.LarkError:
-        return False
-
-
-class _ByteTokenizer:
-    """One token per byte plus EOS: lets llguidance match whole texts without a model."""
-
-    eos_token_id = 256
-    bos_token_id = None
-    tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
-    special_token_ids = [256]
-
-    def __call__(self, text):
-        return list(text) if isinstance(text, bytes) else list(text.encode("utf-8"))
-
-
-@lru_cache(maxsize=1)
-def _llg_tokenizer():
-    from llguidance import LLTokenizer, TokenizerWrapper
-
-    return LLTokenizer(TokenizerWrapper(_ByteTokenizer()))
-
-
-def llguidance_accepts(grammar: str, text: str) -> bool:
-    from llguidance import LLMatcher, grammar_from
-
-    matcher = LLMatcher(_llg_tokenizer(), grammar_from("lark", grammar), log_level=0)
-    ok = matcher.consume_tokens(list(text.encode("utf-8")))
-    return bool(ok) and not matcher.is_error() and matcher.is_accepting()
-
-
 def longest_text(b: F.GrammarBounds) -> str:
     """A longest text of the grammar of ``b``, built by hand."""
     subs = sorted((n for n in b.nodes if n != b.new_protein), key=len, reverse=True)
@@ -297,36 +250,13 @@ def test_prompts(one):
     symb = TRACK.prompt("symbcot", one, "nl", problem=problem, formalization=formal_text)
     assert formal_text in symb and one.blocks[0] not in symb and one.options[0] in symb
     assert 'a line of the form "Answer: X"' in symb and "$" not in symb
-    obf = copy.deepcopy(one)
-    obf.problem_obfuscated = "LAB RECORD 7: see the attached tables."
-    assert "LAB RECORD 7" in TRACK.prompt("cot", obf, "obf")
-    with pytest.raises(ConfigError, match="prompt kind must be one of"):
-        TRACK.prompt("answer", one, "nl")
-    with pytest.raises(ConfigError, match="needs the formalization"):
-        TRACK.prompt("symbcot", one, "nl")
+    check_prompt_edges(TRACK, one, "cot", "LAB RECORD 7: see the attached tables.")
 
 
 # ---- pipelines with a scripted model ---------------------------------------------------------
 def test_oracle_solves_every_task(tasks, tmp_path):
-    every = tasks["easy"] + tasks["hard"]
-    with RunStore(tmp_path) as store:
-        summary = run_tasks(every, "oracle", None, store, PipelineSettings())
+    summary = run_oracle(tasks["easy"] + tasks["hard"], tmp_path)
     assert (summary.total, summary.correct) == (20, 20)
-
-
-class ScriptedBackend(Backend):
-    """A model double answering each task's prompt with a fixed text."""
-
-    provider, model = "scripted", "hostile"
-
-    def __init__(self, reply):
-        self.reply = reply
-        self.calls = 0
-
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        self.calls += 1
-        return LLMResponse(self.reply(request.chat_messages()[0]["content"]), 10, 5, 0.0, 0.0,
-                           "stop", self.provider, self.model)
 
 
 def _hostile(task):
@@ -362,81 +292,24 @@ def _hostile(task):
 
 def test_hostile_formalizations_are_typed_failures(tasks, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    pool = tasks["easy"] + tasks["hard"]
-    plan = {}
-    for task, name in zip(pool, _hostile(pool[0])):
-        plan[task.task_id] = (name, task, *_hostile(task)[name])
-    chosen = [task for _, task, *_ in plan.values()]
-
-    def reply(prompt):
-        for name, task, text, *_ in plan.values():
-            if task.problem_nl in prompt:
-                return text
-        raise AssertionError("prompt of an unknown task")
-
-    inner = ScriptedBackend(reply)
-    with RunStore(tmp_path / "run") as store:
-        summary = run_tasks(chosen, "ns", CachingBackend(inner, store), store,
-                            PipelineSettings(max_tokens=64))
-        results = {r["task_id"]: r for r in store.results(arch="ns")}
-    assert summary.total == len(plan) == 13
+    plan, results = run_hostile(tasks["easy"] + tasks["hard"], _hostile, tmp_path / "run")
+    assert len(plan) == 13
     for task_id, (name, task, text, status, fragment) in plan.items():
-        r = results[task_id]
-        assert r["status"] == status, (name, r["error"])
-        assert fragment in r["error"], (name, r["error"])
-        assert r["calls"] == (1 if status == "ok" else 3)       # parse/input errors: 2 retries
-    assert results[chosen[0].task_id]["correct"]
+        assert results[task_id]["calls"] == (1 if status == "ok" else 3)   # 2 retries
+    assert results[next(iter(plan))]["correct"]
     assert not (tmp_path / "pwned").exists()
 
 
 # ---- the tiny model --------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def tiny_cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SCIR_CACHE_DIR", str(tmp_path_factory.mktemp("scir-cache")))
-        yield
-
-
 @pytest.mark.llm
-def test_tiny_model_formalizations_all_parse(small_tasks, tiny_cache):
-    from scir.llm import get_backend
-
-    tiny = get_backend("tiny")
-    parsed, solved, free_ok, free_n = 0, 0, 0, 0
-    failures = []
-    for task in small_tasks:
-        grammar = TRACK.formalization_grammar(task)
-        limit = F.max_formalization_chars(task)
-        assert limit < 300                                   # "a few hundred bytes"
-        prompt = TRACK.prompt("formalize", task, "nl")
-        for seed in range(5):
-            r = tiny.complete(LLMRequest.chat([("user", prompt)], max_tokens=limit + 1,
-                                              temperature=1.0, seed=seed,
-                                              constraint=Constraint("lark", grammar)))
-            assert r.raw_finish_reason == "stop" and len(r.text) <= limit
-            try:
-                formal = TRACK.parse_formalization(task, r.text).formal
-            except FormalizationError as exc:
-                failures.append((task.task_id, seed, str(exc), r.text))
-                continue
-            parsed += 1
-            try:
-                TRACK.solve_formal(task, formal)
-                solved += 1
-            except SolverError:                  # e.g. a constant column: counted only
-                pass
-        if free_n < 5:
-            r = tiny.complete(LLMRequest.chat([("user", prompt)], max_tokens=limit + 1))
-            free_n += 1
-            try:
-                TRACK.parse_formalization(task, r.text)
-                free_ok += 1
-            except FormalizationError:
-                pass
-    print(f"\ncausal, tiny model: constrained {parsed}/50 parse ({solved} accepted by GIES), "
-          f"unconstrained {free_ok}/{free_n} parse")
-    assert not failures, failures[:3]
-    assert parsed == 50 and free_ok < free_n
+def test_tiny_model_formalizations_all_parse(small_tasks, tiny):
+    assert max(F.max_formalization_chars(t) for t in small_tasks) < 300   # "a few hundred bytes"
+    # a SolverError (e.g. a constant column) is counted only
+    s = sample_formalizations(TRACK, tiny, small_tasks, temperature=1.0, free_tasks=5)
+    print(f"\ncausal, tiny model: constrained {s.parsed}/50 parse ({s.solved} accepted by "
+          f"GIES), unconstrained {s.free_ok}/{s.free_n} parse")
+    assert not s.failures, s.failures[:3]
+    assert s.parsed == 50 and s.free_ok < s.free_n
 
 
 @pytest.mark.llm
@@ -444,20 +317,6 @@ def test_scir_solve_with_the_tiny_model(small_tasks, tiny_cache, tmp_path, capsy
     path = tmp_path / "causal.jsonl"
     write_tasks(path, small_tasks[:4])
     assert max(F.max_formalization_chars(t) for t in small_tasks[:3]) < 300
-    for arch in ("cot", "ns", "symbcot"):
-        run = tmp_path / f"run-{arch}"
-        assert main(["solve", str(path), "--arch", arch, "--model", "tiny", "--presentation",
-                     "nl", "--run", str(run), "--limit", "3", "--max-tokens", "300",
-                     "--max-retries", "0"]) == 0
-        out = capsys.readouterr().out
-        assert re.search(r"^accuracy: [0-3]/3$", out, re.M), out
-        with RunStore(run) as store:
-            results = store.results(arch=arch)
-        assert len(results) == 3
-        for r in results:
-            assert r["status"] in STATUSES and r["status"] != "backend_error"
-            if arch == "ns":                        # never cut: every formalization parsed
-                assert r["status"] in ("ok", "solver_error"), r["error"]
-                assert r["items"] is not None and r["solver_status"] != "parse_error"
-            if arch == "symbcot":
-                assert r["items"] is not None and r["calls"] == 2
+    results = solve_with_tiny(path, tmp_path, capsys, dict.fromkeys(("cot", "ns", "symbcot"), 300),
+                              ns_statuses=("ok", "solver_error"))
+    assert all(r["items"] is not None for r in results["symbcot"])

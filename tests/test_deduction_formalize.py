@@ -14,26 +14,20 @@ from __future__ import annotations
 
 import copy
 import re
-from functools import lru_cache
 
-import lark
 import pytest
 
-from scir.cli import main
-from scir.errors import ConfigError, FormalizationError, SolverError, SolverTimeout, \
-    TaskFormatError
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.cache import CachingBackend, RunStore
+from formalize_helpers import (HAVE_LLG, accepts, check_prompt_edges, lark_accepts,
+                               llguidance_accepts, run_hostile, run_oracle, sample_formalizations,
+                               solve_with_tiny)
+from scir.errors import FormalizationError, SolverError, SolverTimeout, TaskFormatError
 from scir.pipelines import STATUSES, PipelineSettings
-from scir.pipelines.runner import run_tasks
 from scir.tasks import write_tasks
 from scir.tracks import get_track
 from scir.tracks.deduction import formalize as F
-from solvers.grammar_check import llguidance_available
 
 TRACK = get_track("deduction")
 SEED = 11
-HAVE_LLG = llguidance_available()
 
 
 @pytest.fixture(scope="module")
@@ -54,53 +48,6 @@ def one(tasks):
 
 
 # ---- helpers -------------------------------------------------------------------------------
-@lru_cache(maxsize=64)
-def lark_parser(grammar: str) -> lark.Lark:
-    return lark.Lark(grammar, parser="lalr")
-
-
-def lark_accepts(grammar: str, text: str) -> bool:
-    try:
-        lark_parser(grammar).parse(text)
-        return True
-    except lark.LarkError:
-        return False
-
-
-class _ByteTokenizer:
-    """One token per byte plus EOS: lets llguidance match whole texts without a model."""
-
-    eos_token_id = 256
-    bos_token_id = None
-    tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
-    special_token_ids = [256]
-
-    def __call__(self, text):
-        return list(text) if isinstance(text, bytes) else list(text.encode("utf-8"))
-
-
-@lru_cache(maxsize=1)
-def _llg_tokenizer():
-    from llguidance import LLTokenizer, TokenizerWrapper
-
-    return LLTokenizer(TokenizerWrapper(_ByteTokenizer()))
-
-
-def llguidance_accepts(grammar: str, text: str) -> bool:
-    from llguidance import LLMatcher, grammar_from
-
-    matcher = LLMatcher(_llg_tokenizer(), grammar_from("lark", grammar), log_level=0)
-    ok = matcher.consume_tokens(list(text.encode("utf-8")))
-    return bool(ok) and not matcher.is_error() and matcher.is_accepting()
-
-
-def accepts(grammar: str, text: str) -> bool:
-    """Lark and llguidance agree on ``text``; returns the verdict."""
-    verdict = lark_accepts(grammar, text)
-    assert not HAVE_LLG or llguidance_accepts(grammar, text) == verdict, text
-    return verdict
-
-
 def quoted_names(grammar: str, rule: str) -> list[str]:
     """The string literals of one rule of a per-task grammar (its alternatives' names)."""
     match = re.search(rf"^{rule}: (.*?)(?=^\S)", grammar, re.M | re.S)
@@ -311,13 +258,8 @@ def test_prompts(one):
     symb = TRACK.prompt("symbcot", one, "nl", problem=problem, formalization=formal_text)
     assert formal_text in symb and one.blocks[0] not in symb and one.question in symb
     assert 'a line of the form "Answer: X"' in symb and "$" not in symb
-    obf = copy.deepcopy(one)
-    obf.problem_obfuscated = "SINGLE-CELL REPORT 7: see the attached annotations."
-    assert "SINGLE-CELL REPORT 7" in TRACK.prompt("formalize", obf, "obf")
-    with pytest.raises(ConfigError, match="prompt kind must be one of"):
-        TRACK.prompt("answer", one, "nl")
-    with pytest.raises(ConfigError, match="needs the formalization"):
-        TRACK.prompt("symbcot", one, "nl")
+    check_prompt_edges(TRACK, one, "formalize",
+                       "SINGLE-CELL REPORT 7: see the attached annotations.")
 
 
 def test_the_prompt_example_is_a_valid_formalization():
@@ -338,25 +280,8 @@ def test_the_prompt_example_is_a_valid_formalization():
 
 # ---- pipelines with a scripted model --------------------------------------------------------
 def test_oracle_solves_every_task(tasks, tmp_path):
-    every = tasks["easy"] + tasks["hard"]
-    with RunStore(tmp_path) as store:
-        summary = run_tasks(every, "oracle", None, store, PipelineSettings())
+    summary = run_oracle(tasks["easy"] + tasks["hard"], tmp_path)
     assert (summary.total, summary.correct) == (20, 20)
-
-
-class ScriptedBackend(Backend):
-    """A model double answering each task's prompt with a fixed text."""
-
-    provider, model = "scripted", "hostile"
-
-    def __init__(self, reply):
-        self.reply = reply
-        self.calls = 0
-
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        self.calls += 1
-        return LLMResponse(self.reply(request.chat_messages()[0]["content"]), 10, 5, 0.0, 0.0,
-                           "stop", self.provider, self.model)
 
 
 def _pigeonhole(preds: list[str]) -> str:
@@ -407,29 +332,11 @@ def test_hostile_formalizations_are_typed_failures(tasks, tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(TRACK, "prover9_seconds", 1)
     pool = tasks["easy"] + tasks["hard"]
-    plan = {}
-    for task, name in zip(pool, _hostile(pool[0])):
-        plan[task.task_id] = (name, task, *_hostile(task)[name])
-    chosen = [task for _, task, *_ in plan.values()]
-
-    def reply(prompt):
-        for name, task, text, *_ in plan.values():
-            if task.problem_nl in prompt:
-                return text
-        raise AssertionError("prompt of an unknown task")
-
-    inner = ScriptedBackend(reply)
-    with RunStore(tmp_path / "run") as store:
-        summary = run_tasks(chosen, "ns", CachingBackend(inner, store), store,
-                            PipelineSettings(max_tokens=64))
-        results = {r["task_id"]: r for r in store.results(arch="ns")}
-    assert summary.total == len(plan) == 13
+    plan, results = run_hostile(pool, _hostile, tmp_path / "run")
+    assert len(plan) == 13
     for task_id, (name, task, text, status, fragment) in plan.items():
-        r = results[task_id]
-        assert r["status"] == status, (name, r["error"])
-        assert fragment in r["error"], (name, r["error"])
-        assert r["calls"] == (3 if status == "parse_error" else 1), name   # 2 retries
-    assert results[chosen[0].task_id]["correct"]
+        assert results[task_id]["calls"] == (3 if status == "parse_error" else 1), name  # retries
+    assert results[next(iter(plan))]["correct"]
     # the process is intact: Prover9 still answers the gold formalization
     assert TRACK.solve_formal(pool[0], pool[0].formal) == pool[0].answer
 
@@ -447,74 +354,22 @@ def test_solver_failures_keep_their_types(one, monkeypatch):
 
 
 # ---- the tiny model -------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SCIR_CACHE_DIR", str(tmp_path_factory.mktemp("scir-cache")))
-        from scir.llm import get_backend
-
-        yield get_backend("tiny")
-
-
 @pytest.mark.llm
 def test_tiny_model_formalizations_all_parse(tasks, tiny):
     max_tokens = PipelineSettings().max_tokens
-    parsed, answered, free_ok, free_n, longest = 0, 0, 0, 0, 0
-    failures = []
-    for task in tasks["easy"]:
-        constraint = Constraint("lark", TRACK.formalization_grammar(task))
-        prompt = TRACK.prompt("formalize", task, "nl")
-        for seed in range(5):
-            r = tiny.complete(LLMRequest.chat([("user", prompt)], max_tokens=max_tokens,
-                                              temperature=0.6, seed=seed,
-                                              constraint=constraint))
-            assert r.raw_finish_reason == "stop", (task.task_id, seed, r.completion_tokens)
-            longest = max(longest, r.completion_tokens)
-            try:
-                formal = TRACK.parse_formalization(task, r.text).formal
-            except FormalizationError as exc:
-                failures.append((task.task_id, seed, str(exc), r.text))
-                continue
-            parsed += 1
-            try:
-                TRACK.solve_formal(task, formal)
-                answered += 1
-            except SolverError:                  # e.g. inconsistent premises: counted only
-                pass
-        if free_n == 5:
-            continue
-        r = tiny.complete(LLMRequest.chat([("user", prompt)], max_tokens=64))
-        free_n += 1
-        try:
-            TRACK.parse_formalization(task, r.text)
-            free_ok += 1
-        except FormalizationError:
-            pass
-    print(f"\ndeduction, tiny model: constrained {parsed}/50 parse ({answered} answered by "
-          f"Prover9, longest {longest} tokens of {max_tokens}), unconstrained "
-          f"{free_ok}/{free_n} parse")
-    assert not failures, failures[:3]
-    assert parsed == 50 and free_ok < free_n
+    # a SolverError (e.g. inconsistent premises) is counted only
+    s = sample_formalizations(TRACK, tiny, tasks["easy"], temperature=0.6,
+                              max_tokens=max_tokens, free_tasks=5, free_max_tokens=64)
+    print(f"\ndeduction, tiny model: constrained {s.parsed}/50 parse ({s.solved} answered by "
+          f"Prover9, longest {s.longest} tokens of {max_tokens}), unconstrained "
+          f"{s.free_ok}/{s.free_n} parse")
+    assert not s.failures, s.failures[:3]
+    assert s.parsed == 50 and s.free_ok < s.free_n
 
 
 @pytest.mark.llm
-def test_scir_solve_with_the_tiny_model(tasks, tiny, tmp_path, capsys):
+def test_scir_solve_with_the_tiny_model(tasks, tiny_cache, tmp_path, capsys):
     path = tmp_path / "deduction.jsonl"
     write_tasks(path, tasks["easy"][:4])
-    for arch, max_tokens in (("cot", 128), ("ns", 1024), ("symbcot", 128)):
-        run = tmp_path / f"run-{arch}"
-        assert main(["solve", str(path), "--arch", arch, "--model", "tiny", "--presentation",
-                     "nl", "--run", str(run), "--limit", "3", "--max-tokens", str(max_tokens),
-                     "--max-retries", "0"]) == 0
-        out = capsys.readouterr().out
-        assert re.search(r"^accuracy: [0-3]/3$", out, re.M), out
-        with RunStore(run) as store:
-            results = store.results(arch=arch)
-        assert len(results) == 3
-        for r in results:
-            assert r["status"] in STATUSES and r["status"] != "backend_error"
-            if arch == "ns":                        # never cut: every formalization parsed
-                assert r["status"] in ("ok", "solver_error", "timeout"), r["error"]
-                assert r["items"] is not None and r["solver_status"] != "parse_error"
-            if arch == "symbcot":
-                assert r["calls"] == 2
+    solve_with_tiny(path, tmp_path, capsys, {"cot": 128, "ns": 1024, "symbcot": 128},
+                    ns_statuses=("ok", "solver_error", "timeout"))

@@ -15,29 +15,21 @@ from __future__ import annotations
 import copy
 import os
 import re
-from functools import lru_cache
 
-import lark
 import pytest
 
-from scir.cli import main
-from scir.errors import (ConfigError, FormalizationError, SolverError, SolverInputError,
-                         TaskFormatError)
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.cache import CachingBackend, RunStore
-from scir.pipelines import STATUSES, PipelineSettings
-from scir.pipelines.runner import run_tasks
+from formalize_helpers import (HAVE_LLG, check_prompt_edges, lark_accepts, llguidance_accepts,
+                               run_hostile, run_oracle, sample_formalizations, solve_with_tiny)
+from scir.errors import FormalizationError, SolverError, SolverInputError, TaskFormatError
 from scir.tasks import write_tasks
 from scir.tracks import get_track
 from scir.tracks.induction import formalize as F
 from scir.tracks.induction.solve import learn_rule
 from scir.tracks.induction.world import load_world
-from solvers.grammar_check import llguidance_available
 
 TRACK = get_track("induction")
 SEED = 21
 SMALL = {"distractors": 1, "positives": 1, "facts": 0}
-HAVE_LLG = llguidance_available()
 
 
 @pytest.fixture(scope="module")
@@ -63,46 +55,6 @@ def one(tasks):
 
 
 # ---- helpers -------------------------------------------------------------------------------
-@lru_cache(maxsize=64)
-def lark_parser(grammar: str) -> lark.Lark:
-    return lark.Lark(grammar, parser="lalr")
-
-
-def lark_accepts(grammar: str, text: str) -> bool:
-    try:
-        lark_parser(grammar).parse(text)
-        return True
-    except lark.LarkError:
-        return False
-
-
-class _ByteTokenizer:
-    """One token per byte plus EOS: lets llguidance match whole texts without a model."""
-
-    eos_token_id = 256
-    bos_token_id = None
-    tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
-    special_token_ids = [256]
-
-    def __call__(self, text):
-        return list(text) if isinstance(text, bytes) else list(text.encode("utf-8"))
-
-
-@lru_cache(maxsize=1)
-def _llg_tokenizer():
-    from llguidance import LLTokenizer, TokenizerWrapper
-
-    return LLTokenizer(TokenizerWrapper(_ByteTokenizer()))
-
-
-def llguidance_accepts(grammar: str, text: str) -> bool:
-    from llguidance import LLMatcher, grammar_from
-
-    matcher = LLMatcher(_llg_tokenizer(), grammar_from("lark", grammar), log_level=0)
-    ok = matcher.consume_tokens(list(text.encode("utf-8")))
-    return bool(ok) and not matcher.is_error() and matcher.is_accepting()
-
-
 def longest_text(b: F.GrammarBounds) -> str:
     """A longest text of the grammar of ``b``, built by hand."""
     sig = b.signature
@@ -360,34 +312,13 @@ def test_prompts(one):
     formal_text = F.format_formal(one)
     symb = TRACK.prompt("symbcot", one, "nl", problem=problem, formalization=formal_text)
     assert formal_text in symb and one.blocks[0] not in symb and '"Answer: r1,r2"' in symb
-    obf = copy.deepcopy(one)
-    obf.problem_obfuscated = "DATABASE RECORD 7: see the interaction tables."
-    assert "DATABASE RECORD 7" in TRACK.prompt("cot", obf, "obf")
-    with pytest.raises(ConfigError, match="prompt kind must be one of"):
-        TRACK.prompt("answer", one, "nl")
-    with pytest.raises(ConfigError, match="needs the formalization"):
-        TRACK.prompt("symbcot", one, "nl")
+    check_prompt_edges(TRACK, one, "cot", "DATABASE RECORD 7: see the interaction tables.")
 
 
 # ---- pipelines with a scripted model ---------------------------------------------------------
 def test_oracle_solves_every_task(tasks, tmp_path):
-    every = tasks["easy"] + tasks["hard"]
-    with RunStore(tmp_path) as store:
-        summary = run_tasks(every, "oracle", None, store, PipelineSettings())
+    summary = run_oracle(tasks["easy"] + tasks["hard"], tmp_path)
     assert (summary.total, summary.correct) == (20, 20)
-
-
-class ScriptedBackend(Backend):
-    """A model double answering each task's prompt with a fixed text."""
-
-    provider, model = "scripted", "hostile"
-
-    def __init__(self, reply):
-        self.reply = reply
-
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        return LLMResponse(self.reply(request.chat_messages()[0]["content"]), 10, 5, 0.0, 0.0,
-                           "stop", self.provider, self.model)
 
 
 def _hostile(task):
@@ -423,83 +354,29 @@ def _hostile(task):
 def test_hostile_formalizations_are_typed_failures(tasks, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     pool = tasks["easy"] + tasks["hard"]
-    names = list(_hostile(pool[0]))
-    plan = {task.task_id: (name, task, *_hostile(task)[name])
-            for task, name in zip(pool, names)}
-    chosen = [task for _, task, *_ in plan.values()]
-
-    def reply(prompt):
-        for name, task, text, *_ in plan.values():
-            if task.problem_nl in prompt:
-                return text
-        raise AssertionError("prompt of an unknown task")
-
     pid = os.getpid()
-    with RunStore(tmp_path / "run") as store:
-        summary = run_tasks(chosen, "ns", CachingBackend(ScriptedBackend(reply), store), store,
-                            PipelineSettings(max_tokens=64))
-        results = {r["task_id"]: r for r in store.results(arch="ns")}
-    assert summary.total == len(plan) == len(names) == 13
+    plan, results = run_hostile(pool, _hostile, tmp_path / "run")
+    assert len(plan) == len(_hostile(pool[0])) == 13
     for task_id, (name, task, text, status, fragment) in plan.items():
         r = results[task_id]
-        assert r["status"] == status, (name, r["error"])
-        assert fragment in r["error"], (name, r["error"])
         assert r["calls"] == (1 if status == "ok" else 3)       # parse/input errors: 2 retries
         if status == "solver_error":
             assert r["solver_status"] == "input_error" and r["items"] is not None
-    assert results[chosen[0].task_id]["correct"]
+    assert results[next(iter(plan))]["correct"]
     assert os.getpid() == pid and not (tmp_path / "pwned").exists()
 
 
 # ---- the tiny model --------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def tiny_cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SCIR_CACHE_DIR", str(tmp_path_factory.mktemp("scir-cache")))
-        yield
-
-
 @pytest.mark.llm
-def test_tiny_model_formalizations_all_parse(small_tasks, tiny_cache):
-    from scir.llm import get_backend
-
-    tiny = get_backend("tiny")
-    parsed, solved, free_ok, free_n = 0, 0, 0, 0
-    failures = []
-    for task in small_tasks:
-        grammar = TRACK.formalization_grammar(task)
-        limit = F.max_formalization_chars(task)
-        assert limit < 800                                   # "a few hundred bytes"
-        prompt = TRACK.prompt("formalize", task, "nl")
-        for seed in range(5):
-            r = tiny.complete(LLMRequest.chat([("user", prompt)], max_tokens=limit + 1,
-                                              temperature=1.0, seed=seed,
-                                              constraint=Constraint("lark", grammar)))
-            assert r.raw_finish_reason == "stop" and len(r.text) <= limit
-            try:
-                formal = TRACK.parse_formalization(task, r.text).formal
-            except FormalizationError as exc:
-                failures.append((task.task_id, seed, str(exc), r.text))
-                continue
-            parsed += 1
-            if seed == 0:                      # the solver on one sample per task
-                try:
-                    TRACK.solve_formal(task, formal)
-                    solved += 1
-                except SolverError:            # e.g. no valid rule: counted only
-                    pass
-        if free_n < 3:
-            r = tiny.complete(LLMRequest.chat([("user", prompt)], max_tokens=120))
-            free_n += 1
-            try:
-                TRACK.parse_formalization(task, r.text)
-                free_ok += 1
-            except FormalizationError:
-                pass
-    print(f"\ninduction, tiny model: constrained {parsed}/50 parse ({solved}/10 answered by "
-          f"the solver), unconstrained {free_ok}/{free_n} parse")
-    assert not failures, failures[:3]
-    assert parsed == 50 and free_ok < free_n
+def test_tiny_model_formalizations_all_parse(small_tasks, tiny):
+    assert max(F.max_formalization_chars(t) for t in small_tasks) < 800   # "a few hundred bytes"
+    # the solver on one sample per task; a SolverError (e.g. no valid rule) is counted only
+    s = sample_formalizations(TRACK, tiny, small_tasks, temperature=1.0, solve_samples=1,
+                              free_tasks=3, free_max_tokens=120)
+    print(f"\ninduction, tiny model: constrained {s.parsed}/50 parse ({s.solved}/10 answered "
+          f"by the solver), unconstrained {s.free_ok}/{s.free_n} parse")
+    assert not s.failures, s.failures[:3]
+    assert s.parsed == 50 and s.free_ok < s.free_n
 
 
 @pytest.mark.llm
@@ -507,20 +384,5 @@ def test_scir_solve_with_the_tiny_model(small_tasks, tiny_cache, tmp_path, capsy
     path = tmp_path / "induction.jsonl"
     write_tasks(path, small_tasks[:4])
     limit = max(F.max_formalization_chars(t) for t in small_tasks[:3]) + 1
-    for arch, max_tokens in (("cot", 120), ("ns", limit), ("symbcot", 120)):
-        run = tmp_path / f"run-{arch}"
-        assert main(["solve", str(path), "--arch", arch, "--model", "tiny", "--presentation",
-                     "nl", "--run", str(run), "--limit", "3", "--max-tokens", str(max_tokens),
-                     "--max-retries", "0"]) == 0
-        out = capsys.readouterr().out
-        assert re.search(r"^accuracy: [0-3]/3$", out, re.M), out
-        with RunStore(run) as store:
-            results = store.results(arch=arch)
-        assert len(results) == 3
-        for r in results:
-            assert r["status"] in STATUSES and r["status"] != "backend_error"
-            if arch == "ns":                        # never cut: every formalization parsed
-                assert r["status"] in ("ok", "solver_error", "timeout"), r["error"]
-                assert r["items"] is not None and r["solver_status"] != "parse_error"
-            if arch == "symbcot":
-                assert r["calls"] == 2
+    solve_with_tiny(path, tmp_path, capsys, {"cot": 120, "ns": limit, "symbcot": 120},
+                    ns_statuses=("ok", "solver_error", "timeout"))

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from scir.errors import (FormalizationError, SolverError, SolverInputError, SolverTimeout)
-from scir.llm.base import Backend, Constraint
-from scir.pipelines.result import (SOLVER_LOCK, Calls, PipelineResult, PipelineSettings, hook,
-                                   new_result, problem_text, reference_items)
+from scir.llm.base import Backend
+from scir.pipelines.result import (SOLVER_LOCK, PipelineResult, PipelineSettings,
+                                   formalization_tokens, hook, start)
 from scir.tasks import Task
 from scir.tracks.base import Track
 
@@ -65,31 +65,14 @@ def _message(exc: BaseException) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + " ..."
 
 
-def formalization_constraint(track: Track, task: Task) -> Constraint:
-    """The Lark grammar a formalization of ``task`` must follow, as a constraint."""
-    return Constraint("lark", hook(track, "formalization_grammar", task))
-
-
-def formalization_tokens(track: Track, task: Task) -> int | None:
-    """Tokens a formalization may need: the grammar's longest output in characters (an upper
-    bound on tokens for byte-level tokenizers) plus room for EOS; None if the track does not
-    say."""
-    chars = track.formalization_max_chars(task)
-    return None if chars is None else chars + 8
-
-
 def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
         ) -> PipelineResult:
     """Formalize (with retries on parse and solver-input errors), solve, score."""
-    text = problem_text(task, settings.presentation)
-    constraint = formalization_constraint(track, task)
-    prompt = hook(track, "prompt", "formalize", task, settings.presentation, problem=text)
-    calls = Calls(backend, settings)
-    result = new_result(task, "ns", settings, backend.name, input_chars=len(text),
-                        reference_items=reference_items(track, task))
-    messages = [("user", prompt)]
+    begun = start(track, task, backend, settings, "ns", "formalize")
+    calls, result = begun.calls, begun.result
+    messages = [("user", begun.prompt)]
     for attempt in range(settings.max_retries + 1):
-        response = calls.ask(messages, constraint, formalization_tokens(track, task))
+        response = calls.ask(messages, begun.constraint, formalization_tokens(track, task))
         result.formalization = response.text
         result.retries = attempt
         result.items = None

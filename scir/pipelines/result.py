@@ -1,5 +1,6 @@
 """What every pipeline shares: its settings, its result record, the text a solver sees, the
-call bookkeeping, and the translation of track hooks that are not there yet."""
+call bookkeeping, the translation of track hooks that are not there yet, and the steps the
+model pipelines have in common (:func:`start`, :func:`answer_and_score`)."""
 
 from __future__ import annotations
 
@@ -166,3 +167,56 @@ def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
     return PipelineResult(task_id=task.task_id, domain=task.domain, tier=task.tier, arch=arch,
                           presentation=settings.presentation, model=model,
                           chance=task.chance, **base)
+
+
+def formalization_constraint(track: Track, task: Task) -> Constraint:
+    """The Lark grammar a formalization of ``task`` must follow, as a constraint."""
+    return Constraint("lark", hook(track, "formalization_grammar", task))
+
+
+def formalization_tokens(track: Track, task: Task) -> int | None:
+    """Tokens a formalization may need: the grammar's longest output in characters (an upper
+    bound on tokens for byte-level tokenizers) plus room for EOS; None if the track does not
+    say."""
+    chars = track.formalization_max_chars(task)
+    return None if chars is None else chars + 8
+
+
+@dataclass
+class PipelineStart:
+    """What a model pipeline starts from (see :func:`start`)."""
+
+    text: str                      # the problem text the solver sees
+    prompt: str                    # the first prompt
+    constraint: Constraint | None  # the formalization grammar, for a ``formalize`` prompt
+    calls: Calls
+    result: PipelineResult
+
+
+def start(track: Track, task: Task, backend: Backend, settings: PipelineSettings, arch: str,
+          kind: str) -> PipelineStart:
+    """The first steps of pipeline ``arch``: the problem text, for ``kind`` ``formalize`` the
+    grammar constraint, the track's ``kind`` prompt, the call counter and a new result."""
+    text = problem_text(task, settings.presentation)
+    constraint = formalization_constraint(track, task) if kind == "formalize" else None
+    prompt = hook(track, "prompt", kind, task, settings.presentation, problem=text)
+    calls = Calls(backend, settings)
+    result = new_result(task, arch, settings, backend.name, input_chars=len(text),
+                        reference_items=reference_items(track, task))
+    return PipelineStart(text, prompt, constraint, calls, result)
+
+
+def answer_and_score(track: Track, task: Task, prompt: str, calls: Calls,
+                     result: PipelineResult) -> PipelineResult:
+    """Ask ``prompt``, read the answer from the response and score it; a response without an
+    answer is a ``parse_error``. Returns ``result`` with the call counts filled in."""
+    response = calls.ask([("user", prompt)])
+    result.response = response.text
+    answer = track.parse_answer(task, response.text)
+    if answer is None:
+        result.status = "parse_error"
+        result.error = "no answer found in the response"
+    else:
+        result.answer = answer
+        result.correct = bool(track.score(task, answer))
+    return calls.fill(result)

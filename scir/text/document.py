@@ -15,7 +15,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from scir.text.genres import Genre
+from scir.text.genres import Genre, GenreSet
 
 SECTION_LAYOUTS = ("paragraphs", "lines", "blocks")
 
@@ -194,6 +194,18 @@ class Draft:
     def filler_count(self) -> int:
         """How many filler sentences were inserted."""
         return sum(len(v) for s in self.sections for v in s.fillers.values())
+
+
+def dressed_draft(genre: Genre, gset: GenreSet, sections: list[Section],
+                  rng: random.Random) -> Draft:
+    """A draft of ``sections`` in the genre's dressing, drawn from ``rng``: a header, an intro
+    and, six times in ten, a closing."""
+    draft = Draft(genre=genre, header=[fill_slots(rng.choice(genre.headers), rng, gset.slots)],
+                  sections=sections, intro=[fill_slots(rng.choice(genre.intro), rng,
+                                                       gset.slots)])
+    if rng.random() < 0.6:
+        draft.closing.append(fill_slots(rng.choice(genre.closing), rng, gset.slots))
+    return draft
 
 
 def fill_to_length(drafts: list[Draft], pools: list[FillerPool], weights: list[float],

@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 from scir.tasks import Task
-from scir.text.document import Draft, Section, fill_slots
+from scir.text.document import Draft, Section, dressed_draft, fill_slots
 from scir.text.genres import Genre, GenreSet
 from scir.text.patterns import listing, number_word
 
@@ -79,7 +79,7 @@ def _network(first: dict[str, Any], labels: list[str], genre: Genre, gset: Genre
                 Section(None, tail, "paragraphs", rng.randrange(2 ** 31)),
                 Section(f"{headings[1]}\n{intro}", arms, "lines",
                         rng.randrange(2 ** 31), open_start=False)]
-    return _draft(genre, gset, sections, rng)
+    return dressed_draft(genre, gset, sections, rng)
 
 
 def annotation(kind: str, k: int, rng: random.Random) -> str:
@@ -154,17 +154,8 @@ def _data(second: dict[str, Any], labels: list[str], genre: Genre, gset: GenreSe
         heading = genre.option("table_heading").format(label=labels[i], cells=len(rows))
         sections.append(Section(heading, items, layout, rng.randrange(2 ** 31),
                                 open_start=layout != "blocks"))
-    draft = _draft(genre, gset, sections, rng)
+    draft = dressed_draft(genre, gset, sections, rng)
     draft.preface.append(genre.headings[-1])
-    return draft
-
-
-def _draft(genre: Genre, gset: GenreSet, sections: list[Section], rng: random.Random) -> Draft:
-    draft = Draft(genre=genre, header=[fill_slots(rng.choice(genre.headers), rng, gset.slots)],
-                  sections=sections, intro=[fill_slots(rng.choice(genre.intro), rng,
-                                                       gset.slots)])
-    if rng.random() < 0.6:
-        draft.closing.append(fill_slots(rng.choice(genre.closing), rng, gset.slots))
     return draft
 
 

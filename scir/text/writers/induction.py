@@ -15,7 +15,7 @@ import random
 from typing import Any, Callable
 
 from scir.tasks import Task
-from scir.text.document import Draft, Section, fill_slots
+from scir.text.document import Draft, Section, dressed_draft, fill_slots
 from scir.text.genres import Genre, GenreSet
 
 POLARITY = ("pos", "neg")
@@ -189,22 +189,13 @@ def drafts(task: Task, contents: list[dict[str, Any]], genres: list[Genre], gset
         sections = [run for run in (blocks[:cut], blocks[cut:]) if run]
         section_layout = "blocks"
     headings = rng.sample(list(genres[0].headings), k=min(2, len(genres[0].headings)))
-    out.append(_draft(genres[0], gset, [Section(headings[j % len(headings)], run,
-                                                section_layout, rng.randrange(2 ** 31))
-                                        for j, run in enumerate(sections)], rng))
+    out.append(dressed_draft(genres[0], gset, [Section(headings[j % len(headings)], run,
+                                                       section_layout, rng.randrange(2 ** 31))
+                                               for j, run in enumerate(sections)], rng))
     for polarity, content, genre in zip(POLARITY, contents[1:], genres[1:]):
         mention = Mentions(codes, rng, defining=False, p_code=0.5)
         items, section_layout = _pairs(content[polarity], polarity, genre, gset, mention, rng)
         heading = rng.choice(gset.phrases["pair_headings"][polarity])
-        out.append(_draft(genre, gset, [Section(heading, items, section_layout,
-                                                rng.randrange(2 ** 31))], rng))
+        out.append(dressed_draft(genre, gset, [Section(heading, items, section_layout,
+                                                       rng.randrange(2 ** 31))], rng))
     return out, {"codes": len(codes), "facts_layout": layout}
-
-
-def _draft(genre: Genre, gset: GenreSet, sections: list[Section], rng: random.Random) -> Draft:
-    draft = Draft(genre=genre, header=[fill_slots(rng.choice(genre.headers), rng, gset.slots)],
-                  sections=sections, intro=[fill_slots(rng.choice(genre.intro), rng,
-                                                       gset.slots)])
-    if rng.random() < 0.6:
-        draft.closing.append(fill_slots(rng.choice(genre.closing), rng, gset.slots))
-    return draft

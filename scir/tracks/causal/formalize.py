@@ -14,17 +14,17 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources as importlib_resources
-from string import Template
 from typing import Any
 
-from scir.errors import ConfigError, FormalizationError, TaskFormatError
+from scir.errors import FormalizationError, TaskFormatError
+from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.tracks.base import Formalization
 from scir.tracks.causal.graph import NEW_PROTEIN
 from scir.tracks.causal.options import letter
 from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL
+from scir.tracks.formal_text import (checked_grammar, generic_parser, lark_literal, lark_repeat,
+                                     syntax_error, token_error, unfence)
 
 MAX_ABS = 1e6                  # |value| above this is not a concentration
 MAX_ENVIRONMENTS = 64          # parser limits (the per-task grammar is far tighter)
@@ -32,12 +32,11 @@ MAX_ROWS = 10_000              # per environment (the generator's --samples maxi
 MAX_TEXT_CHARS = 2_000_000
 EDGE_MARGIN = 2                # known-edge lines the grammar allows beyond the gold count
 PERMUTATION_MAX = 8            # columns as a permutation in the grammar up to this many
-PROMPT_KINDS = ("cot", "formalize", "symbcot")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 _KEYWORDS = frozenset({"columns", "environment", "observational", "inhibition", "activation",
                        "of"})
 _KIND_OF = {"observational": OBSERVATIONAL, "inhibition": INHIBITION, "activation": ACTIVATION}
-_FENCE = re.compile(r"^[ \t]*```[A-Za-z0-9_-]*[ \t]*$")
+_FENCE = re.compile(r"[ \t]*```[A-Za-z0-9_-]*[ \t]*")       # a code fence line (no \r)
 
 
 # ---- the task's proteins and the grammar's bounds ------------------------------------------
@@ -112,20 +111,11 @@ def grammar_bounds(task: Task) -> GrammarBounds:
 
 
 # ---- the per-task grammar ------------------------------------------------------------------
-def _literal(text: str) -> str:
-    """A Lark string literal (the names are validated identifiers; escaped all the same)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _repeat(item: str, low: int, high: int) -> str:
-    return item + (f" ~ {low}" if low == high else f" ~ {low}..{high}")
-
-
 def _columns_rules(b: GrammarBounds) -> list[str]:
     """Every permutation of the proteins (one rule per set of names already written), or,
     beyond PERMUTATION_MAX proteins, the printed column order as it stands."""
     if b.width > PERMUTATION_MAX:
-        return ['columns: ' + _literal("columns: " + ", ".join(b.column_order) + "\n")]
+        return ['columns: ' + lark_literal("columns: " + ", ".join(b.column_order) + "\n")]
     full = (1 << b.width) - 1
     rules = ['columns: "columns: " cols_0 "\\n"']
     for used in range(full):
@@ -133,8 +123,8 @@ def _columns_rules(b: GrammarBounds) -> list[str]:
         for i, name in enumerate(b.nodes):
             if not used & (1 << i):
                 after = used | (1 << i)
-                alternatives.append(_literal(name) if after == full
-                                    else f"{_literal(name + ', ')} cols_{after}")
+                alternatives.append(lark_literal(name) if after == full
+                                    else f"{lark_literal(name + ', ')} cols_{after}")
         rules.append(f"cols_{used}: " + " | ".join(alternatives))
     return rules
 
@@ -151,19 +141,19 @@ def build_grammar(b: GrammarBounds) -> str:
         "// Per-task grammar of a causal formalization, built by scir.tracks.causal.formalize",
         f"// from grammars/causal.lark: {b.width} columns, at most {edges} known edges, "
         f"1..{b.max_environments} environments of 2..{b.max_rows} rows.",
-        "start: columns " + (_repeat("edge", 0, edges) + " " if edges else "")
-        + _repeat("environment", 1, b.max_environments),
+        "start: columns " + (lark_repeat("edge", 0, edges) + " " if edges else "")
+        + lark_repeat("environment", 1, b.max_environments),
         *_columns_rules(b),
-        'environment: "environment: " kind "\\n" ' + _repeat("row", 2, b.max_rows),
+        'environment: "environment: " kind "\\n" ' + lark_repeat("row", 2, b.max_rows),
         'kind: "observational" | "inhibition of " targets | "activation of " targets',
         "targets: node" + (f' (", " node) ~ 0..{b.max_targets - 1}' if b.max_targets > 1
                            else ""),
         "row: NUMBER" + (f' (" " NUMBER) ~ {b.width - 1}' if b.width > 1 else "") + ' "\\n"',
-        "node: " + " | ".join(_literal(n) for n in b.nodes),
+        "node: " + " | ".join(lark_literal(n) for n in b.nodes),
         f"NUMBER: /[0-9]{digits}\\.[0-9]{{{DECIMALS}}}/",
     ]
     if edges:
-        rules.append("edge: " + "\n    | ".join(_literal(p) for p in pairs))
+        rules.append("edge: " + "\n    | ".join(lark_literal(p) for p in pairs))
     return "\n".join(rules) + "\n"
 
 
@@ -184,16 +174,7 @@ def max_output_chars(b: GrammarBounds) -> int:
 
 def formalization_grammar(task: Task) -> str:
     """The task's bounded grammar, checked by llguidance when it is installed."""
-    return _checked(build_grammar(grammar_bounds(task)))
-
-
-@lru_cache(maxsize=256)
-def _checked(text: str) -> str:
-    from solvers.grammar_check import llguidance_available, validate_lark
-
-    if llguidance_available():
-        validate_lark(text)
-    return text
+    return checked_grammar(build_grammar(grammar_bounds(task)))
 
 
 def max_formalization_chars(task: Task) -> int:
@@ -217,23 +198,14 @@ def format_formal(task: Task, formal: dict[str, Any] | None = None) -> str:
 
 
 # ---- parsing ---------------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def _parser():
-    from lark import Lark
-
-    from solvers import resources
-
-    return Lark(resources.read_text("grammars", "causal.lark"), parser="lalr",
-                propagate_positions=True)
-
-
 def _describe(terminal: str) -> str:
     """A terminal of the generic grammar as the model should read it."""
     words = {"_NL": "a line break", "NAME": "a protein name", "NUMBER": "a number",
              "$END": "the end of the text"}
     if terminal in words:
         return words[terminal]
-    pattern = next((t.pattern for t in _parser().terminals if t.name == terminal), None)
+    terminals = generic_parser("causal.lark").terminals
+    pattern = next((t.pattern for t in terminals if t.name == terminal), None)
     return repr(pattern.value) if pattern is not None and pattern.type == "str" else terminal
 
 
@@ -248,19 +220,7 @@ def _syntax_error(exc: Exception) -> FormalizationError:
         what = f"unexpected character {exc.char!r}"
     else:
         what = "unexpected end of text"
-    line, column = getattr(exc, "line", None), getattr(exc, "column", None)
-    return FormalizationError(f"syntax error: {what}",
-                              line=line if isinstance(line, int) and line > 0 else None,
-                              column=column if isinstance(column, int) and column > 0 else None)
-
-
-def _unfence(text: str) -> str:
-    """Blank out a Markdown code fence around the text (line numbers stay as they were)."""
-    lines = text.split("\n")
-    marked = [i for i, s in enumerate(lines) if s.strip()]
-    if len(marked) >= 2 and _FENCE.match(lines[marked[0]]) and _FENCE.match(lines[marked[-1]]):
-        lines[marked[0]] = lines[marked[-1]] = ""
-    return "\n".join(lines)
+    return syntax_error(exc, what)
 
 
 class _Reader:
@@ -269,10 +229,7 @@ class _Reader:
     def __init__(self, nodes: list[str]) -> None:
         self.known = {n.casefold(): n for n in nodes}
 
-    @staticmethod
-    def fail(message: str, token: Any) -> FormalizationError:
-        return FormalizationError(message, line=getattr(token, "line", None),
-                                  column=getattr(token, "column", None))
+    fail = staticmethod(token_error)
 
     def name(self, token: Any, what: str) -> str:
         found = self.known.get(str(token).casefold())
@@ -304,9 +261,9 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     if len(text) > MAX_TEXT_CHARS:
         raise FormalizationError(f"formalization too long ({len(text)} characters)")
     nodes, new = task_nodes(task)
-    body = _unfence(text)
+    body = "\n".join(unfence(text.split("\n"), _FENCE))
     try:
-        tree = _parser().parse(body if body.endswith("\n") else body + "\n")
+        tree = generic_parser("causal.lark").parse(body if body.endswith("\n") else body + "\n")
     except UnexpectedInput as exc:
         raise _syntax_error(exc) from exc
     reader = _Reader(nodes)
@@ -394,12 +351,6 @@ def _environment(reader: _Reader, tree: Any, width: int, seen: list[dict[str, An
 
 
 # ---- prompts ---------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def _template(kind: str) -> Template:
-    path = importlib_resources.files("scir").joinpath("prompts", "causal", f"{kind}.txt")
-    return Template(path.read_text(encoding="utf-8"))
-
-
 def options_text(task: Task) -> str:
     """The lettered options, one per line (``A. XYZ -> Raf``)."""
     return "\n".join(f"{letter(i)}. {text}" for i, text in enumerate(task.options))
@@ -409,22 +360,12 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
     """The ``cot``, ``formalize`` or ``symbcot`` prompt of a task. ``extra``: ``problem`` (the
     text the solver sees; default the task's ``nl``/``obf`` text) and, for ``symbcot``,
     ``formalization`` (required)."""
-    if kind not in PROMPT_KINDS:
-        raise ConfigError(f"prompt kind must be one of {', '.join(PROMPT_KINDS)}, got {kind!r}",
-                          field="kind")
-    problem = extra.get("problem")
-    if problem is None:
-        problem = task.problem_obfuscated if presentation == "obf" else task.problem_nl
-    nodes, new = task_nodes(task)
-    values = {"problem": problem, "question": task.question, "options": options_text(task),
-              "new_protein": new, "proteins": ", ".join(nodes), "columns": str(len(nodes)),
-              "decimals": str(DECIMALS)}
-    if kind == "symbcot":
-        if not isinstance(extra.get("formalization"), str):
-            raise ConfigError("the symbcot prompt needs the formalization text",
-                              field="formalization")
-        values["formalization"] = extra["formalization"]
-    return _template(kind).substitute(values)
+    def values() -> dict[str, str]:
+        nodes, new = task_nodes(task)
+        return {"options": options_text(task), "new_protein": new, "proteins": ", ".join(nodes),
+                "columns": str(len(nodes)), "decimals": str(DECIMALS)}
+
+    return task_prompt("causal", kind, task, presentation, extra, values)
 
 
 __all__ = ["GrammarBounds", "build_grammar", "environment_name", "format_formal",

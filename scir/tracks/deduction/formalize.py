@@ -26,15 +26,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources as importlib_resources
-from string import Template
 from typing import Any
 
-from scir.errors import ConfigError, FormalizationError, ResourceError, SolverInputError, \
-    TaskFormatError
+from scir.errors import FormalizationError, ResourceError, SolverInputError, TaskFormatError
+from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.tracks.base import Formalization
+from scir.tracks.formal_text import checked_grammar, unfence
 
 PREMISE_MARGIN = 3             # premise lines the grammar allows beyond the gold count
 DEPTH_MARGIN = 1               # nesting levels beyond the gold formulas' (e.g. -(exists x ..))
@@ -43,11 +41,9 @@ FRAGMENT_BOUNDS = (2, 2)       # (depth, operands) every form of the fragment fi
 MAX_TEXT_CHARS = 200_000       # parser limits (the per-task grammar is far tighter)
 MAX_FORMULA_CHARS = 1_000
 MAX_PREMISES = 500
-PROMPT_KINDS = ("cot", "formalize", "symbcot")
 _STATEMENT = re.compile(r"[ \t]*(?P<kind>premise|goal)[ \t]*:[ \t]*(?P<formula>.*?)[ \t\r]*",
                         re.I)
 _BAD_CHARACTER = re.compile(r"[^\t\n\r\x20-\x7e]")
-_FENCE = re.compile(r"[ \t]*```[A-Za-z0-9_-]*[ \t\r]*")
 _START = re.compile(r"^start: stmt$", re.M)          # instantiate_grammar(max_formulas=1)
 _HEADER = re.compile(r"\A(?://[^\n]*\n)+")
 
@@ -150,18 +146,9 @@ def build_grammar(bounds: GrammarBounds) -> str:
     return header + "\n" + body
 
 
-@lru_cache(maxsize=256)
-def _checked(text: str) -> str:
-    from solvers.grammar_check import llguidance_available, validate_lark
-
-    if llguidance_available():
-        validate_lark(text)
-    return text
-
-
 def formalization_grammar(task: Task) -> str:
     """The task's bounded grammar, checked by llguidance when it is installed."""
-    return _checked(build_grammar(grammar_bounds(task)))
+    return checked_grammar(build_grammar(grammar_bounds(task)))
 
 
 # ---- the gold formal object as text --------------------------------------------------------
@@ -179,16 +166,6 @@ def format_formal(task: Task, formal: dict[str, Any] | None = None) -> str:
 def _position(text: str, index: int) -> dict[str, int]:
     line = text.count("\n", 0, index) + 1
     return {"line": line, "column": index - (text.rfind("\n", 0, index) + 1) + 1}
-
-
-def _unfence(lines: list[str]) -> list[str]:
-    """Blank out a Markdown code fence around the text (line numbers stay as they were)."""
-    marked = [i for i, s in enumerate(lines) if s.strip()]
-    if len(marked) >= 2 and _FENCE.fullmatch(lines[marked[0]]) \
-            and _FENCE.fullmatch(lines[marked[-1]]):
-        lines = list(lines)
-        lines[marked[0]] = lines[marked[-1]] = ""
-    return lines
 
 
 class _Checker:
@@ -269,7 +246,7 @@ def parse_formalization(task: Task, text: str) -> Formalization:
         raise FormalizationError(f"character {bad.group()!r} is not allowed (plain ASCII "
                                  "only)", **_position(text, bad.start()))
     checker = _Checker(*task_signature(task))
-    lines = _unfence(text.split("\n"))
+    lines = unfence(text.split("\n"))
     premises, goal, goal_line = [], None, 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -304,12 +281,6 @@ def parse_formalization(task: Task, text: str) -> Formalization:
 
 
 # ---- prompts -------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def _template(kind: str) -> Template:
-    path = importlib_resources.files("scir").joinpath("prompts", "deduction", f"{kind}.txt")
-    return Template(path.read_text(encoding="utf-8"))
-
-
 def signature_text(task: Task) -> str:
     """The task's predicates and individuals, one per line, with their words when the task
     has a lexicon (``sox10_positive(x): x is a Sox10-positive cell``, ``cell_n1: cell N1``)."""
@@ -339,21 +310,8 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
     """The ``cot``, ``formalize`` or ``symbcot`` prompt of a task. ``extra``: ``problem`` (the
     text the solver sees; default the task's ``nl``/``obf`` text) and, for ``symbcot``,
     ``formalization`` (required)."""
-    if kind not in PROMPT_KINDS:
-        raise ConfigError(f"prompt kind must be one of {', '.join(PROMPT_KINDS)}, "
-                          f"got {kind!r}", field="kind")
-    problem = extra.get("problem")
-    if problem is None:
-        problem = task.problem_obfuscated if presentation == "obf" else task.problem_nl
-    values = {"problem": problem, "question": task.question}
-    if kind != "cot":
-        values["signature"] = signature_text(task)
-    if kind == "symbcot":
-        if not isinstance(extra.get("formalization"), str):
-            raise ConfigError("the symbcot prompt needs the formalization text",
-                              field="formalization")
-        values["formalization"] = extra["formalization"]
-    return _template(kind).substitute(values)
+    return task_prompt("deduction", kind, task, presentation, extra,
+                       lambda: {} if kind == "cot" else {"signature": signature_text(task)})
 
 
 __all__ = ["GrammarBounds", "build_grammar", "format_formal", "formalization_grammar",

@@ -22,14 +22,14 @@ the resulting lists of validated names reach clingo and the ILP learner, as fact
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from scir.errors import FormalizationError, TaskFormatError
 from scir.tasks import Task
 from scir.tracks.base import Formalization
+from scir.tracks.formal_text import (checked_grammar, generic_parser, lark_literal, lark_repeat,
+                                     syntax_error, token_error, unfence)
 from scir.tracks.induction.semantics import pair
 from scir.tracks.induction.world import IDENT, load_world
 
@@ -42,7 +42,7 @@ MAX_TEXT_CHARS = 200_000       # parser limits (the per-task grammar is far tigh
 MAX_CLAUSES = 5_000
 MAX_NAME_CHARS = 64
 _RESERVED = frozenset({HEAD, *EXAMPLE_KINDS})
-_FENCE = re.compile(r"^[ \t]*```[A-Za-z0-9_-]*[ \t\r]*$")
+_FACTS_ONLY = "write facts only, one 'name(arg, arg).' per line"
 
 
 # ---- the task's signature and the grammar's bounds -----------------------------------------
@@ -130,25 +130,16 @@ def grammar_bounds(task: Task) -> GrammarBounds:
 
 
 # ---- the per-task grammar ------------------------------------------------------------------
-def _literal(text: str) -> str:
-    """A Lark string literal (the names are validated identifiers; escaped all the same)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _repeat(item: str, low: int, high: int) -> str:
-    return item + (f" ~ {low}" if low == high else f" ~ {low}..{high}")
-
-
 def build_grammar(b: GrammarBounds) -> str:
     """The bounded Lark grammar of ``b``: 0..max_facts fact lines, 1..max_pos ``pos`` lines,
     0..max_neg ``neg`` lines, in this order, one clause per line in canonical spacing."""
     sig = b.signature
     parts = []
     if b.max_facts:
-        parts.append(_repeat("fact", 0, b.max_facts))
-    parts.append(_repeat("pos", 1, b.max_pos))
+        parts.append(lark_repeat("fact", 0, b.max_facts))
+    parts.append(lark_repeat("pos", 1, b.max_pos))
     if b.max_neg:
-        parts.append(_repeat("neg", 0, b.max_neg))
+        parts.append(lark_repeat("neg", 0, b.max_neg))
     rules = [
         "// Per-task grammar of an induction formalization, built by "
         "scir.tracks.induction.formalize",
@@ -162,9 +153,9 @@ def build_grammar(b: GrammarBounds) -> str:
         rules.append('neg: "neg(interacts(" drug ", " drug ")).\\n"')
     if b.max_facts:
         rules += ['fact: relation "(" drug ", " protein ").\\n"',
-                  "relation: " + " | ".join(_literal(r) for r in sig.relations),
-                  "protein: " + " | ".join(_literal(p) for p in sig.proteins)]
-    rules.append("drug: " + " | ".join(_literal(d) for d in sig.drugs))
+                  "relation: " + " | ".join(lark_literal(r) for r in sig.relations),
+                  "protein: " + " | ".join(lark_literal(p) for p in sig.proteins)]
+    rules.append("drug: " + " | ".join(lark_literal(d) for d in sig.drugs))
     return "\n".join(rules) + "\n"
 
 
@@ -179,18 +170,9 @@ def max_output_chars(b: GrammarBounds) -> int:
     return b.max_facts * fact + (b.max_pos + b.max_neg) * example
 
 
-@lru_cache(maxsize=256)
-def _checked(text: str) -> str:
-    from solvers.grammar_check import llguidance_available, validate_lark
-
-    if llguidance_available():
-        validate_lark(text)
-    return text
-
-
 def formalization_grammar(task: Task) -> str:
     """The task's bounded grammar, checked by llguidance when it is installed."""
-    return _checked(build_grammar(grammar_bounds(task)))
+    return checked_grammar(build_grammar(grammar_bounds(task)))
 
 
 def max_formalization_chars(task: Task) -> int:
@@ -209,41 +191,18 @@ def format_formal(task: Task, formal: dict[str, Any] | None = None) -> str:
 
 
 # ---- parsing ---------------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def _parser():
-    from lark import Lark
-
-    from solvers import resources
-
-    return Lark(resources.read_text("grammars", "prolog_facts.lark"), parser="lalr",
-                propagate_positions=True)
-
-
 def _syntax_error(exc: Exception) -> FormalizationError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
-    line, column = getattr(exc, "line", None), getattr(exc, "column", None)
     if isinstance(exc, UnexpectedToken):
         what = ("unexpected end of text" if exc.token.type == "$END"
                 else f"unexpected {str(exc.token)[:40]!r}")
         expected = sorted(exc.expected)
         hint = f" (expected {', '.join(expected[:6])}{', ...' if len(expected) > 6 else ''})"
-        return FormalizationError(f"syntax error: {what}{hint}; write facts only, one "
-                                  "'name(arg, arg).' per line", line=line, column=column)
+        return syntax_error(exc, f"{what}{hint}; {_FACTS_ONLY}")
     if isinstance(exc, UnexpectedCharacters):
-        return FormalizationError(f"syntax error: unexpected character {exc.char!r}; write "
-                                  "facts only, one 'name(arg, arg).' per line", line=line,
-                                  column=column)
-    return FormalizationError(f"syntax error: {exc}", line=line, column=column)
-
-
-def _unfence(text: str) -> str:
-    """Blank out a Markdown code fence around the text (line numbers stay as they were)."""
-    lines = text.split("\n")
-    marked = [i for i, s in enumerate(lines) if s.strip()]
-    if len(marked) >= 2 and _FENCE.match(lines[marked[0]]) and _FENCE.match(lines[marked[-1]]):
-        lines[marked[0]] = lines[marked[-1]] = ""
-    return "\n".join(lines)
+        return syntax_error(exc, f"unexpected character {exc.char!r}; {_FACTS_ONLY}")
+    return syntax_error(exc, str(exc))
 
 
 class _Reader:
@@ -256,10 +215,7 @@ class _Reader:
         self.proteins = set(sig.proteins)
         self.world_relations = set(load_world().relation_names)
 
-    @staticmethod
-    def fail(message: str, token: Any) -> FormalizationError:
-        return FormalizationError(message, line=getattr(token, "line", None),
-                                  column=getattr(token, "column", None))
+    fail = staticmethod(token_error)
 
     def word(self, token: Any) -> str:
         """A name token in canonical (lower) case, length-checked."""
@@ -342,7 +298,7 @@ def parse_formalization(task: Task, text: str) -> Formalization:
                                  f"{MAX_TEXT_CHARS})")
     reader = _Reader(task_signature(task))
     try:
-        tree = _parser().parse(_unfence(text))
+        tree = generic_parser("prolog_facts.lark").parse("\n".join(unfence(text.split("\n"))))
     except UnexpectedInput as exc:
         raise _syntax_error(exc) from exc
     found: dict[str, dict[tuple[str, ...], None]] = {"fact": {}, "pos": {}, "neg": {}}

@@ -4,23 +4,12 @@ question, the nine relation types and, for formalize and symbcot, the task's sig
 
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources as importlib_resources
-from string import Template
 from typing import Any
 
-from scir.errors import ConfigError
+from scir.prompts import PROMPT_KINDS, task_prompt
 from scir.tasks import Task
 from scir.tracks.induction.formalize import HEAD, task_signature
 from scir.tracks.induction.world import load_world
-
-PROMPT_KINDS = ("cot", "formalize", "symbcot")
-
-
-@lru_cache(maxsize=None)
-def _template(kind: str) -> Template:
-    path = importlib_resources.files("scir").joinpath("prompts", "induction", f"{kind}.txt")
-    return Template(path.read_text(encoding="utf-8"))
 
 
 def relations_text() -> str:
@@ -53,21 +42,13 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
     """The ``cot``, ``formalize`` or ``symbcot`` prompt of a task. ``extra``: ``problem`` (the
     text the solver sees; default the task's ``nl``/``obf`` text) and, for ``symbcot``,
     ``formalization`` (required)."""
-    if kind not in PROMPT_KINDS:
-        raise ConfigError(f"prompt kind must be one of {', '.join(PROMPT_KINDS)}, got {kind!r}",
-                          field="kind")
-    problem = extra.get("problem")
-    if problem is None:
-        problem = task.problem_obfuscated if presentation == "obf" else task.problem_nl
-    values = {"problem": problem, "question": task.question, "relations": relations_text()}
-    if kind != "cot":
-        values["signature"] = signature_text(task)
-    if kind == "symbcot":
-        if not isinstance(extra.get("formalization"), str):
-            raise ConfigError("the symbcot prompt needs the formalization text",
-                              field="formalization")
-        values["formalization"] = extra["formalization"]
-    return _template(kind).substitute(values)
+    def values() -> dict[str, str]:
+        own = {"relations": relations_text()}
+        if kind != "cot":
+            own["signature"] = signature_text(task)
+        return own
+
+    return task_prompt("induction", kind, task, presentation, extra, values)
 
 
 __all__ = ["PROMPT_KINDS", "prompt", "relations_text", "signature_text"]
