@@ -14,9 +14,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ["TORCHDYNAMO_DISABLE"] = "1"
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
+
+# Property tests draw their examples from a fixed seed: a run in CI is reproducible, and a
+# failure found once is found again. Set SCIR_HYPOTHESIS_RANDOM=1 to explore new examples.
+settings.register_profile("scir", derandomize=not os.environ.get("SCIR_HYPOTHESIS_RANDOM"),
+                          print_blob=True)
+settings.load_profile("scir")
 pytest.register_assert_rewrite("formalize_helpers")
 
 ROOT = Path(__file__).resolve().parent.parent
