@@ -33,13 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"scir {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"scir.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"scir.commands.{name}":
-                continue  # command not built yet
-            raise
-        module.add_parser(sub)
+        importlib.import_module(f"scir.commands.{name}").add_parser(sub)
     return parser
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from scir.pipelines.ns import solve
 from scir.pipelines.result import (NO_MODEL, PipelineResult, PipelineSettings, new_result,
-                                   problem_text, reference_items)
+                                   problem_text)
 from scir.tasks import Task
 from scir.tracks.base import Track
 
@@ -13,7 +13,7 @@ from scir.tracks.base import Track
 def run(track: Track, task: Task, backend: object, settings: PipelineSettings
         ) -> PipelineResult:
     """Solve the gold formal object and score the answer (``backend`` is ignored)."""
-    refs = reference_items(track, task)
+    refs = track.reference_items(task)
     result = new_result(task, "oracle", settings, NO_MODEL, items=refs, reference_items=refs,
                         input_chars=len(problem_text(task, settings.presentation)))
     outcome = solve(track, task, task.formal)

@@ -110,14 +110,6 @@ def hook(track: Track, name: str, *args: Any, **kwargs: Any) -> Any:
                           f"{': ' + str(exc) if str(exc) else ''}", field="arch") from exc
 
 
-def reference_items(track: Track, task: Task) -> int | None:
-    """Items of the gold formal object, or None when the track does not count them."""
-    try:
-        return int(track.count_items(task.formal))
-    except NotImplementedError:
-        return None
-
-
 class Calls:
     """Runs a pipeline's LLM calls and adds up calls, tokens and cost."""
 
@@ -202,7 +194,7 @@ def start(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     prompt = hook(track, "prompt", kind, task, settings.presentation, problem=text)
     calls = Calls(backend, settings)
     result = new_result(task, arch, settings, backend.name, input_chars=len(text),
-                        reference_items=reference_items(track, task))
+                        reference_items=track.reference_items(task))
     return PipelineStart(text, prompt, constraint, calls, result)
 
 

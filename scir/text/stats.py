@@ -41,8 +41,8 @@ def reference_items(task: Task) -> int | None:
     from scir.tracks import get_track
 
     try:
-        return int(get_track(task.domain).count_items(task.formal))
-    except (ScirError, NotImplementedError, TypeError, ValueError):
+        return get_track(task.domain).reference_items(task)
+    except (ScirError, TypeError, ValueError):   # unknown track, malformed formal object
         return None
 
 

@@ -4,7 +4,6 @@ the entry-point group ``scir.tracks`` (value: ``module:TrackClass``)."""
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from importlib.metadata import EntryPoint, entry_points
 from typing import Callable
 
@@ -42,24 +41,15 @@ def _entry_points() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def _available_builtin() -> dict[str, str]:
-    out = {}
-    for name, target in BUILTIN.items():
-        module = target.split(":")[0]
-        if importlib.util.find_spec(module) is not None:
-            out[name] = target
-    return out
-
-
 def track_names() -> list[str]:
     """Names of every track that can be loaded, sorted."""
-    return sorted(set(_available_builtin()) | set(_entry_points()) | set(_extra))
+    return sorted(set(BUILTIN) | set(_entry_points()) | set(_extra))
 
 
 def _load(name: str) -> Track:
     if name in _extra:
         return _extra[name]()
-    target = _available_builtin().get(name)
+    target = BUILTIN.get(name)
     if target is not None:
         module_name, _, attr = target.partition(":")
         try:

@@ -194,6 +194,13 @@ class Track(ABC):
         """The number of reference items in a formal object (Table-2 statistics)."""
         raise NotImplementedError
 
+    def reference_items(self, task: Task) -> int | None:
+        """Items of the task's gold formal object, or None when the track does not count."""
+        try:
+            return int(self.count_items(task.formal))
+        except NotImplementedError:
+            return None
+
     def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
         """Track-specific export formats: name -> function(tasks, out_dir) -> files written."""
         return {}

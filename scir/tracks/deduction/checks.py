@@ -3,7 +3,7 @@
 * :func:`asp_label` -- countermodel search with clingo (``asp/deduction.lp``), complete for the
   fragment: the formulas enter as facts describing their structure;
 * :func:`prover9_label` -- Prover9 on the statement and on its negation
-  (:mod:`.prover9_check`);
+  (:func:`solvers.prover9.entails`);
 * :func:`double_check` -- both, raising :class:`VerificationError` when they disagree;
 * :func:`check_trees` -- the stored proof trees against ``prolog/deduction.pl``, in a fresh
   Prolog module per call.
@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from scir.errors import SolverError, VerificationError
-from scir.tracks.deduction import prover9_check
 from scir.tracks.deduction.logic import Formula, Node
+
+PROVER9_MEGS = 200   # Prover9's max_megs for every label
 
 @dataclass(frozen=True)
 class AspVerdict:
@@ -73,18 +74,22 @@ def asp_label(premises: Sequence[Formula], statement: Formula,
 
 
 def prover9_entails(premises: Sequence[str], goal: str, max_seconds: int = 10) -> str:
-    """Prover9's label for Prover9 strings (:func:`prover9_check.entails`)."""
-    return prover9_check.entails(premises, goal, max_seconds)
+    """Prover9's label for Prover9 strings (:func:`solvers.prover9.entails`: only exit 0
+    counts as proved and only exit 2 as not proved; a limit raises)."""
+    from solvers.prover9 import entails
+
+    return entails(premises, goal, max_seconds=max_seconds, max_megs=PROVER9_MEGS)
 
 
 def prover9_label(premises: Sequence[Formula], statement: Formula,
                   max_seconds: int = 10) -> str:
-    """Prover9 on the statement and on its negation (:func:`prover9_check.label`).
+    """Prover9 on the statement and on its negation (:func:`prover9_entails`).
 
     Raises SolverTimeout / SolverResourceLimit on a limit, SolverError when Prover9 proves
     both (inconsistent premises).
     """
-    return prover9_check.label(premises, statement, max_seconds)
+    return prover9_entails([p.to_prover9() for p in premises], statement.to_prover9(),
+                           max_seconds)
 
 
 @dataclass(frozen=True)

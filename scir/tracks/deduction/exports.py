@@ -11,7 +11,9 @@ from pathlib import Path
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
-from scir.tracks.deduction.prover9_check import negation_text, problem_text
+
+PROVER9_SECONDS = 10     # assign(max_seconds, ...) written into every exported file
+PROVER9_MEGS = 200
 
 EXPECTED = {
     ("True", "goal"): "proved (exit 0)", ("True", "negated"): "not proved (exit 2)",
@@ -28,11 +30,14 @@ def prover9_input(task: Task, which: str) -> str:
             and isinstance(goal, str)):
         raise TaskFormatError("deduction tasks need formal.premises and formal.goal",
                               task_id=task.task_id, field="formal")
-    target = goal if which == "goal" else negation_text(goal)
+    from solvers.prover9 import build_input, negated_goal
+
+    target = goal if which == "goal" else negated_goal(goal)
     header = [f"SciR deduction task {task.task_id} ({which} file)",
               f"answer {task.answer}: Prover9 should report "
               f"{EXPECTED.get((task.answer, which), 'unknown')}"]
-    return problem_text(premises, target, header=header)
+    return "".join(f"% {line}\n" for line in header) + build_input(
+        premises, target, PROVER9_SECONDS, PROVER9_MEGS)
 
 
 def export_prover9(tasks: list[Task], out_dir: Path) -> int:
