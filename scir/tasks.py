@@ -17,7 +17,9 @@ from typing import Any, Iterable, Iterator
 
 from scir.errors import TaskFormatError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# versions this toolkit reads; version 1 records had no chance_constrained (read as chance)
+READABLE_VERSIONS = (1, 2)
 DIFFICULTIES = ("easy", "hard", "custom")
 
 
@@ -51,7 +53,14 @@ class Task:
     problem_obfuscated: str = ""
     domain_metadata: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    # the chance of a random answer among those the question allows (e.g. induction: the
+    # same-category pairs); None means the same as ``chance``
+    chance_constrained: float | None = None
     schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        if self.chance_constrained is None:
+            self.chance_constrained = float(self.chance)
 
     def to_dict(self) -> dict[str, Any]:
         """The record as a JSON-ready dict, fields in schema order."""
@@ -62,7 +71,7 @@ class Task:
             value = getattr(self, f.name)
             if f.name == "documents":
                 value = [{"genre": d.genre, "text": d.text} for d in value]
-            elif f.name == "chance":
+            elif f.name in ("chance", "chance_constrained"):
                 value = float(value)  # 1 and 1.0 must give the same bytes after a re-read
             out[f.name] = value
         return out
@@ -91,6 +100,7 @@ _FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "answer": ((str,), True),
     "answer_pool": ((list,), True),
     "chance": ((float, int), True),
+    "chance_constrained": ((float, int), False),
     "formal": ((dict,), True),
     "blocks": ((list,), True),
     "documents": ((list,), False),
@@ -120,16 +130,20 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
         if isinstance(value, bool) or not isinstance(value, types):
             want = " or ".join(t.__name__ for t in types)
             raise fail(f"expected {want}, got {type(value).__name__}", name, task_id)
-    if data["schema_version"] != SCHEMA_VERSION:
+    if data["schema_version"] not in READABLE_VERSIONS:
         raise fail(f"schema version {data['schema_version']} is not supported "
-                   f"(this toolkit reads version {SCHEMA_VERSION})", "schema_version", task_id)
+                   f"(this toolkit reads versions {', '.join(map(str, READABLE_VERSIONS))})",
+                   "schema_version", task_id)
+    if data["schema_version"] == 1 and "chance_constrained" in data:
+        raise fail("schema version 1 has no chance_constrained", "chance_constrained", task_id)
     if data["difficulty"] not in DIFFICULTIES:
         raise fail(f"difficulty must be one of {', '.join(DIFFICULTIES)}", "difficulty", task_id)
     for name in ("options", "answer_pool", "blocks"):
         if not all(isinstance(v, str) for v in data.get(name, [])):
             raise fail("expected a list of strings", name, task_id)
-    if not 0.0 <= float(data["chance"]) <= 1.0:
-        raise fail("chance must lie in [0, 1]", "chance", task_id)
+    for name in ("chance", "chance_constrained"):
+        if name in data and not 0.0 <= float(data[name]) <= 1.0:
+            raise fail(f"{name} must lie in [0, 1]", name, task_id)
     docs = []
     for i, doc in enumerate(data.get("documents", [])):
         if (not isinstance(doc, dict) or set(doc) != {"genre", "text"}
@@ -137,8 +151,10 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
             raise fail(f"document {i} must be an object with string fields genre and text",
                        "documents", task_id)
         docs.append(Document(doc["genre"], doc["text"]))
-    kwargs = {k: v for k, v in data.items() if k != "documents"}
+    kwargs = {k: v for k, v in data.items() if k not in ("documents", "schema_version")}
     kwargs["chance"] = float(kwargs["chance"])
+    if "chance_constrained" in kwargs:
+        kwargs["chance_constrained"] = float(kwargs["chance_constrained"])
     return Task(documents=docs, **kwargs)
 
 

@@ -202,3 +202,29 @@ def test_documented_schema_agrees_with_reader():
         Task.from_dict(data)
     for description, data, _, _ in BAD_LINES:
         assert not validator.is_valid(data), f"the schema accepts: {description}"
+
+
+def test_version_1_records_read_with_chance_as_constrained_chance(tmp_path):
+    record = make_task(chance=0.25).to_dict()
+    record["schema_version"] = 1
+    del record["chance_constrained"]
+    path = write_lines(tmp_path / "v1.jsonl", [json.dumps(record)])
+    task = read_tasks(path)[0]
+    assert task.chance_constrained == 0.25
+    assert json.loads(task.to_json())["schema_version"] == SCHEMA_VERSION == 2
+    record["chance_constrained"] = 0.5
+    write_lines(path, [json.dumps(record)])
+    with pytest.raises(TaskFormatError, match="version 1 has no chance_constrained"):
+        read_tasks(path)
+
+
+def test_constrained_chance_is_validated_and_kept(tmp_path):
+    task = make_task(chance=0.02, chance_constrained=0.125)
+    path = tmp_path / "c.jsonl"
+    write_tasks(path, [task])
+    assert read_tasks(path)[0].chance_constrained == 0.125
+    bad = task.to_dict()
+    bad["chance_constrained"] = 2
+    write_lines(path, [json.dumps(bad)])
+    with pytest.raises(TaskFormatError, match=r"chance_constrained must lie in \[0, 1\]"):
+        read_tasks(path)

@@ -163,3 +163,17 @@ def test_export_scir(name, generated, tmp_path, capsys):
         assert set(SCIR_FIELDS) == {"task_id", "domain", "tier", "problem_nl",
                                     "problem_obfuscated", "answer", "domain_metadata"}
         assert row == {k: getattr(task, k) for k in SCIR_FIELDS}
+
+
+def test_construction_never_makes_the_difficulty_custom():
+    from scir.tracks import get_track
+
+    for name in ("deduction", "induction", "causal"):
+        track = get_track(name)
+        specs = {p.name: p for p in track.parameters()}
+        if "construction" not in specs:
+            continue
+        assert specs["construction"].choices == ("balanced", "paper")
+        level, params = track.resolve_params("hard", {"construction": "paper"})
+        assert (level, params["construction"]) == ("hard", "paper")
+        assert track.difficulty_of(params) == "hard"

@@ -28,10 +28,26 @@ class TrackParam:
     choices: tuple | None = None
     minimum: float | None = None
     maximum: float | None = None
+    # False for parameters that change how a task is built but not how hard it is (e.g.
+    # ``construction``): they never make the difficulty ``custom``
+    affects_difficulty: bool = True
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
+
+
+CONSTRUCTIONS = ("balanced", "paper")
+
+
+def construction_param() -> TrackParam:
+    """The ``--construction`` parameter shared by the built-in tracks: ``balanced`` (the
+    default: answer-blind statistics independent of the answer, see docs/validity.md) or
+    ``paper`` (the SciR paper's construction, reproduced with its artifacts)."""
+    return TrackParam("construction", str, "how tasks are built: balanced (answer-blind "
+                      "statistics independent of the answer) or paper (the SciR paper's "
+                      "construction, artifacts included; see docs/validity.md)",
+                      "balanced", "balanced", choices=CONSTRUCTIONS, affects_difficulty=False)
 
 
 @dataclass
@@ -93,7 +109,7 @@ class Track(ABC):
             if spec is None:
                 raise ConfigError(f"track {self.name} has no parameter {key!r}", field=key)
             value = self.check_param(spec, value)
-            if value != params[key]:
+            if value != params[key] and spec.affects_difficulty:
                 custom = True
             params[key] = value
         return ("custom" if custom else difficulty), params
@@ -101,7 +117,8 @@ class Track(ABC):
     def difficulty_of(self, params: dict[str, Any]) -> str:
         """``easy`` or ``hard`` when ``params`` equal that preset, else ``custom``."""
         for level in ("easy", "hard"):
-            if all(params.get(p.name) == getattr(p, level) for p in self.parameters()):
+            if all(params.get(p.name) == getattr(p, level) for p in self.parameters()
+                   if p.affects_difficulty):
                 return level
         return "custom"
 
