@@ -1,15 +1,24 @@
 """A scripted OpenAI-compatible chat server for tests: ``http.server`` in a thread on
 127.0.0.1 with a random port. Each POST is logged (path, headers, JSON body) and answered by a
-``script(body, index) -> Reply``: status, body, delay, content type."""
+``script(body, index) -> Reply``: status, body, delay, content type, extra headers, and the
+faults of tests/hostile/servers: a trickled reply (one byte per ``trickle`` seconds, headers
+included unless ``trickle_body_only``), a connection reset, raw non-HTTP bytes. Every loop is
+bounded (``MAX_REPLY_SECONDS``, the reply's length) and stops when the client hangs up or the
+server is closed."""
 
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
+
+MAX_REPLY_SECONDS = 20.0           # no reply is sent for longer than this
 
 
 @dataclass
@@ -20,6 +29,11 @@ class Reply:
     body: Any = None               # dict -> JSON; str/bytes -> as is
     delay: float = 0.0
     content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+    trickle: float = 0.0           # > 0: send one byte, then wait this long, ...
+    trickle_body_only: bool = False
+    reset: bool = False            # close the connection with a TCP reset, sending nothing
+    raw: bytes | None = None       # send these bytes instead of an HTTP response, then close
 
 
 def chat_body(text: str, model: str = "fake", prompt_tokens: int = 7,
@@ -54,6 +68,7 @@ class FakeOpenAIServer:
         self.script = script
         self.requests: list[Logged] = []
         self._lock = threading.Lock()
+        self._stop = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -72,21 +87,52 @@ class FakeOpenAIServer:
                                                   body, time.time()))
                 reply = server.script(body, index)
                 if reply.delay:
-                    time.sleep(reply.delay)
+                    server._stop.wait(reply.delay)
+                try:
+                    self._send(reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True   # the client gave up (timeout, size cap)
+
+            def _send(self, reply: Reply) -> None:
+                if reply.reset:
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                               struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    self.connection.close()
+                    return
+                if reply.raw is not None:
+                    self.close_connection = True
+                    self.wfile.write(reply.raw)
+                    return
                 data = reply.body
                 if isinstance(data, (dict, list)):
                     data = json.dumps(data)
                 if isinstance(data, str):
                     data = data.encode()
                 data = data or b""
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", reply.content_type)
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass               # the client gave up (timeout test)
+                head = [f"HTTP/1.1 {reply.status} {HTTPStatus(reply.status).phrase}",
+                        f"Content-Type: {reply.content_type}", f"Content-Length: {len(data)}",
+                        *(f"{k}: {v}" for k, v in reply.headers.items())]
+                head_bytes = ("\r\n".join(head) + "\r\n\r\n").encode()
+                if not reply.trickle:
+                    self.wfile.write(head_bytes)
+                    view = memoryview(data)
+                    for i in range(0, len(view), 1 << 16):   # big bodies in chunks
+                        if server._stop.is_set():
+                            return
+                        self.wfile.write(view[i:i + (1 << 16)])
+                    return
+                payload = data if reply.trickle_body_only else head_bytes + data
+                if reply.trickle_body_only:
+                    self.wfile.write(head_bytes)
+                end = time.monotonic() + MAX_REPLY_SECONDS
+                for i in range(len(payload)):
+                    if server._stop.is_set() or time.monotonic() > end:
+                        self.close_connection = True
+                        return
+                    self.wfile.write(payload[i:i + 1])
+                    self.wfile.flush()
+                    server._stop.wait(reply.trickle)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
@@ -108,5 +154,6 @@ class FakeOpenAIServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
         self._httpd.shutdown()
         self._httpd.server_close()

@@ -16,7 +16,6 @@ from scir.llm.names import parse_model_name
     ("ollama:qwen3:30b@http://localhost:11434/v1", "ollama", "qwen3:30b",
      "http://localhost:11434/v1"),
     ("ollama:a@b:c@http://h:1/v1", "ollama", "a@b:c", "http://h:1/v1"),
-    ("vllm:Qwen/Qwen3-8B", "vllm", "Qwen/Qwen3-8B", "http://localhost:8000/v1"),
     ("llamacpp:gguf@http://h:8080/v1", "llamacpp", "gguf", "http://h:8080/v1"),
     ("hf:/models/qwen", "hf", "/models/qwen", None),
     ("hf:org/name", "hf", "org/name", None),
@@ -39,6 +38,12 @@ def test_valid_names(text, provider, model, url):
     ("openrouter:x@http://h/v1", "openrouter models take no @URL"),
     ("hf:", "hf: needs a model path"),
     ("openai:my model", "no whitespace"),
+    # a local server's name without @URL: a ConfigError, not a silent localhost default
+    ("vllm:m", r"vllm models need the server's base URL after '@', e\.g\. "
+               r"vllm:m@http://localhost:8000/v1"),
+    ("sglang:m", "sglang models need the server's base URL"),
+    ("ollama:qwen3:30b", "ollama models need the server's base URL"),
+    ("llamacpp:m", "llamacpp models need the server's base URL"),
 ])
 def test_bad_names(text, why):
     with pytest.raises(ConfigError, match=why):

@@ -54,7 +54,8 @@ def test_429_then_success_backs_off_and_retries():
         r = backend(srv.url, sleeps=sleeps, backoff=0.5).complete(LLMRequest(prompt="p"))
         assert r.text == "after retry"
         assert len(srv.requests) == 2
-    assert sleeps == [0.5]
+    (wait,) = sleeps                               # full jitter: random in [0, backoff]
+    assert 0 <= wait <= 0.5
 
 
 def test_5xx_backoff_doubles_then_backend_error():
@@ -64,14 +65,15 @@ def test_5xx_backoff_doubles_then_backend_error():
         with pytest.raises(BackendError, match="failed after 4 attempts; last error: HTTP 503"):
             b.complete(LLMRequest(prompt="p"))
         assert len(srv.requests) == 4
-    assert sleeps == [0.25, 0.5, 1.0]
+    assert len(sleeps) == 3                        # full jitter under a doubling ceiling
+    assert all(0 <= w <= bound for w, bound in zip(sleeps, [0.25, 0.5, 1.0]))
 
 
 def test_timeout_retries_then_backend_error():
     with FakeOpenAIServer(lambda body, i: Reply(body=chat_body("late"), delay=1.5)) as srv:
         b = backend(srv.url, timeout=0.3, max_retries=1)
-        with pytest.raises(BackendError, match=r"failed after 2 attempts; last error: no answer "
-                                               r"within 0.3 s"):
+        with pytest.raises(BackendError, match=r"failed after 2 attempts; last error: no "
+                                               r"complete answer within 0.3 s"):
             b.complete(LLMRequest(prompt="p"))
         assert len(srv.requests) == 2
 
@@ -87,7 +89,6 @@ def test_client_error_is_not_retried():
     ('{"choices": [ oops', "application/json", "not JSON"),
     ("<html>gateway</html>", "text/html", "not JSON"),
     ({"id": "x"}, "application/json", "no choices"),
-    ({"choices": []}, "application/json", "no choices"),
     ({"choices": [{"index": 0}]}, "application/json", "choice has no message"),
     ({"choices": [{"message": {"content": 5}}]}, "application/json", "not a string"),
     ([1, 2], "application/json", "not a JSON object"),

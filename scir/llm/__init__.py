@@ -19,7 +19,7 @@ def get_backend(model: str | ModelName, **options: Any) -> Backend:
     """The backend for a model name (see :mod:`scir.llm.names`).
 
     API options (``api_key``, ``base_url``, ``timeout``, ``max_retries``, ``backoff``,
-    ``max_backoff``) go to :class:`~scir.llm.openai_backend.OpenAICompatibleBackend`; the tiny
+    ``max_backoff``, ``max_retry_after``, ``max_response_bytes``) go to :class:`~scir.llm.openai_backend.OpenAICompatibleBackend`; the tiny
     model takes ``threads``.
     """
     name = model if isinstance(model, ModelName) else parse_model_name(model)

@@ -3,7 +3,8 @@
 ``openrouter:MODEL`` and ``openai:MODEL`` talk to the hosted APIs; ``vllm:``, ``sglang:``,
 ``ollama:`` and ``llamacpp:`` talk to a local OpenAI-compatible server at the base URL after the
 LAST ``@`` (so model names may contain ``:``, e.g. ``ollama:qwen3:30b@http://localhost:11434/v1``);
-without ``@URL`` the server's usual local address is used. ``openai:MODEL@URL`` reaches any other
+the ``@URL`` is required for them (a name without one is a ConfigError, never a silent guess at
+``localhost``). ``openai:MODEL@URL`` reaches any other
 OpenAI-compatible server. ``hf:PATH`` is a local transformers model run through Outlines; ``tiny``
 is the built-in random-weight model for tests and the offline demo.
 """
@@ -15,17 +16,20 @@ from dataclasses import dataclass
 
 from scir.errors import ConfigError
 
-# provider -> default base URL (None: the provider needs none)
+# provider -> default base URL (None: no default; the local servers need an explicit @URL)
 DEFAULT_URLS: dict[str, str | None] = {
     "openrouter": "https://openrouter.ai/api/v1",
     "openai": "https://api.openai.com/v1",
-    "vllm": "http://localhost:8000/v1",
-    "sglang": "http://localhost:30000/v1",
-    "ollama": "http://localhost:11434/v1",
-    "llamacpp": "http://localhost:8080/v1",
+    "vllm": None,
+    "sglang": None,
+    "ollama": None,
+    "llamacpp": None,
     "hf": None,
     "tiny": None,
 }
+# the address each local server listens on by default (only to suggest a complete name)
+USUAL_URLS = {"vllm": "http://localhost:8000/v1", "sglang": "http://localhost:30000/v1",
+              "ollama": "http://localhost:11434/v1", "llamacpp": "http://localhost:8080/v1"}
 API_PROVIDERS = ("openrouter", "openai", "vllm", "sglang", "ollama", "llamacpp")
 LOCAL_SERVERS = ("vllm", "sglang", "ollama", "llamacpp")
 _URL = re.compile(r"^https?://[^\s/@]+(?:/\S*)?$")
@@ -79,6 +83,9 @@ def parse_model_name(text: str) -> ModelName:
         base_url = base_url.rstrip("/")
     if not model:
         raise fail("the model part is empty")
+    if base_url is None:
+        raise fail(f"{provider} models need the server's base URL after '@', e.g. "
+                   f"{provider}:{model}@{USUAL_URLS[provider]}")
     if any(c.isspace() for c in model):
         raise fail("model names contain no whitespace")
     return ModelName(provider, model, base_url, text)

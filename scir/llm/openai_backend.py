@@ -4,10 +4,16 @@ through the ``openai`` client.
 The grammar goes where the server takes one: vLLM ``structured_outputs.grammar`` (Lark),
 SGLang and llama.cpp a ``%llguidance`` Lark grammar (SGLang must run with
 ``--grammar-backend llguidance``); JSON schemas go in ``response_format`` everywhere; the hosted
-APIs get plain text otherwise, and the caller validates the output itself. The client's own
-retries are off (``max_retries=0``): this module retries 429, 5xx, timeouts and connection errors
-with exponential backoff, a bounded number of times, then raises BackendError. Bodies are parsed
-here, so a malformed body is a BackendError, never a half-filled response.
+APIs get plain text otherwise, and the caller validates the output itself.
+
+Every attempt is bounded: ``timeout`` seconds in total (connect, request, headers and body; see
+:mod:`scir.llm.http_limits`) and ``max_response_bytes`` received. Retries (tenacity, full jitter:
+a random wait in ``[0, min(max_backoff, backoff * 2**n)]``) cover 429, 5xx, timeouts, connection
+errors and completions without content (``content: null``, no choices); a 429's ``Retry-After``
+is waited exactly when it is at most ``max_retry_after`` seconds, and ends the call at once when
+it is longer. The client's own retries are off (``max_retries=0``). A response over the size cap
+and any other 4xx are not retried. Bodies are parsed here, so a malformed body is a
+BackendError, never a half-filled response.
 """
 
 from __future__ import annotations
@@ -18,9 +24,12 @@ import os
 import time
 from typing import Any, Callable
 
+import tenacity
+
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.names import DEFAULT_URLS, LOCAL_SERVERS, ModelName
+from scir.llm.http_limits import ResponseTooLarge, attempt_limits, guarded_client
+from scir.llm.names import LOCAL_SERVERS, ModelName
 
 # provider -> environment variables holding its API key, first found wins
 KEY_ENV: dict[str, tuple[str, ...]] = {
@@ -33,6 +42,17 @@ KEY_ENV: dict[str, tuple[str, ...]] = {
 }
 DUMMY_KEY = "scir-no-key"          # local servers accept any key; the client insists on one
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+MAX_RESPONSE_BYTES = 8 << 20       # per attempt, headers included
+MAX_RETRY_AFTER = 60.0             # seconds of Retry-After waited at most
+
+
+class _Transient(Exception):
+    """One failed attempt worth another: why, and the server's Retry-After (seconds) if any."""
+
+    def __init__(self, why: str, retry_after: float | None = None) -> None:
+        super().__init__(why)
+        self.why = why
+        self.retry_after = retry_after
 
 
 def _grammar_fields(provider: str, constraint: Constraint | None) -> dict[str, Any]:
@@ -66,24 +86,33 @@ class OpenAICompatibleBackend(Backend):
     def __init__(self, name: ModelName, *, api_key: str | None = None,
                  base_url: str | None = None, timeout: float = 120.0, max_retries: int = 4,
                  backoff: float = 1.0, max_backoff: float = 60.0,
+                 max_retry_after: float = MAX_RETRY_AFTER,
+                 max_response_bytes: int = MAX_RESPONSE_BYTES,
                  sleep: Callable[[float], None] = time.sleep) -> None:
-        """Build the client. ``timeout`` is per attempt (seconds); ``max_retries`` counts the
-        retries after the first attempt; backoff doubles from ``backoff`` up to ``max_backoff``.
+        """Build the client. ``timeout`` is the total time of one attempt (seconds);
+        ``max_retries`` counts the retries after the first attempt; the wait before retry ``n``
+        is random in ``[0, min(max_backoff, backoff * 2**n)]``, or a 429's Retry-After when it is
+        at most ``max_retry_after``; an attempt receives at most ``max_response_bytes``.
         """
         import openai
 
         if not name.is_api:
             raise ConfigError(f"{name.text!r} is not an API model", field="model")
-        if timeout <= 0 or max_retries < 0 or backoff < 0:
+        if timeout <= 0 or max_retries < 0 or backoff < 0 or max_retry_after < 0:
             raise ConfigError("timeout must be > 0, retries and backoff >= 0", field="timeout")
+        if max_response_bytes < 1024:
+            raise ConfigError("the response size cap must be at least 1 KiB",
+                              field="max_response_bytes")
         self.provider = name.provider
         self.model = name.model
         self.base_url = base_url or name.base_url
+        if self.base_url is None:
+            raise ConfigError(f"{name.text!r} needs a server URL (MODEL@URL)", field="model")
         key = api_key or next((os.environ[v] for v in KEY_ENV[name.provider]
                                if os.environ.get(v)), None)
         if key is None:
-            hosted = (name.provider not in LOCAL_SERVERS
-                      and self.base_url == DEFAULT_URLS[name.provider])
+            hosted = (name.provider not in LOCAL_SERVERS and self.base_url == name.base_url
+                      and "@" not in name.text)
             if hosted:
                 envs = " or ".join(KEY_ENV[name.provider])
                 raise ConfigError(f"{name.provider} needs an API key: set {envs}", field="model")
@@ -92,10 +121,13 @@ class OpenAICompatibleBackend(Backend):
         self.max_retries = int(max_retries)
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
+        self.max_retry_after = float(max_retry_after)
+        self.max_response_bytes = int(max_response_bytes)
         self._sleep = sleep
         self._openai = openai
         self._client = openai.OpenAI(base_url=self.base_url, api_key=key, max_retries=0,
-                                     timeout=self.timeout)
+                                     timeout=self.timeout,
+                                     http_client=guarded_client(self.timeout))
         kinds = {"json_schema"}
         if self.provider in ("vllm", "sglang"):
             kinds |= {"lark", "regex"}
@@ -123,31 +155,43 @@ class OpenAICompatibleBackend(Backend):
         kwargs.update(_grammar_fields(self.provider, request.constraint))
         if self.provider == "openrouter":
             kwargs.setdefault("extra_body", {})["usage"] = {"include": True}
-        last: str = ""
-        for attempt in range(self.max_retries + 1):
-            start = time.monotonic()
-            try:
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(_Transient),
+            stop=tenacity.stop_after_attempt(self.max_retries + 1),
+            wait=self._wait, sleep=self._sleep, reraise=True)
+        try:
+            return retrying(self._attempt, kwargs)
+        except _Transient as exc:
+            raise BackendError(f"{self.name} at {self.base_url}: failed after "
+                               f"{self.max_retries + 1} attempts; last error: {exc.why}"
+                               ) from exc
+
+    def _attempt(self, kwargs: dict[str, Any]) -> LLMResponse:
+        """One bounded attempt; raises _Transient when another attempt may succeed."""
+        start = time.monotonic()
+        try:
+            with attempt_limits(self.timeout, self.max_response_bytes):
                 raw = self._client.chat.completions.with_raw_response.create(**kwargs)
                 body = raw.text
                 status = raw.status_code
-            except self._openai.APIStatusError as exc:
-                last = f"HTTP {exc.status_code}: {_short(str(exc))}"
-                if exc.status_code not in RETRY_STATUS:
-                    raise BackendError(f"{self.name}: request rejected, {last}") from exc
-                delay = _retry_after(exc) or self._delay(attempt)
-            except self._openai.APITimeoutError:
-                last = f"no answer within {self.timeout:g} s"
-                delay = self._delay(attempt)
-            except self._openai.APIConnectionError as exc:
-                last = f"connection failed: {_short(str(exc.__cause__ or exc))}"
-                delay = self._delay(attempt)
-            else:
-                latency = time.monotonic() - start
-                return self._parse(body, status, latency)
-            if attempt < self.max_retries:
-                self._sleep(min(delay, self.max_backoff))
-        raise BackendError(f"{self.name} at {self.base_url}: failed after "
-                           f"{self.max_retries + 1} attempts; last error: {last}")
+        except ResponseTooLarge as exc:
+            raise BackendError(f"{self.name}: response refused: {exc} (the cap per attempt; "
+                               f"see --max-response-mb)") from exc
+        except self._openai.APIStatusError as exc:
+            last = f"HTTP {exc.status_code}: {_short(str(exc))}"
+            if exc.status_code not in RETRY_STATUS:
+                raise BackendError(f"{self.name}: request rejected, {last}") from exc
+            wait = _retry_after(exc) if exc.status_code == 429 else None
+            if wait is not None and wait > self.max_retry_after:
+                raise BackendError(f"{self.name}: {last}; the server asks to retry after "
+                                   f"{wait:g} s, more than the {self.max_retry_after:g} s "
+                                   f"this backend waits") from exc
+            raise _Transient(last, wait) from exc
+        except self._openai.APITimeoutError as exc:
+            raise _Transient(f"no complete answer within {self.timeout:g} s") from exc
+        except self._openai.APIConnectionError as exc:
+            raise _Transient(f"connection failed: {_short(str(exc.__cause__ or exc))}") from exc
+        return self._parse(body, status, time.monotonic() - start)
 
     def _validate(self, constraint: Constraint) -> None:
         """Check a grammar or regex with llguidance (when installed) before it is sent, so a
@@ -164,8 +208,13 @@ class OpenAICompatibleBackend(Backend):
         validate_constraint(constraint)
         self._validated.add(key)
 
-    def _delay(self, attempt: int) -> float:
-        return min(self.max_backoff, self.backoff * (2 ** attempt))
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        """Seconds before the next attempt: the server's Retry-After, else full jitter."""
+        exc = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(exc, _Transient) and exc.retry_after is not None:
+            return exc.retry_after
+        jitter = tenacity.wait_random_exponential(multiplier=self.backoff, max=self.max_backoff)
+        return jitter(state)
 
     def _parse(self, body: str, status: int, latency: float) -> LLMResponse:
         """Read a chat-completion body; anything malformed is a BackendError."""
@@ -182,14 +231,16 @@ class OpenAICompatibleBackend(Backend):
         if "error" in data and "choices" not in data:
             raise BackendError(f"{self.name}: server error: {_short(json.dumps(data['error']))}")
         choices = data.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        if isinstance(choices, list) and not choices:
+            raise _Transient("the server sent a completion with no choices")
+        if not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise bad("no choices")
         message = choices[0].get("message")
         if not isinstance(message, dict):
             raise bad("choice has no message")
         text = message.get("content")
-        if text is None:
-            text = ""
+        if text is None:               # never an answer: retried, and never stored
+            raise _Transient("the server sent a completion with content null")
         if not isinstance(text, str):
             raise bad("message content is not a string")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}

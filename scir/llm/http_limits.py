@@ -1,0 +1,129 @@
+"""A total deadline and a size cap for one HTTP attempt, enforced at the socket.
+
+The ``openai`` client's timeouts (httpx) apply to each read, so a server sending one byte every
+two seconds keeps a call alive forever. Here every socket read and write of an attempt gets at
+most the time left until the attempt's deadline (connect, request, headers and body alike), and
+the bytes received are counted against a cap; the limits are per thread (the sync client does
+its I/O in the calling thread), set with :func:`attempt_limits` around one request.
+
+Going over the deadline raises the HTTP library's ``ReadTimeout`` (the client reports an
+``APITimeoutError``); going over the cap raises :class:`ResponseTooLarge`, which no layer retries.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+try:                                   # the openai client >= 3 is built on httpx2
+    import httpcore2 as httpcore
+    import httpx2 as httpx
+except ImportError:                    # pragma: no cover - older openai clients: httpx
+    import httpcore  # type: ignore[no-redef]
+    import httpx  # type: ignore[no-redef]
+
+__all__ = ["ResponseTooLarge", "attempt_limits", "guarded_client", "httpx"]
+
+
+class ResponseTooLarge(Exception):
+    """The server sent more bytes than the attempt's cap."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"response larger than {limit} bytes")
+        self.limit = limit
+
+
+class _Limits(threading.local):
+    deadline: float | None = None
+    max_bytes: int | None = None
+    received: int = 0
+
+
+_LIMITS = _Limits()
+
+
+@contextmanager
+def attempt_limits(seconds: float, max_bytes: int) -> Iterator[None]:
+    """Within the block, this thread's HTTP I/O ends ``seconds`` from now at the latest and
+    receives at most ``max_bytes`` bytes."""
+    _LIMITS.deadline = time.monotonic() + seconds
+    _LIMITS.max_bytes = max_bytes
+    _LIMITS.received = 0
+    try:
+        yield
+    finally:
+        _LIMITS.deadline = None
+        _LIMITS.max_bytes = None
+        _LIMITS.received = 0
+
+
+def _remaining(timeout: float | None, error: type[Exception]) -> float | None:
+    """The socket timeout to use now: the library's, clamped to the attempt's deadline."""
+    if _LIMITS.deadline is None:
+        return timeout
+    left = _LIMITS.deadline - time.monotonic()
+    if left <= 0:
+        raise error("the attempt's total deadline has passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _GuardedStream(httpcore.NetworkStream):
+    """A network stream whose reads and writes respect the thread's attempt limits."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        data = self._inner.read(max_bytes, _remaining(timeout, httpcore.ReadTimeout))
+        if _LIMITS.max_bytes is not None:
+            _LIMITS.received += len(data)
+            if _LIMITS.received > _LIMITS.max_bytes:
+                raise ResponseTooLarge(_LIMITS.max_bytes)
+        return data
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _remaining(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                  timeout: float | None = None) -> "_GuardedStream":
+        return _GuardedStream(self._inner.start_tls(
+            ssl_context, server_hostname, _remaining(timeout, httpcore.ConnectTimeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _GuardedBackend(httpcore.NetworkBackend):
+    """Opens connections under the attempt's deadline and hands out guarded streams."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                    local_address: str | None = None, socket_options: Any = None) -> Any:
+        return _GuardedStream(self._inner.connect_tcp(
+            host, port, _remaining(timeout, httpcore.ConnectTimeout), local_address,
+            socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Any = None) -> Any:  # pragma: no cover
+        return _GuardedStream(self._inner.connect_unix_socket(
+            path, _remaining(timeout, httpcore.ConnectTimeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:  # pragma: no cover - used by httpcore's retries
+        self._inner.sleep(seconds)
+
+
+def guarded_client(timeout: float) -> Any:
+    """An HTTP client for the ``openai`` client (``http_client=``) whose connections obey
+    :func:`attempt_limits`; ``timeout`` is also the library's own per-operation timeout."""
+    transport = httpx.HTTPTransport()
+    pool = transport._pool               # httpx builds its pool privately; wrap its backend
+    pool._network_backend = _GuardedBackend(pool._network_backend)
+    return httpx.Client(transport=transport, timeout=httpx.Timeout(timeout),
+                        follow_redirects=True)
