@@ -13,6 +13,7 @@ from solvers.errors import (  # noqa: F401
     SolverInputError,
     SolverResourceLimit,
     SolverTimeout,
+    StoreError,
     TaskFormatError,
     VerificationError,
 )

@@ -101,6 +101,11 @@ class BackendError(ScirError):
     """A model backend (API or local model) failed after its retries."""
 
 
+class StoreError(ScirError):
+    """A run store that cannot be written (disk full, read-only, I/O error); what it holds
+    stays consistent."""
+
+
 class GenerationError(ScirError):
     """A task generator could not produce a task satisfying its constraints."""
 

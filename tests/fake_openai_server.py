@@ -77,6 +77,12 @@ class FakeOpenAIServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def handle(self) -> None:
+                try:
+                    super().handle()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass                   # the client hung up (cancelled, timed out)
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")

@@ -1,12 +1,21 @@
 """``scir solve FILE --arch A --model M --presentation P --run DIR``: run a pipeline over a task
 file into a run directory; resumable (finished results are kept, finished calls are served from
-the run's store), and ends with a summary whose first line is ``accuracy: K/N``."""
+the run's store), and ends with a summary whose first line is ``accuracy: K/N``.
+
+One writer per run directory (``RUNDIR/.lock``; a second one exits 2 naming the holder). Exit
+codes: 0 done; 1 every task run now failed for the same reason outside the tasks (the backend:
+connection refused, HTTP 400, ...), with that error printed; 2 bad input or configuration, a
+store that cannot be written; 130 Ctrl-C (calls in flight cancelled, finished work kept)."""
 
 from __future__ import annotations
+
+import shlex
+import sys
 
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.llm.cache import RunStore
+from scir.llm.run_lock import RunLock
 from scir.pipelines.result import ARCHS, PRESENTATIONS, PipelineSettings
 from scir.pipelines.runner import model_label, run_tasks
 from scir.tasks import read_tasks
@@ -47,9 +56,13 @@ def add_parser(sub) -> None:
                    help="run every task again, replacing stored results; LLM calls are still "
                         "served from the run store (e.g. after fixing a track's parser)")
     p.add_argument("--timeout", type=float, default=120.0,
-                   help="API models: seconds per attempt before a retry")
+                   help="API models: total seconds of one attempt (connect + whole response) "
+                        "before a retry")
     p.add_argument("--api-retries", type=int, default=4,
-                   help="API models: retries on 429/5xx/timeouts (exponential backoff)")
+                   help="API models: retries on 429/5xx/timeouts/empty completions "
+                        "(jittered exponential backoff; Retry-After up to 60 s)")
+    p.add_argument("--max-response-mb", type=float, default=8.0,
+                   help="API models: a response larger than this is refused (not retried)")
     p.set_defaults(func=run)
 
 
@@ -78,16 +91,32 @@ def run(args) -> int:
     tasks = read_tasks(args.file)
     if args.limit is not None:
         tasks = tasks[:args.limit]
-    backend = None
+    name = None
     if args.arch != "oracle":
-        from scir.llm import get_backend, parse_model_name
+        from scir.llm import parse_model_name
 
         name = parse_model_name(args.model)
-        options = ({"timeout": args.timeout, "max_retries": args.api_retries}
-                   if name.is_api else {})
-        backend = get_backend(name, **options)
+    if args.max_response_mb * (1 << 20) < 1024:
+        raise ConfigError("--max-response-mb must be at least 0.001", field="max_response_mb")
+    command = " ".join(shlex.quote(a) for a in
+                       ["scir", "solve", str(args.file), "--arch", args.arch, "--run", args.run]
+                       + (["--model", args.model] if args.model else []))
+    with RunLock(args.run, command):            # before any slow set-up: a second writer
+        return _solve(args, tasks, name, settings)   # is refused at once
+
+
+def _solve(args, tasks, name, settings) -> int:
+    """The run itself, under the run's lock."""
     from scir.llm.cache import CachingBackend
 
+    backend = None
+    if name is not None:
+        from scir.llm import get_backend
+
+        options = ({"timeout": args.timeout, "max_retries": args.api_retries,
+                    "max_response_bytes": int(args.max_response_mb * (1 << 20))}
+                   if name.is_api else {})
+        backend = get_backend(name, **options)
     with RunStore(args.run) as store:
         cached = CachingBackend(backend, store) if backend is not None else None
         config = {"file": str(args.file), "arch": args.arch,
@@ -103,6 +132,11 @@ def run(args) -> int:
                 redo=args.redo,
                 progress=lambda items, total: progress(items, total=total,
                                                        desc=f"solve {args.arch}"))
+        except KeyboardInterrupt:
+            kept = len(store.results())
+            print(f"interrupted: calls in flight cancelled; {kept} results kept in "
+                  f"{store.path}; run the same command to continue", file=sys.stderr)
+            return 130
         finally:
             if cached is not None:
                 cached.close()
@@ -112,4 +146,8 @@ def run(args) -> int:
                          f"{cached.served}")
     print("\n".join(lines))
     print(f"results in {store.path}")
+    if summary.all_failed_alike():
+        print(f"error: all {summary.ran} tasks run now failed with a backend error; the first: "
+              f"{summary.first_error}", file=sys.stderr)
+        return 1
     return 0

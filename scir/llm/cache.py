@@ -5,7 +5,10 @@ finished result and repeats no finished call.
 Calls are keyed by :func:`scir.llm.base.request_key` -- sha256 of (backend, model, messages,
 constraint, params) -- and store the response text, tokens, latency, cost and time. Results are
 keyed by (task_id, arch, presentation, model). Every write is its own committed transaction
-(autocommit, ``synchronous=FULL``), made as soon as the call or result is finished.
+(autocommit, ``synchronous=FULL``), made as soon as the call or result is finished; a write that
+fails (disk full, I/O error) is rolled back by SQLite and raised as one StoreError, so the store
+keeps exactly what it held before. Only finished completions are stored: a backend that fails
+(BackendError, a cancelled call) stores nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from scir.errors import ConfigError
+from scir.errors import ConfigError, StoreError
 from scir.llm.base import Backend, LLMRequest, LLMResponse, request_key
 
 STORE_NAME = "run.sqlite"
@@ -83,6 +86,14 @@ class RunStore:
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"cannot open run store: {exc}", file=str(path)) from exc
 
+    def _write(self, sql: str, params: tuple) -> None:
+        """One committed write; a failure leaves the store as it was and is a StoreError."""
+        with self._lock:
+            try:
+                self._db.execute(sql, params)
+            except sqlite3.DatabaseError as exc:
+                raise _store_error(exc, self.path) from exc
+
     # ---- calls -------------------------------------------------------------------------------
     def get_call(self, key: str) -> LLMResponse | None:
         """The stored response of a call, or None."""
@@ -99,13 +110,12 @@ class RunStore:
 
     def put_call(self, key: str, request: LLMRequest, response: LLMResponse) -> None:
         """Store a finished call (committed before returning; a second copy is ignored)."""
-        with self._lock:
-            self._db.execute(
-                "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, response.backend, response.model,
-                 json.dumps(request.key_dict(), ensure_ascii=False), response.text,
-                 response.prompt_tokens, response.completion_tokens, response.latency_s,
-                 response.cost_usd, response.raw_finish_reason, time.time()))
+        self._write(
+            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (key, response.backend, response.model,
+             json.dumps(request.key_dict(), ensure_ascii=False), response.text,
+             response.prompt_tokens, response.completion_tokens, response.latency_s,
+             response.cost_usd, response.raw_finish_reason, time.time()))
 
     def call_count(self) -> int:
         """How many calls are stored."""
@@ -127,11 +137,10 @@ class RunStore:
     def put_result(self, result: dict[str, Any]) -> None:
         """Store (or replace) one pipeline result, given as its JSON-ready dict."""
         key = (result["task_id"], result["arch"], result["presentation"], result["model"])
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (*key, result["status"], int(bool(result["correct"])),
-                 json.dumps(result, ensure_ascii=False, sort_keys=True), time.time()))
+        self._write(
+            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (*key, result["status"], int(bool(result["correct"])),
+             json.dumps(result, ensure_ascii=False, sort_keys=True), time.time()))
 
     def get_result(self, task_id: str, arch: str, presentation: str, model: str
                    ) -> dict[str, Any] | None:
@@ -160,9 +169,8 @@ class RunStore:
     # ---- bookkeeping -------------------------------------------------------------------------
     def log_invocation(self, config: dict[str, Any]) -> None:
         """Record one command invocation (its settings) in the run."""
-        with self._lock:
-            self._db.execute("INSERT INTO invocations (started_at, config) VALUES (?, ?)",
-                             (time.time(), json.dumps(config, sort_keys=True)))
+        self._write("INSERT INTO invocations (started_at, config) VALUES (?, ?)",
+                    (time.time(), json.dumps(config, sort_keys=True)))
 
     def invocations(self) -> list[dict[str, Any]]:
         """The recorded invocations, oldest first."""
@@ -181,6 +189,16 @@ class RunStore:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
+    """The one-line error for a failed write."""
+    why = str(exc)
+    if "full" in why:
+        hint = "free some space and run the same command again; finished work is kept"
+    else:
+        hint = "the store keeps what it held before this write"
+    return StoreError(f"cannot write the run store: {why} ({hint})", file=str(path))
 
 
 def cached_complete(backend: Backend, request: LLMRequest, store: RunStore) -> LLMResponse:

@@ -8,6 +8,11 @@ its I/O in the calling thread), set with :func:`attempt_limits` around one reque
 
 Going over the deadline raises the HTTP library's ``ReadTimeout`` (the client reports an
 ``APITimeoutError``); going over the cap raises :class:`ResponseTooLarge`, which no layer retries.
+
+Reads wait in slices of ``POLL`` seconds, so :func:`cancel_calls` (Ctrl-C in ``scir solve``)
+ends every call in flight, in every thread, within about ``POLL`` seconds with
+:class:`CallCancelled`; :func:`cancellable_sleep` is the waiting between retries that it also
+ends.
 """
 
 from __future__ import annotations
@@ -24,7 +29,34 @@ except ImportError:                    # pragma: no cover - older openai clients
     import httpcore  # type: ignore[no-redef]
     import httpx  # type: ignore[no-redef]
 
-__all__ = ["ResponseTooLarge", "attempt_limits", "guarded_client", "httpx"]
+__all__ = ["CallCancelled", "ResponseTooLarge", "allow_calls", "attempt_limits",
+           "cancel_calls", "cancellable_sleep", "guarded_client", "httpx"]
+
+POLL = 0.25                        # seconds between two looks at the cancel flag in a read
+_CANCEL = threading.Event()
+
+
+class CallCancelled(Exception):
+    """Every call in flight was cancelled (:func:`cancel_calls`, e.g. on Ctrl-C)."""
+
+    def __init__(self) -> None:
+        super().__init__("the call was cancelled")
+
+
+def cancel_calls() -> None:
+    """End every HTTP call in flight (and every wait between retries) in every thread."""
+    _CANCEL.set()
+
+
+def allow_calls() -> None:
+    """Let calls run again after :func:`cancel_calls`."""
+    _CANCEL.clear()
+
+
+def cancellable_sleep(seconds: float) -> None:
+    """Sleep, unless the calls are cancelled first (then CallCancelled)."""
+    if _CANCEL.wait(max(0.0, seconds)):
+        raise CallCancelled()
 
 
 class ResponseTooLarge(Exception):
@@ -59,14 +91,20 @@ def attempt_limits(seconds: float, max_bytes: int) -> Iterator[None]:
         _LIMITS.received = 0
 
 
-def _remaining(timeout: float | None, error: type[Exception]) -> float | None:
-    """The socket timeout to use now: the library's, clamped to the attempt's deadline."""
-    if _LIMITS.deadline is None:
-        return timeout
-    left = _LIMITS.deadline - time.monotonic()
+def _remaining(timeout: float | None, error: type[Exception],
+               until: float | None = None) -> float | None:
+    """The socket timeout to use now: the library's (or the time left until ``until``),
+    clamped to the attempt's deadline; raises ``error`` when none is left."""
+    now = time.monotonic()
+    ends = [t for t in (_LIMITS.deadline, until) if t is not None]
+    if timeout is not None:
+        ends.append(now + timeout)
+    if not ends:
+        return None
+    left = min(ends) - now
     if left <= 0:
         raise error("the attempt's total deadline has passed")
-    return left if timeout is None else min(timeout, left)
+    return left
 
 
 class _GuardedStream(httpcore.NetworkStream):
@@ -76,7 +114,18 @@ class _GuardedStream(httpcore.NetworkStream):
         self._inner = inner
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        data = self._inner.read(max_bytes, _remaining(timeout, httpcore.ReadTimeout))
+        until = None if timeout is None else time.monotonic() + timeout
+        while True:
+            if _CANCEL.is_set():
+                raise CallCancelled()
+            left = _remaining(None, httpcore.ReadTimeout, until)
+            step = POLL if left is None else min(left, POLL)
+            try:
+                data = self._inner.read(max_bytes, step)
+                break
+            except httpcore.ReadTimeout:
+                if left is not None and left <= POLL:
+                    raise                  # the deadline or the library's timeout: real
         if _LIMITS.max_bytes is not None:
             _LIMITS.received += len(data)
             if _LIMITS.received > _LIMITS.max_bytes:

@@ -28,7 +28,8 @@ import tenacity
 
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.http_limits import ResponseTooLarge, attempt_limits, guarded_client
+from scir.llm.http_limits import (ResponseTooLarge, attempt_limits, cancellable_sleep,
+                                  guarded_client)
 from scir.llm.names import LOCAL_SERVERS, ModelName
 
 # provider -> environment variables holding its API key, first found wins
@@ -88,7 +89,7 @@ class OpenAICompatibleBackend(Backend):
                  backoff: float = 1.0, max_backoff: float = 60.0,
                  max_retry_after: float = MAX_RETRY_AFTER,
                  max_response_bytes: int = MAX_RESPONSE_BYTES,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = cancellable_sleep) -> None:
         """Build the client. ``timeout`` is the total time of one attempt (seconds);
         ``max_retries`` counts the retries after the first attempt; the wait before retry ``n``
         is random in ``[0, min(max_backoff, backoff * 2**n)]``, or a 429's Retry-After when it is

@@ -1,18 +1,24 @@
 """Runs one architecture over a task list into a run store: resumable, concurrent, with a
 progress bar. Finished results are stored one by one as they complete; a task whose result is
 stored is skipped on the next run (except ``backend_error`` results, which are retried), and its
-calls are served from the store."""
+calls are served from the store.
+
+When the loop stops early -- Ctrl-C (KeyboardInterrupt), a store that cannot be written, any
+other error -- the HTTP calls in flight are cancelled (:func:`scir.llm.http_limits.cancel_calls`,
+effective within a fraction of a second), tasks not started are dropped, results that finished
+meanwhile are still stored, and the error goes on to the caller."""
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
-from scir.errors import BackendError, ConfigError
+from scir.errors import BackendError, ConfigError, ScirError
 from scir.llm.base import Backend
 from scir.llm.cache import RunStore
+from scir.llm.http_limits import allow_calls, cancel_calls
 from scir.pipelines import cot, ns, oracle, symbcot
 from scir.pipelines.result import (ARCHS, NO_MODEL, PipelineResult, PipelineSettings,
                                    new_result, problem_text)
@@ -52,6 +58,12 @@ class RunSummary:
     by_status: dict[str, int] = field(default_factory=dict)
     ran: int = 0                   # tasks run in this invocation
     skipped: int = 0               # tasks whose result was already stored
+    ran_statuses: dict[str, int] = field(default_factory=dict)   # of the tasks run now
+    first_error: str = ""          # the first error message among the tasks run now
+
+    def all_failed_alike(self) -> bool:
+        """Whether every task run now failed for a reason outside the task (the backend)."""
+        return self.ran > 0 and self.ran_statuses.get("backend_error", 0) == self.ran
 
     def lines(self) -> list[str]:
         """The summary printed by ``scir solve``; the first line is ``accuracy: K/N``."""
@@ -69,6 +81,44 @@ class RunSummary:
 def model_label(arch: str, backend: Backend | None) -> str:
     """The model column of results: the backend's name, or ``none`` for the oracle."""
     return NO_MODEL if arch == "oracle" or backend is None else backend.name
+
+
+def _finished(pending: list[Task], arch: str, backend: Backend | None,
+              settings: PipelineSettings, concurrency: int, late: list[PipelineResult]
+              ) -> Iterator[PipelineResult]:
+    """The results of the pending tasks as they finish (at most ``concurrency`` in flight).
+    Closed or left by an error early, it cancels the calls in flight, waits for their threads
+    (a fraction of a second) and appends the results that finished meanwhile to ``late``."""
+    if concurrency == 1:
+        for task in pending:
+            yield run_task(arch, task, backend, settings)
+        return
+    pool = ThreadPoolExecutor(max_workers=concurrency)
+    queue = iter(pending)
+    running: set[Future] = set()
+    ready: list[Future] = []               # finished, not yet handed out
+    try:
+        for task in queue:
+            running.add(pool.submit(run_task, arch, task, backend, settings))
+            if len(running) >= concurrency:
+                break
+        while running or ready:
+            if not ready:
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                ready = list(done)
+            future = ready.pop()
+            nxt = next(queue, None)
+            if nxt is not None:
+                running.add(pool.submit(run_task, arch, nxt, backend, settings))
+            yield future.result()
+    finally:
+        if running or ready:
+            cancel_calls()
+            pool.shutdown(wait=True, cancel_futures=True)
+            for future in [*ready, *running]:
+                if not future.cancelled() and future.exception() is None:
+                    late.append(future.result())
+        pool.shutdown(wait=True)
 
 
 def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunStore,
@@ -92,32 +142,33 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
         else:
             pending.append(task)
 
-    def finished() -> Iterable[PipelineResult]:
-        if concurrency == 1:
-            for task in pending:
-                yield run_task(arch, task, backend, settings)
-            return
-        with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            queue = iter(pending)
-            running: set[Future] = set()
-            for task in queue:
-                running.add(pool.submit(run_task, arch, task, backend, settings))
-                if len(running) >= concurrency:
-                    break
-            while running:
-                done, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield future.result()
-                    nxt = next(queue, None)
-                    if nxt is not None:
-                        running.add(pool.submit(run_task, arch, nxt, backend, settings))
-
-    stream: Iterable[PipelineResult] = finished()
+    late: list[PipelineResult] = []        # finished while the loop was being stopped
+    stream = _finished(pending, arch, backend, settings, concurrency, late)
+    shown: Iterable[PipelineResult] = stream
     if progress is not None:
-        stream = progress(stream, len(pending))
-    for result in stream:
+        shown = progress(stream, len(pending))
+
+    def keep(result: PipelineResult) -> None:
         store.put_result(result.to_dict())
         summary.ran += 1
+        summary.ran_statuses[result.status] = summary.ran_statuses.get(result.status, 0) + 1
+        if result.error and not summary.first_error:
+            summary.first_error = result.error
+
+    allow_calls()
+    try:
+        for result in shown:
+            keep(result)
+    except BaseException:
+        stream.close()                     # cancels the calls in flight, collects `late`
+        for result in late:
+            try:
+                keep(result)
+            except ScirError:
+                break
+        raise
+    finally:
+        allow_calls()
     ids = {t.task_id for t in tasks}
     for data in store.results(arch=arch, presentation=settings.presentation, model=model):
         if data["task_id"] not in ids:
