@@ -36,7 +36,56 @@ invoke_(Op0, Args, ["ok", Payload]) :-
 error_result(E, ["error", Kind, Message]) :-
     error_kind(E, Kind0),
     atom_string(Kind0, Kind),
-    error_message(E, Message).
+    bounded_copy(E, 24, Shown),
+    (   catch(error_message(Shown, Message0), _, fail)
+    ->  Message = Message0
+    ;   Message = "an error that cannot be printed"
+    ).
+
+%!  bounded_copy(+Term, +Depth, -Copy) is det.
+%   Copy of Term cut at Depth levels and at Depth arguments or list elements per level
+%   (the rest becomes '...'), long atoms and strings cut too: what an error message shows
+%   of a term. Printing the original could take the C stack (a term a million levels deep
+%   SIGSEGVs the printer) or memory.
+bounded_copy(T, _, T) :- var(T), !.
+bounded_copy(T, _, C) :- atom(T), !, bounded_text(T, C0), (C0 == T -> C = T ; atom_string(C, C0)).
+bounded_copy(T, _, C) :- string(T), !, bounded_text(T, C).
+bounded_copy(T, _, T) :- atomic(T), !.
+bounded_copy(_, 0, '...') :- !.
+bounded_copy(T, D, C) :-
+    D1 is D - 1,
+    (   T = [_|_]
+    ->  bounded_list(T, D, D1, C)
+    ;   compound_name_arguments(T, Name, Args),
+        bounded_args(Args, D, D1, Cs),
+        compound_name_arguments(C, Name, Cs)
+    ).
+
+bounded_list(L, _, _, L) :- var(L), !.
+bounded_list([], _, _, []) :- !.
+bounded_list(_, 0, _, ['...']) :- !.
+bounded_list([X|Xs], N, D, [C|Cs]) :- !,
+    bounded_copy(X, D, C),
+    N1 is N - 1,
+    bounded_list(Xs, N1, D, Cs).
+bounded_list(T, _, D, C) :- bounded_copy(T, D, C).
+
+bounded_args([], _, _, []).
+bounded_args([X|Xs], N, D, Cs) :-
+    (   N =:= 0
+    ->  Cs = ['...']
+    ;   Cs = [C|Cs1],
+        bounded_copy(X, D, C),
+        N1 is N - 1,
+        bounded_args(Xs, N1, D, Cs1)
+    ).
+
+bounded_text(T, S) :-
+    (   atom_length(T, Len), Len > 2000
+    ->  sub_string(T, 0, 2000, _, S0),
+        string_concat(S0, "...", S)
+    ;   S = T
+    ).
 
 error_kind(scir_error(Kind, _), Kind) :- !.
 error_kind(time_limit_exceeded, timeout) :- !.
@@ -91,6 +140,9 @@ wire_term(W, _, _, _) :-
     throw(scir_error(error, "malformed wire value ~q"-[W])).
 
 wire_term_('I', [X], N, V, V) :- text_to_string(X, S), number_string(N, S), integer(N).
+wire_term_(f, [Nodes], T, V0, V) :-
+    flat_nodes(Nodes, [], Stack, V0, V),
+    Stack = [T].
 wire_term_(l, [Ws], L, V0, V) :- wire_list(Ws, L, V0, V).
 wire_term_(c, [Name, Ws], T, V0, V) :-
     text_atom(Name, N),
@@ -102,6 +154,37 @@ wire_term_(v, [Name], T, V0, V) :-
     ->  T = T0, V = V0
     ;   V = [K-T|V0]
     ).
+
+%   The flat form: leaves and ["c", Name, N] / ["l", N] nodes in post-order; a node takes the
+%   N values before it. Decoded with a stack, so no depth is too deep for the decoder.
+flat_nodes([], S, S, V, V).
+flat_nodes([W|Ws], S0, S, V0, V) :-
+    flat_node(W, S0, S1, V0, V1),
+    flat_nodes(Ws, S1, S, V1, V).
+
+flat_node([Tag0|Rest], S0, S, V0, V) :-
+    text_atom(Tag0, Tag),
+    memberchk(Tag, [c, l]),
+    !,
+    (   flat_pop(Tag, Rest, S0, S)
+    ->  V = V0
+    ;   throw(scir_error(error, "malformed flat wire node ~q"-[[Tag0|Rest]]))
+    ).
+flat_node(W, S, [T|S], V0, V) :-
+    wire_term(W, T, V0, V).
+
+flat_pop(c, [Name, N], S0, [T|S]) :-
+    integer(N), N > 0,
+    text_atom(Name, F),
+    length(Rev, N),
+    append(Rev, S, S0),
+    reverse(Rev, Args),
+    compound_name_arguments(T, F, Args).
+flat_pop(l, [N], S0, [L|S]) :-
+    integer(N), N >= 0,
+    length(Rev, N),
+    append(Rev, S, S0),
+    reverse(Rev, L).
 
 wire_list([], [], V, V).
 wire_list([W|Ws], [T|Ts], V0, V) :-
@@ -293,7 +376,7 @@ bind_input(VarNames, [Name0, Wire], V0, V) :-
 
 %!  run_goal(+Goal, +Outputs, +Options, -Solutions, -Inferences, -Seconds) is det.
 %   Options: time_limit(S), inference_limit(N), max_solutions(N), max_cells(N),
-%   max_depth(N).
+%   max_depth(N), max_text(N) (characters of atoms and strings in the answers).
 run_goal(Goal, Outputs, Options, Solutions, Inferences, Seconds) :-
     pairs_keys_values(Outputs, Names, Vars),
     (   option(max_solutions(Max), Options)
@@ -348,6 +431,33 @@ check_answers(Raw, Options) :-
                              "an answer is nested deeper than ~D levels"-[MaxDepth]))
         )
     ;   true
+     ),
+    (   option(max_text(MaxText), Options)
+    ->  text_within([Raw], 0, MaxText)
+    ;   true
+    ).
+
+%   The characters of text in the answers (atoms, strings, functor names; every occurrence
+%   counts, as every occurrence is encoded) stay within Max. Runs after the cell check, so
+%   the walk is bounded.
+text_within([], _, _).
+text_within([T|Ts], N0, Max) :-
+    (   atom(T)
+    ->  atom_length(T, L), Rest = Ts
+    ;   string(T)
+    ->  string_length(T, L), Rest = Ts
+    ;   compound(T)
+    ->  compound_name_arguments(T, F, Args),
+        (F == '[|]' -> L = 0 ; atom_length(F, L)),
+        append(Args, Ts, Rest)
+    ;   L = 0, Rest = Ts
+    ),
+    N is N0 + L,
+    (   N > Max
+    ->  throw(scir_error(resource,
+                         "answers too large: more than ~D characters of text (limit ~D)"-
+                         [Max, Max]))
+    ;   text_within(Rest, N, Max)
     ).
 
 %   depth as the wire form counts it: a proper list is one level, its elements below it

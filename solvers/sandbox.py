@@ -39,7 +39,7 @@ from typing import Any, Mapping
 from solvers.errors import (ConfigError, SandboxCrash, SandboxViolation, SolverError,
                             SolverInputError, SolverResourceLimit, SolverTimeout)
 from solvers.prolog.engine import ENV_VAR
-from solvers.prolog.terms import from_wire, to_wire
+from solvers.prolog.terms import from_wire, to_flat_wire, to_wire
 from solvers.sandbox_policy import ClauseInfo, check_program
 from solvers._sandbox_worker import HEADER, MAX_REQUEST_BYTES, encode_frame
 
@@ -79,11 +79,13 @@ class Sandbox:
 
     def __init__(self, time_limit: float = 2.0, inference_limit: int | None = 5_000_000,
                  memory_mb: int = 512, *, max_answer_cells: int = 200_000,
-                 max_answer_depth: int = 200, bridge: str | None = None,
+                 max_answer_depth: int = 200, max_answer_chars: int = 4_000_000,
+                 bridge: str | None = None,
                  startup_timeout: float = 60.0, deadline_grace: float = 5.0) -> None:
         """Limits per run: ``time_limit`` seconds (Prolog's call_with_time_limit),
-        ``inference_limit`` (None: none), answers of at most ``max_answer_cells`` cells and
-        ``max_answer_depth`` levels. Per worker: ``memory_mb`` of address space, half of it
+        ``inference_limit`` (None: none), answers of at most ``max_answer_cells`` cells,
+        ``max_answer_depth`` levels and ``max_answer_chars`` characters of atoms and strings
+        (each occurrence counted). Per worker: ``memory_mb`` of address space, half of it
         as Prolog's stack limit. The parent kills a worker that has not answered after
         ``1.5 * time_limit + deadline_grace`` seconds. ``bridge`` picks the worker's Prolog
         bridge (default: as ``Engine()``). The worker starts at the first run."""
@@ -98,6 +100,7 @@ class Sandbox:
         self.memory_mb = int(memory_mb)
         self.max_answer_cells = int(max_answer_cells)
         self.max_answer_depth = int(max_answer_depth)
+        self.max_answer_chars = int(max_answer_chars)
         self.bridge = bridge
         self.startup_timeout = float(startup_timeout)
         self.deadline_grace = float(deadline_grace)
@@ -219,7 +222,8 @@ class Sandbox:
 
     def _options(self, max_solutions: int) -> list[list]:
         options = [["time_limit", self.time_limit], ["max_solutions", max_solutions],
-                   ["max_cells", self.max_answer_cells], ["max_depth", self.max_answer_depth]]
+                   ["max_cells", self.max_answer_cells], ["max_depth", self.max_answer_depth],
+                   ["max_text", self.max_answer_chars]]
         if self.inference_limit is not None:
             options.append(["inference_limit", int(self.inference_limit)])
         return options
@@ -236,12 +240,15 @@ class Sandbox:
         request = {
             "op": "run",
             "declared": [[name, arity] for name, arity in sorted(declared.items())],
-            "clauses": [to_wire(info.term) for info in infos],
+            "clauses": [to_flat_wire(info.term) for info in infos],   # any depth
             "goal": goal,
             "bindings": [[k, to_wire(v)] for k, v in sorted((bindings or {}).items())],
             "options": self._options(max_solutions),
         }
-        frame = encode_frame(request)
+        try:
+            frame = encode_frame(request)
+        except UnicodeEncodeError as exc:         # e.g. a lone surrogate in the goal text
+            raise SolverInputError(f"text that UTF-8 cannot encode: {exc.reason}") from None
         if len(frame) > MAX_REQUEST_BYTES:
             raise SolverInputError(f"program too large for the sandbox: {len(frame)} bytes "
                                    f"encoded (limit {MAX_REQUEST_BYTES})")

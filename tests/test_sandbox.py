@@ -19,7 +19,7 @@ from solvers.errors import (ConfigError, SandboxCrash, SandboxViolation, SolverE
                             SolverInputError, SolverResourceLimit, SolverTimeout)
 from solvers.prolog import Engine, Term
 from solvers.prolog.reader import read_program
-from solvers.prolog.terms import to_wire
+from solvers.prolog.terms import to_flat_wire
 from solvers.sandbox import Sandbox, SandboxResult, check_program
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "sandbox").glob("*.pl"))
@@ -93,7 +93,7 @@ VIOLATIONS = [p for p in FIXTURES if header(p)["Expected"] == "SandboxViolation"
 def test_worker_check_agrees(path):
     """The Prolog-side check (prolog/sandbox.pl) rejects what the Python check rejects,
     given the same clause terms -- the defence in depth behind check_program."""
-    clauses = [to_wire(c.term) for c in read_program(path.read_text(encoding="utf-8"))]
+    clauses = [to_flat_wire(c.term) for c in read_program(path.read_text(encoding="utf-8"))]
     declared = [[n, a] for n, a in sorted(declared_of(header(path)).items())]
     engine = Engine()
     engine.load_support("sandbox.pl")

@@ -42,6 +42,7 @@ PREFIX: dict[str, tuple[int, str]] = {
 ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
            "\\": "\\", "'": "'", '"': '"', "`": "`", "e": "\x1b", "s": " "}
 TERMINATORS = {")", ",", "|", "]", "}"}
+MAX_NUMBER_CHARS = 4000            # below Python's int-conversion limit (4300 digits)
 
 
 class Token(NamedTuple):
@@ -78,8 +79,9 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 class _Lexer:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_atom: int) -> None:
         self.text = text
+        self.max_atom = max_atom
         self.line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
 
     def where(self, pos: int) -> tuple[int, int]:
@@ -108,6 +110,9 @@ class _Lexer:
         if ch == "_" or ch.isalpha():
             m = _WORD.match(text, pos)
             word = m.group()
+            if len(word) > self.max_atom:
+                raise _error(f"name of {len(word)} characters (limit {self.max_atom})",
+                             *self.where(pos))
             kind = "var" if ch == "_" or ch.isupper() or ch.istitle() else "name"
             return kind, word, m.end()
         if ch.isdigit():
@@ -124,6 +129,9 @@ class _Lexer:
         m = _SYMBOLS.match(text, pos)
         if m is not None:
             word = m.group()
+            if len(word) > self.max_atom:
+                raise _error(f"symbol atom of {len(word)} characters (limit {self.max_atom})",
+                             *self.where(pos))
             nxt = text[m.end():m.end() + 1]
             if word == "." and (nxt == "" or nxt.isspace() or nxt == "%"):
                 return "end", ".", m.end()
@@ -143,6 +151,9 @@ class _Lexer:
                 raise _error("end of text in character code", *self.where(pos))
             return "num", ord(ch), pos + 3
         m = _NUMBER.match(text, pos)
+        if m.end() - pos > MAX_NUMBER_CHARS:
+            raise _error(f"number of {m.end() - pos} characters (limit {MAX_NUMBER_CHARS})",
+                         *self.where(pos))
         word = m.group().replace("_", "")
         if word[:2] in ("0x", "0o", "0b"):
             return "num", int(word[2:], {"x": 16, "o": 8, "b": 2}[word[1]]), m.end()
@@ -168,6 +179,9 @@ class _Lexer:
             code = int(m.group(), 16 if ch == "x" else 8)
             if code > 0x10FFFF:
                 raise _error("character code out of range in escape", *self.where(start))
+            if 0xD800 <= code <= 0xDFFF:
+                raise _error(f"escape \\x{code:X}\\ is a lone surrogate, not a character",
+                             *self.where(start))
             return chr(code), m.end() + 1
         raise _error(f"undefined escape sequence \\{ch}", *self.where(start))
 
@@ -185,7 +199,11 @@ class _Lexer:
                     out.append("'")
                     pos += 2
                     continue
-                return "qname", "".join(out), pos + 1
+                name = "".join(out)
+                if len(name) > self.max_atom:
+                    raise _error(f"quoted atom of {len(name)} characters (limit "
+                                 f"{self.max_atom})", *self.where(start))
+                return "qname", name, pos + 1
             if text.startswith("\\\n", pos):          # backslash-newline: continuation
                 pos += 2
                 continue
@@ -351,12 +369,24 @@ class _Parser:
         raise self.fail(f"unexpected {tok.value!r}", tok)
 
 
-def read_program(text: str, *, max_chars: int = 2_000_000,
-                 max_depth: int = 200) -> list[ReadClause]:
-    """Read every clause of ``text``; raises ``SolverInputError`` with line and column."""
+def read_program(text: str, *, max_chars: int = 2_000_000, max_depth: int = 200,
+                 max_atom_chars: int = 65_536) -> list[ReadClause]:
+    """Read every clause of ``text``; raises ``SolverInputError`` with line and column.
+
+    Limits: ``max_chars`` of text, ``max_depth`` levels of nested brackets and prefix
+    operators (operator chains and lists are read iteratively, at any length), atoms and
+    variable names of at most ``max_atom_chars``; text that UTF-8 cannot encode (a lone
+    surrogate, raw or as an escape) is refused."""
     if len(text) > max_chars:
         raise SolverInputError(f"program too long: {len(text)} characters (limit {max_chars})")
-    tokens = _Lexer(text).tokens()
+    lexer = _Lexer(text, max_atom_chars)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise _error(f"character U+{ord(text[exc.start]):04X} cannot be encoded (a lone "
+                         f"surrogate)", *lexer.where(exc.start)) from None
+    tokens = lexer.tokens()
     clauses: list[ReadClause] = []
     start = 0
     for i, tok in enumerate(tokens):

@@ -16,6 +16,13 @@ always a tagged node. ``prolog/bridge.pl`` decodes and encodes it on the Prolog 
     "text"  atom (or string)    17  integer in int64       1.5  float
     ["I", digits] big integer   ["l", [w, ...]] proper list
     ["c", name, [w, ...]] compound                        ["v", name] variable
+    ["f", [node, ...]] the same value, flat: its leaves and ["c", name, n] / ["l", n] nodes
+                       in post-order (each node takes the n values before it)
+
+Both conversions are iterative (no Python recursion however deep the term). The nested form is
+refused beyond ``MAX_NESTED_DEPTH`` levels (the JSON codec and the bridges recurse on it); the
+flat form (:func:`to_flat_wire`), which the sandbox uses for untrusted clauses, has no depth
+limit of its own. Text must be encodable as UTF-8 (no lone surrogates).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from solvers.errors import SolverError, SolverInputError
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
+MAX_NESTED_DEPTH = 300             # levels of the nested wire form (Terms and lists)
 
 _PLAIN_ATOM = re.compile(r"[a-z][a-zA-Z0-9_]*\Z")
 _SYMBOL_ATOM = re.compile(r"[#$&*+\-./:<=>?@^~\\]+\Z")
@@ -123,26 +131,84 @@ def to_prolog_text(value: Any) -> str:
     return str(value)
 
 
-def to_wire(value: Any) -> Any:
-    """Encode a Python value (see module docstring) as wire data; refuses unknown types."""
+def _text(value: str) -> str:
+    """``value`` if it can cross as UTF-8, else a SolverInputError."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise SolverInputError(
+                f"text with a character that UTF-8 cannot encode (U+{ord(value[exc.start]):04X} "
+                f"at position {exc.start})") from None
+    return value
+
+
+def _leaf(value: Any) -> Any:
+    """The wire form of a leaf (atom, number, variable), or None for a container."""
     if isinstance(value, bool) or value is None:
         raise SolverInputError(
             f"{value!r} is not a Prolog value (use the atoms 'true'/'false' or a Term)")
     if isinstance(value, str):
-        return value
+        return _text(value)
     if isinstance(value, int):
         return value if _INT64_MIN <= value <= _INT64_MAX else ["I", str(value)]
     if isinstance(value, float):
         return value
-    if isinstance(value, (list, tuple)):
-        return ["l", [to_wire(v) for v in value]]
     if isinstance(value, Term):
-        if not value.args:
-            return value.name
-        return ["c", value.name, [to_wire(a) for a in value.args]]
+        return _text(value.name) if not value.args else None
     if isinstance(value, Var):
-        return ["v", value.name]
+        return ["v", _text(value.name)]
+    if isinstance(value, (list, tuple)):
+        return None
     raise SolverInputError(f"cannot pass a {type(value).__name__} to Prolog: {value!r}")
+
+
+def to_flat_wire(value: Any) -> list:
+    """Encode a Python value as the flat wire form ``["f", nodes]`` (any depth)."""
+    nodes: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, header = stack.pop()
+        if header:                 # every child is already out: the node itself
+            nodes.append(item)
+            continue
+        leaf = _leaf(item)
+        if leaf is not None:
+            nodes.append(leaf)
+            continue
+        if isinstance(item, Term):
+            stack.append((["c", _text(item.name), len(item.args)], True))
+            children = item.args
+        else:
+            stack.append((["l", len(item)], True))
+            children = item
+        stack.extend((child, False) for child in reversed(children))
+    return ["f", nodes]
+
+
+def to_wire(value: Any) -> Any:
+    """Encode a Python value (see module docstring) as nested wire data; refuses unknown
+    types, unencodable text and terms deeper than ``MAX_NESTED_DEPTH``."""
+    leaf = _leaf(value)
+    if leaf is not None:
+        return leaf
+    if isinstance(value, Term) and not any(isinstance(a, (list, tuple, Term)) for a in value.args):
+        return ["c", _text(value.name), [_leaf(a) for a in value.args]]    # a fact: flat
+    _, nodes = to_flat_wire(value)
+    built: list[tuple[Any, int]] = []          # (wire, depth) of the values so far
+    for node in nodes:
+        if isinstance(node, list) and node[0] in ("c", "l"):
+            n = node[-1]
+            parts = built[len(built) - n:] if n else []
+            del built[len(built) - n:]
+            depth = 1 + max((d for _, d in parts), default=0)
+            if depth > MAX_NESTED_DEPTH:
+                raise SolverInputError(f"term nested deeper than {MAX_NESTED_DEPTH} levels")
+            args = [w for w, _ in parts]
+            built.append((["c", node[1], args] if node[0] == "c" else ["l", args], depth))
+        else:
+            built.append((node, 0))
+    return built[0][0]
 
 
 def from_wire(wire: Any) -> Any:
