@@ -4,7 +4,11 @@
 % Python one that already ran in the parent -- and asserts it into a fresh temporary module.
 % The clauses arrive as terms (wire data), never as text, so nothing untrusted is parsed
 % here. Time, inference, answer-size and answer-depth limits are options of the bridge's
-% run operation.
+% run operation. One limit is added here: the built-ins that make new atoms from lists
+% (text_builtin/2) are called through text_goal/1, which charges the characters they create
+% to a budget per run (text_budget/1). Atoms live outside the Prolog stacks, and one shared
+% list of two million codes let forty calls make 80M characters of atoms: SWI-Prolog then
+% aborts on a failed malloc. The rewrite is trusted: it wraps whitelisted goals, nothing else.
 
 :- module(scir_sandbox, []).
 
@@ -18,6 +22,8 @@ scir_bridge:operation(sandbox_setup, [StackBytes], 1) :-
     set_prolog_flag(stack_limit, StackBytes).
 scir_bridge:operation(sandbox_load, [M0, Declared0, Clauses], N) :-
     scir_bridge:temp_module(M0, M),
+    text_budget(Budget),
+    nb_setval(scir_sandbox_text, Budget),
     maplist(declared_indicator, Declared0, Declared),
     maplist(declare(M), Declared),
     foldl(load_clause(M, Declared), Clauses, 0, N).
@@ -39,7 +45,65 @@ load_clause(M, Declared, Wire, I0, I) :-
     I is I0 + 1,
     wire_term(Wire, Clause),
     check_clause(Clause, Declared, I),
-    assertz(M:Clause).
+    guard_clause(Clause, Guarded),
+    assertz(M:Guarded).
+
+		 /*******************************
+		 *   ATOMS MADE AT RUN TIME     *
+		 *******************************/
+
+%   text_builtin(?Goal, -Made): Goal makes the new atom Made (when Made is unbound).
+text_builtin(atom_codes(A, _), A).
+text_builtin(atom_chars(A, _), A).
+text_builtin(upcase_atom(_, A), A).
+text_builtin(downcase_atom(_, A), A).
+
+text_budget(16_000_000).          % characters of new atoms per run
+
+text_goal(G) :-
+    text_builtin(G, Made),
+    (   var(Made)
+    ->  call(G),
+        atom_length(Made, N),
+        nb_getval(scir_sandbox_text, B0),
+        B is B0 - N,
+        (   B < 0
+        ->  text_budget(Limit),
+            throw(scir_error(resource, "the program made more than ~D characters of new \c
+                                        atoms (limit ~D)"-[Limit, Limit]))
+        ;   nb_setval(scir_sandbox_text, B)
+        )
+    ;   call(G)
+    ).
+
+guard_clause((H :- B0), (H :- B)) :- !,
+    guard_goal(B0, B).
+guard_clause(C, C).
+
+guard_goal(G, G) :- var(G), !.
+guard_goal(G, scir_sandbox:text_goal(G)) :- text_builtin(G, _), !.
+guard_goal(G0, G) :-
+    compound(G0),
+    compound_name_arity(G0, Name, Arity),
+    functor(Spec, Name, Arity),
+    safe_meta(Spec),
+    !,
+    compound_name_arguments(G0, Name, Args0),
+    compound_name_arguments(Spec, Name, Modes),
+    maplist(guard_arg, Modes, Args0, Args),
+    compound_name_arguments(G, Name, Args).
+guard_goal(G, G).
+
+guard_arg(goal, A0, A) :- guard_goal(A0, A).
+guard_arg(carets, A0, A) :- guard_carets(A0, A).
+guard_arg(data, A, A).
+
+guard_carets(G0, G) :-
+    (   nonvar(G0), G0 = V^G1
+    ->  G = V^G2,
+        guard_carets(G1, G2)
+    ;   guard_goal(G0, G)
+    ).
 
 violation(I, Format-Args) :-
     format(string(Message), Format, Args),
