@@ -32,7 +32,7 @@ except ImportError:                    # pragma: no cover - older openai clients
 __all__ = ["CallCancelled", "ResponseTooLarge", "allow_calls", "attempt_limits",
            "cancel_calls", "cancellable_sleep", "guarded_client", "httpx"]
 
-POLL = 0.25                        # seconds between two looks at the cancel flag in a read
+POLL = 0.1                         # seconds between two looks at the cancel flag in a read
 _CANCEL = threading.Event()
 
 
@@ -168,11 +168,24 @@ class _GuardedBackend(httpcore.NetworkBackend):
         self._inner.sleep(seconds)
 
 
+def _guard(transport: Any) -> None:
+    """Wrap the network backend of an httpx transport's connection pool (httpx builds the
+    pool privately; a transport without one, e.g. a mock, is refused)."""
+    pool = getattr(transport, "_pool", None)
+    if pool is None or not hasattr(pool, "_network_backend"):
+        raise RuntimeError(f"cannot bound the calls of this HTTP transport: "
+                           f"{type(transport).__name__}")
+    if not isinstance(pool._network_backend, _GuardedBackend):
+        pool._network_backend = _GuardedBackend(pool._network_backend)
+
+
 def guarded_client(timeout: float) -> Any:
     """An HTTP client for the ``openai`` client (``http_client=``) whose connections obey
-    :func:`attempt_limits`; ``timeout`` is also the library's own per-operation timeout."""
-    transport = httpx.HTTPTransport()
-    pool = transport._pool               # httpx builds its pool privately; wrap its backend
-    pool._network_backend = _GuardedBackend(pool._network_backend)
-    return httpx.Client(transport=transport, timeout=httpx.Timeout(timeout),
-                        follow_redirects=True)
+    :func:`attempt_limits`; ``timeout`` is also the library's own per-operation timeout.
+    Proxies from the environment are honoured and guarded the same way."""
+    client = httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=True)
+    _guard(client._transport)                    # httpx keeps its transports privately
+    for mounted in client._mounts.values():      # proxy transports (HTTP(S)_PROXY)
+        if mounted is not None:
+            _guard(mounted)
+    return client
