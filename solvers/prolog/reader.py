@@ -369,14 +369,37 @@ class _Parser:
         raise self.fail(f"unexpected {tok.value!r}", tok)
 
 
+def _term_depth(term: Any, limit: int) -> int:
+    """The nesting depth of a read term (a compound or list is one level above its
+    arguments), counted iteratively and only up to ``limit + 1``."""
+    deepest = 0
+    stack = [(term, 1)]
+    while stack:
+        t, depth = stack.pop()
+        if isinstance(t, Term) and t.args:
+            children = t.args
+        elif isinstance(t, (list, tuple)):
+            children = t
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def read_program(text: str, *, max_chars: int = 2_000_000, max_depth: int = 200,
-                 max_atom_chars: int = 65_536) -> list[ReadClause]:
+                 max_atom_chars: int = 65_536,
+                 max_term_depth: int = 10_000) -> list[ReadClause]:
     """Read every clause of ``text``; raises ``SolverInputError`` with line and column.
 
     Limits: ``max_chars`` of text, ``max_depth`` levels of nested brackets and prefix
-    operators (operator chains and lists are read iteratively, at any length), atoms and
-    variable names of at most ``max_atom_chars``; text that UTF-8 cannot encode (a lone
-    surrogate, raw or as an escape) is refused."""
+    operators, ``max_term_depth`` levels of the clause term itself (operator chains and partial
+    lists are read iteratively, so only this counts them: SWI-Prolog's compiler recurses on
+    the C stack and an embedded engine crashes near 100,000), atoms and variable names of at
+    most ``max_atom_chars``; text that UTF-8 cannot encode (a lone surrogate, raw or as an
+    escape) is refused."""
     if len(text) > max_chars:
         raise SolverInputError(f"program too long: {len(text)} characters (limit {max_chars})")
     lexer = _Lexer(text, max_atom_chars)
@@ -396,7 +419,11 @@ def read_program(text: str, *, max_chars: int = 2_000_000, max_depth: int = 200,
         if len(chunk) == 1:
             raise _error("full stop without a clause", tok.line, tok.column)
         parser = _Parser(chunk, max_depth)
-        clauses.append(ReadClause(parser.clause(), chunk[0].line, chunk[0].column))
+        term = parser.clause()
+        if _term_depth(term, max_term_depth) > max_term_depth:
+            raise _error(f"clause nested deeper than {max_term_depth} levels (operator chains "
+                         f"and partial lists included)", chunk[0].line, chunk[0].column)
+        clauses.append(ReadClause(term, chunk[0].line, chunk[0].column))
         start = i + 1
     if start < len(tokens):
         last = tokens[-1]
