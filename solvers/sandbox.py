@@ -39,7 +39,7 @@ from typing import Any, Mapping
 from solvers.errors import (ConfigError, SandboxCrash, SandboxViolation, SolverError,
                             SolverInputError, SolverResourceLimit, SolverTimeout)
 from solvers.prolog.engine import ENV_VAR
-from solvers.prolog.terms import from_wire, to_flat_wire, to_wire
+from solvers.prolog.terms import from_wire, to_wire
 from solvers.sandbox_policy import ClauseInfo, check_program
 from solvers._sandbox_worker import HEADER, MAX_REQUEST_BYTES, encode_frame
 
@@ -240,7 +240,7 @@ class Sandbox:
         request = {
             "op": "run",
             "declared": [[name, arity] for name, arity in sorted(declared.items())],
-            "clauses": [to_flat_wire(info.term) for info in infos],   # any depth
+            "clauses": [to_wire(info.term, deep="flat") for info in infos],   # any depth
             "goal": goal,
             "bindings": [[k, to_wire(v)] for k, v in sorted((bindings or {}).items())],
             "options": self._options(max_solutions),

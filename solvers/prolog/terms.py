@@ -21,8 +21,8 @@ always a tagged node. ``prolog/bridge.pl`` decodes and encodes it on the Prolog 
 
 Both conversions are iterative (no Python recursion however deep the term). The nested form is
 refused beyond ``MAX_NESTED_DEPTH`` levels (the JSON codec and the bridges recurse on it); the
-flat form (:func:`to_flat_wire`), which the sandbox uses for untrusted clauses, has no depth
-limit of its own. Text must be encodable as UTF-8 (no lone surrogates).
+flat form (:func:`to_flat_wire`), which the sandbox uses for deep untrusted clauses, has no
+depth limit of its own. Text must be encodable as UTF-8 (no lone surrogates).
 """
 
 from __future__ import annotations
@@ -186,9 +186,11 @@ def to_flat_wire(value: Any) -> list:
     return ["f", nodes]
 
 
-def to_wire(value: Any) -> Any:
+def to_wire(value: Any, *, deep: str = "refuse") -> Any:
     """Encode a Python value (see module docstring) as nested wire data; refuses unknown
-    types, unencodable text and terms deeper than ``MAX_NESTED_DEPTH``."""
+    types and unencodable text. A term deeper than ``MAX_NESTED_DEPTH`` is refused
+    (``deep="refuse"``) or sent in the flat form (``deep="flat"``, for receivers that decode
+    both, as the sandbox does: nested data is cheaper to decode, flat data has no depth)."""
     leaf = _leaf(value)
     if leaf is not None:
         return leaf
@@ -203,6 +205,8 @@ def to_wire(value: Any) -> Any:
             del built[len(built) - n:]
             depth = 1 + max((d for _, d in parts), default=0)
             if depth > MAX_NESTED_DEPTH:
+                if deep == "flat":
+                    return ["f", nodes]
                 raise SolverInputError(f"term nested deeper than {MAX_NESTED_DEPTH} levels")
             args = [w for w, _ in parts]
             built.append((["c", node[1], args] if node[0] == "c" else ["l", args], depth))
