@@ -54,8 +54,11 @@ class RunLock:
                               f"another --run directory", file=str(self.path.parent)) from None
         info = {"pid": os.getpid(), "host": socket.gethostname(), "command": self.command,
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
+        except OSError:          # e.g. a full disk: the lock holds; only its details are lost
+            pass
         self._fd = fd
 
     def release(self) -> None:
