@@ -68,9 +68,11 @@ safe_builtin(functor, 3).
 safe_builtin(arg, 3).
 safe_builtin(=.., 2).
 safe_builtin(copy_term, 2).
-% atoms. Atoms live outside the Prolog stacks, so only built-ins whose new atoms cost at least
-% one inference per character are listed: atom_concat/3 (doubling an atom per inference) and
-% sub_atom/5 (a long substring per inference) could exhaust memory before any limit fires.
+% atoms. Atoms live outside the Prolog stacks: atom_concat/3 (doubling an atom per inference)
+% and sub_atom/5 (a long substring per inference) are not listed; the four below that make new
+% atoms (atom_chars/2, atom_codes/2, upcase_atom/2, downcase_atom/2) run through the worker's
+% budget of new-atom characters per run (text_goal/1 in sandbox.pl), since one shared list
+% lets each call make a long new atom in one inference.
 safe_builtin(atom_length, 2).
 safe_builtin(atom_chars, 2).
 safe_builtin(atom_codes, 2).

@@ -9,8 +9,8 @@ whitelist (``prolog/sandbox_whitelist.pl``); nothing runs yet; (2) the checked c
 the worker (``python -m solvers._sandbox_worker``) as terms, where ``prolog/sandbox.pl``
 checks them again and asserts them into a fresh temporary module; (3) the trusted ``goal``
 runs under a time limit, an inference limit, Prolog's stack limit and the worker's
-address-space limit (RLIMIT_AS), and the answers are capped in size and depth; (4) the
-module is destroyed. This process also enforces a hard deadline: a worker that overruns it
+address-space limit (RLIMIT_AS) and a budget of new-atom characters, and the answers are
+capped in cells, depth and characters of text; (4) the module is destroyed. This process also enforces a hard deadline: a worker that overruns it
 is killed. Errors: ``SandboxViolation`` (whitelist), ``SolverInputError`` (syntax, with line
 and column), ``SolverTimeout``, ``SolverResourceLimit`` (inferences, stack, memory, answer
 size), ``SolverError`` (a Prolog exception), ``SandboxCrash`` (the worker died; a new one is
