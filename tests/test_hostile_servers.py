@@ -6,6 +6,7 @@ the waits between attempts, and the wall-time bounds of the whole call. The serv
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import time
@@ -31,6 +32,9 @@ def reply_of(spec: dict) -> Reply:
         reply.body = chat_body(spec["chat"])
     elif "huge" in spec:
         reply.body = json.dumps(chat_body("x" * spec["huge"]))
+    elif "gzip_huge" in spec:                      # a small body that decodes to a big one
+        reply.body = gzip.compress(json.dumps(chat_body("x" * spec["gzip_huge"])).encode())
+        reply.headers = {**reply.headers, "Content-Encoding": "gzip"}
     elif "body" in spec:
         reply.body = spec["body"]
     if "raw" in spec:

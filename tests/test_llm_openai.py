@@ -36,6 +36,7 @@ def test_normal_response_and_request_fields():
         assert req.body.get("stream") is False
         assert "structured_outputs" not in req.body
         assert req.headers["authorization"] == "Bearer scir-no-key"   # local server: dummy key
+        assert req.headers["accept-encoding"] == "identity"   # the byte cap bounds the body
 
 
 def test_no_cost_reported_means_zero():

@@ -8,6 +8,9 @@ its I/O in the calling thread), set with :func:`attempt_limits` around one reque
 
 Going over the deadline raises the HTTP library's ``ReadTimeout`` (the client reports an
 ``APITimeoutError``); going over the cap raises :class:`ResponseTooLarge`, which no layer retries.
+The client asks for uncompressed responses (``Accept-Encoding: identity``) and refuses a
+compressed one (:class:`ResponseRefused`), so the cap on received bytes is also a cap on the
+body: a few kilobytes of gzip could otherwise decode to gigabytes.
 
 Reads wait in slices of ``POLL`` seconds, so :func:`cancel_calls` (Ctrl-C in ``scir solve``)
 ends every call in flight, in every thread, within about ``POLL`` seconds with
@@ -29,8 +32,8 @@ except ImportError:                    # pragma: no cover - older openai clients
     import httpcore  # type: ignore[no-redef]
     import httpx  # type: ignore[no-redef]
 
-__all__ = ["CallCancelled", "ResponseTooLarge", "allow_calls", "attempt_limits",
-           "cancel_calls", "cancellable_sleep", "guarded_client", "httpx"]
+__all__ = ["CallCancelled", "ResponseRefused", "ResponseTooLarge", "allow_calls",
+           "attempt_limits", "cancel_calls", "cancellable_sleep", "guarded_client", "httpx"]
 
 POLL = 0.1                         # seconds between two looks at the cancel flag in a read
 _CANCEL = threading.Event()
@@ -59,12 +62,24 @@ def cancellable_sleep(seconds: float) -> None:
         raise CallCancelled()
 
 
-class ResponseTooLarge(Exception):
+class ResponseRefused(Exception):
+    """A response this client does not read (too large, compressed)."""
+
+
+class ResponseTooLarge(ResponseRefused):
     """The server sent more bytes than the attempt's cap."""
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"response larger than {limit} bytes")
         self.limit = limit
+
+
+def _refuse_compressed(response: Any) -> None:
+    """Response hook: no decoding of bodies whose decoded size the byte cap cannot bound."""
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        raise ResponseRefused(f"the server sent a {encoding}-compressed body although asked "
+                              f"for none")
 
 
 class _Limits(threading.local):
@@ -183,7 +198,9 @@ def guarded_client(timeout: float) -> Any:
     """An HTTP client for the ``openai`` client (``http_client=``) whose connections obey
     :func:`attempt_limits`; ``timeout`` is also the library's own per-operation timeout.
     Proxies from the environment are honoured and guarded the same way."""
-    client = httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=True)
+    client = httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=True,
+                          headers={"Accept-Encoding": "identity"},
+                          event_hooks={"response": [_refuse_compressed]})
     _guard(client._transport)                    # httpx keeps its transports privately
     for mounted in client._mounts.values():      # proxy transports (HTTP(S)_PROXY)
         if mounted is not None:

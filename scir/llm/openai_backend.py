@@ -28,7 +28,7 @@ import tenacity
 
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.http_limits import (ResponseTooLarge, attempt_limits, cancellable_sleep,
+from scir.llm.http_limits import (ResponseRefused, attempt_limits, cancellable_sleep,
                                   guarded_client)
 from scir.llm.names import LOCAL_SERVERS, ModelName
 
@@ -175,8 +175,9 @@ class OpenAICompatibleBackend(Backend):
                 raw = self._client.chat.completions.with_raw_response.create(**kwargs)
                 body = raw.text
                 status = raw.status_code
-        except ResponseTooLarge as exc:
-            raise BackendError(f"{self.name}: response refused: {exc} (the cap per attempt; "
+        except ResponseRefused as exc:      # too large or compressed: never retried
+            raise BackendError(f"{self.name}: response refused: {exc} (at most "
+                               f"{self.max_response_bytes} bytes per attempt, uncompressed; "
                                f"see --max-response-mb)") from exc
         except self._openai.APIStatusError as exc:
             last = f"HTTP {exc.status_code}: {_short(str(exc))}"
