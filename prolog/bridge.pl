@@ -16,6 +16,8 @@
 :- use_module(library(solution_sequences)).
 :- use_module(library(terms)).
 :- use_module(library(time)).
+:- use_module(bounded_terms).
+:- use_module(answer_limits).
 
 :- multifile operation/3.
 :- dynamic loaded_source/2.
@@ -40,51 +42,6 @@ error_result(E, ["error", Kind, Message]) :-
     (   catch(error_message(Shown, Message0), _, fail)
     ->  Message = Message0
     ;   Message = "an error that cannot be printed"
-    ).
-
-%!  bounded_copy(+Term, +Depth, -Copy) is det.
-%   Copy of Term cut at Depth levels and at Depth arguments or list elements per level
-%   (the rest becomes '...'), long atoms and strings cut too: what an error message shows
-%   of a term. Printing the original could take the C stack (a term a million levels deep
-%   SIGSEGVs the printer) or memory.
-bounded_copy(T, _, T) :- var(T), !.
-bounded_copy(T, _, C) :- atom(T), !, bounded_text(T, C0), (C0 == T -> C = T ; atom_string(C, C0)).
-bounded_copy(T, _, C) :- string(T), !, bounded_text(T, C).
-bounded_copy(T, _, T) :- atomic(T), !.
-bounded_copy(_, 0, '...') :- !.
-bounded_copy(T, D, C) :-
-    D1 is D - 1,
-    (   T = [_|_]
-    ->  bounded_list(T, D, D1, C)
-    ;   compound_name_arguments(T, Name, Args),
-        bounded_args(Args, D, D1, Cs),
-        compound_name_arguments(C, Name, Cs)
-    ).
-
-bounded_list(L, _, _, L) :- var(L), !.
-bounded_list([], _, _, []) :- !.
-bounded_list(_, 0, _, ['...']) :- !.
-bounded_list([X|Xs], N, D, [C|Cs]) :- !,
-    bounded_copy(X, D, C),
-    N1 is N - 1,
-    bounded_list(Xs, N1, D, Cs).
-bounded_list(T, _, D, C) :- bounded_copy(T, D, C).
-
-bounded_args([], _, _, []).
-bounded_args([X|Xs], N, D, Cs) :-
-    (   N =:= 0
-    ->  Cs = ['...']
-    ;   Cs = [C|Cs1],
-        bounded_copy(X, D, C),
-        N1 is N - 1,
-        bounded_args(Xs, N1, D, Cs1)
-    ).
-
-bounded_text(T, S) :-
-    (   atom_length(T, Len), Len > 2000
-    ->  sub_string(T, 0, 2000, _, S0),
-        string_concat(S0, "...", S)
-    ;   S = T
     ).
 
 error_kind(scir_error(Kind, _), Kind) :- !.
@@ -408,67 +365,6 @@ inference_limited(Limit, Goal) :-
     (   Result == inference_limit_exceeded
     ->  throw(scir_error(resource, "inference limit of ~D exceeded"-[Limit]))
     ;   true
-    ).
-
-check_answers(Raw, Options) :-
-    (   acyclic_term(Raw)
-    ->  true
-    ;   throw(scir_error(error, "an answer is a cyclic term, which cannot be returned"))
-    ),
-    (   option(max_cells(MaxCells), Options)
-    ->  term_size(Raw, Cells),
-        (   Cells =< MaxCells
-        ->  true
-        ;   throw(scir_error(resource,
-                             "answers too large: ~D cells (limit ~D)"-[Cells, MaxCells]))
-        )
-    ;   true
-    ),
-    (   option(max_depth(MaxDepth), Options)
-    ->  (   forall(member(Answer, Raw), depth_within(Answer, MaxDepth))
-        ->  true
-        ;   throw(scir_error(resource,
-                             "an answer is nested deeper than ~D levels"-[MaxDepth]))
-        )
-    ;   true
-     ),
-    (   option(max_text(MaxText), Options)
-    ->  text_within([Raw], 0, MaxText)
-    ;   true
-    ).
-
-%   The characters of text in the answers (atoms, strings, functor names; every occurrence
-%   counts, as every occurrence is encoded) stay within Max. Runs after the cell check, so
-%   the walk is bounded.
-text_within([], _, _).
-text_within([T|Ts], N0, Max) :-
-    (   atom(T)
-    ->  atom_length(T, L), Rest = Ts
-    ;   string(T)
-    ->  string_length(T, L), Rest = Ts
-    ;   compound(T)
-    ->  compound_name_arguments(T, F, Args),
-        (F == '[|]' -> L = 0 ; atom_length(F, L)),
-        append(Args, Ts, Rest)
-    ;   L = 0, Rest = Ts
-    ),
-    N is N0 + L,
-    (   N > Max
-    ->  throw(scir_error(resource,
-                         "answers too large: more than ~D characters of text (limit ~D)"-
-                         [Max, Max]))
-    ;   text_within(Rest, N, Max)
-    ).
-
-%   depth as the wire form counts it: a proper list is one level, its elements below it
-depth_within(T, _) :- var(T), !.
-depth_within(T, _) :- atomic(T), !.
-depth_within(T, D) :-
-    D > 0,
-    D1 is D - 1,
-    (   is_list(T)
-    ->  forall(member(X, T), depth_within(X, D1))
-    ;   forall(arg(_, T, X), depth_within(X, D1))
     ).
 
 encode_solution(Names, Values, Pairs) :-

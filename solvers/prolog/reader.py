@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from solvers.errors import SolverInputError
-from solvers.prolog.terms import Term, Var
+from solvers.prolog.terms import Term, Var, term_depth
 
 INFIX: dict[str, tuple[int, str]] = {
     ":-": (1200, "xfx"), "-->": (1200, "xfx"), ";": (1100, "xfy"), "->": (1050, "xfy"),
@@ -369,26 +369,6 @@ class _Parser:
         raise self.fail(f"unexpected {tok.value!r}", tok)
 
 
-def _term_depth(term: Any, limit: int) -> int:
-    """The nesting depth of a read term (a compound or list is one level above its
-    arguments), counted iteratively and only up to ``limit + 1``."""
-    deepest = 0
-    stack = [(term, 1)]
-    while stack:
-        t, depth = stack.pop()
-        if isinstance(t, Term) and t.args:
-            children = t.args
-        elif isinstance(t, (list, tuple)):
-            children = t
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if deepest > limit:
-            return deepest
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
-
-
 def read_program(text: str, *, max_chars: int = 2_000_000, max_depth: int = 200,
                  max_atom_chars: int = 65_536,
                  max_term_depth: int = 10_000) -> list[ReadClause]:
@@ -420,7 +400,7 @@ def read_program(text: str, *, max_chars: int = 2_000_000, max_depth: int = 200,
             raise _error("full stop without a clause", tok.line, tok.column)
         parser = _Parser(chunk, max_depth)
         term = parser.clause()
-        if _term_depth(term, max_term_depth) > max_term_depth:
+        if term_depth(term, max_term_depth) > max_term_depth:
             raise _error(f"clause nested deeper than {max_term_depth} levels (operator chains "
                          f"and partial lists included)", chunk[0].line, chunk[0].column)
         clauses.append(ReadClause(term, chunk[0].line, chunk[0].column))

@@ -163,6 +163,26 @@ def _leaf(value: Any) -> Any:
     raise SolverInputError(f"cannot pass a {type(value).__name__} to Prolog: {value!r}")
 
 
+def term_depth(term: Any, limit: int) -> int:
+    """The nesting depth of a Python term (a compound or list is one level above its
+    arguments; a leaf is 0), counted iteratively and only up to ``limit + 1``."""
+    deepest = 0
+    stack = [(term, 1)]
+    while stack:
+        t, depth = stack.pop()
+        if isinstance(t, Term) and t.args:
+            children = t.args
+        elif isinstance(t, (list, tuple)):
+            children = t
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def to_flat_wire(value: Any) -> list:
     """Encode a Python value as the flat wire form ``["f", nodes]`` (any depth)."""
     nodes: list[Any] = []
