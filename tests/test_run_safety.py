@@ -223,3 +223,21 @@ def test_every_task_failing_on_the_backend_exits_1_with_the_first_error(taskfile
     with FakeOpenAIServer(half) as srv:
         assert main(solve_argv(taskfile, srv.url, tmp_path / "mixed")) == 0
         assert "backend errors: 4" in capsys.readouterr().out
+
+
+def test_the_issues_trickling_server_is_cut_off_at_timeout(taskfile, tmp_path, capsys):
+    """The issue's case end to end (there: one byte every 2 s with --timeout 3 kept a call
+    alive 274.7 s). Here one byte every 1.5 s with --timeout 2: each attempt ends at 2 s;
+    every task fails on the backend: exit 1."""
+    trickle = Reply(body=chat_body("Answer: even"), trickle=1.5)
+    with FakeOpenAIServer(lambda body, i: trickle) as srv:
+        start = time.monotonic()
+        code = main(solve_argv(taskfile, srv.url, tmp_path / "run", "--timeout", "2",
+                               "--api-retries", "0", "--concurrency", "8"))
+        elapsed = time.monotonic() - start
+        assert len(srv.requests) == 8
+    assert code == 1
+    assert 2.0 <= elapsed < 6.0, elapsed
+    err = capsys.readouterr().err
+    assert "all 8 tasks run now failed with a backend error" in err
+    assert "no complete answer within 2 s" in err
