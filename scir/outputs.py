@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterator
 
 from scir.errors import ConfigError, TaskFormatError
-from scir.tasks import shorten
+from scir.tasks import safe_id, shorten
 
 # a file name an export may create: a task id's characters (``scir.tasks.TASK_ID_PATTERN``)
 # and length up to the file-system limit, as ids get suffixes (``<id>.negated.in``)
@@ -32,6 +32,7 @@ def contained(root: str | os.PathLike, *parts: str, task_id: str | None = None) 
     Each part must be a single file name (:data:`FILE_NAME`: no separator, no leading dot, no
     control character); the resolved path (symbolic links
     followed) must stay under the resolved ``root``. Raises TaskFormatError otherwise."""
+    task_id = safe_id(task_id)  # an error names the task only when its id is printable
     base = Path(root).resolve()
     for part in parts:
         if not isinstance(part, str) or FILE_NAME.fullmatch(part) is None:
@@ -46,18 +47,26 @@ def contained(root: str | os.PathLike, *parts: str, task_id: str | None = None) 
 
 
 def _merge(stage: Path, out: Path) -> None:
-    """Move every file of ``stage`` into ``out`` (an existing folder), keeping sub-folders;
-    each destination is checked to stay inside ``out`` (a link in ``out`` must not lead out)."""
+    """Move every file of ``stage`` into ``out`` (an existing folder), keeping sub-folders.
+
+    Every destination is checked first (inside ``out`` once links are followed, not a folder),
+    so a bad one stops the merge before anything is moved."""
     base = out.resolve()
+    moves = []
     for source in sorted(p for p in stage.rglob("*") if not p.is_dir()):
         relative = source.relative_to(stage)
-        target = base.joinpath(relative)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        parent = target.parent.resolve()
-        if parent != base and base not in parent.parents:
-            raise TaskFormatError(f"{relative} would be written outside {base} (through a "
-                                  "symbolic link in the output folder)", field="output")
-        os.replace(source, parent / target.name)
+        parent = base.joinpath(relative).parent
+        real = parent.resolve()
+        if real != base and base not in real.parents:
+            raise ConfigError(f"{relative} would be written outside the output folder "
+                              "(through a symbolic link in it)", file=str(out), field="output")
+        if (real / relative.name).is_dir():
+            raise ConfigError(f"{relative} is a folder in the output folder", file=str(out),
+                              field="output")
+        moves.append((source, parent, real / relative.name))
+    for source, parent, target in moves:
+        parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
 
 
 @contextmanager
@@ -70,9 +79,10 @@ def staged(out: str | os.PathLike, *, folder: bool = True) -> Iterator[Path]:
     untouched."""
     out = Path(out)
     if folder and out.exists() and not out.is_dir():
-        raise ConfigError(f"{out} exists and is not a folder", field="output")
+        raise ConfigError("exists and is not a folder", file=str(out), field="output")
     if not folder and out.is_dir():
-        raise ConfigError(f"{out} is a folder; this format writes one file", field="output")
+        raise ConfigError("is a folder; this format writes one file", file=str(out),
+                          field="output")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     umask = os.umask(0o022)

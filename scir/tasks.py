@@ -138,6 +138,11 @@ def is_safe_task_id(value: Any) -> bool:
     return isinstance(value, str) and TASK_ID_PATTERN.fullmatch(value) is not None
 
 
+def safe_id(value: Any) -> str | None:
+    """``value`` when it is a safe task id, else None: what an error may name as its task."""
+    return value if is_safe_task_id(value) else None
+
+
 def shorten(value: Any, limit: int = 60) -> str:
     """``repr(value)``, cut to about ``limit`` characters: safe to put in a one-line message."""
     text = repr(value)
@@ -268,11 +273,18 @@ def _refuse_irregular(mode: int, name: str) -> None:
                               file=name)
 
 
+def _shown(path: Path) -> str:
+    """The path as errors name it: as is, or escaped when it holds a control character (a
+    newline or NUL in a file name must not break the one-line message)."""
+    text = str(path)
+    return text if text.isprintable() else ascii(text)
+
+
 def _open_regular(path: Path) -> IO[bytes]:
     """Open a regular file for reading without ever blocking: stat first (FIFOs and devices
     are refused before they are opened), open with O_NONBLOCK, and check again on the open
     descriptor (the path may have been swapped in between)."""
-    name = str(path)
+    name = _shown(path)
     try:
         _refuse_irregular(os.stat(path).st_mode, name)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -291,6 +303,28 @@ def _open_regular(path: Path) -> IO[bytes]:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether a string in JSON data holds an unpaired surrogate (``"\\ud800"`` parses to
+    one; writing it as UTF-8 later would fail)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _too_deep(value: Any, limit: int) -> bool:
@@ -328,12 +362,15 @@ def _parse_line(raw: bytes, name: str, number: int) -> Any:
         raise fail("out of memory while parsing the line") from exc
     if isinstance(data, (dict, list)) and _too_deep(data, MAX_DEPTH):
         raise fail(f"invalid JSON: nested more than {MAX_DEPTH} levels deep")
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
+        raise fail("invalid JSON string: a lone surrogate escape (\\ud800-\\udfff) is not "
+                   "text and cannot be written as UTF-8")
     return data
 
 
 def _numbered(path: Path) -> Iterator[tuple[int, Task]]:
     """(line number, task) for every non-blank line of a JSONL file."""
-    name = str(path)
+    name = _shown(path)
     handle = _open_regular(path)
     with handle:
         number = 0
@@ -376,7 +413,7 @@ def read_tasks(path: str | os.PathLike) -> list[Task]:
     for number, task in _numbered(Path(path)):
         if task.task_id in first_line:
             raise TaskFormatError(f"duplicate task_id (first on line {first_line[task.task_id]})",
-                                  file=str(path), line=number, task_id=task.task_id,
+                                  file=_shown(Path(path)), line=number, task_id=task.task_id,
                                   field="task_id")
         first_line[task.task_id] = number
         tasks.append(task)

@@ -16,7 +16,7 @@ from scir.tasks import SCHEMA_VERSION, Document, Task, iter_tasks, read_tasks, w
 
 def make_task(index: int = 0, **changes) -> Task:
     fields = dict(
-        task_id=f"demo-e1-7-{index}", domain="demo", difficulty="easy", tier="e1", seed=7,
+        task_id=f"demo-e1-7-{index}", domain="deduction", difficulty="easy", tier="e1", seed=7,
         params={"depth": 1, "nested": {"a": [1, 2]}},
         question="Is ü true?", answer="True", answer_pool=["True"], chance=1 / 3,
         formal={"premises": ["all x (a(x) -> b(x))"], "goal": "b(c)"},

@@ -15,7 +15,7 @@ from typing import Iterable
 
 from scir.errors import FormalizationError, TaskFormatError
 from scir.outputs import contained
-from scir.tasks import Task
+from scir.tasks import Task, safe_id
 from scir.tracks.induction.semantics import InductionProblem, Pair, problem_from_formal
 
 HEAD = "interacts"
@@ -85,7 +85,7 @@ def export_popper(tasks: list[Task], out: Path) -> int:
         try:
             problem = problem_from_formal(task.formal)
         except FormalizationError as exc:
-            raise TaskFormatError(exc.message, task_id=task.task_id,
+            raise TaskFormatError(exc.message, task_id=safe_id(task.task_id),
                                   field=f"formal.{exc.field}" if exc.field else "formal"
                                   ) from exc
         texts = (("bk.pl", bk_text(problem)), ("exs.pl", exs_text(problem)),
