@@ -86,6 +86,12 @@ BAD_LINES = [
      f"schema version {SCHEMA_VERSION + 1} is not supported"),
     ("chance out of range", changed(chance=1.5), "chance", r"chance must lie in \[0, 1\]"),
     ("bad document", changed(documents=[{"genre": "x"}]), "documents", "document 0 must be"),
+    ("path in task_id", changed(task_id="../../X"), "task_id", "is not a safe id"),
+    ("absolute task_id", changed(task_id="/tmp/x"), "task_id", "is not a safe id"),
+    ("newline in task_id", changed(task_id="a\nb"), "task_id", "is not a safe id"),
+    ("leading dot", changed(task_id=".a"), "task_id", "is not a safe id"),
+    ("empty task_id", changed(task_id=""), "task_id", "is not a safe id"),
+    ("task_id too long", changed(task_id="a" * 201), "task_id", "is not a safe id"),
 ]
 
 
@@ -100,8 +106,9 @@ def test_validation_error_names_file_line_and_field(tmp_path, case):
     text = str(err)
     assert text.startswith(f"{path}:2")
     assert repr(field) in text
-    if isinstance(data.get("task_id"), str):
+    if field != "task_id":
         assert err.task_id == data["task_id"]
+    assert "\n" not in text
 
 
 def test_malformed_json_names_file_line_and_column(tmp_path):
