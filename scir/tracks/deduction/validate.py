@@ -49,9 +49,11 @@ def _formula(value: Any, field: str, task_id: str) -> None:
     try:
         parse(text, task_id=task_id, field=field)
     except TaskFormatError as exc:  # its message quotes the formula: keep it short
-        raise _fail(exc.message if len(text) <= 80 else
-                    f"formula {shorten(text)} is not a formula of the deduction fragment", field
-                    ) from exc
+        cause = exc.__cause__       # a syntax error's position inside the formula
+        raise TaskFormatError(
+            exc.message if len(text) <= 80 else
+            f"formula {shorten(text)} is not a formula of the deduction fragment", field=field,
+            line=getattr(cause, "line", None), column=getattr(cause, "column", None)) from exc
 
 
 def _tree(value: Any, field: str, task_id: str) -> None:
