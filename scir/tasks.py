@@ -3,12 +3,10 @@
 One JSON object per line. Reading validates every record once, at this boundary: the generic
 fields here (``task_id`` against :data:`TASK_ID_PATTERN`, types, ranges), then the track's own
 shapes (``Track.validate_formal``: answer, answer pool, options, formal object). The first
-problem is a :class:`TaskFormatError` naming the file, line, task and field. The reader itself
-cannot be knocked over: regular files only (FIFOs and devices are refused before anything is
-read), lines of at most :data:`MAX_LINE_BYTES`, JSON nested at most :data:`MAX_DEPTH` deep, and
-every OS, decoding, value, recursion and memory error becomes a TaskFormatError with the file
-and line. Writing is atomic (a temporary file renamed into place), so an interrupted write never
-loses a file that was already there.
+problem is a :class:`TaskFormatError` naming the file, line, task and field. The lines come from
+:func:`scir.jsonl.json_lines`, which no file can knock over (regular files only, bounded lines
+and nesting, every OS, decoding and value error translated). Writing is atomic (a temporary
+file renamed into place), so an interrupted write never loses a file that was already there.
 """
 
 from __future__ import annotations
@@ -17,13 +15,13 @@ import dataclasses
 import json
 import os
 import re
-import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from scir.errors import ScirError, TaskFormatError
+from scir.jsonl import json_lines, shown
 
 SCHEMA_VERSION = 2
 # versions this toolkit reads; version 1 records had no chance_constrained (read as chance)
@@ -35,8 +33,6 @@ DIFFICULTIES = ("easy", "hard", "custom")
 # path separator, no ``..`` component, no NUL or other control character, no newline.
 TASK_ID_MAX = 200
 TASK_ID_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,%d}" % (TASK_ID_MAX - 1))
-MAX_LINE_BYTES = 16 * 1024 * 1024    # one JSONL line (a generated task is a few kB)
-MAX_DEPTH = 64                       # JSON nesting of one record (generated tasks: < 40)
 MAX_MESSAGE_CHARS = 400              # a track checker's message, as printed
 
 
@@ -261,143 +257,15 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
     return Task(documents=docs, **kwargs)
 
 
-_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                (stat.S_ISSOCK, "a socket"))
-
-
-def _refuse_irregular(mode: int, name: str) -> None:
-    if not stat.S_ISREG(mode):
-        kind = next((what for test, what in _NOT_REGULAR if test(mode)), "not a regular file")
-        raise TaskFormatError(f"cannot read task file: it is {kind}, not a regular file",
-                              file=name)
-
-
-def _shown(path: Path) -> str:
-    """The path as errors name it: as is, or escaped when it holds a control character (a
-    newline or NUL in a file name must not break the one-line message)."""
-    text = str(path)
-    return text if text.isprintable() else ascii(text)
-
-
-def _open_regular(path: Path) -> IO[bytes]:
-    """Open a regular file for reading without ever blocking: stat first (FIFOs and devices
-    are refused before they are opened), open with O_NONBLOCK, and check again on the open
-    descriptor (the path may have been swapped in between)."""
-    name = _shown(path)
-    try:
-        _refuse_irregular(os.stat(path).st_mode, name)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise TaskFormatError(f"cannot read task file: {exc.strerror or exc}", file=name) from exc
-    except ValueError as exc:  # e.g. a NUL in the path
-        raise TaskFormatError(f"cannot read task file: {exc}", file=name) from exc
-    try:
-        _refuse_irregular(os.fstat(fd).st_mode, name)
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _has_lone_surrogate(value: Any) -> bool:
-    """Whether a string in JSON data holds an unpaired surrogate (``"\\ud800"`` parses to
-    one; writing it as UTF-8 later would fail)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
-def _too_deep(value: Any, limit: int) -> bool:
-    """Whether JSON data nests deeper than ``limit`` containers (checked without recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
-    return False
-
-
-def _parse_line(raw: bytes, name: str, number: int) -> Any:
-    """One line's JSON value; every failure is a TaskFormatError with file and line."""
-    def fail(message: str, column: int | None = None) -> TaskFormatError:
-        return TaskFormatError(message, file=name, line=number, column=column)
-
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise fail(f"invalid UTF-8 at byte {exc.start + 1}", exc.start + 1) from exc
-    if not text.strip():
-        return None
-    try:
-        data = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise fail(f"invalid JSON: {exc.msg}", exc.colno) from exc
-    except RecursionError as exc:
-        raise fail(f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from exc
-    except ValueError as exc:  # an integer of more than 4300 digits, NaN, Infinity
-        raise fail(f"invalid JSON value: {str(exc).split(';')[0]}") from exc
-    except MemoryError as exc:
-        raise fail("out of memory while parsing the line") from exc
-    if isinstance(data, (dict, list)) and _too_deep(data, MAX_DEPTH):
-        raise fail(f"invalid JSON: nested more than {MAX_DEPTH} levels deep")
-    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
-        raise fail("invalid JSON string: a lone surrogate escape (\\ud800-\\udfff) is not "
-                   "text and cannot be written as UTF-8")
-    return data
-
-
 def _numbered(path: Path) -> Iterator[tuple[int, Task]]:
     """(line number, task) for every non-blank line of a JSONL file."""
-    name = _shown(path)
-    handle = _open_regular(path)
-    with handle:
-        number = 0
-        while True:
-            try:
-                raw = handle.readline(MAX_LINE_BYTES + 1)
-            except OSError as exc:
-                raise TaskFormatError(f"cannot read task file: {exc.strerror or exc}",
-                                      file=name, line=number + 1) from exc
-            except MemoryError as exc:
-                raise TaskFormatError("out of memory while reading", file=name,
-                                      line=number + 1) from exc
-            if not raw:
-                return
-            number += 1
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                raise TaskFormatError(f"line longer than {MAX_LINE_BYTES} bytes (16 MiB)",
-                                      file=name, line=number)
-            data = _parse_line(raw, name, number)
-            if data is None:
-                continue
-            try:
-                task = Task.from_dict(data, file=name, line=number)
-            except RecursionError as exc:  # a track's checker on a pathological value
-                raise TaskFormatError("record too deeply nested to check", file=name,
-                                      line=number) from exc
-            yield number, task
+    for number, data, name in json_lines(path):
+        try:
+            task = Task.from_dict(data, file=name, line=number)
+        except RecursionError as exc:  # a track's checker on a pathological value
+            raise TaskFormatError("record too deeply nested to check", file=name,
+                                  line=number) from exc
+        yield number, task
 
 
 def iter_tasks(path: str | os.PathLike) -> Iterator[Task]:
@@ -413,7 +281,7 @@ def read_tasks(path: str | os.PathLike) -> list[Task]:
     for number, task in _numbered(Path(path)):
         if task.task_id in first_line:
             raise TaskFormatError(f"duplicate task_id (first on line {first_line[task.task_id]})",
-                                  file=_shown(Path(path)), line=number, task_id=task.task_id,
+                                  file=shown(Path(path)), line=number, task_id=task.task_id,
                                   field="task_id")
         first_line[task.task_id] = number
         tasks.append(task)

@@ -34,7 +34,8 @@ import pytest
 import scir.errors as errors
 from scir.cli import main
 from scir.outputs import staged
-from scir.tasks import MAX_LINE_BYTES, Document, Task, read_tasks
+from scir.jsonl import MAX_LINE_BYTES
+from scir.tasks import Document, Task, read_tasks
 from scir.tracks import get_track
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
