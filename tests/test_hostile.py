@@ -26,6 +26,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -307,3 +308,61 @@ def test_cli_process_prints_no_traceback(tmp_path: Path):
     assert len(lines) == len(files) and "Traceback" not in proc.stderr, proc.stderr
     for line, name in zip(lines, files):
         assert line.startswith(f"error: {name}"), line
+
+
+# ---------------------------------------------------------------- property: no crash anywhere
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**30) | st.floats(allow_nan=False)
+    | st.sampled_from(["", "x", "A", "True", "../x", "a\nb", "p(a)", "substrate_of,binds",
+                       "XYZ -> Akt", "all x (p(x) -> q(x))"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["conclusion", "rule", "premises", "name", "rows", "targets", "a"]),
+        inner, max_size=3),
+    max_leaves=6)
+EXPORT_FORMAT = {"deduction": "prover9", "induction": "popper", "causal": "csv"}
+
+
+def record_paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    """Paths into a record (the first three items of each list), for mutations."""
+    out = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += record_paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:3]):
+            out += record_paths(item, prefix + (index,))
+    return out
+
+
+PATHS = {track: record_paths(base_record(track)) for track in EXPORT_FORMAT}
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(track=st.sampled_from(sorted(EXPORT_FORMAT)), data=st.data())
+def test_any_change_is_refused_in_one_line_or_survives_every_command(track, data, tmp_path):
+    """A record changed at any place to any JSON value is either refused when read (one line,
+    file first) or handled by stats, export and render without a traceback."""
+    record = copy.deepcopy(base_record(track))
+    path = data.draw(st.sampled_from(PATHS[track]))
+    parent = record
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = data.draw(JSON_VALUES)
+    case = Path(tempfile.mkdtemp(dir=tmp_path))
+    source = write_records(case / "tasks.jsonl", record)
+    try:
+        read_tasks(source)
+    except errors.TaskFormatError as exc:
+        text = str(exc)
+        assert text.startswith(str(source)) and "\n" not in text, text
+        return
+    for argv in (["stats", str(source)],
+                 ["export", str(source), "--format", EXPORT_FORMAT[track], "-o", str(case / "x")],
+                 ["export", str(source), "--format", "hf", "-o", str(case / "hf")],
+                 ["render", str(source), "-o", str(case / "r.jsonl")]):
+        assert main(argv) in (0, 2), argv
