@@ -30,8 +30,8 @@ def contained(root: str | os.PathLike, *parts: str, task_id: str | None = None) 
     """``root/part/...``, checked to lie inside ``root`` once resolved.
 
     Each part must be a single file name (:data:`FILE_NAME`: no separator, no leading dot, no
-    control character); the resolved path (symbolic links
-    followed) must stay under the resolved ``root``. Raises TaskFormatError otherwise."""
+    control character); the resolved path (symbolic links followed) must stay under the
+    resolved ``root``. Raises TaskFormatError otherwise."""
     task_id = safe_id(task_id)  # an error names the task only when its id is printable
     base = Path(root).resolve()
     for part in parts:
