@@ -165,5 +165,5 @@ def test_export_unknown_format(tmp_path, capsys, horn_registered):
 
 def test_generate_into_a_folder(tmp_path, capsys, horn_registered):
     assert main(["generate", "horn", "-n", "1", "-o", str(tmp_path)]) == 2
-    assert f"field 'output': cannot write {tmp_path}" in capsys.readouterr().err
+    assert f"error: {tmp_path}, field 'output': cannot write: " in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # the temporary file is gone too

@@ -289,6 +289,20 @@ def test_cli_bad_input_is_exit_2_one_line_file_first(argv, family, name, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tasks.jsonl"]  # nothing written
 
 
+@pytest.mark.parametrize("argv,named", [
+    (["render", "{good}", "-o", "/dev/null/x/r.jsonl"], "/dev/null/x/r.jsonl"),
+    (["export", "{good}", "--format", "prover9", "-o", "/dev/null/x"], "/dev/null"),
+    (["export", "{good}", "--format", "scir", "-o", "/dev/null/x.json"], "/dev/null"),
+    (["generate", "deduction", "-n", "1", "-o", "/dev/null/x.jsonl"], "/dev/null/x.jsonl"),
+], ids=["render", "export-folder", "export-file", "generate"])
+def test_cli_output_that_cannot_be_written_is_one_line(argv, named, capsys):
+    good = HOSTILE / "base" / "deduction.jsonl"
+    capsys.readouterr()
+    assert main([a.format(good=good) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {named}") and err.count("\n") == 1, err
+
+
 def test_cli_process_prints_no_traceback(tmp_path: Path):
     """The real entry point, as a process: each bad input gives exit 2 and one stderr line
     that starts with the file."""

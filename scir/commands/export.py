@@ -79,8 +79,8 @@ def run(args) -> int:
     try:
         return _export(args)
     except OSError as exc:  # e.g. -o names a folder where a file is expected
-        raise ConfigError(f"cannot write {exc.filename or args.output}: {exc.strerror}",
-                          field="output") from exc
+        raise ConfigError(f"cannot write: {exc.strerror or exc}",
+                          file=str(exc.filename or args.output), field="output") from exc
 
 
 def _export(args) -> int:
