@@ -154,14 +154,14 @@ def check_with_track(task: Task, *, file: str | None = None, line: int | None = 
 
     try:
         track = get_track(task.domain)
-    except ScirError as exc:
+    except ScirError as exc:  # an unknown name, or a track that cannot be loaded
         from scir.tracks import track_names
 
-        raise TaskFormatError(f"unknown track {shorten(task.domain)} (known tracks: "
-                              f"{', '.join(track_names())})"
-                              if "unknown track" in exc.message else exc.message,
-                              file=file, line=line, task_id=task.task_id, field="domain"
-                              ) from exc
+        known = track_names()
+        message = (exc.message if task.domain in known else
+                   f"unknown track {shorten(task.domain)} (known tracks: {', '.join(known)})")
+        raise TaskFormatError(message, file=file, line=line, task_id=task.task_id,
+                              field="domain") from exc
     try:
         _check_params(track, task.params)
         track.validate_formal(task)
