@@ -299,7 +299,9 @@ def write_tasks(path: str | os.PathLike, tasks: Iterable[Task]) -> int:
     """Write tasks as JSONL atomically; returns the number written.
 
     The tasks go to a temporary file in the same folder, which replaces ``path`` only once
-    every task is written: if ``tasks`` raises midway, an existing file is left untouched.
+    every task is written: if ``tasks`` raises midway, an existing file is left untouched. A
+    task whose id the reader would refuse (:data:`TASK_ID_PATTERN`) is a TaskFormatError, so
+    no file is written that cannot be read back.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -312,6 +314,9 @@ def write_tasks(path: str | os.PathLike, tasks: Iterable[Task]) -> int:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             for task in tasks:
+                if not is_safe_task_id(task.task_id):
+                    raise TaskFormatError(f"task_id {shorten(task.task_id)} is not a safe id",
+                                          file=str(path), field="task_id")
                 handle.write(task.to_json() + "\n")
                 count += 1
             handle.flush()

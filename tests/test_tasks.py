@@ -168,6 +168,17 @@ def test_failed_write_keeps_previous_file(tmp_path, exc):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]  # no temporary left
 
 
+def test_an_unsafe_task_id_is_never_written(tmp_path):
+    path = tmp_path / "t.jsonl"
+    write_tasks(path, [make_task(0)])
+    before = path.read_bytes()
+    with pytest.raises(TaskFormatError, match=r"task_id '\.\./x' is not a safe id") as info:
+        write_tasks(path, [make_task(1), make_task(2, task_id="../x")])
+    assert (info.value.file, info.value.field) == (str(path), "task_id")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]
+
+
 def test_failed_first_write_creates_nothing(tmp_path):
     path = tmp_path / "sub" / "t.jsonl"
     with pytest.raises(RuntimeError):
