@@ -21,7 +21,7 @@ from typing import IO, Any, Iterator
 from scir.errors import TaskFormatError
 
 MAX_LINE_BYTES = 16 * 1024 * 1024    # one JSONL line (a generated task is a few kB)
-MAX_DEPTH = 64                       # JSON nesting of one record (generated tasks: < 40)
+MAX_DEPTH = 64                       # JSON nesting of one record (generated tasks: <= 18)
 
 
 _NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
