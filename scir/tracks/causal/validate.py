@@ -30,6 +30,8 @@ def _fail(message: str, field: str) -> TaskFormatError:
 
 
 def _bounded(value: Any, field: str, limit: int) -> list:
+    if value is None:
+        raise _fail("missing (expected a list)", field)
     if not isinstance(value, list):
         raise _fail(f"expected a list, got {type(value).__name__}", field)
     if len(value) > limit:

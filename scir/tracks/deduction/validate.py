@@ -29,6 +29,8 @@ def _fail(message: str, field: str) -> TaskFormatError:
 
 
 def _string(value: Any, field: str, limit: int = MAX_FORMULA_CHARS) -> str:
+    if value is None:
+        raise _fail("missing (expected a string)", field)
     if not isinstance(value, str):
         raise _fail(f"expected a string, got {type(value).__name__}", field)
     if len(value) > limit:
@@ -37,6 +39,8 @@ def _string(value: Any, field: str, limit: int = MAX_FORMULA_CHARS) -> str:
 
 
 def _list(value: Any, field: str, limit: int) -> list:
+    if value is None:
+        raise _fail("missing (expected a list)", field)
     if not isinstance(value, list):
         raise _fail(f"expected a list, got {type(value).__name__}", field)
     if len(value) > limit:
