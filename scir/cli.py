@@ -1,8 +1,10 @@
 """The ``scir`` command: one entry point, one module per subcommand in ``scir.commands``.
 
 Each command module has ``add_parser(subparsers)`` and ``run(args) -> int``. Toolkit errors are
-printed as one line (``error: file:line: message``) with exit code 2, as argparse does for usage
-errors; nothing else is caught.
+printed as one line (``error: file:line: message``; control characters such as a newline in a
+quoted value are escaped, so it stays one line) with exit code 2, as argparse does for usage
+errors; so are operating-system errors (``error: PATH: reason``, e.g. an output folder that
+cannot be written). Nothing else is caught: anything else is a bug and shows its traceback.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from typing import Sequence
 
@@ -37,6 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character (newline, NUL, ...) escaped as ``\\xNN``."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scir`` command line; returns the exit code."""
     parser = build_parser()
@@ -47,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ScirError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -56,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(one_line(f"error: {where}{exc.strerror or exc}"), file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

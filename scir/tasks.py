@@ -1,8 +1,12 @@
 """The ``Task`` record and its JSONL files (schema in ``docs/formats.md``).
 
-One JSON object per line. Reading validates every field and reports the file, line and field of
-the first problem as a :class:`TaskFormatError`; writing is atomic (a temporary file renamed into
-place), so an interrupted write never loses a file that was already there.
+One JSON object per line. Reading validates every record once, at this boundary: the generic
+fields here (``task_id`` against :data:`TASK_ID_PATTERN`, types, ranges), then the track's own
+shapes (``Track.validate_formal``: answer, answer pool, options, formal object). The first
+problem is a :class:`TaskFormatError` naming the file, line, task and field. The lines come from
+:func:`scir.jsonl.json_lines`, which no file can knock over (regular files only, bounded lines
+and nesting, every OS, decoding and value error translated). Writing is atomic (a temporary
+file renamed into place), so an interrupted write never loses a file that was already there.
 """
 
 from __future__ import annotations
@@ -10,17 +14,26 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from scir.errors import TaskFormatError
+from scir.errors import ScirError, TaskFormatError
+from scir.jsonl import json_lines, shown
 
 SCHEMA_VERSION = 2
 # versions this toolkit reads; version 1 records had no chance_constrained (read as chance)
 READABLE_VERSIONS = (1, 2)
 DIFFICULTIES = ("easy", "hard", "custom")
+
+# A task id is also a file name in exports: ASCII letters, digits, ``_``, ``-`` and ``.``, first
+# a letter, digit or ``_`` (no leading dot or dash), at most TASK_ID_MAX characters; hence no
+# path separator, no ``..`` component, no NUL or other control character, no newline.
+TASK_ID_MAX = 200
+TASK_ID_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,%d}" % (TASK_ID_MAX - 1))
+MAX_MESSAGE_CHARS = 400              # a track checker's message, as printed
 
 
 @dataclass
@@ -81,9 +94,14 @@ class Task:
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: Any, *, file: str | None = None, line: int | None = None) -> "Task":
-        """Build a task from a parsed JSON object, validating every field."""
-        return _validate(data, file=file, line=line)
+    def from_dict(cls, data: Any, *, file: str | None = None, line: int | None = None,
+                  check_track: bool = True) -> "Task":
+        """Build a task from a parsed JSON object, validating every field; with
+        ``check_track`` (the default) also the track's shapes (:func:`check_with_track`)."""
+        task = _validate(data, file=file, line=line)
+        if check_track:
+            check_with_track(task, file=file, line=line)
+        return task
 
 
 # field name -> (accepted python types, required)
@@ -111,13 +129,90 @@ _FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
 }
 
 
+def is_safe_task_id(value: Any) -> bool:
+    """Whether ``value`` is a task id that may name a file (:data:`TASK_ID_PATTERN`)."""
+    return isinstance(value, str) and TASK_ID_PATTERN.fullmatch(value) is not None
+
+
+def safe_id(value: Any) -> str | None:
+    """``value`` when it is a safe task id, else None: what an error may name as its task."""
+    return value if is_safe_task_id(value) else None
+
+
+def shorten(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut to about ``limit`` characters: safe to put in a one-line message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 5] + "...'"
+
+
+def check_with_track(task: Task, *, file: str | None = None, line: int | None = None) -> None:
+    """Check ``task`` with its track's ``validate_formal`` (answer, pool, options, formal).
+
+    An unknown domain, and any error the track raises, becomes a TaskFormatError naming the
+    file, line, task and field (a position inside a formula is kept in the message)."""
+    from scir.tracks import get_track  # scir.tracks imports this module
+
+    try:
+        track = get_track(task.domain)
+    except ScirError as exc:  # an unknown name, or a track that cannot be loaded
+        from scir.tracks import track_names
+
+        known = track_names()
+        message = (exc.message if task.domain in known else
+                   f"unknown track {shorten(task.domain)} (known tracks: {', '.join(known)})")
+        raise TaskFormatError(message, file=file, line=line, task_id=task.task_id,
+                              field="domain") from exc
+    try:
+        _check_params(track, task.params)
+        track.validate_formal(task)
+    except ScirError as exc:
+        message = exc.message
+        if exc.line is not None or exc.column is not None:  # a position inside a formula
+            where = ", ".join(f"{k} {v}" for k, v in (("line", exc.line), ("column", exc.column))
+                              if v is not None)
+            message = f"{message} (at {where} of the value)"
+        if len(message) > MAX_MESSAGE_CHARS:  # e.g. a huge value quoted by a checker
+            message = message[:MAX_MESSAGE_CHARS - 3] + "..."
+        raise TaskFormatError(message, file=file, line=line, task_id=task.task_id,
+                              field=exc.field or "formal") from exc
+
+
+def _in_unit_interval(value: int | float) -> bool:
+    try:
+        return 0.0 <= float(value) <= 1.0
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
+def _check_params(track: Any, params: dict[str, Any]) -> None:
+    """The track's declared parameters that a record states: type, choices and range (the
+    tracks read them, e.g. to bound a formalization grammar); other keys are left alone."""
+    for spec in track.parameters():
+        if spec.name not in params:
+            continue
+        value, fld = params[spec.name], f"params.{spec.name}"
+        wanted = (int, float) if spec.type is float else (spec.type,)
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            raise TaskFormatError(f"expected {spec.type.__name__}, got {type(value).__name__}",
+                                  field=fld)
+        if spec.choices is not None and value not in spec.choices:
+            raise TaskFormatError(f"must be one of {list(spec.choices)}, got {shorten(value)}",
+                                  field=fld)
+        if ((spec.minimum is not None and value < spec.minimum)
+                or (spec.maximum is not None and value > spec.maximum)):
+            raise TaskFormatError(f"must lie in [{spec.minimum}, {spec.maximum}], got "
+                                  f"{shorten(value)}", field=fld)
+
+
 def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
     def fail(message: str, fld: str | None = None, task_id: str | None = None) -> TaskFormatError:
         return TaskFormatError(message, file=file, line=line, field=fld, task_id=task_id)
 
     if not isinstance(data, dict):
         raise fail(f"expected a JSON object, got {type(data).__name__}")
-    task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
+    raw_id = data.get("task_id")
+    # an id is named in messages only once it is known to be safe to print (one line, short)
+    task_id = raw_id if is_safe_task_id(raw_id) else None
     unknown = sorted(set(data) - set(_FIELDS))
     if unknown:
         raise fail(f"unknown field(s): {', '.join(unknown)}", unknown[0], task_id)
@@ -130,6 +225,10 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
         if isinstance(value, bool) or not isinstance(value, types):
             want = " or ".join(t.__name__ for t in types)
             raise fail(f"expected {want}, got {type(value).__name__}", name, task_id)
+    if task_id is None:
+        raise fail(f"task_id {shorten(raw_id)} is not a safe id: 1 to {TASK_ID_MAX} ASCII "
+                   "letters, digits, '_', '-' or '.', not starting with '.' or '-' (it names "
+                   "export files)", "task_id")
     if data["schema_version"] not in READABLE_VERSIONS:
         raise fail(f"schema version {data['schema_version']} is not supported "
                    f"(this toolkit reads versions {', '.join(map(str, READABLE_VERSIONS))})",
@@ -142,7 +241,7 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
         if not all(isinstance(v, str) for v in data.get(name, [])):
             raise fail("expected a list of strings", name, task_id)
     for name in ("chance", "chance_constrained"):
-        if name in data and not 0.0 <= float(data[name]) <= 1.0:
+        if name in data and not _in_unit_interval(data[name]):
             raise fail(f"{name} must lie in [0, 1]", name, task_id)
     docs = []
     for i, doc in enumerate(data.get("documents", [])):
@@ -160,25 +259,13 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
 
 def _numbered(path: Path) -> Iterator[tuple[int, Task]]:
     """(line number, task) for every non-blank line of a JSONL file."""
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise TaskFormatError(f"cannot read task file: {exc.strerror}", file=str(path)) from exc
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise TaskFormatError(f"invalid UTF-8 at byte {exc.start + 1}", file=str(path),
-                                      line=number, column=exc.start + 1) from exc
-            if not text.strip():
-                continue
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise TaskFormatError(f"invalid JSON: {exc.msg}", file=str(path), line=number,
-                                      column=exc.colno) from exc
-            yield number, Task.from_dict(data, file=str(path), line=number)
+    for number, data, name in json_lines(path):
+        try:
+            task = Task.from_dict(data, file=name, line=number)
+        except RecursionError as exc:  # a track's checker on a pathological value
+            raise TaskFormatError("record too deeply nested to check", file=name,
+                                  line=number) from exc
+        yield number, task
 
 
 def iter_tasks(path: str | os.PathLike) -> Iterator[Task]:
@@ -194,7 +281,7 @@ def read_tasks(path: str | os.PathLike) -> list[Task]:
     for number, task in _numbered(Path(path)):
         if task.task_id in first_line:
             raise TaskFormatError(f"duplicate task_id (first on line {first_line[task.task_id]})",
-                                  file=str(path), line=number, task_id=task.task_id,
+                                  file=shown(Path(path)), line=number, task_id=task.task_id,
                                   field="task_id")
         first_line[task.task_id] = number
         tasks.append(task)
@@ -212,7 +299,9 @@ def write_tasks(path: str | os.PathLike, tasks: Iterable[Task]) -> int:
     """Write tasks as JSONL atomically; returns the number written.
 
     The tasks go to a temporary file in the same folder, which replaces ``path`` only once
-    every task is written: if ``tasks`` raises midway, an existing file is left untouched.
+    every task is written: if ``tasks`` raises midway, an existing file is left untouched. A
+    task whose id the reader would refuse (:data:`TASK_ID_PATTERN`) is a TaskFormatError, so
+    no file is written that cannot be read back.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -225,6 +314,9 @@ def write_tasks(path: str | os.PathLike, tasks: Iterable[Task]) -> int:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             for task in tasks:
+                if not is_safe_task_id(task.task_id):
+                    raise TaskFormatError(f"task_id {shorten(task.task_id)} is not a safe id",
+                                          file=str(path), field="task_id")
                 handle.write(task.to_json() + "\n")
                 count += 1
             handle.flush()

@@ -36,7 +36,11 @@ from solvers.errors import (
 from solvers.fol import Formula, Not, parse_formula, to_prover9, universal_closure
 
 WHEEL_BINARY = "prover9-linux-elf-64"
-DEFAULT_FILE_TIMEOUT = 300.0
+# run_file's own limit: a file's assign(max_seconds, N) is honoured up to this, and Prover9 is
+# always started with -t (which overrides every assign in the file), so neither a huge N nor a
+# missing or negative one (no limit) can stretch the wall-clock kill beyond
+# 2 * FILE_MAX_SECONDS + 5 seconds.
+FILE_MAX_SECONDS = 120
 
 
 class ProverStatus(enum.Enum):
@@ -273,26 +277,22 @@ def prove(assumptions: Sequence[str], goal: str | None = None, max_seconds: int 
 
 def run_file(path: str | Path, max_seconds: int | None = None,
              timeout: float | None = None) -> ProverResult:
-    """Run Prover9 on a whole ``.in`` file as is; ``max_seconds`` overrides the file's (``-t``).
+    """Run Prover9 on a whole ``.in`` file; ``max_seconds`` overrides the file's (``-t``).
 
-    The default wall-clock ``timeout`` follows ``max_seconds`` or the file's
-    ``assign(max_seconds, N)``, else DEFAULT_FILE_TIMEOUT."""
+    Without ``max_seconds`` the file's last ``assign(max_seconds, N)`` is used when
+    0 < N <= FILE_MAX_SECONDS, else FILE_MAX_SECONDS; either way it is passed as ``-t``, which
+    Prover9 applies over the file's own settings. The default wall-clock ``timeout`` follows
+    that limit (2 * max_seconds + 5), never the file."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SolverInputError(f"cannot read Prover9 input: {exc}", file=str(path)) from exc
-    args: list[str] = []
-    if max_seconds is not None:
-        args = ["-t", str(_check_limit("max_seconds", max_seconds))]
-    if timeout is None:
-        declared = _FILE_MAX_SECONDS.search(text)
-        if max_seconds is not None:
-            timeout = _default_timeout(max_seconds)
-        elif declared and int(declared.group(1)) > 0:
-            timeout = _default_timeout(int(declared.group(1)))
-        else:
-            timeout = DEFAULT_FILE_TIMEOUT
-    return _run(text, args, timeout)
+    if max_seconds is None:
+        declared = [d for d in _FILE_MAX_SECONDS.findall(text) if len(d) <= 12]
+        wanted = int(declared[-1]) if declared else 0
+        max_seconds = wanted if 0 < wanted <= FILE_MAX_SECONDS else FILE_MAX_SECONDS
+    args = ["-t", str(_check_limit("max_seconds", max_seconds))]
+    return _run(text, args, _default_timeout(max_seconds) if timeout is None else timeout)
 
 
 def _decided(result: ProverResult, what: str) -> bool:
@@ -365,10 +365,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("file", metavar="FILE.in", help="Prover9 input file")
     parser.add_argument("--max-seconds", type=int, default=None, metavar="S",
-                        help="override the file's max_seconds (default: the file's)")
+                        help="override the file's max_seconds (default: the file's, at most "
+                             f"{FILE_MAX_SECONDS})")
     parser.add_argument("--timeout", type=float, default=None, metavar="T",
-                        help="wall-clock kill after T seconds (default: from max_seconds, "
-                             f"else {DEFAULT_FILE_TIMEOUT:g})")
+                        help="wall-clock kill after T seconds (default: 2 * max_seconds + 5; "
+                             "the file's max_seconds counts up to "
+                             f"{FILE_MAX_SECONDS}, and so at most {2 * FILE_MAX_SECONDS + 5})")
     args = parser.parse_args(argv)
     try:
         result = run_file(args.file, args.max_seconds, args.timeout)

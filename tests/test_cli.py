@@ -99,7 +99,7 @@ def test_verify_file_of_unknown_track(tmp_path, capsys, horn_registered):
     capsys.readouterr()
     assert main(["verify", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {path}, task horn-")
+    assert err.startswith(f"error: {path}:1, task horn-")
     assert "unknown track 'nosuch'" in err
 
 
@@ -159,10 +159,11 @@ def test_export_unknown_format(tmp_path, capsys, horn_registered):
     assert "format 'nosuch' is not available for horn tasks (available: hf, lp, scir)" in err
     assert len(read_tasks(path)) == 1
     assert main(["export", str(path), "--format", "scir", "-o", str(tmp_path)]) == 2
-    assert f"cannot write {tmp_path}: Is a directory" in capsys.readouterr().err
+    assert (f"error: {tmp_path}, field 'output': is a folder; this format writes one file"
+            in capsys.readouterr().err)
 
 
 def test_generate_into_a_folder(tmp_path, capsys, horn_registered):
     assert main(["generate", "horn", "-n", "1", "-o", str(tmp_path)]) == 2
-    assert f"field 'output': cannot write {tmp_path}" in capsys.readouterr().err
+    assert f"error: {tmp_path}, field 'output': cannot write: " in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # the temporary file is gone too

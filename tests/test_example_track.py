@@ -12,7 +12,7 @@ import pytest
 
 import scir.tracks as registry
 from scir.cli import main
-from scir.errors import ConfigError, FormalizationError, VerificationError
+from scir.errors import ConfigError, FormalizationError, TaskFormatError, VerificationError
 from scir.tasks import read_tasks
 
 
@@ -78,6 +78,23 @@ def test_verify_detects_wrong_label_and_broken_formal(horn):
     task.formal["rules"][0]["body"] = []
     with pytest.raises(FormalizationError, match="every rule needs a non-empty body"):
         horn.verify(task)
+
+
+def test_a_broken_record_is_refused_when_the_file_is_read(horn, tmp_path):
+    """The track's ``validate_formal`` runs in the reader: file, line, task and field."""
+    task = next(horn.generate(1, seed=5))
+    path = tmp_path / "h.jsonl"
+    task.formal["rules"][0]["body"] = []
+    path.write_text(task.to_json() + "\n")
+    with pytest.raises(TaskFormatError, match="every rule needs a non-empty body") as info:
+        read_tasks(path)
+    assert (info.value.file, info.value.line, info.value.task_id) == (str(path), 1, task.task_id)
+    task = next(horn.generate(1, seed=5))
+    task.answer_pool = ["maybe"]
+    path.write_text(task.to_json() + "\n")
+    with pytest.raises(TaskFormatError, match=r"must be \[answer\]") as info:
+        read_tasks(path)
+    assert info.value.field == "answer_pool"
 
 
 def test_solvers_disagreeing_is_a_verification_error(horn, monkeypatch):

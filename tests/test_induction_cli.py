@@ -55,8 +55,9 @@ def test_verify_accepts_the_generated_file(task_file, capsys):
 
 @pytest.mark.parametrize("tamper,reason", [
     (lambda d: d["answer_pool"].append("binds,substrate_of"), "stored answer pool"),
-    (lambda d: d.update(answer="agonist_of,binds" if d["answer"] != "agonist_of,binds"
-                        else "binds,binds"), "is not the formal target"),
+    (lambda d: d.update(answer="agonist_of,binds", answer_pool=["agonist_of,binds"])
+     if d["answer"] != "agonist_of,binds"
+     else d.update(answer="binds,binds", answer_pool=["binds,binds"]), "is not the formal target"),
     (lambda d: d["formal"]["facts"].clear(), "not in the answer pool"),
 ])
 def test_verify_fails_on_a_tampered_task_naming_it(task_file, tmp_path, capsys, tamper, reason):
@@ -182,9 +183,9 @@ def test_quoted_atoms_read_back_in_prolog():
             assert row is not None and row["T"] == name
 
 
-def test_check_rule_refuses_a_task_of_another_track(task_file, tmp_path, capsys):
-    other = tmp_path / "other.jsonl"
-    task_id = _rewrite(task_file, other, 0, lambda d: d.update(domain="causal"))
+def test_check_rule_refuses_a_task_of_another_track(capsys):
+    other = ROOT / "tests" / "hostile" / "base" / "causal.jsonl"   # a real causal task
+    task_id = read_tasks(other)[0].task_id
     assert main(["check-rule", str(other), "--task", task_id,
                  "interacts(A,B) :- binds(A,P), binds(B,P)."]) == 2
     assert "check-rule takes induction tasks" in capsys.readouterr().err

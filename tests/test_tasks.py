@@ -16,7 +16,7 @@ from scir.tasks import SCHEMA_VERSION, Document, Task, iter_tasks, read_tasks, w
 
 def make_task(index: int = 0, **changes) -> Task:
     fields = dict(
-        task_id=f"demo-e1-7-{index}", domain="demo", difficulty="easy", tier="e1", seed=7,
+        task_id=f"demo-e1-7-{index}", domain="deduction", difficulty="easy", tier="e1", seed=7,
         params={"depth": 1, "nested": {"a": [1, 2]}},
         question="Is ü true?", answer="True", answer_pool=["True"], chance=1 / 3,
         formal={"premises": ["all x (a(x) -> b(x))"], "goal": "b(c)"},
@@ -86,6 +86,12 @@ BAD_LINES = [
      f"schema version {SCHEMA_VERSION + 1} is not supported"),
     ("chance out of range", changed(chance=1.5), "chance", r"chance must lie in \[0, 1\]"),
     ("bad document", changed(documents=[{"genre": "x"}]), "documents", "document 0 must be"),
+    ("path in task_id", changed(task_id="../../X"), "task_id", "is not a safe id"),
+    ("absolute task_id", changed(task_id="/tmp/x"), "task_id", "is not a safe id"),
+    ("newline in task_id", changed(task_id="a\nb"), "task_id", "is not a safe id"),
+    ("leading dot", changed(task_id=".a"), "task_id", "is not a safe id"),
+    ("empty task_id", changed(task_id=""), "task_id", "is not a safe id"),
+    ("task_id too long", changed(task_id="a" * 201), "task_id", "is not a safe id"),
 ]
 
 
@@ -100,8 +106,9 @@ def test_validation_error_names_file_line_and_field(tmp_path, case):
     text = str(err)
     assert text.startswith(f"{path}:2")
     assert repr(field) in text
-    if isinstance(data.get("task_id"), str):
+    if field != "task_id":
         assert err.task_id == data["task_id"]
+    assert "\n" not in text
 
 
 def test_malformed_json_names_file_line_and_column(tmp_path):
@@ -159,6 +166,17 @@ def test_failed_write_keeps_previous_file(tmp_path, exc):
         write_tasks(path, _failing([make_task(7), make_task(8)], exc))
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]  # no temporary left
+
+
+def test_an_unsafe_task_id_is_never_written(tmp_path):
+    path = tmp_path / "t.jsonl"
+    write_tasks(path, [make_task(0)])
+    before = path.read_bytes()
+    with pytest.raises(TaskFormatError, match=r"task_id '\.\./x' is not a safe id") as info:
+        write_tasks(path, [make_task(1), make_task(2, task_id="../x")])
+    assert (info.value.file, info.value.field) == (str(path), "task_id")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]
 
 
 def test_failed_first_write_creates_nothing(tmp_path):

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from scir.errors import ConfigError, FormalizationError, GenerationError, VerificationError
+from scir.errors import (ConfigError, FormalizationError, GenerationError, TaskFormatError,
+                         VerificationError)
+from scir.outputs import contained
 from scir.tasks import Task
 from scir.tracks import Check, Formalization, Track, TrackParam
 from solvers.asp import AspProgram, Atom
@@ -177,6 +179,15 @@ class HornTrack(Track):
         return [facts, " ".join(rules)]
 
     # ---- checking and scoring ---------------------------------------------------------
+    def validate_formal(self, task: Task) -> None:
+        """Checked once when a file is read: a label, the pool ``[answer]`` and a well-formed
+        program (a FormalizationError becomes a TaskFormatError naming file, line, field)."""
+        if task.answer not in LABELS:
+            raise TaskFormatError(f"expected one of {', '.join(LABELS)}", field="answer")
+        if task.answer_pool != [task.answer]:
+            raise TaskFormatError("must be [answer]", field="answer_pool")
+        HornProgram.from_formal(task.formal)
+
     def verify(self, task: Task) -> Check:
         program = HornProgram.from_formal(task.formal)
         python_model = set(forward_chain(program))
@@ -260,5 +271,7 @@ def export_lp(tasks: list[Task], out: Path) -> int:
         atoms.append(Atom("query", (program.query,)))
         lines = [f"% horn task {task.task_id}: answer {task.answer}"]
         lines += [f"{atom}." for atom in atoms]
-        (out / f"{task.task_id}.lp").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        # a path inside OUT from the (validated) task id, checked once resolved
+        contained(out, f"{task.task_id}.lp", task_id=task.task_id).write_text(
+            "\n".join(lines) + "\n", encoding="utf-8")
     return len(tasks)

@@ -1,4 +1,10 @@
-"""``scir export FILE --format F -o OUT``: write tasks in another format."""
+"""``scir export FILE --format F -o OUT``: write tasks in another format.
+
+The tasks are read (and validated) first; everything is written into a temporary folder (or
+file) next to ``OUT`` and moved into place only when the whole export succeeded
+(:func:`scir.outputs.staged`), and every path is built from a validated task id and checked to
+stay inside ``OUT`` (:func:`scir.outputs.contained`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ from pathlib import Path
 
 from scir.commands._common import HelpFormatter
 from scir.errors import ConfigError
+from scir.outputs import contained, staged
 from scir.tasks import Task, read_tasks
 from scir.tracks import get_track, track_names
 
@@ -29,7 +36,7 @@ def export_hf(tasks: list[Task], out: Path) -> int:
     for t in tasks:
         by_domain.setdefault(t.domain, []).append(t)
     for domain, items in sorted(by_domain.items()):
-        with (out / f"{domain}.jsonl").open("w", encoding="utf-8") as handle:
+        with contained(out, f"{domain}.jsonl").open("w", encoding="utf-8") as handle:
             for t in items:
                 row = {k: getattr(t, k) for k in ("task_id", "domain", "difficulty", "tier",
                                                   "question", "options", "answer",
@@ -41,6 +48,7 @@ def export_hf(tasks: list[Task], out: Path) -> int:
 
 
 GENERIC = {"scir": export_scir, "hf": export_hf}
+ONE_FILE = {"scir"}                # formats whose output is a file, not a folder
 
 
 def _formats() -> list[str]:
@@ -71,27 +79,32 @@ def run(args) -> int:
     try:
         return _export(args)
     except OSError as exc:  # e.g. -o names a folder where a file is expected
-        raise ConfigError(f"cannot write {exc.filename or args.output}: {exc.strerror}",
-                          field="output") from exc
+        raise ConfigError(f"cannot write: {exc.strerror or exc}",
+                          file=str(exc.filename or args.output), field="output") from exc
 
 
 def _export(args) -> int:
     tasks = read_tasks(args.file)
     out = Path(args.output)
     if args.format in GENERIC:
-        GENERIC[args.format](tasks, out)
+        with staged(out, folder=args.format not in ONE_FILE) as stage:
+            GENERIC[args.format](tasks, stage)
         print(f"exported {len(tasks)} tasks as {args.format} to {out}")
         return 0
     by_domain: dict[str, list[Task]] = {}
     for t in tasks:
         by_domain.setdefault(t.domain, []).append(t)
-    written = 0
+    plan = []
     for domain, items in sorted(by_domain.items()):
         exporters = get_track(domain).exporters()
         if args.format not in exporters:
             raise ConfigError(f"format {args.format!r} is not available for {domain} tasks "
                               f"(available: {', '.join(sorted(set(GENERIC) | set(exporters)))})",
                               file=args.file, field="format")
-        written += exporters[args.format](items, out)
+        plan.append((exporters[args.format], items))
+    written = 0
+    with staged(out) as stage:
+        for exporter, items in plan:
+            written += exporter(items, stage)
     print(f"exported {len(tasks)} tasks as {args.format} to {out} ({written} files)")
     return 0

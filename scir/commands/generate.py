@@ -64,6 +64,7 @@ def run(args) -> int:
     try:
         count = write_tasks(args.output, tasks)
     except OSError as exc:  # e.g. -o names a folder; an existing file is left as it was
-        raise ConfigError(f"cannot write {args.output}: {exc.strerror}", field="output") from exc
+        raise ConfigError(f"cannot write: {exc.strerror or exc}", file=str(args.output),
+                          field="output") from exc
     print(f"wrote {count} {args.track} tasks to {args.output}")
     return 0

@@ -60,7 +60,8 @@ def run(args) -> int:
     try:
         write_tasks(out, rendered)
     except OSError as exc:
-        raise ConfigError(f"cannot write {out}: {exc.strerror}", field="output") from exc
+        raise ConfigError(f"cannot write: {exc.strerror or exc}", file=str(out),
+                          field="output") from exc
     stats = [task_stats(t) for t in rendered]
     groups = group_stats(stats, dropped)
     report = Path(args.report) if args.report else out.with_suffix(".render.json")

@@ -104,6 +104,7 @@ def group_stats(stats: Iterable[TaskStats],
     for key in sorted(set(groups) | set(drops)):
         items = groups.get(key, [])
         rendered = [s for s in items if s.chars_obf]
+        ratios = [s.ratio for s in rendered if s.ratio is not None]  # 0.0 for a tiny Obf text
         counted = [s.items for s in items if s.items is not None]
         pools = Counter(s.pool for s in items)
         out.append(GroupStats(
@@ -112,7 +113,7 @@ def group_stats(stats: Iterable[TaskStats],
             rendered=len(rendered),
             chars_nl=round(mean(s.chars_nl for s in items), 1) if items else 0.0,
             chars_obf=round(mean(s.chars_obf for s in rendered), 1) if rendered else None,
-            ratio=round(mean(s.ratio for s in rendered if s.ratio), 3) if rendered else None,
+            ratio=round(mean(ratios), 3) if ratios else None,
             items=round(mean(counted), 1) if counted else None,
             answers=dict(sorted(Counter(s.answer for s in items).items())),
             chance=round(mean(s.chance for s in items), 4) if items else 0.0,

@@ -173,6 +173,13 @@ class Track(ABC):
         Raises ``SolverError`` subclasses on solver failure.
         """
 
+    def validate_formal(self, task: Task) -> None:
+        """Check a record read from a file against the track's shapes: ``answer``,
+        ``answer_pool``, ``options`` and the keys of ``formal`` (and ``domain_metadata``) that
+        the track reads, with bounded sizes; extra keys are allowed. Raises TaskFormatError
+        naming the field (``scir.tasks`` adds file, line and task). Called once per record by
+        the reader, so no command starts on a malformed record. The default accepts any."""
+
     def score(self, task: Task, answer: str | None) -> bool:
         """Whether an answer is accepted (default: it is in the answer pool)."""
         return answer is not None and answer in task.answer_pool

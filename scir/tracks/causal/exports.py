@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scir.errors import TaskFormatError
+from scir.outputs import contained
 from scir.tasks import Task
 from scir.tracks.causal.scm import DECIMALS
 
@@ -61,17 +62,22 @@ def metadata(task: Task) -> dict[str, Any]:
 
 def export_csv(tasks: list[Task], out_dir: Path) -> int:
     """Write ``<task_id>.csv``, ``<task_id>.json`` and ``<task_id>.targets.json`` per task into
-    ``out_dir``; returns the number of files written."""
+    ``out_dir`` (paths checked to stay inside it: :func:`scir.outputs.contained`); returns the
+    number of files written."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = 0
     for task in tasks:
-        with (out_dir / f"{task.task_id}.csv").open("w", encoding="utf-8", newline="") as handle:
-            csv.writer(handle, lineterminator="\n").writerows(csv_rows(task))
-        meta = metadata(task)
-        (out_dir / f"{task.task_id}.json").write_text(
-            json.dumps(meta, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        (out_dir / f"{task.task_id}.targets.json").write_text(
-            json.dumps(meta["targets"], ensure_ascii=False) + "\n", encoding="utf-8")
+        rows, meta = csv_rows(task), metadata(task)
+
+        def path(suffix: str) -> Path:
+            return contained(out_dir, f"{task.task_id}{suffix}", task_id=task.task_id)
+
+        with path(".csv").open("w", encoding="utf-8", newline="") as handle:
+            csv.writer(handle, lineterminator="\n").writerows(rows)
+        path(".json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
+                                 encoding="utf-8")
+        path(".targets.json").write_text(json.dumps(meta["targets"], ensure_ascii=False)
+                                         + "\n", encoding="utf-8")
         written += 3
     return written

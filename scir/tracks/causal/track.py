@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 from scir.errors import TaskFormatError
 from scir.tasks import Task
 from scir.tracks.base import Check, Formalization, Track, TrackParam
-from scir.tracks.causal import exports, formalize, templates
+from scir.tracks.causal import exports, formalize, templates, validate
 from scir.tracks.causal.generate import build, task_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
 from scir.tracks.causal.options import (LETTERS, MAX_OPTIONS, letter, option_text,
@@ -133,6 +133,10 @@ class CausalTrack(Track):
                      details={"found": [list(e) for e in solution.match.found],
                               "match": solution.match.how},
                      message="; ".join(problems))
+
+    def validate_formal(self, task: Task) -> None:
+        """Options, answer letter, pool and the formal object's shapes (``validate.py``)."""
+        validate.validate(task)
 
     def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
         """GIES's option letter for a formal object, or ``"none"`` (NO_MATCH) when XYZ's

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Sequence
 from scir.errors import ConfigError, ScirError, SolverInputError, TaskFormatError
 from scir.tasks import Task
 from scir.tracks.base import Check, Formalization, Track, TrackParam
-from scir.tracks.deduction import checks, exports, formalize, generator, templates
+from scir.tracks.deduction import checks, exports, formalize, generator, templates, validate
 from scir.tracks.deduction.logic import Formula, Node, parse
 
 GENERATOR = "scir.tracks.deduction"
@@ -155,6 +155,10 @@ class DeductionTrack(Track):
         lines += [f'Not stated: "{templates.sentence(leaf.formula, lexicon)}"'
                   for leaf in proof.leaves() if leaf.missing]
         return lines
+
+    def validate_formal(self, task: Task) -> None:
+        """Label, pool, formulas, trees and lexicon of a record (``validate.py``)."""
+        validate.validate(task)
 
     def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
         """Prover9's label for ``formal["premises"]`` and ``formal["goal"]``

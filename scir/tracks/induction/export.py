@@ -13,7 +13,9 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from scir.tasks import Task
+from scir.errors import FormalizationError, TaskFormatError
+from scir.outputs import contained
+from scir.tasks import Task, safe_id
 from scir.tracks.induction.semantics import InductionProblem, Pair, problem_from_formal
 
 HEAD = "interacts"
@@ -75,14 +77,23 @@ def bias_text(problem: InductionProblem) -> str:
 
 
 def export_popper(tasks: list[Task], out: Path) -> int:
-    """Write ``<out>/<task_id>/{bk.pl,exs.pl,bias.pl}`` for every task; returns files written."""
+    """Write ``<out>/<task_id>/{bk.pl,exs.pl,bias.pl}`` for every task (paths checked to stay
+    inside ``out``: :func:`scir.outputs.contained`); returns files written. The files are
+    printed from the checked problem (identifiers only), never copied from the record."""
     written = 0
     for task in tasks:
-        problem = problem_from_formal(task.formal)
-        folder = Path(out) / task.task_id
+        try:
+            problem = problem_from_formal(task.formal)
+        except FormalizationError as exc:
+            raise TaskFormatError(exc.message, task_id=safe_id(task.task_id),
+                                  field=f"formal.{exc.field}" if exc.field else "formal"
+                                  ) from exc
+        texts = (("bk.pl", bk_text(problem)), ("exs.pl", exs_text(problem)),
+                 ("bias.pl", bias_text(problem)))
+        folder = contained(out, task.task_id, task_id=task.task_id)
         folder.mkdir(parents=True, exist_ok=True)
-        for name, text in (("bk.pl", bk_text(problem)), ("exs.pl", exs_text(problem)),
-                           ("bias.pl", bias_text(problem))):
-            (folder / name).write_text(text, encoding="utf-8")
+        for name, text in texts:
+            contained(out, task.task_id, name, task_id=task.task_id).write_text(
+                text, encoding="utf-8")
             written += 1
     return written

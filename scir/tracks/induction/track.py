@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 from scir.errors import VerificationError
 from scir.tasks import Task
 from scir.tracks.base import Check, Formalization, Track, TrackParam
-from scir.tracks.induction import formalize, prompts
+from scir.tracks.induction import formalize, prompts, validate
 from scir.tracks.induction.export import export_popper
 from scir.tracks.induction.generate import construct
 from scir.tracks.induction.ilp_check import ilp_cross_check
@@ -153,6 +153,10 @@ class InductionTrack(Track):
                      details={"pool": found, "valid": [rule_key(r) for r in pools.valid],
                               "ilp": ilp.summary()},
                      message="; ".join(problems))
+
+    def validate_formal(self, task: Task) -> None:
+        """Rule keys of answer and pool, and the formal object's shapes (``validate.py``)."""
+        validate.validate(task, self.world)
 
     # ---- solving and scoring --------------------------------------------------------------
     def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
