@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, TextIO
 
 from scir.errors import ConfigError, ScirError, TaskFormatError
 from scir.tasks import Task, read_tasks
@@ -62,7 +62,7 @@ def _content(task: Task, presentation: str) -> list[dict[str, Any]] | None:
 
 
 def load_items(files: Iterable[str], presentations: Iterable[str], *,
-               log=sys.stderr) -> list[Item]:
+               log: TextIO | None = None) -> list[Item]:
     """The audit items of ``files`` for each presentation.
 
     A file whose tasks have no rendered documents is skipped for ``obf`` (with a message);
@@ -70,6 +70,7 @@ def load_items(files: Iterable[str], presentations: Iterable[str], *,
     same task in several files, e.g. the clean and the rendered copy) is counted once.
     """
     presentations = list(presentations)
+    log = log or sys.stderr
     items: list[Item] = []
     seen: set[tuple[str, str, str]] = set()
     for path in files:

@@ -21,10 +21,11 @@ def track_specs(track: str) -> list[Spec]:
 
 
 def audit_files(files: Iterable[str], presentations: Iterable[str], *, folds: int = 5,
-                seed: int = 1, log: TextIO = sys.stderr) -> list[GroupAudit]:
+                seed: int = 1, log: TextIO | None = None) -> list[GroupAudit]:
     """Audit every (track, difficulty, presentation) group of ``files`` and every track's
     pooled group; one progress line per group on ``log``."""
     files = list(files)
+    log = log or sys.stderr
     items = load_items(files, presentations, log=log)
     audits = []
     for key, members in group_items(items).items():
