@@ -87,12 +87,18 @@ def wilson(correct: int, n: int) -> tuple[float, float]:
 
 
 def folds(items: list[Item], k: int, seed: int) -> list[tuple[list[int], list[int]]]:
-    """``k`` (train, test) index splits, grouped by task id and stratified by answer."""
-    from sklearn.model_selection import StratifiedGroupKFold
+    """``k`` (train, test) index splits, grouped (:func:`fold_group`) and stratified by
+    answer where some answer is at least ``k`` times in the group."""
+    from collections import Counter
+
+    from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
 
     groups = [fold_group(i.task_id) for i in items]
     k = min(k, len(set(groups)))
-    splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
+    if max(Counter(i.answer for i in items).values()) >= k:
+        splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
+    else:  # every answer rarer than the folds: stratifying is impossible
+        splitter = GroupKFold(n_splits=k, shuffle=True, random_state=seed)
     with warnings.catch_warnings():  # few members per class (induction: 45 answers)
         warnings.simplefilter("ignore", UserWarning)
         return [(list(a), list(b)) for a, b in
