@@ -194,12 +194,15 @@ def pick(options: list[str], scores: list[float], rng: random.Random) -> str:
     return rng.choice([o for o, s in zip(options, scores) if s == top])
 
 
-def standard_specs(features: FeatureFn, candidates: CandidateFn | None) -> list[Spec]:
-    """The baselines every track gets: majority, counts (logreg, boost), ranking (when the
-    track has candidates) and n-grams."""
+def standard_specs(features: FeatureFn | None, candidates: CandidateFn | None) -> list[Spec]:
+    """The baselines every track gets: majority, counts (logreg, boost; when the answer is a
+    label of its own, not an option letter), ranking (when the track has candidates) and
+    n-grams."""
     specs = [Spec("majority", "majority", "most frequent training answer",
                   lambda seed: Majority())]
     for kind, label in (("logreg", "logistic regression"), ("boost", "gradient boosting")):
+        if features is None:
+            break
         specs.append(Spec(f"counts-{kind}", "counts", f"{label} on the count features",
                           lambda seed, kind=kind: FeatureClassifier(features, kind, seed,
                                                                     "features")))

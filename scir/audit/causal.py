@@ -1,6 +1,7 @@
 """Causal: count features, per-option features and hand heuristics.
 
-Per option (read from the option text and the network and conditions recovered from the
+Option letters are arbitrary labels, so the count-feature models are per-option rankers
+(the task-level counts go into every option's row). Per option (read from the option text and the network and conditions recovered from the
 text): its position, letter and length; how many of its edges point into / out of the new
 protein; how often its partners are intervened on (inhibited, activated), mentioned in the
 text, and connected in the known network; how many other options share its edges, partners
@@ -46,7 +47,8 @@ def _letters(n: int) -> list[str]:
 
 
 def features(item: Item) -> dict[str, float]:
-    """Task-level count features (generic text features included)."""
+    """Task-level count features (generic text features included); every option carries
+    them, as option letters are arbitrary labels that no task-level model should predict."""
     task = item.task
     out = text_features(task.question, item.text, task.options)
     net = _network(item)
@@ -74,6 +76,7 @@ def candidates(item: Item) -> list[tuple[str, dict[str, float]]]:
     partner_freq = Counter((b if a == new else a) for o in options for a, b in o)
     dir_freq = Counter((a == new) for o in options for a, b in o)
     text_mentions: dict[str, int] = {}
+    task_level = cached(item, "features", lambda: features(item))
     n = len(options)
     rows = []
     for k, (letter, option) in enumerate(zip(_letters(n), options)):
@@ -90,6 +93,7 @@ def candidates(item: Item) -> list[tuple[str, dict[str, float]]]:
         into = sum(1 for a, b in edges if b == new)
         m = max(1, len(edges))
         rows.append((letter, {
+            **{f"task_{key}": value for key, value in task_level.items()},
             "position": float(k), "position_share": k / max(1, n - 1),
             "first": float(k == 0), "last": float(k == n - 1),
             "chars": float(len(item.task.options[k])), "edges": float(len(edges)),
@@ -133,7 +137,7 @@ def specs() -> list[Spec]:
         ("most-shared-edges", "edge_popularity", "option whose edges other options repeat most"),
         ("longest-option", "chars", "the longest option text"),
     ]
-    return standard_specs(features, candidates) + [
+    return standard_specs(None, candidates) + [
         Spec(name, "heuristic", description + " (ties at random)",
              lambda seed, feature=feature: Heuristic(_by(feature), seed))
         for name, feature, description in heuristics]
