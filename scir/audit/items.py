@@ -75,7 +75,7 @@ def load_items(files: Iterable[str], presentations: Iterable[str], *,
     seen: set[tuple[str, str, str]] = set()
     for path in files:
         tasks = read_tasks(path)
-        for line, task in enumerate(tasks, start=1):
+        for task in tasks:
             if task.domain not in TRACKS:
                 raise ConfigError(f"no audit for track {task.domain!r} (audited: "
                                   f"{', '.join(TRACKS)})", file=path, task_id=task.task_id,
