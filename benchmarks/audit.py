@@ -118,6 +118,33 @@ def audit_table(track: str, audits: dict[str, list[GroupAudit]]) -> str:
     return f"### {track}\n\n" + "\n".join(rows)
 
 
+def summary_table(all_audits: dict[str, dict[str, list[GroupAudit]]]) -> str:
+    """One row per (track, difficulty, presentation): per construction, the best baseline
+    with its interval and the number of baselines flagged."""
+    names = list(dict.fromkeys(c for audits in all_audits.values() for c in audits))
+    head = ["track", "difficulty", "presentation", "tasks", "chance (constr.)"]
+    head += [f"{c}: best baseline [95% CI], leaks" for c in names]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for track, audits in all_audits.items():
+        index = {c: {(a.difficulty, a.presentation): a for a in groups}
+                 for c, groups in audits.items()}
+        for key in dict.fromkeys(k for c in audits for k in index[c]):
+            first = next(index[c][key] for c in audits if key in index[c])
+            cells = [track, key[0], key[1], str(first.tasks),
+                     f"{100 * first.chance:.1f}% ({100 * first.chance_constrained:.1f}%)"]
+            for c in names:
+                audit = index.get(c, {}).get(key)
+                if audit is None:
+                    cells.append("-")
+                    continue
+                best = max(audit.scores, key=lambda s: s.accuracy)
+                cells.append(f"{best.name} {100 * best.accuracy:.1f}% "
+                             f"[{100 * best.low:.1f}-{100 * best.high:.1f}], "
+                             f"{len(audit.leaks)} leak(s)")
+            rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 # ---- paper vs ours ---------------------------------------------------------------------------
 def _check(value: float, target: float, tolerance: float) -> str:
     return "pass" if abs(value - target) <= tolerance + 1e-12 else "FAIL"
@@ -201,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"work folder {work}", file=sys.stderr)
 
     tables, paper, default_leaks, failures = [], {}, 0, 0
+    all_audits: dict[str, dict[str, list[GroupAudit]]] = {}
     for track in args.tracks.split(","):
         audits: dict[str, list[GroupAudit]] = {}
         for construction in constructions(track):
@@ -214,9 +242,13 @@ def main(argv: list[str] | None = None) -> int:
             if construction in (DEFAULT, "balanced"):
                 default_leaks += sum(len(a.leaks) for a in audits[construction])
         tables.append(audit_table(track, audits))
+        all_audits[track] = audits
 
     print(f"# Audit: {args.n} Easy + {args.n} Hard tasks per track, seed {args.seed}, "
           f"template renderer, {args.folds}-fold grouped CV\n")
+    print("## Summary: the best baseline per group\n")
+    print(summary_table(all_audits))
+    print("\n## Every baseline\n")
     print("\n\n".join(tables))
     print("\n## Paper vs ours\n")
     print(paper_table(paper))
