@@ -66,7 +66,8 @@ def load_items(files: Iterable[str], presentations: Iterable[str], *,
     """The audit items of ``files`` for each presentation.
 
     A file whose tasks have no rendered documents is skipped for ``obf`` (with a message);
-    ConfigError when no file can be audited at all. A task repeated with the same text (the
+    ConfigError for a track the audit does not know; TaskFormatError when no task has text
+    for the presentation(s). A task repeated with the same text (the
     same task in several files, e.g. the clean and the rendered copy) is counted once.
     """
     presentations = list(presentations)
