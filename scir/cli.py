@@ -19,7 +19,7 @@ from typing import Sequence
 from scir.errors import ScirError
 
 COMMANDS = ["doctor", "generate", "verify", "export", "check_rule", "render", "stats", "solve",
-            "report"]
+            "report", "audit"]
 
 
 def build_parser() -> argparse.ArgumentParser:

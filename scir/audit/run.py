@@ -1,0 +1,44 @@
+"""The whole audit of a set of task files: items, groups, every track's baselines per group."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from typing import Iterable, TextIO
+
+from scir.audit.baselines import Spec
+from scir.audit.crossval import GroupAudit, audit_group
+from scir.audit.items import group_items, load_items
+
+TRACK_MODULES = {"deduction": "scir.audit.deduction", "induction": "scir.audit.induction",
+                 "causal": "scir.audit.causal"}
+
+
+def track_specs(track: str) -> list[Spec]:
+    """The baselines audited for ``track``."""
+    return importlib.import_module(TRACK_MODULES[track]).specs()
+
+
+def audit_files(files: Iterable[str], presentations: Iterable[str], *, folds: int = 5,
+                seed: int = 1, log: TextIO | None = None) -> list[GroupAudit]:
+    """Audit every (track, difficulty, presentation) group of ``files`` and every track's
+    pooled group; one progress line per group on ``log``."""
+    files = list(files)
+    log = log or sys.stderr
+    items = load_items(files, presentations, log=log)
+    audits = []
+    for key, members in group_items(items).items():
+        start = time.perf_counter()
+        specs = track_specs(key[0])
+        audit = audit_group(key, members, specs, folds, seed)
+        label = " ".join(key)
+        if audit is None:
+            print(f"audit {label}: {len(members)} tasks, too few to cross-validate: skipped",
+                  file=log, flush=True)
+            continue
+        print(f"audit {label}: {audit.tasks} tasks, {len(specs)} baselines, "
+              f"{len(audit.leaks)} leak(s), {time.perf_counter() - start:.1f} s",
+              file=log, flush=True)
+        audits.append(audit)
+    return audits
