@@ -68,3 +68,15 @@ admissible(Rel, Drug, Protein, T1, T2, TC) :-
     setup_call_cleanup(assertz(fact(Rel, Drug, Protein)),
                        \+ ill_posed_by(Rel, T1, T2, TC),
                        retract(fact(Rel, Drug, Protein))).
+
+%!  grows_pool(+Rel, +Drug, +Protein, +TC)
+%   Adding fact(Rel, Drug, Protein) would make a rule of category TC valid that is not valid
+%   now (the answer pool would gain a rule). The fact is asserted only for the check.
+grows_pool(Rel, Drug, Protein, TC) :-
+    \+ fact(Rel, Drug, Protein),
+    findall(R1-R2, ( rule(R1, R2), ( R1 == Rel ; R2 == Rel ),
+                     rule_category(R1, R2, TC), \+ valid(R1, R2) ), Candidates),
+    Candidates \== [],
+    setup_call_cleanup(assertz(fact(Rel, Drug, Protein)),
+                       once(( member(R1-R2, Candidates), valid(R1, R2) )),
+                       retract(fact(Rel, Drug, Protein))).

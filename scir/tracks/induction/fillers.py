@@ -1,0 +1,213 @@
+"""Filler facts of an induction task, after the rules' own facts: the two constructions.
+
+``paper`` (the SciR paper's): fillers use only the relation types of the task's own rules,
+about filler drugs (and, with probability ``P_FILLER_EXAMPLE_DRUG``, example drugs). The
+facts' vocabulary then narrows the answer.
+
+``balanced`` (the default): fillers are spread over all nine relation types so that no
+relation-type statistic singles out the task's rules:
+
+- **Quotas.** The rules' own facts are all about example drugs; every relation type gets the
+  same quota of facts about example drugs, ``M + U{0..EXAMPLE_QUOTA_SPREAD}`` where ``M`` is
+  the largest count any type has in the rules' own facts, so a type's final count does not
+  depend on whether it belongs to a rule. The rest of the ``facts`` budget is facts about
+  filler drugs, spread over the nine types by a uniform multinomial draw.
+- **Motifs.** Fillers come in pairs like the rules' own facts: two facts ``r1(A, P)``,
+  ``r2(B, P)`` on one shared protein ``P`` with two different drugs, for a random pair of
+  quota types (same-category or mixed; a mixed pair needs a protein with both roles). With
+  probability ``P_EXAMPLE_PAIR`` a motif about example drugs is a same-category pair placed on
+  the two drugs of one example, so that many rules cover some example (mostly a negative:
+  a filler that makes a rule cover a positive usually grows the pool or breaks admissibility),
+  as the rules' own motifs do.
+- **Admissibility.** Every fact is checked by Prolog first (``admissible/6``: the target
+  never covers a negative and no rule of another category becomes valid). A fact that would
+  make another rule of the target's category valid (``grows_pool/4``: a bigger answer pool)
+  is kept with probability ``pool_growth`` (a track parameter, Easy 0.1, Hard 0.25), the
+  knob that sets the pool statistics.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, NamedTuple
+
+from scir.tracks.induction.semantics import Fact, InductionProblem, prolog_module
+from scir.tracks.induction.world import World
+
+if TYPE_CHECKING:
+    from scir.tracks.induction.generate import Core, _Pools
+
+QUERY_TIME_LIMIT = 10.0        # seconds per Prolog check
+# paper construction
+P_FILLER_EXAMPLE_DRUG = 0.2    # a filler fact is about a drug of the examples
+FILLER_TRIES_PER_FACT = 40
+# balanced construction
+EXAMPLE_QUOTA_SPREAD = 1       # per-type quota of example-drug facts: M + U{0..spread}
+FACTS_PER_FILLER_DRUG = 3      # filler drugs: about one per this many filler-drug facts
+PROTEINS_PER_CATEGORY = 6      # proteins of each category the fillers draw from (at least)
+P_EXAMPLE_PAIR = 1.0           # an example-drug motif sits on the two drugs of one example
+TRIES_PER_FACT = 30
+
+
+class FillOutcome(NamedTuple):
+    """Whether the fillers could be placed, and how many candidate facts were rejected."""
+
+    ok: bool
+    rejected: int
+
+
+def _problem(core: "Core") -> InductionProblem:
+    return InductionProblem(tuple(core.facts), tuple(core.pos), tuple(core.neg), core.category,
+                            core.target)
+
+
+def _target_args(core: "Core") -> dict[str, str]:
+    return {"T1": core.target[0], "T2": core.target[1], "TC": core.category}
+
+
+def _ill_posed(mod, core: "Core") -> bool:
+    return mod.query_once("ill_posed(T1, T2, TC)", _target_args(core),
+                          time_limit=QUERY_TIME_LIMIT) is not None
+
+
+def _admissible(mod, core: "Core", fact: Fact) -> bool:
+    return mod.query_once("admissible(Rel, Drug, Protein, T1, T2, TC)",
+                          {"Rel": fact[0], "Drug": fact[1], "Protein": fact[2],
+                           **_target_args(core)}, time_limit=QUERY_TIME_LIMIT) is not None
+
+
+def fill_paper(world: World, rng: random.Random, pools: "_Pools", core: "Core",
+               n_fill: int) -> FillOutcome:
+    """The paper's fillers: ``n_fill`` facts over the rules' own relation types."""
+    facts = core.facts
+    relations = sorted({r for rule in core.rules for r in rule})
+    filler_drugs = [pools.new_drug() for _ in range(max(3, n_fill // 3))] if n_fill else []
+    for cat in sorted({world.category_of(r) for r in relations}):
+        for _ in range(2 + n_fill // (5 * len(relations))):
+            pools.new_protein(cat)
+    rejected = 0
+    goal = len(facts) + n_fill
+    with prolog_module(_problem(core), world) as mod:
+        if _ill_posed(mod, core):
+            return FillOutcome(False, 0)
+        tries = 0
+        while len(facts) < goal:
+            tries += 1
+            if tries > FILLER_TRIES_PER_FACT * max(1, n_fill):
+                return FillOutcome(False, rejected)
+            rel = rng.choice(relations)
+            cat = world.category_of(rel)
+            if core.example_drugs and rng.random() < P_FILLER_EXAMPLE_DRUG:
+                drug = rng.choice(core.example_drugs)
+            else:
+                drug = rng.choice(filler_drugs)
+            protein = rng.choice(sorted(pools.used_proteins[cat]))
+            fact = (rel, drug, protein)
+            if fact in facts:
+                continue
+            if not _admissible(mod, core, fact):
+                rejected += 1
+                continue
+            mod.add_facts("fact", [fact])
+            facts[fact] = None
+    return FillOutcome(True, rejected)
+
+
+def _quotas(world: World, rng: random.Random, core: "Core", n_fill: int
+            ) -> tuple[dict[str, int], dict[str, int]]:
+    """Per relation type, the filler facts still to place about example drugs and about
+    filler drugs."""
+    names = sorted(world.relation_names)
+    have = {r: 0 for r in names}
+    for rel, _, _ in core.facts:
+        have[rel] += 1
+    top = max(have.values())
+    example = {r: top + rng.randint(0, EXAMPLE_QUOTA_SPREAD) - have[r] for r in names}
+    left = max(0, n_fill - sum(example.values()))
+    filler = {r: 0 for r in names}
+    for _ in range(left):
+        filler[rng.choice(names)] += 1
+    return example, filler
+
+
+def _pick(rng: random.Random, quota: dict[str, int], allowed=None) -> str | None:
+    """A relation type drawn with weight = its remaining quota (None when none is left)."""
+    names = [r for r in sorted(quota) if quota[r] > 0 and (allowed is None or r in allowed)]
+    if not names:
+        return None
+    return rng.choices(names, weights=[quota[r] for r in names])[0]
+
+
+def fill_balanced(world: World, rng: random.Random, pools: "_Pools", core: "Core",
+                  n_fill: int, pool_growth: float) -> FillOutcome:
+    """The balanced fillers (module docstring): quotas over all nine types, in motifs; a
+    filler that grows the answer pool is kept with probability ``pool_growth``."""
+    facts = core.facts
+    example_q, filler_q = _quotas(world, rng, core, n_fill)
+    n_filler_facts = sum(filler_q.values())
+    filler_drugs = ([pools.new_drug() for _ in range(max(3, n_filler_facts
+                                                         // FACTS_PER_FILLER_DRUG))]
+                    if n_filler_facts else [])
+    for cat in world.categories:
+        for _ in range(PROTEINS_PER_CATEGORY):
+            if len(pools.used_proteins[cat]) >= PROTEINS_PER_CATEGORY:
+                break
+            pools.new_protein(cat)
+    examples = sorted(core.pos) + sorted(core.neg)
+    rejected = 0
+    with prolog_module(_problem(core), world) as mod:
+        if _ill_posed(mod, core):
+            return FillOutcome(False, 0)
+
+        def place(rel: str, drug: str, protein: str) -> bool:
+            nonlocal rejected
+            fact = (rel, drug, protein)
+            if fact in facts:
+                return False
+            if not _admissible(mod, core, fact):
+                rejected += 1
+                return False
+            if mod.query_once("grows_pool(Rel, Drug, Protein, TC)",
+                              {"Rel": rel, "Drug": drug, "Protein": protein,
+                               "TC": core.category}, time_limit=QUERY_TIME_LIMIT) is not None:
+                if rng.random() >= pool_growth:
+                    rejected += 1
+                    return False
+            mod.add_facts("fact", [fact])
+            facts[fact] = None
+            return True
+
+        for quota, on_examples in ((example_q, True), (filler_q, False)):
+            budget = TRIES_PER_FACT * max(1, sum(quota.values()))
+            while sum(quota.values()) > 0:
+                budget -= 1
+                if budget < 0:
+                    return FillOutcome(False, rejected)
+                r1 = _pick(rng, quota)
+                assert r1 is not None
+                c1 = world.category_of(r1)
+                partners = {r for r in world.relation_names
+                            if any(c1 in world.protein(p).roles
+                                   for p in pools.used_proteins[world.category_of(r)])}
+                quota[r1] -= 1
+                on_pair = on_examples and rng.random() < P_EXAMPLE_PAIR
+                if on_pair:          # a same-category pair on one example's two drugs
+                    partners &= set(world.relations_of(c1))
+                r2 = _pick(rng, quota, partners)
+                if r2 is not None:
+                    quota[r2] -= 1
+                c2 = world.category_of(r2) if r2 else c1
+                shared = sorted(p for p in pools.used_proteins[c1]
+                                if c2 in world.protein(p).roles)
+                protein = rng.choice(shared)
+                if on_pair and r2 is not None:
+                    a, b = rng.choice(examples)
+                    drugs = [a, b] if rng.random() < 0.5 else [b, a]
+                else:
+                    source = core.example_drugs if on_examples else filler_drugs
+                    drugs = rng.sample(sorted(source), 2)
+                if not place(r1, drugs[0], protein):
+                    quota[r1] += 1
+                if r2 is not None and not place(r2, drugs[1], protein):
+                    quota[r2] += 1
+    return FillOutcome(True, rejected)
