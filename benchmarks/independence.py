@@ -22,7 +22,7 @@ import argparse
 import math
 import re
 import sys
-import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable
@@ -149,8 +149,12 @@ def induction_heuristics() -> dict[str, Callable[[Task], float]]:
 def report_induction(tasks: list[Task]) -> list[str]:
     n = len(tasks)
     chance = sum(t.chance_constrained for t in tasks) / n
+    from scir.tracks.induction.stats import pool_statistics
+
+    stats = pool_statistics(tasks)
     out = [f"induction: {n} tasks, mean chance {sum(t.chance for t in tasks) / n:.1%}, "
-           f"constrained chance {chance:.1%}"]
+           f"constrained chance {chance:.1%}; single-answer {stats.single}/{n}, mean pool "
+           f"{stats.mean_size:.2f}, max {stats.max_size}"]
     for name, h in induction_heuristics().items():
         out.append(_line(name, sum(h(t) for t in tasks), n, chance))
     return out
@@ -200,7 +204,10 @@ def report_causal(tasks: list[Task]) -> list[str]:
     lo, hi = wilson(into, edges)
     out.append(f"  true edges into XYZ          {into / edges:6.1%} [{lo:.1%}, {hi:.1%}]")
     regen = [t.provenance.get("regenerated", 0) for t in tasks]
-    out.append(f"  regenerated draws per task   {sum(regen) / n:.2f} (max {max(regen)})")
+    structures = sum(t.provenance.get("rejected", {}).get("new_structure", 0) for t in tasks)
+    out.append(f"  regenerated draws per task   {sum(regen) / n:.2f} (max {max(regen)}; "
+               f"{sum(regen)} GIES failures in {sum(regen) + n} runs, "
+               f"{sum(regen) / (sum(regen) + n):.1%}; {structures} structures redrawn)")
     feats = [_causal_features(t) for t in tasks]
     for name in feats[0][0]:
         for maximise in (True, False):
@@ -246,10 +253,13 @@ def main(argv: list[str] | None = None) -> int:
             track = get_track(name)
             for construction in ("balanced", "paper"):
                 for level in ("easy", "hard"):
+                    start = time.perf_counter()
                     tasks = list(track.generate(args.n, args.seed, level,
                                                 {"construction": construction}))
+                    spent = time.perf_counter() - start
                     lines = report(tasks)
-                    print(f"== {name} {level} construction={construction}")
+                    print(f"== {name} {level} construction={construction} "
+                          f"({1000 * spent / max(1, args.n):.0f} ms per task)")
                     print("\n".join(lines))
                     if construction == "balanced":
                         leaks += sum(1 for line in lines if line.endswith("LEAK"))

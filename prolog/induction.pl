@@ -69,14 +69,15 @@ admissible(Rel, Drug, Protein, T1, T2, TC) :-
                        \+ ill_posed_by(Rel, T1, T2, TC),
                        retract(fact(Rel, Drug, Protein))).
 
-%!  grows_pool(+Rel, +Drug, +Protein, +TC)
-%   Adding fact(Rel, Drug, Protein) would make a rule of category TC valid that is not valid
-%   now (the answer pool would gain a rule). The fact is asserted only for the check.
-grows_pool(Rel, Drug, Protein, TC) :-
+%!  pool_gain(+Rel, +Drug, +Protein, +TC, -Gain, -Size)
+%   Size is the number of valid rules of category TC now (the answer pool's size); Gain the
+%   number of rules of category TC that adding fact(Rel, Drug, Protein) would make valid (only
+%   rules involving Rel can change). The fact is asserted only for the check.
+pool_gain(Rel, Drug, Protein, TC, Gain, Size) :-
     \+ fact(Rel, Drug, Protein),
+    aggregate_all(count, ( rule(R1, R2), rule_category(R1, R2, TC), valid(R1, R2) ), Size),
     findall(R1-R2, ( rule(R1, R2), ( R1 == Rel ; R2 == Rel ),
                      rule_category(R1, R2, TC), \+ valid(R1, R2) ), Candidates),
-    Candidates \== [],
     setup_call_cleanup(assertz(fact(Rel, Drug, Protein)),
-                       once(( member(R1-R2, Candidates), valid(R1, R2) )),
+                       aggregate_all(count, ( member(R1-R2, Candidates), valid(R1, R2) ), Gain),
                        retract(fact(Rel, Drug, Protein))).

@@ -21,8 +21,9 @@ relation-type statistic singles out the task's rules:
   as the rules' own motifs do.
 - **Admissibility.** Every fact is checked by Prolog first (``admissible/6``: the target
   never covers a negative and no rule of another category becomes valid). A fact that would
-  make another rule of the target's category valid (``grows_pool/4``: a bigger answer pool)
-  is kept with probability ``pool_growth`` (a track parameter, Easy 0.1, Hard 0.25), the
+  make another rule of the target's category valid (``pool_gain/6``: a bigger answer pool)
+  is never kept when the pool would exceed ``MAX_POOL`` (4, the paper's largest) and
+  otherwise kept with probability ``pool_growth`` (a track parameter, Easy 0.1, Hard 0.25), the
   knob that sets the pool statistics.
 """
 
@@ -47,6 +48,7 @@ FACTS_PER_FILLER_DRUG = 3      # filler drugs: about one per this many filler-dr
 PROTEINS_PER_CATEGORY = 6      # proteins of each category the fillers draw from (at least)
 P_EXAMPLE_PAIR = 1.0           # an example-drug motif sits on the two drugs of one example
 TRIES_PER_FACT = 30
+MAX_POOL = 4                   # a filler never makes the pool larger (the paper's maximum)
 
 
 class FillOutcome(NamedTuple):
@@ -123,7 +125,10 @@ def _quotas(world: World, rng: random.Random, core: "Core", n_fill: int
         have[rel] += 1
     top = max(have.values())
     example = {r: top + rng.randint(0, EXAMPLE_QUOTA_SPREAD) - have[r] for r in names}
-    left = max(0, n_fill - sum(example.values()))
+    while sum(example.values()) > n_fill:      # a small --facts budget: drop random units
+        r = rng.choices(names, weights=[example[n] for n in names])[0]
+        example[r] -= 1
+    left = n_fill - sum(example.values())
     filler = {r: 0 for r in names}
     for _ in range(left):
         filler[rng.choice(names)] += 1
@@ -167,10 +172,11 @@ def fill_balanced(world: World, rng: random.Random, pools: "_Pools", core: "Core
             if not _admissible(mod, core, fact):
                 rejected += 1
                 return False
-            if mod.query_once("grows_pool(Rel, Drug, Protein, TC)",
-                              {"Rel": rel, "Drug": drug, "Protein": protein,
-                               "TC": core.category}, time_limit=QUERY_TIME_LIMIT) is not None:
-                if rng.random() >= pool_growth:
+            gain = mod.query_once("pool_gain(Rel, Drug, Protein, TC, Gain, Size)",
+                                  {"Rel": rel, "Drug": drug, "Protein": protein,
+                                   "TC": core.category}, time_limit=QUERY_TIME_LIMIT)
+            if gain is not None and gain["Gain"] > 0:
+                if gain["Size"] + gain["Gain"] > MAX_POOL or rng.random() >= pool_growth:
                     rejected += 1
                     return False
             mod.add_facts("fact", [fact])
