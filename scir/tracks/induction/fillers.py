@@ -23,8 +23,8 @@ relation-type statistic singles out the task's rules:
   never covers a negative and no rule of another category becomes valid). A fact that would
   make another rule of the target's category valid (``pool_gain/6``: a bigger answer pool)
   is never kept when the pool would exceed ``MAX_POOL`` (4, the paper's largest) and
-  otherwise kept with probability ``pool_growth`` (a track parameter, Easy 0.1, Hard 0.25), the
-  knob that sets the pool statistics.
+  otherwise kept with probability ``pool_growth`` (a track parameter, Easy 0.06, Hard 0.15),
+  the knob that sets the pool statistics.
 """
 
 from __future__ import annotations

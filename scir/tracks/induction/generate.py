@@ -2,10 +2,12 @@
 
 One target rule and ``k`` distractor rules (each within one category), ``m`` positives per
 rule, one negative per distractor that it covers and the target does not, then filler facts
-over the same relation types up to ``facts`` in total. Every fact added after the rules' own
-facts is first checked by Prolog (``admissible/6`` in ``prolog/induction.pl``): it must not
-make the target cover a negative, nor make a rule of another category than the target's
-valid (such a rule would be a correct answer outside the answer pool).
+up to ``facts`` in total by the construction of ``params["construction"]`` (``fillers.py``:
+``balanced`` over all nine relation types, ``paper`` over the rules' own). Every fact added
+after the rules' own facts is first checked by Prolog (``admissible/6`` in
+``prolog/induction.pl``): it must not make the target cover a negative, nor make a rule of
+another category than the target's valid (such a rule would be a correct answer outside the
+answer pool).
 
 Randomness comes from one ``random.Random`` and only ever picks from sorted sequences.
 """
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import GenerationError
-from scir.tracks.induction.semantics import Fact, InductionProblem, Pair, pair, prolog_module
+from scir.tracks.induction.semantics import Fact, InductionProblem, Pair, pair
 from scir.tracks.induction.world import Rule, World, category_rules
 
 MAX_ATTEMPTS = 50
