@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import GenerationError
+from scir.tracks.induction import fillers
 from scir.tracks.induction.semantics import Fact, InductionProblem, Pair, pair
 from scir.tracks.induction.world import Rule, World, category_rules
 
@@ -191,8 +192,6 @@ def _core(world: World, rng: random.Random, k: int, m: int) -> tuple[Core, _Pool
 def _attempt(world: World, rng: random.Random, k: int, m: int, total: int,
              construction: str, pool_growth: float) -> Construction | int:
     """One construction attempt: a Construction, or the number of fillers it rejected."""
-    from scir.tracks.induction import fillers
-
     core, pools = _core(world, rng, k, m)
     n_core = len(core.facts)
     n_fill = max(0, total - n_core)
