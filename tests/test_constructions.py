@@ -253,3 +253,17 @@ def test_balanced_tasks_are_solved_by_gies_and_regeneration_is_counted(causal_ta
             assert p["regenerated"] == p["attempts"] - 1
             assert sum(v for k, v in p["rejected"].items() if k != "new_structure") \
                 == p["regenerated"]
+
+
+def test_report_shows_both_chances_and_reads_results_stored_without_one():
+    from scir.commands.report import summarize, to_markdown
+
+    base = {"domain": "induction", "arch": "oracle", "presentation": "nl", "model": "none",
+            "status": "ok"}
+    results = [dict(base, task_id="a", correct=True, chance=1 / 45, chance_constrained=1 / 18),
+               dict(base, task_id="b", correct=False, chance=2 / 45, chance_constrained=2 / 18),
+               dict(base, task_id="c", correct=True, chance=0.1)]     # stored before schema 2
+    (row,) = summarize(results)
+    assert row.chance == pytest.approx((1 / 45 + 2 / 45 + 0.1) / 3)
+    assert row.chance_constrained == pytest.approx((1 / 18 + 2 / 18 + 0.1) / 3)
+    assert "chance_constrained" in to_markdown([row]).splitlines()[2]
