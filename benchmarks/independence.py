@@ -66,8 +66,11 @@ def _argbest(scores: dict, pool: Iterable[str], maximise: bool = True) -> float:
 
 
 # ---- induction --------------------------------------------------------------------------------
-def induction_heuristics() -> dict[str, Callable[[Task], float]]:
-    """Name -> function(task) giving the expected hit of one answer-blind picker."""
+def induction_heuristics(labels: bool = False) -> dict[str, Callable[[Task], float]]:
+    """Name -> function(task) giving the expected hit of one answer-blind picker that ignores
+    which examples are positive and which negative; with ``labels``, instead the pickers that
+    also read the labels: shallow approximations of the task's own reasoning (a pool rule
+    covers a positive and no negative), shown beside the others but not gated."""
     world = load_world()
     rules = [(a, b) for a in world.relation_names for b in world.relation_names
              if a <= b and world.rule_category((a, b)) is not None]
@@ -90,6 +93,15 @@ def induction_heuristics() -> dict[str, Callable[[Task], float]]:
 
     def ex_drugs(t: Task) -> set[str]:
         return {d for p in t.formal["pos"] + t.formal["neg"] for d in p}
+
+    def pos_drugs(t: Task) -> set[str]:
+        return {d for p in t.formal["pos"] for d in p}
+
+    def pos_minus_neg(t: Task) -> float:
+        pos = type_counts(t.formal["facts"], pos_drugs(t))
+        neg = type_counts(t.formal["facts"], {d for p in t.formal["neg"] for d in p})
+        return _argbest({rule_key(r): pos[r[0]] + pos[r[1]] - neg[r[0]] - neg[r[1]]
+                         for r in rules}, t.answer_pool)
 
     def present(t: Task) -> float:
         types = {f[0] for f in t.formal["facts"]}
@@ -131,6 +143,12 @@ def induction_heuristics() -> dict[str, Callable[[Task], float]]:
                     break
         return sum(1 for c in cands if c in t.answer_pool) / len(cands) if cands else 0.0
 
+    if labels:
+        return {
+            "positive drugs' types (sum)": freq(pos_drugs),
+            "positive minus negative drugs' types": pos_minus_neg,
+            "most co-occurring, positive drugs": co(pos_drugs),
+        }
     return {
         "random pair over present types": present,
         "most frequent types (sum)": freq(),
@@ -157,6 +175,9 @@ def report_induction(tasks: list[Task]) -> list[str]:
            f"{stats.mean_size:.2f}, max {stats.max_size}"]
     for name, h in induction_heuristics().items():
         out.append(_line(name, sum(h(t) for t in tasks), n, chance))
+    out.append("  reading the pos/neg labels (partial solving, not gated):")
+    for name, h in induction_heuristics(labels=True).items():
+        out.append(_line(name, sum(h(t) for t in tasks), n, chance).replace("LEAK", "above"))
     return out
 
 

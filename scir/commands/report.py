@@ -112,9 +112,9 @@ def load_results(run_dirs: list[str]) -> list[dict[str, Any]]:
 
 
 COLUMNS = ["domain", "arch", "presentation", "model", "n", "correct", "accuracy", "chance",
-           "chance_constrained", "normalised", "parse_error", "solver_error", "timeout", "backend_error", "wrong",
-           "executable", "input_chars", "reference_items", "extracted_items", "tokens",
-           "cost_usd"]
+           "chance_constrained", "normalised", "parse_error", "solver_error", "timeout",
+           "backend_error", "wrong", "executable", "input_chars", "reference_items",
+           "extracted_items", "tokens", "cost_usd"]
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
