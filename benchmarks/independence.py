@@ -164,6 +164,11 @@ def induction_heuristics(labels: bool = False) -> dict[str, Callable[[Task], flo
     }
 
 
+def induction_label_heuristics() -> dict[str, Callable[[Task], float]]:
+    """The pickers that also read the pos/neg labels (``induction_heuristics(labels=True)``)."""
+    return induction_heuristics(labels=True)
+
+
 def report_induction(tasks: list[Task]) -> list[str]:
     n = len(tasks)
     chance = sum(t.chance_constrained for t in tasks) / n
@@ -176,7 +181,7 @@ def report_induction(tasks: list[Task]) -> list[str]:
     for name, h in induction_heuristics().items():
         out.append(_line(name, sum(h(t) for t in tasks), n, chance))
     out.append("  reading the pos/neg labels (partial solving, not gated):")
-    for name, h in induction_heuristics(labels=True).items():
+    for name, h in induction_label_heuristics().items():
         out.append(_line(name, sum(h(t) for t in tasks), n, chance).replace("LEAK", "above"))
     return out
 

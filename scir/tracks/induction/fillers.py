@@ -176,13 +176,10 @@ def fill_balanced(world: World, rng: random.Random, pools: "_Pools", core: "Core
     """The balanced fillers (module docstring): quotas over all nine types, in motifs; a
     filler that grows the answer pool is kept with probability ``pool_growth``."""
     facts = core.facts
+    goal = len(facts) + n_fill
     roles = _roles(core)
     quotas = _quotas(world, rng, core, n_fill, roles)
-    n_filler_facts = _left(quotas["filler"])
-    filler_drugs = ([pools.new_drug() for _ in range(max(3, n_filler_facts
-                                                         // FACTS_PER_FILLER_DRUG))]
-                    if n_filler_facts else [])
-    roles["filler"] = filler_drugs
+    roles["filler"] = []
     role_of = _roles_of(roles)
     for cat in world.categories:
         for _ in range(PROTEINS_PER_CATEGORY):
@@ -217,6 +214,16 @@ def fill_balanced(world: World, rng: random.Random, pools: "_Pools", core: "Core
             return True
 
         for role in ("neg", "pos", "filler"):
+            if role == "filler":
+                # a fact about a drug of a positive and a negative counts for both roles, so
+                # the example phases may place fewer facts than their quotas: top up
+                for _ in range(goal - len(facts) - _left(quotas["filler"])):
+                    quotas["filler"][rng.choice(sorted(world.relation_names))] += 1
+                n = _left(quotas["filler"])
+                roles["filler"] = ([pools.new_drug()
+                                    for _ in range(max(3, n // FACTS_PER_FILLER_DRUG))]
+                                   if n else [])
+                role_of.update((d, ["filler"]) for d in roles["filler"])
             quota, drugs_of_role = quotas[role], roles[role]
             # the examples a motif of this role may sit on: negatives for ``neg``, positives
             # for ``pos`` (such a motif grows the pool, so pool_growth decides)
