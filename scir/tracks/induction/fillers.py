@@ -25,7 +25,7 @@ relation-type statistic singles out the task's rules:
   never covers a negative and no rule of another category becomes valid). A fact that would
   make another rule of the target's category valid (``pool_gain/6``: a bigger answer pool)
   is never kept when the pool would exceed ``MAX_POOL`` (4, the paper's largest) and
-  otherwise kept with probability ``pool_growth`` (a track parameter, Easy 0.1, Hard 0.33),
+  otherwise kept with probability ``pool_growth`` (a track parameter, Easy 0.1, Hard 0.28),
   the knob that sets the pool statistics. A rejected fact is redrawn (its quota stays open).
 """
 

@@ -60,7 +60,7 @@ class InductionTrack(Track):
             TrackParam("pool_growth", float, "balanced construction: probability that a "
                        "filler fact which would make another rule of the target's category valid "
                        "(a bigger answer pool) is kept; sets the pool-size statistics (the paper "
-                       "construction does not use it)", easy=0.1, hard=0.33, minimum=0.0,
+                       "construction does not use it)", easy=0.1, hard=0.28, minimum=0.0,
                        maximum=1.0),
             construction_param(),
         )
