@@ -8,7 +8,7 @@ when the ``gies`` package is importable, the median time ratio package / ours ov
 data, with a check that both give the same graph and score. Time ratios of generation and
 verification to a bare GIES call (measured in the same run) show the overhead of the track.
 
-    .venv/bin/python benchmarks/causal.py [-n 200] [--seed 1]
+    .venv/bin/python benchmarks/causal.py [-n 200] [--seed 1] [--construction balanced|paper]
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ def _inputs(task):
     return data, targets
 
 
-def run_level(track, level: str, n: int, seed: int, package) -> dict:
+def run_level(track, level: str, n: int, seed: int, package,
+              construction: str = "balanced") -> dict:
     """Generate, verify and time one difficulty level."""
     from solvers.gies import fit
 
     start = time.perf_counter()
-    tasks = list(track.generate(n, seed, level))
+    tasks = list(track.generate(n, seed, level, {"construction": construction}))
     t_gen = time.perf_counter() - start
     start = time.perf_counter()
     checks = [track.verify(t) for t in tasks]
@@ -68,12 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=200, help="tasks per level (default 200)")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument("--construction", default="balanced", choices=("balanced", "paper"))
     args = parser.parse_args(argv)
     package = reference_gies()
     from scir.tracks import get_track
 
     track = get_track("causal")
-    rows = [run_level(track, level, args.n, args.seed, package) for level in ("easy", "hard")]
+    rows = [run_level(track, level, args.n, args.seed, package, args.construction)
+            for level in ("easy", "hard")]
+    print(f"construction {args.construction}")
     print(f"{'level':<6}{'tasks':>6}{'gen/s':>8}{'verify/s':>10}{'verified':>10}{'draws':>7}"
           f"{'regen':>7}{'rate':>7}{'subset':>8}{'gen/GIES':>10}{'ver/GIES':>10}")
     for r in rows:

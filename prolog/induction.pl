@@ -68,3 +68,16 @@ admissible(Rel, Drug, Protein, T1, T2, TC) :-
     setup_call_cleanup(assertz(fact(Rel, Drug, Protein)),
                        \+ ill_posed_by(Rel, T1, T2, TC),
                        retract(fact(Rel, Drug, Protein))).
+
+%!  pool_gain(+Rel, +Drug, +Protein, +TC, -Gain, -Size)
+%   Size is the number of valid rules of category TC now (the answer pool's size); Gain the
+%   number of rules of category TC that adding fact(Rel, Drug, Protein) would make valid (only
+%   rules involving Rel can change). The fact is asserted only for the check.
+pool_gain(Rel, Drug, Protein, TC, Gain, Size) :-
+    \+ fact(Rel, Drug, Protein),
+    aggregate_all(count, ( rule(R1, R2), rule_category(R1, R2, TC), valid(R1, R2) ), Size),
+    findall(R1-R2, ( rule(R1, R2), ( R1 == Rel ; R2 == Rel ),
+                     rule_category(R1, R2, TC), \+ valid(R1, R2) ), Candidates),
+    setup_call_cleanup(assertz(fact(Rel, Drug, Protein)),
+                       aggregate_all(count, ( member(R1-R2, Candidates), valid(R1, R2) ), Gain),
+                       retract(fact(Rel, Drug, Protein))).

@@ -54,6 +54,14 @@ def one(tasks):
     return tasks["easy"][0]
 
 
+@pytest.fixture(scope="module")
+def paper_task():
+    """A paper-construction task: its facts use only the rules' own relation types, so some
+    relation type does not occur in the problem (balanced tasks use all nine)."""
+    (task,) = TRACK.generate(1, SEED, "easy", {"construction": "paper"})
+    return task
+
+
 # ---- helpers -------------------------------------------------------------------------------
 def longest_text(b: F.GrammarBounds) -> str:
     """A longest text of the grammar of ``b``, built by hand."""
@@ -126,14 +134,17 @@ def _variants(task):
     drug = task.formal["pos"][0][0]
     protein = task.formal["facts"][0][2]
     stranger = next(d for d in world.drugs if d not in task.domain_metadata["drugs"])
-    other_relation = next(r for r in world.relation_names
-                          if r not in task.domain_metadata["relations"])
+    other_relation = next((r for r in world.relation_names
+                           if r not in task.domain_metadata["relations"]), None)
     first = text.split("\n")[0] + "\n"
     pos_line = next(s for s in text.split("\n") if s.startswith("pos(")) + "\n"
+    other = ({} if other_relation is None else   # balanced tasks use all nine relation types
+             {"other relation type": text.replace(first,
+                                                  f"{other_relation}({drug}, {protein}).\n")})
     return {
         "unknown drug": text.replace(f"({drug},", f"({stranger},", 1),
         "protein as drug": text.replace(f"({drug},", f"({protein},", 1),
-        "other relation type": text.replace(first, f"{other_relation}({drug}, {protein}).\n"),
+        **other,
         "positive first": pos_line + text.replace(pos_line, "", 1),
         "free spacing": text.replace(", ", ",", 1),
         "capitals": text.replace(drug, drug.capitalize(), 1),
@@ -145,8 +156,9 @@ def _variants(task):
     }
 
 
-def test_grammar_rejects_what_the_parser_would_reject(tasks):
-    for task in tasks["easy"][:3]:
+def test_grammar_rejects_what_the_parser_would_reject(tasks, paper_task):
+    assert "other relation type" in _variants(paper_task)
+    for task in tasks["easy"][:3] + [paper_task]:
         grammar = TRACK.formalization_grammar(task)
         for why, text in _variants(task).items():
             assert not lark_accepts(grammar, text), why
@@ -182,7 +194,8 @@ def test_grammar_rejects_what_the_parser_would_reject(tasks):
     ("{pos}\n{rel}(" + "a" * 100_000 + ", {p0}).\n", r"name of 100000 characters is too long",
      2, None),
 ])
-def test_parse_errors_name_line_and_column(one, text, message, line, column):
+def test_parse_errors_name_line_and_column(paper_task, text, message, line, column):
+    one = paper_task            # it has a relation type that does not occur in the problem
     sig = F.task_signature(one)
     world = load_world()
     d0, d1 = one.formal["pos"][0]

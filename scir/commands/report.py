@@ -1,6 +1,7 @@
 """``scir report RUN [RUN ...]``: accuracy tables over one or more run directories.
 
-One row per (domain, arch, presentation, model): tasks, accuracy, mean chance c,
+One row per (domain, arch, presentation, model): tasks, accuracy, mean chance c (the paper's
+definition), mean constrained chance (among the answers the question allows),
 chance-normalised accuracy ``max(0, (A - c) / (1 - c))``, failure counts (parse error, solver
 error, timeout, backend error, wrong answer), the executable rate of formalizations (ns),
 input characters, reference and extracted items, tokens and cost. Printed, and written as
@@ -34,6 +35,7 @@ class Row:
     correct: int
     accuracy: float
     chance: float
+    chance_constrained: float
     normalised: float
     parse_error: int
     solver_error: int
@@ -73,10 +75,13 @@ def summarize(results: Iterable[dict[str, Any]]) -> list[Row]:
         status = [r["status"] for r in items]
         accuracy = correct / n
         chance = sum(float(r["chance"]) for r in items) / n
+        constrained = sum(float(r["chance"] if r.get("chance_constrained") is None
+                                else r["chance_constrained"]) for r in items) / n
         extracted = [r["items"] for r in items if r.get("items") is not None]
         refs = [r["reference_items"] for r in items if r.get("reference_items") is not None]
         rows.append(Row(
             *key, n=n, correct=correct, accuracy=accuracy, chance=chance,
+            chance_constrained=constrained,
             normalised=normalised_accuracy(accuracy, chance),
             parse_error=status.count("parse_error"), solver_error=status.count("solver_error"),
             timeout=status.count("timeout"), backend_error=status.count("backend_error"),
@@ -107,9 +112,9 @@ def load_results(run_dirs: list[str]) -> list[dict[str, Any]]:
 
 
 COLUMNS = ["domain", "arch", "presentation", "model", "n", "correct", "accuracy", "chance",
-           "normalised", "parse_error", "solver_error", "timeout", "backend_error", "wrong",
-           "executable", "input_chars", "reference_items", "extracted_items", "tokens",
-           "cost_usd"]
+           "chance_constrained", "normalised", "parse_error", "solver_error", "timeout",
+           "backend_error", "wrong", "executable", "input_chars", "reference_items",
+           "extracted_items", "tokens", "cost_usd"]
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
@@ -127,7 +132,9 @@ def to_markdown(rows: list[Row]) -> str:
     body = ["| " + " | ".join(_fmt(getattr(r, c)) for c in COLUMNS) + " |" for r in rows]
     return "\n".join(["# SciR report", "", head, rule, *body, "",
                       "normalised = max(0, (accuracy - chance) / (1 - chance)); chance is the "
-                      "mean chance of the cell's tasks.", ""])
+                      "mean chance of the cell's tasks (the paper's definition), "
+                      "chance_constrained the mean chance among the answers the question "
+                      "allows (induction: the same-category pairs).", ""])
 
 
 def to_csv(rows: list[Row]) -> str:
@@ -158,7 +165,8 @@ def run(args) -> int:
     markdown = to_markdown(rows)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     (out / "report.csv").write_text(to_csv(rows), encoding="utf-8")
-    short = ["domain", "arch", "presentation", "model", "n", "accuracy", "chance", "normalised",
+    short = ["domain", "arch", "presentation", "model", "n", "accuracy", "chance",
+             "chance_constrained", "normalised",
              "parse_error", "solver_error", "timeout", "backend_error", "wrong"]
     widths = {c: max(len(c), *(len(_fmt(getattr(r, c))) for r in rows)) if rows else len(c)
               for c in short}

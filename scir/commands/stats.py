@@ -1,6 +1,7 @@
 """``scir stats FILE``: the Table-2 statistics of a task file, per domain and tier -- tasks,
 mean input characters of the clean (NL) and rendered (Obf) texts and their ratio, reference
-items, answer distribution, mean chance, induction pool sizes, genres and retries."""
+items, answer distribution, mean chance and mean constrained chance, induction pool sizes, genres
+and retries."""
 
 from __future__ import annotations
 

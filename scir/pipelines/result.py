@@ -56,6 +56,8 @@ class PipelineResult:
     correct: bool
     status: str                    # one of STATUSES
     chance: float
+    # the task's chance among the answers its question allows (None: results stored before)
+    chance_constrained: float | None = None
     formalization: str | None = None   # the (last) formalization text, ns and symbcot
     response: str | None = None        # the answering text, cot and symbcot
     solver_status: str | None = None   # answered, parse_error, input_error, timeout, error
@@ -158,7 +160,8 @@ def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
     base.update(fields)
     return PipelineResult(task_id=task.task_id, domain=task.domain, tier=task.tier, arch=arch,
                           presentation=settings.presentation, model=model,
-                          chance=task.chance, **base)
+                          chance=task.chance, chance_constrained=task.chance_constrained,
+                          **base)
 
 
 def formalization_constraint(track: Track, task: Task) -> Constraint:

@@ -1,6 +1,7 @@
 """Statistics of task files: per task and per (domain, tier) group, in the manner of the SciR
 paper's Table 2 -- input characters of the clean and rendered texts and their ratio, reference
-items, answer distribution, mean chance, induction pool sizes -- plus the rendering record
+items, answer distribution, mean chance (the paper's definition) and mean constrained chance
+(among the answers the question allows), induction pool sizes -- plus the rendering record
 (renderer, genres used, retries) and, for a render run, the dropped tasks.
 """
 
@@ -30,6 +31,7 @@ class TaskStats:
     items: int | None           # reference items (track.count_items), None if unknown
     answer: str
     chance: float
+    chance_constrained: float
     pool: int
     renderer: str | None
     genres: list[str]
@@ -56,7 +58,9 @@ def task_stats(task: Task) -> TaskStats:
         task_id=task.task_id, domain=task.domain, tier=task.tier, difficulty=task.difficulty,
         blocks=len(task.blocks), chars_nl=nl, chars_obf=obf,
         ratio=round(obf / nl, 3) if obf and nl else None, items=reference_items(task),
-        answer=task.answer, chance=task.chance, pool=len(task.answer_pool),
+        answer=task.answer, chance=task.chance,
+        chance_constrained=float(task.chance_constrained if task.chance_constrained is not None
+                                 else task.chance), pool=len(task.answer_pool),
         renderer=render.get("renderer"), genres=[d.genre for d in task.documents],
         retries=int(render.get("retries", 0) or 0))
 
@@ -76,6 +80,7 @@ class GroupStats:
     items: float | None
     answers: dict[str, int]
     chance: float
+    chance_constrained: float
     pool_sizes: dict[int, int]
     mean_pool: float
     single_answer: int
@@ -117,6 +122,8 @@ def group_stats(stats: Iterable[TaskStats],
             items=round(mean(counted), 1) if counted else None,
             answers=dict(sorted(Counter(s.answer for s in items).items())),
             chance=round(mean(s.chance for s in items), 4) if items else 0.0,
+            chance_constrained=(round(mean(s.chance_constrained for s in items), 4)
+                                if items else 0.0),
             pool_sizes=dict(sorted(pools.items())),
             mean_pool=round(mean(s.pool for s in items), 2) if items else 0.0,
             single_answer=pools.get(1, 0),
@@ -135,12 +142,13 @@ def _num(value: float | None, digits: int = 1) -> str:
 def format_groups(groups: list[GroupStats]) -> str:
     """The groups as Markdown: a Table-2-style table, then answers, pools and rendering."""
     lines = ["| domain | tier | tasks | chars NL | chars Obf | Obf/NL | reference items | "
-             "mean chance | rendered | retries | dropped |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "mean chance | constrained chance | rendered | retries | dropped |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for g in groups:
         lines.append(f"| {g.domain} | {g.tier} | {g.tasks} | {_num(g.chars_nl)} | "
                      f"{_num(g.chars_obf)} | {_num(g.ratio, 2)} | {_num(g.items)} | "
-                     f"{g.chance:.1%} | {g.rendered} | {g.retries} | {g.dropped} |")
+                     f"{g.chance:.1%} | {g.chance_constrained:.1%} | {g.rendered} | "
+                     f"{g.retries} | {g.dropped} |")
     lines.append("")
     for g in groups:
         answers = ", ".join(f"{a} {n}" for a, n in g.answers.items()) or "-"

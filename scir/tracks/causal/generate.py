@@ -1,6 +1,21 @@
 """Building one causal problem: subgraph, XYZ, SCM, environments and options, redrawn until
 the reference solver (GIES on the printed rows, without the known edges) picks the right
-option."""
+option.
+
+Two constructions (``params["construction"]``):
+
+- ``paper``: every draw is redrawn whole (graph, interventions with at least one on XYZ or a
+  neighbour, data, options). Keeping only what GIES solves then favours draws whose
+  interventions hit XYZ's partners and whose edges point into XYZ, so those features carry
+  information about the answer.
+- ``balanced`` (default): the *structure* -- subgraph, XYZ's edges (uniform over the acyclic
+  edge sets, so each direction is equally likely), column order, intervention targets (XYZ
+  plus uniformly drawn subgraph nodes, blind to XYZ's partners) and the options (the
+  distractors drawn uniformly from the same acyclic edge sets as the correct one) -- is drawn
+  once; when GIES fails, only the SCM and the rows are redrawn, up to ``DATA_DRAWS`` times,
+  before a new structure is drawn. Selection by the solver thus acts on the noise, not on
+  the features a solver sees.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +28,13 @@ import numpy as np
 from scir.errors import ConfigError, GenerationError, SolverInputError
 from scir.tracks.causal.graph import NEW_PROTEIN, TaskGraph, add_xyz, connected_subgraph, sachs_graph
 from scir.tracks.causal.options import Edge, choose_options, max_options
-from scir.tracks.causal.scm import Environment, choose_interventions, random_scm, sample_environments
+from scir.tracks.causal.scm import (Environment, choose_interventions,
+                                    choose_interventions_blind, random_scm,
+                                    sample_environments)
 from scir.tracks.causal.solve import Dataset, Solution, run_gies
 
-MAX_ATTEMPTS = 500
+MAX_ATTEMPTS = 500          # GIES runs per task, both constructions
+DATA_DRAWS = 25             # balanced: SCM and row redraws per structure
 
 
 def task_rng(seed: int, index: int) -> np.random.Generator:
@@ -76,7 +94,61 @@ def draw(params: dict[str, Any], rng: np.random.Generator) -> tuple[TaskGraph, l
 
 
 def build(params: dict[str, Any], rng: np.random.Generator, task_id: str) -> Problem:
-    """Draw problems until GIES maps the printed data to the correct option."""
+    """Draw problems until GIES maps the printed data to the correct option, with the
+    construction of ``params["construction"]`` (``balanced`` when absent)."""
+    if params.get("construction", "balanced") == "paper":
+        return _build_paper(params, rng, task_id)
+    return _build_balanced(params, rng, task_id)
+
+
+def _solve(columns: list[str], task_graph: TaskGraph, envs: list[Environment],
+           options: list[frozenset[Edge]]) -> Solution:
+    ds = Dataset(columns, task_graph.nodes,
+                 [np.array(e.rows, dtype=np.float64) for e in envs],
+                 [sorted(columns.index(t) for t in e.targets) for e in envs],
+                 task_graph.known_edges)
+    return run_gies(ds, options, NEW_PROTEIN)
+
+
+def _build_balanced(params: dict[str, Any], rng: np.random.Generator, task_id: str) -> Problem:
+    check_params(params)
+    failures: dict[str, int] = {}
+    attempt = 0
+    while attempt < MAX_ATTEMPTS:
+        sub = connected_subgraph(sachs_graph(params["graph"]), params["nodes"], rng)
+        task_graph = add_xyz(sub, params["connections"], rng)
+        nodes = task_graph.nodes
+        columns = [nodes[int(i)] for i in rng.permutation(len(nodes))]
+        interventions = choose_interventions_blind(task_graph, params["interventions"], rng)
+        try:
+            options, answer = choose_options(task_graph.subgraph, task_graph.xyz_edges,
+                                             params["options"], rng)
+        except GenerationError:
+            attempt += 1
+            failures["too_few_options"] = failures.get("too_few_options", 0) + 1
+            continue
+        for _ in range(DATA_DRAWS):
+            attempt += 1
+            scm = random_scm(task_graph, rng)
+            envs = sample_environments(scm, interventions, params["samples"], columns, rng)
+            try:
+                solution = _solve(columns, task_graph, envs, options)
+            except SolverInputError:        # e.g. a column constant after clipping
+                failures["solver_input"] = failures.get("solver_input", 0) + 1
+                continue
+            if solution.match.index == answer:
+                return Problem(task_graph, columns, envs, options, answer, solution, attempt,
+                               dict(sorted(failures.items())))
+            reason = "no_match" if solution.match.index is None else "wrong_option"
+            failures[reason] = failures.get(reason, 0) + 1
+            if attempt >= MAX_ATTEMPTS:
+                break
+        failures["new_structure"] = failures.get("new_structure", 0) + 1
+    raise GenerationError(f"GIES solved none of {MAX_ATTEMPTS} draws ({failures})",
+                          task_id=task_id)
+
+
+def _build_paper(params: dict[str, Any], rng: np.random.Generator, task_id: str) -> Problem:
     check_params(params)
     failures: dict[str, int] = {}
     for attempt in range(1, MAX_ATTEMPTS + 1):

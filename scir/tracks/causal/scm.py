@@ -96,6 +96,23 @@ def choose_interventions(task_graph: TaskGraph, k: int, rng: np.random.Generator
     return [(INHIBITION if rng.random() < 0.5 else ACTIVATION, v) for v in picked]
 
 
+def choose_interventions_blind(task_graph: TaskGraph, k: int, rng: np.random.Generator
+                               ) -> list[tuple[str, str]]:
+    """The balanced construction's targets, blind to where XYZ attaches: XYZ itself (which
+    orients every XYZ edge for GIES, whatever its partners) plus ``k - 1`` distinct subgraph
+    nodes drawn uniformly, in random order; each an inhibition or an activation (even
+    odds). True partners are therefore intervened on exactly as often as other nodes."""
+    nodes = task_graph.nodes
+    if not 1 <= k <= len(nodes) - 1:
+        raise ConfigError(f"--interventions must lie in 1..{len(nodes) - 1} (one node is never "
+                          f"intervened on), got {k}", field="interventions")
+    others = nodes[:-1]                                   # the subgraph nodes, canonical order
+    picked = [NEW_PROTEIN] + [others[int(i)] for i in rng.choice(len(others), size=k - 1,
+                                                                  replace=False)]
+    picked = [picked[int(i)] for i in rng.permutation(k)]
+    return [(INHIBITION if rng.random() < 0.5 else ACTIVATION, v) for v in picked]
+
+
 def _draw(scm: SCM, n: int, fixed: dict[str, float], rng: np.random.Generator
           ) -> dict[str, np.ndarray]:
     values: dict[str, np.ndarray] = {}

@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
-from scir.tracks.base import Check, Formalization, Track, TrackParam
+from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
 from scir.tracks.causal import exports, formalize, templates, validate
 from scir.tracks.causal.generate import build, task_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
@@ -46,8 +46,10 @@ class CausalTrack(Track):
             TrackParam("options", int, "answer options (one correct)", 10, 20, minimum=2,
                        maximum=MAX_OPTIONS),
             TrackParam("interventions", int, "interventional environments besides the "
-                       "observational one (at least one on XYZ or a neighbour)", 3, 3,
+                       "observational one (balanced: XYZ plus uniformly drawn proteins; "
+                       "paper: at least one on XYZ or a neighbour)", 3, 3,
                        minimum=1, maximum=11),
+            construction_param(),
         ]
 
     def tier(self, params: dict[str, Any]) -> str:
@@ -68,6 +70,7 @@ class CausalTrack(Track):
             question=templates.question(NEW_PROTEIN),
             options=[option_text(o) for o in problem.options],
             answer=answer, answer_pool=[answer], chance=1 / len(problem.options),
+            chance_constrained=1 / len(problem.options),   # every option is an allowed answer
             formal=problem.formal(), blocks=blocks, problem_nl="\n\n".join(blocks),
             domain_metadata={"subgraph_nodes": subgraph_nodes,
                              "subgraph_edges": [list(e) for e in graph.known_edges],
@@ -110,6 +113,10 @@ class CausalTrack(Track):
         sizes = {len(s) for s in sets}
         if len(sizes) != 1:
             problems.append(f"options differ in their number of edges ({sorted(sizes)})")
+        for name, value in (("chance", task.chance),
+                            ("chance_constrained", task.chance_constrained)):
+            if abs(float(value) - 1 / len(sets)) > 1e-9:
+                problems.append(f"stored {name} {value} is not 1/{len(sets)} options")
         if task.answer_pool != [task.answer]:
             problems.append(f"answer_pool must be [{task.answer!r}]")
         if task.answer not in LETTERS[:len(sets)]:

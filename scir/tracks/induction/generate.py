@@ -2,10 +2,12 @@
 
 One target rule and ``k`` distractor rules (each within one category), ``m`` positives per
 rule, one negative per distractor that it covers and the target does not, then filler facts
-over the same relation types up to ``facts`` in total. Every fact added after the rules' own
-facts is first checked by Prolog (``admissible/6`` in ``prolog/induction.pl``): it must not
-make the target cover a negative, nor make a rule of another category than the target's
-valid (such a rule would be a correct answer outside the answer pool).
+up to ``facts`` in total by the construction of ``params["construction"]`` (``fillers.py``:
+``balanced`` over all nine relation types, ``paper`` over the rules' own). Every fact added
+after the rules' own facts is first checked by Prolog (``admissible/6`` in
+``prolog/induction.pl``): it must not make the target cover a negative, nor make a rule of
+another category than the target's valid (such a rule would be a correct answer outside the
+answer pool).
 
 Randomness comes from one ``random.Random`` and only ever picks from sorted sequences.
 """
@@ -17,16 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import GenerationError
-from scir.tracks.induction.semantics import Fact, InductionProblem, Pair, pair, prolog_module
+from scir.tracks.induction import fillers
+from scir.tracks.induction.semantics import Fact, InductionProblem, Pair, pair
 from scir.tracks.induction.world import Rule, World, category_rules
 
 MAX_ATTEMPTS = 50
 # Construction knobs (documented in docs/tracks/induction.md).
 P_REUSE_DRUG = 0.25        # an example reuses a drug of an earlier example
 P_REUSE_PROTEIN = 0.35     # an example reuses a protein of an earlier example (same category)
-P_FILLER_EXAMPLE_DRUG = 0.2   # a filler fact is about a drug of the examples
-FILLER_TRIES_PER_FACT = 40
-QUERY_TIME_LIMIT = 10.0    # seconds per Prolog check
 
 
 @dataclass
@@ -111,34 +111,57 @@ def pick_rules(world: World, rng: random.Random, k: int) -> tuple[str, Rule, lis
 
 
 def construct(world: World, params: dict[str, Any], rng: random.Random) -> Construction:
-    """Build a well-posed task (retrying up to ``MAX_ATTEMPTS`` times)."""
+    """Build a well-posed task (retrying up to ``MAX_ATTEMPTS`` times) with the filler
+    strategy of ``params["construction"]`` (``balanced`` when absent)."""
     k, m, total = params["distractors"], params["positives"], params["facts"]
+    construction = params.get("construction", "balanced")
     rejected_total = 0
     for attempt in range(1, MAX_ATTEMPTS + 1):
-        built = _attempt(world, rng, k, m, total)
+        built = _attempt(world, rng, k, m, total, construction,
+                         params.get("pool_growth", 0.0))
         if isinstance(built, Construction):
             built.attempts = attempt
             built.rejected_fillers += rejected_total
             return built
         rejected_total += built
     raise GenerationError(f"no well-posed induction task after {MAX_ATTEMPTS} attempts "
-                          f"(distractors {k}, positives {m}, facts {total})")
+                          f"(distractors {k}, positives {m}, facts {total}, construction "
+                          f"{construction})")
 
 
-def _attempt(world: World, rng: random.Random, k: int, m: int,
-             total: int) -> Construction | int:
-    """One construction attempt: a Construction, or the number of fillers it rejected."""
+@dataclass
+class Core:
+    """The rules' own part of an attempt: examples and the facts that make them covered."""
+
+    category: str
+    target: Rule
+    distractors: list[Rule]
+    facts: dict[Fact, None]            # insertion-ordered set; fillers are appended
+    example_drugs: list[str]           # in order of first use
+    pos: list[Pair]
+    pos_rules: list[Rule]
+    neg: list[Pair]
+    neg_rules: list[Rule]
+
+    @property
+    def rules(self) -> list[Rule]:
+        """The target, then the distractors."""
+        return [self.target] + self.distractors
+
+
+def _core(world: World, rng: random.Random, k: int, m: int) -> tuple[Core, _Pools]:
+    """Pick the rules and make ``m`` positives per rule and one negative per distractor;
+    returns the core and the attempt's entity streams."""
     category, target, distractors = pick_rules(world, rng, k)
     pools = _Pools(world, rng)
-    facts: dict[Fact, None] = {}
-    example_drugs: list[str] = []
+    core = Core(category, target, distractors, {}, [], [], [], [], [])
     seen_pairs: set[Pair] = set()
 
     def example(rule: Rule) -> Pair:
         cat = world.rule_category(rule)
         assert cat is not None
         while True:
-            drugs = [_drug(pools, rng, example_drugs) for _ in range(2)]
+            drugs = [_drug(pools, rng, core.example_drugs) for _ in range(2)]
             if drugs[0] != drugs[1] and pair(*drugs) not in seen_pairs:
                 break
         used = pools.used_proteins[cat]
@@ -147,66 +170,43 @@ def _attempt(world: World, rng: random.Random, k: int, m: int,
         else:
             protein = pools.new_protein(cat)
         rng.shuffle(drugs)
-        facts[(rule[0], drugs[0], protein)] = None
-        facts[(rule[1], drugs[1], protein)] = None
+        core.facts[(rule[0], drugs[0], protein)] = None
+        core.facts[(rule[1], drugs[1], protein)] = None
         for d in drugs:
-            if d not in example_drugs:
-                example_drugs.append(d)
+            if d not in core.example_drugs:
+                core.example_drugs.append(d)
         p = pair(*drugs)
         seen_pairs.add(p)
         return p
 
-    pos, pos_rules, neg, neg_rules = [], [], [], []
-    for rule in [target] + distractors:
+    for rule in core.rules:
         for _ in range(m):
-            pos.append(example(rule))
-            pos_rules.append(rule)
+            core.pos.append(example(rule))
+            core.pos_rules.append(rule)
     for rule in distractors:
-        neg.append(example(rule))
-        neg_rules.append(rule)
-    core = list(facts)
-    n_fill = max(0, total - len(core))
-    relations = sorted({r for rule in [target] + distractors for r in rule})
-    filler_drugs = [pools.new_drug() for _ in range(max(3, n_fill // 3))] if n_fill else []
-    for cat in sorted({world.category_of(r) for r in relations}):
-        for _ in range(2 + n_fill // (5 * len(relations))):
-            pools.new_protein(cat)
-    problem = InductionProblem(tuple(core), tuple(pos), tuple(neg), category, target)
-    rejected = 0
-    with prolog_module(problem, world) as mod:
-        if mod.query_once("ill_posed(T1, T2, TC)",
-                          {"T1": target[0], "T2": target[1], "TC": category},
-                          time_limit=QUERY_TIME_LIMIT) is not None:
-            return 0
-        tries = 0
-        while len(facts) < len(core) + n_fill:
-            tries += 1
-            if tries > FILLER_TRIES_PER_FACT * max(1, n_fill):
-                return rejected
-            rel = rng.choice(relations)
-            cat = world.category_of(rel)
-            if example_drugs and rng.random() < P_FILLER_EXAMPLE_DRUG:
-                drug = rng.choice(example_drugs)
-            else:
-                drug = rng.choice(filler_drugs)
-            protein = rng.choice(sorted(pools.used_proteins[cat]))
-            fact = (rel, drug, protein)
-            if fact in facts:
-                continue
-            ok = mod.query_once("admissible(Rel, Drug, Protein, T1, T2, TC)",
-                                {"Rel": rel, "Drug": drug, "Protein": protein,
-                                 "T1": target[0], "T2": target[1], "TC": category},
-                                time_limit=QUERY_TIME_LIMIT)
-            if ok is None:
-                rejected += 1
-                continue
-            mod.add_facts("fact", [fact])
-            facts[fact] = None
-    all_facts = list(facts)
-    drugs = sorted({f[1] for f in all_facts} | {d for p in pos + neg for d in p})
+        core.neg.append(example(rule))
+        core.neg_rules.append(rule)
+    return core, pools
+
+
+def _attempt(world: World, rng: random.Random, k: int, m: int, total: int,
+             construction: str, pool_growth: float) -> Construction | int:
+    """One construction attempt: a Construction, or the number of fillers it rejected."""
+    core, pools = _core(world, rng, k, m)
+    n_core = len(core.facts)
+    n_fill = max(0, total - n_core)
+    if construction == "paper":
+        outcome = fillers.fill_paper(world, rng, pools, core, n_fill)
+    else:
+        outcome = fillers.fill_balanced(world, rng, pools, core, n_fill, pool_growth)
+    if not outcome.ok:
+        return outcome.rejected
+    all_facts = list(core.facts)
+    drugs = sorted({f[1] for f in all_facts} | {d for p in core.pos + core.neg for d in p})
     proteins = sorted({f[2] for f in all_facts})
-    return Construction(target, category, distractors, all_facts, len(core), pos, pos_rules,
-                        neg, neg_rules, drugs, proteins, rejected_fillers=rejected)
+    return Construction(core.target, core.category, core.distractors, all_facts, n_core,
+                        core.pos, core.pos_rules, core.neg, core.neg_rules, drugs, proteins,
+                        rejected_fillers=outcome.rejected)
 
 
 def _drug(pools: _Pools, rng: random.Random, example_drugs: list[str]) -> str:

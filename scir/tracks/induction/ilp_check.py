@@ -72,6 +72,10 @@ class IlpCheck:
         """A deterministic summary for provenance (no timings)."""
         return {"learner": "solvers.ilp (partial mode)", "pairs": len(all_rules()),
                 "learned": [rule_key(r) for r in self.learned], "agrees": self.agrees}
+# seconds per example test: a two-literal clause over ~150 facts is tested in well under a
+# millisecond, but the learner's default (0.05 s, wall clock) counts a test delayed by a loaded
+# machine as "not covered", which once made the cross-check miss a valid pair
+EXAMPLE_TIME_LIMIT = 1.0
 
 
 def ilp_problem(problem: InductionProblem, world: World | None = None) -> Any:
@@ -132,7 +136,8 @@ def ilp_cross_check(problem: InductionProblem, pools: PoolResult, world: World |
     learned: list[Rule] = []
     per_pair: dict[Rule, float] = {}
     clauses: dict[Rule, str] = {}
-    with IlpSession(ilp_problem(problem, world), timeout=timeout) as session:
+    with IlpSession(ilp_problem(problem, world), timeout=timeout,
+                    example_time_limit=EXAMPLE_TIME_LIMIT) as session:
         for rule in all_rules(world):
             remaining = timeout - (time.monotonic() - start)
             t0 = time.monotonic()

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 from scir.errors import VerificationError
 from scir.tasks import Task
-from scir.tracks.base import Check, Formalization, Track, TrackParam
+from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
 from scir.tracks.induction import formalize, prompts, validate
 from scir.tracks.induction.export import export_popper
 from scir.tracks.induction.generate import construct
@@ -27,7 +27,8 @@ from scir.tracks.induction.semantics import (
 )
 from scir.tracks.induction.solve import learn_rule
 from scir.tracks.induction.text import question, render_blocks
-from scir.tracks.induction.world import World, display_drug, load_world, rule_key
+from scir.tracks.induction.world import (World, allowed_answers, display_drug, load_world,
+                                         rule_key)
 
 GENERATOR_VERSION = 1
 N_RULES = 45
@@ -56,6 +57,12 @@ class InductionTrack(Track):
             TrackParam("facts", int, "background facts in total, filler facts included (the "
                        "rules' own facts are kept when they are more)", easy=100, hard=140,
                        minimum=0, maximum=400),
+            TrackParam("pool_growth", float, "balanced construction: probability that a "
+                       "filler fact which would make another rule of the target's category valid "
+                       "(a bigger answer pool) is kept; sets the pool-size statistics (the paper "
+                       "construction does not use it)", easy=0.1, hard=0.28, minimum=0.0,
+                       maximum=1.0),
+            construction_param(),
         )
 
     def tier(self, params: dict[str, Any]) -> str:
@@ -89,6 +96,7 @@ class InductionTrack(Track):
             task_id=task_id, domain=self.name, difficulty="custom", tier=self.tier(params),
             seed=seed, params=dict(params), question=question(world),
             answer=rule_key(built.target), answer_pool=pool, chance=len(pool) / N_RULES,
+            chance_constrained=len(pool) / len(allowed_answers(world)),
             formal=formal, blocks=blocks, problem_nl="\n\n".join(blocks),
             domain_metadata={
                 "category": built.category,
@@ -145,6 +153,11 @@ class InductionTrack(Track):
         if abs(task.chance - len(found) / N_RULES) > 1e-9:
             problems.append(f"stored chance {task.chance} is not |pool|/45 = "
                             f"{len(found) / N_RULES:.6f}")
+        allowed = len(allowed_answers(world))
+        if abs(task.chance_constrained - len(found) / allowed) > 1e-9:
+            problems.append(f"stored chance_constrained {task.chance_constrained} is not "
+                            f"|pool|/{allowed} = {len(found) / allowed:.6f} (the "
+                            f"same-category pairs the question allows)")
         ilp = ilp_cross_check(problem, pools, world)
         if not ilp.agrees:
             problems.append(ilp.message)

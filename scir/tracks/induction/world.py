@@ -142,6 +142,14 @@ def category_rules(category: str, world: World | None = None) -> list[Rule]:
     return [r for r in all_rules(world) if world.rule_category(r) == category]
 
 
+def allowed_answers(world: World | None = None) -> list[Rule]:
+    """The rules the question allows as answers: both relation types of one category (the
+    question says so; 3 categories x 6 sorted pairs = 18). ``chance_constrained`` is the answer
+    pool's share of these."""
+    world = world or load_world()
+    return [r for c in world.categories for r in category_rules(c, world)]
+
+
 def rule_key(rule: Rule) -> str:
     """The answer string of a rule: the sorted pair ``"r1,r2"``."""
     a, b = sorted(rule)
