@@ -83,11 +83,16 @@ check_subtree(Premises, Tree, Missing) :-
 % tree_error(+Tree, +Premises, -Error): why check_tree/3 fails, first problem in tree order:
 %   bad_step(F, Rule, Fs)   F does not follow from Fs by Rule
 %   not_stated(F)           a premise leaf that is not among Premises
-%   stated_missing(F)       a missing leaf that is among Premises
+%   stated_missing(F)       a missing (or replaced) leaf that is among Premises
+%   not_stated(G)           also: the replacement G of a replaced leaf is not among Premises
 tree_error(premise(F), Premises, not_stated(F)) :-
     \+ memberchk(F, Premises).
 tree_error(missing(F), Premises, stated_missing(F)) :-
     memberchk(F, Premises).
+tree_error(replaced(F, _), Premises, stated_missing(F)) :-
+    memberchk(F, Premises), !.
+tree_error(replaced(_, G), Premises, not_stated(G)) :-
+    \+ memberchk(G, Premises).
 tree_error(node(F, Rule, Subtrees), Premises, Error) :-
     maplist(conclusion, Subtrees, Fs),
     (   \+ rule(Rule, F, Fs)
@@ -99,7 +104,7 @@ tree_error(node(F, Rule, Subtrees), Premises, Error) :-
 
 % check_trees(+Trees, +Premises, -Results): one result per tree, ok(Missing) when
 % check_tree/3 succeeds, else error(E) with E from tree_error/3 (error(malformed) when the
-% tree is not made of node/3, premise/1 and missing/1 terms).
+% tree is not made of node/3, premise/1, missing/1 and replaced/2 terms).
 check_trees(Trees, Premises, Results) :-
     maplist(tree_result(Premises), Trees, Results).
 

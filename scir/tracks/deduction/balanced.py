@@ -7,16 +7,21 @@ One candidate is built from a private random generator, without looking at the l
    half concluding ``G`` and half its negation (in a shuffled order), each grown like the
    paper's proof tree (one syllogism, then ``depth`` expansions with fresh names only);
 2. the proof is one of the trees, drawn uniformly (so its polarity is random);
-3. every tree, the proof included, gets a *break*: one ``all``/``some_not`` leaf replaced by
-   its converse (same form, same terms, so premise counts, forms, negations and the whole
-   term-frequency profile are unchanged), chosen so that the tree alone is Unknown;
-4. the premise order is shuffled once, over tree leaves.
+3. every tree, the proof included, gets two *breaks* on leaves with no tree-local term in
+   common: an ``all``/``some_not`` leaf replaced by its converse (same form, same terms, so
+   premise counts, forms, negations and the whole term-frequency profile are unchanged; the
+   undirected term graph too), each alone and both together leaving the tree Unknown; which
+   of the two is the *primary* one is a coin;
+4. one distractor is the *spare* tree; the premise order is shuffled once, over tree leaves.
 
 The three label variants of a candidate differ only where the label needs them to: True and
-False keep the proof intact and ask its conclusion or its negation (they differ only in the
-statement); Unknown applies the proof's break too and asks ``G`` or its negation (a coin
-drawn for every candidate). A candidate is kept only if **all three** variants pass every
-check, so the rejections are label-blind too:
+False keep the proof intact, break every distractor by its primary break and the spare tree
+also by its secondary one, and ask the proof's conclusion or its negation (they differ only in
+the statement); Unknown breaks every tree, the proof included, by its primary break only, and
+asks ``G`` or its negation (a coin drawn for every candidate). So every variant states exactly
+one converse per tree on average -- as many converses in all -- and the subject/object counts
+of every term (which a converse moves) are distributed the same. A candidate is kept only if
+**all three** variants pass every check, so the rejections are label-blind too:
 
 * the intact premises are satisfiable and prove the proof's conclusion (ASP);
 * every proof premise is necessary (removing it makes the statement Unknown) and the other
@@ -54,22 +59,31 @@ def check_width(width: int) -> None:
 
 @dataclass
 class Candidate:
-    """A label-blind candidate: trees, the proof's index, each tree's break, premise order."""
+    """A label-blind candidate: trees, the proof's and the spare tree's index, each tree's
+    (primary, secondary) break, premise order."""
 
     problem_context: object
     fresh: FreshNames
     conclusion: Formula
     trees: list[Node]
     proof_index: int
-    breaks: list[tuple[Node, Formula]]
+    spare_index: int
+    breaks: list[tuple[tuple[Node, Formula], tuple[Node, Formula]]]
     order: list[tuple[int, int]]           # (tree, leaf) per premise position
     coin: bool                             # Unknown asks the conclusion (True) or its negation
 
+    def applied(self, break_proof: bool) -> list[tuple[Node, Formula]]:
+        """The breaks of a variant: Unknown (``break_proof``) every tree's primary one;
+        True/False every distractor's primary one plus the spare tree's secondary one."""
+        if break_proof:
+            return [primary for primary, _ in self.breaks]
+        out = [primary for i, (primary, _) in enumerate(self.breaks) if i != self.proof_index]
+        return out + [self.breaks[self.spare_index][1]]
+
     def premises(self, break_proof: bool) -> list[Formula]:
-        """The stated premises, with or without the proof's break applied."""
+        """The stated premises of the Unknown (``break_proof``) or the True/False variant."""
         leaves = [list(tree.leaves()) for tree in self.trees]
-        replaced = {id(leaf): new for i, (leaf, new) in enumerate(self.breaks)
-                    if i != self.proof_index or break_proof}
+        replaced = {id(leaf): new for leaf, new in self.applied(break_proof)}
         return [replaced.get(id(leaves[t][k]), leaves[t][k].formula) for t, k in self.order]
 
     @property
@@ -91,25 +105,39 @@ def _shape(depth: int, width: int, rng: random.Random) -> Candidate:
     rng.shuffle(roots)
     trees = [grow(root, depth, rng, fresh) for root in roots]
     proof_index = rng.randrange(len(trees))
+    spare_index = rng.choice([i for i in range(len(trees)) if i != proof_index])
     order = [(t, k) for t, tree in enumerate(trees) for k in range(len(list(tree.leaves())))]
     rng.shuffle(order)
     coin = rng.random() < 0.5
-    return Candidate(context, fresh, conclusion, trees, proof_index, [], order, coin)
+    return Candidate(context, fresh, conclusion, trees, proof_index, spare_index, [], order,
+                     coin)
 
 
-def _break(tree: Node, taken: set[Formula], rng: random.Random) -> tuple[Node, Formula] | None:
-    """A leaf of ``tree`` whose converse, stated instead, leaves the tree alone Unknown (the
-    converse must be no formula of the task already); None when there is none."""
-    leaves = list(tree.leaves())
-    choices = [leaf for leaf in leaves if leaf.formula.kind in BREAKABLE]
+def _unknown_alone(tree: Node, replaced: dict[int, Formula]) -> bool:
+    stated = [replaced.get(id(leaf), leaf.formula) for leaf in tree.leaves()]
+    return checks.asp_label(stated, tree.formula).label == "Unknown"
+
+
+def _breaks(tree: Node, taken: set[Formula], rng: random.Random
+            ) -> tuple[tuple[Node, Formula], tuple[Node, Formula]] | None:
+    """Two leaves of ``tree`` whose converses (no formula of the task already) each, and both
+    together, leave the tree alone Unknown, sharing no term but the conclusion's, in a random
+    (primary, secondary) order; None when there are no such two."""
+    shared = set(tree.formula.args)
+    choices = [leaf for leaf in tree.leaves() if leaf.formula.kind in BREAKABLE
+               and converse(leaf.formula) not in taken]
     rng.shuffle(choices)
-    for leaf in choices:
-        new = converse(leaf.formula)
-        if new in taken:
-            continue
-        stated = [new if other is leaf else other.formula for other in leaves]
-        if checks.asp_label(stated, tree.formula).label == "Unknown":
-            return leaf, new
+    single = [leaf for leaf in choices
+              if _unknown_alone(tree, {id(leaf): converse(leaf.formula)})]
+    for i, first in enumerate(single):
+        for second in single[i + 1:]:
+            if (set(first.formula.args) & set(second.formula.args)) - shared:
+                continue
+            both = {id(first): converse(first.formula), id(second): converse(second.formula)}
+            if _unknown_alone(tree, both):
+                pair = [(first, converse(first.formula)), (second, converse(second.formula))]
+                rng.shuffle(pair)
+                return pair[0], pair[1]
     return None
 
 
@@ -162,10 +190,10 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
             retries["duplicate_premise"] += 1
             continue
         for tree in candidate.trees:
-            found = _break(tree, taken, rng)
+            found = _breaks(tree, taken, rng)
             if found is None:
                 break
-            taken.add(found[1])
+            taken.update(new for _, new in found)
             candidate.breaks.append(found)
         if len(candidate.breaks) != len(candidate.trees):
             retries["unbreakable_tree"] += 1
@@ -192,9 +220,8 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
 
 def _variant(candidate: Candidate, target: str) -> Problem:
     """The ``target`` variant of a checked candidate, as a Problem (trees marked)."""
-    for i, (leaf, new) in enumerate(candidate.breaks):
-        if i != candidate.proof_index or target == "Unknown":
-            leaf.missing, leaf.replaced_by = True, new
+    for leaf, new in candidate.applied(break_proof=target == "Unknown"):
+        leaf.missing, leaf.replaced_by = True, new
     goal = candidate.proof.formula
     if target == "True":
         statement = goal

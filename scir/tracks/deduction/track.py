@@ -291,8 +291,9 @@ def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
     """What is wrong with the stored proof and distractor trees, given the established label.
 
     Paper: a distractor concludes the proof's conclusion with one leaf missing. Balanced:
-    half of all trees conclude the negation, and a broken tree (every distractor; the proof
-    of an Unknown task) has exactly one leaf replaced by its converse, none deleted."""
+    half of all trees conclude the negation; every distractor has one or two leaves replaced
+    by their converses (none deleted), the proof of an Unknown task exactly one, and there
+    are as many converses as trees."""
     proof, distractors = _trees(task)
     paper = construction_of(task.params) == "paper"
     results = checks.check_trees([proof, *distractors], premises)
@@ -319,15 +320,19 @@ def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
         if paper and (len(result.missing) != 1 or tree.formula != proof.formula):
             problems.append(f"{name}: needs the proof's conclusion and exactly one missing "
                             "premise")
-        if not paper and (len(result.missing) != 1 or _replaced(tree) != 1
+        if not paper and (len(result.missing) != _replaced(tree)
+                          or _replaced(tree) not in (1, 2)
                           or tree.formula not in (proof.formula,
                                                   _negation_or_none(proof.formula))):
-            problems.append(f"{name}: needs the proof's conclusion or its negation and "
-                            "exactly one premise replaced by its converse")
+            problems.append(f"{name}: needs the proof's conclusion or its negation and one or "
+                            "two premises replaced by their converses")
     if not paper:
-        roots = [t.formula for t in [proof, *distractors]]
+        trees = [proof, *distractors]
+        roots = [t.formula for t in trees]
         if 2 * roots.count(proof.formula) != len(roots):
             problems.append("trees: half of them must conclude the negation of the others")
+        if sum(_replaced(t) for t in trees) != len(trees):
+            problems.append("trees: there must be as many converse premises as trees")
     stated = [leaf.stated for tree in [proof, *distractors] for leaf in tree.leaves()]
     leaves = {f for f in stated if f is not None}
     unused = [p.to_prover9() for p in premises if p not in leaves]
