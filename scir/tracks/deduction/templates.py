@@ -61,12 +61,12 @@ VARIED: dict[str, tuple[str, ...]] = {
         "Among the {S_pl}, at least one cell is not {aP}.",
     ),
     "fact": (
-        "The individual cell designated {c} is {aP}.",
+        "Of the individual cells considered here, {c} is {aP}.",
         "{C}, one of the individual cells considered here, is {aP}.",
         "Among the cells described, {c} is {aP}.",
     ),
     "neg_fact": (
-        "The individual cell designated {c} is not {aP}.",
+        "Of the individual cells considered here, {c} is not {aP}.",
         "{C}, one of the individual cells considered here, is not {aP}.",
         "Among the cells described, {c} is not {aP}.",
     ),
