@@ -12,15 +12,17 @@ One candidate is built from a private random generator, without looking at the l
    premise counts, forms, negations and the whole term-frequency profile are unchanged; the
    undirected term graph too), each alone and both together leaving the tree Unknown; which
    of the two is the *primary* one is a coin;
-4. one distractor is the *spare* tree; the premise order is shuffled once, over tree leaves.
+4. one distractor concluding what the proof concludes is the *spare* tree; the premise order
+   is shuffled once, over tree leaves.
 
 The three label variants of a candidate differ only where the label needs them to: True and
 False keep the proof intact, break every distractor by its primary break and the spare tree
 also by its secondary one, and ask the proof's conclusion or its negation (they differ only in
 the statement); Unknown breaks every tree, the proof included, by its primary break only, and
-asks ``G`` or its negation (a coin drawn for every candidate). So every variant states exactly
-one converse per tree on average -- as many converses in all -- and the subject/object counts
-of every term (which a converse moves) are distributed the same. A candidate is kept only if
+asks ``G`` or its negation (a coin drawn for every candidate). So every variant states as
+many converses as there are trees, half on each side (the trees concluding ``G`` and those
+concluding its negation), and the subject/object counts of every term, which a converse
+moves, are distributed the same. A candidate is kept only if
 **all three** variants pass every check, so the rejections are label-blind too:
 
 * the intact premises are satisfiable and prove the proof's conclusion (ASP);
@@ -105,7 +107,11 @@ def _shape(depth: int, width: int, rng: random.Random) -> Candidate:
     rng.shuffle(roots)
     trees = [grow(root, depth, rng, fresh) for root in roots]
     proof_index = rng.randrange(len(trees))
-    spare_index = rng.choice([i for i in range(len(trees)) if i != proof_index])
+    # the spare tree is on the proof's side: then each side states (1 + width) / 2 converses
+    # in every variant, and the converses' spread over the statement's side and the other
+    # side says nothing about the label
+    spare_index = rng.choice([i for i, root in enumerate(roots)
+                              if i != proof_index and root == roots[proof_index]])
     order = [(t, k) for t, tree in enumerate(trees) for k in range(len(list(tree.leaves())))]
     rng.shuffle(order)
     coin = rng.random() < 0.5
