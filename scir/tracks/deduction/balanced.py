@@ -43,7 +43,7 @@ from scir.errors import ConfigError, GenerationError, SolverResourceLimit, Solve
 from scir.tracks.deduction import checks
 from scir.tracks.deduction.generator import MAX_ATTEMPTS, Problem, eligible_contexts, grow
 from scir.tracks.deduction.logic import GOAL_KINDS, Formula, Node, converse
-from scir.tracks.deduction.vocabulary import FreshNames
+from scir.tracks.deduction.vocabulary import Context, FreshNames
 
 RETRY_REASONS = ("vocabulary", "duplicate_premise", "unbreakable_tree", "unsatisfiable",
                  "not_proved", "redundant_premise", "distractors_decide", "unknown_decided",
@@ -64,7 +64,7 @@ class Candidate:
     """A label-blind candidate: trees, the proof's and the spare tree's index, each tree's
     (primary, secondary) break, premise order."""
 
-    problem_context: object
+    context: Context
     fresh: FreshNames
     conclusion: Formula
     trees: list[Node]
@@ -245,6 +245,6 @@ def _variant(candidate: Candidate, target: str) -> Problem:
     sources = [names[t] for t, _ in candidate.order]
     distractors = [tree for t, tree in enumerate(candidate.trees) if t != candidate.proof_index]
     fresh = candidate.fresh
-    return Problem(candidate.problem_context, goal, candidate.proof, distractors, premises,
+    return Problem(candidate.context, goal, candidate.proof, distractors, premises,
                    sources, statement, target, sorted(set(fresh.predicates)),
                    sorted(set(fresh.individuals)))
