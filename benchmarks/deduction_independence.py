@@ -9,7 +9,8 @@ template renderer, then
     statement's polarity; thresholds fitted on the training folds), and cross-validated
     scikit-learn models on count features (premises, distinct terms, individuals, the
     term-frequency profile, negative premises, forms, the statement's form and its terms'
-    counts, lengths, negation words) and on word n-grams.
+    counts, lengths, negation words) and on word n-grams (of problem_nl, and of the rendered
+    problem_obfuscated).
 Every baseline gets its accuracy with a 95% Wilson interval; a **leak** is flagged when the
 lower bound is above chance (1/3) + 0.03. This is a helper for issue 10 (the formal audit is
 ``scir audit``); the features are read from the text through the task's vocabulary.
@@ -134,6 +135,7 @@ def audit(tasks: list[Task], folds: int = 5) -> list[tuple[str, int, int]]:
     names = sorted(rows[0])
     x = np.array([[r[k] for k in names] for r in rows], dtype=float)
     texts = [t.question + "\n" + t.problem_nl for t in tasks]
+    obf = [t.question + "\n" + t.problem_obfuscated for t in tasks]
     cv = StratifiedKFold(folds, shuffle=True, random_state=0)
     out = []
     majority = Counter(y).most_common(1)[0][1]
@@ -155,6 +157,9 @@ def audit(tasks: list[Task], folds: int = 5) -> list[tuple[str, int, int]]:
         ("logistic regression, word 1-3-grams of question + problem_nl",
          cross_val_predict(make_pipeline(CountVectorizer(ngram_range=(1, 3), min_df=2),
                                          LogisticRegression(max_iter=3000)), texts, y, cv=cv)),
+        ("logistic regression, word 1-3-grams of question + problem_obfuscated",
+         cross_val_predict(make_pipeline(CountVectorizer(ngram_range=(1, 3), min_df=2),
+                                         LogisticRegression(max_iter=3000)), obf, y, cv=cv)),
     ]:
         out.append((label, int(np.sum(pred == y)), len(y)))
     return out
