@@ -9,6 +9,8 @@
 %   node(Conclusion, Rule, Subtrees)  Conclusion follows from the Subtrees' conclusions by Rule
 %   premise(F)                        a stated premise
 %   missing(F)                        a premise deleted from the task (Unknown tasks, distractors)
+%   replaced(F, G)                    F is not stated; G (its converse, balanced construction)
+%                                     is stated in its place and derives nothing here
 %
 % rule(Name, Conclusion, Premises): the syllogism Name derives Conclusion from Premises, listed
 % in this order. Moods that classically need existential import (darapti, bamalip, barbari,
@@ -57,14 +59,18 @@ rule_name(Name) :- setof(N, C^Ps^rule(N, C, Ps), Names), member(Name, Names).
 conclusion(node(F, _, _), F).
 conclusion(premise(F), F).
 conclusion(missing(F), F).
+conclusion(replaced(F, _), F).
 
 % check_tree(+Tree, +Premises, -Missing): every step of Tree is an instance of its rule, every
-% premise(F) leaf is one of Premises, every missing(F) leaf is not; Missing lists the missing
-% leaves, left to right.
+% premise(F) leaf is one of Premises, every missing(F) leaf is not, every replaced(F, G) leaf
+% has G among Premises and F not; Missing lists the missing and replaced leaves, left to right.
 check_tree(premise(F), Premises, []) :-
     memberchk(F, Premises).
 check_tree(missing(F), Premises, [F]) :-
     \+ memberchk(F, Premises).
+check_tree(replaced(F, G), Premises, [F]) :-
+    \+ memberchk(F, Premises),
+    memberchk(G, Premises).
 check_tree(node(F, Rule, Subtrees), Premises, Missing) :-
     maplist(conclusion, Subtrees, Fs),
     rule(Rule, F, Fs),
@@ -77,11 +83,16 @@ check_subtree(Premises, Tree, Missing) :-
 % tree_error(+Tree, +Premises, -Error): why check_tree/3 fails, first problem in tree order:
 %   bad_step(F, Rule, Fs)   F does not follow from Fs by Rule
 %   not_stated(F)           a premise leaf that is not among Premises
-%   stated_missing(F)       a missing leaf that is among Premises
+%   stated_missing(F)       a missing (or replaced) leaf that is among Premises
+%   not_stated(G)           also: the replacement G of a replaced leaf is not among Premises
 tree_error(premise(F), Premises, not_stated(F)) :-
     \+ memberchk(F, Premises).
 tree_error(missing(F), Premises, stated_missing(F)) :-
     memberchk(F, Premises).
+tree_error(replaced(F, _), Premises, stated_missing(F)) :-
+    memberchk(F, Premises), !.
+tree_error(replaced(_, G), Premises, not_stated(G)) :-
+    \+ memberchk(G, Premises).
 tree_error(node(F, Rule, Subtrees), Premises, Error) :-
     maplist(conclusion, Subtrees, Fs),
     (   \+ rule(Rule, F, Fs)
@@ -93,7 +104,7 @@ tree_error(node(F, Rule, Subtrees), Premises, Error) :-
 
 % check_trees(+Trees, +Premises, -Results): one result per tree, ok(Missing) when
 % check_tree/3 succeeds, else error(E) with E from tree_error/3 (error(malformed) when the
-% tree is not made of node/3, premise/1 and missing/1 terms).
+% tree is not made of node/3, premise/1, missing/1 and replaced/2 terms).
 check_trees(Trees, Premises, Results) :-
     maplist(tree_result(Premises), Trees, Results).
 
@@ -105,9 +116,11 @@ tree_result(Premises, Tree, Result) :-
     ;   Result = error(malformed)
     ).
 
-% tree_leaves(+Tree, -Stated, -Missing): the leaf formulas, left to right.
+% tree_leaves(+Tree, -Stated, -Missing): the leaf formulas, left to right (a replaced leaf
+% states its replacement and misses its own formula).
 tree_leaves(premise(F), [F], []).
 tree_leaves(missing(F), [], [F]).
+tree_leaves(replaced(F, G), [G], [F]).
 tree_leaves(node(_, _, Subtrees), Stated, Missing) :-
     maplist(tree_leaves, Subtrees, Ss, Ms),
     append(Ss, Stated),
@@ -117,6 +130,7 @@ tree_leaves(node(_, _, Subtrees), Stated, Missing) :-
 % before the steps that use them (the order a reader follows the proof in).
 tree_steps(premise(_), []).
 tree_steps(missing(_), []).
+tree_steps(replaced(_, _), []).
 tree_steps(node(F, Rule, Subtrees), Steps) :-
     maplist(tree_steps, Subtrees, Lists),
     append(Lists, Before),

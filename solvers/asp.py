@@ -227,6 +227,11 @@ class AspProgram:
         start = time.monotonic()
         with ctl.solve(on_model=on_model, async_=True) as handle:
             finished = handle.wait(time_limit if time_limit is not None else -1)
+            # wait() can return False early (a spurious wake-up, seen under load: "exceeded
+            # 10 s after 0.0 s"); only the clock decides that the limit has passed
+            while not finished and time_limit is not None \
+                    and time.monotonic() - start < time_limit:
+                finished = handle.wait(max(0.001, time_limit - (time.monotonic() - start)))
             if not finished:
                 handle.cancel()
                 raise SolverTimeout(f"clingo exceeded {time_limit} s "

@@ -1,6 +1,7 @@
 """Deduction generation: labels established twice and balanced, proof trees that check in
 Prolog, determinism (also through the process pool), verification of tampered tasks, and the
-pipeline hooks (solve_formal, parse_answer, count_items)."""
+pipeline hooks (solve_formal, parse_answer, count_items). The fixtures use the paper
+construction (the balanced one has its own tests in test_deduction_balanced.py)."""
 
 from __future__ import annotations
 
@@ -19,16 +20,17 @@ from scir.tracks.deduction.logic import Node, parse
 from scir.tracks.deduction.vocabulary import get_context
 
 TRACK = DeductionTrack(workers=1)
+PAPER = {"construction": "paper"}
 
 
 @pytest.fixture(scope="module")
 def easy_tasks() -> list[Task]:
-    return list(TRACK.generate(12, 7, "easy"))
+    return list(TRACK.generate(12, 7, "easy", PAPER))
 
 
 @pytest.fixture(scope="module")
 def hard_tasks() -> list[Task]:
-    return list(TRACK.generate(6, 11, "hard"))
+    return list(TRACK.generate(6, 11, "hard", PAPER))
 
 
 @settings(max_examples=30, deadline=None, derandomize=True,
@@ -103,7 +105,7 @@ def test_task_fields(hard_tasks):
 
 
 def test_custom_parameters_and_limits():
-    tasks = list(TRACK.generate(2, 3, "easy", {"depth": 1, "width": 0}))
+    tasks = list(TRACK.generate(2, 3, "easy", {"depth": 1, "width": 0, **PAPER}))
     assert [t.tier for t in tasks] == ["e1d0", "e1d0"]
     assert {t.difficulty for t in tasks} == {"custom"}
     assert all(t.formal["distractors"] == [] for t in tasks)
@@ -113,12 +115,16 @@ def test_custom_parameters_and_limits():
         list(TRACK.generate(1, 3, "hard", {"width": 7}))
 
 
-def test_same_seed_same_bytes_with_and_without_pool(tmp_path):
+@pytest.mark.parametrize("construction", ["paper", "balanced"])
+def test_same_seed_same_bytes_with_and_without_pool(tmp_path, construction):
     serial, pooled, again = (tmp_path / f"{n}.jsonl" for n in ("serial", "pooled", "again"))
-    write_tasks(serial, DeductionTrack(workers=1).generate(12, 5, "easy"))
-    write_tasks(pooled, DeductionTrack(workers=2).generate(12, 5, "easy"))
-    write_tasks(again, DeductionTrack(workers=1).generate(12, 5, "easy"))
-    assert serial.read_bytes() == pooled.read_bytes() == again.read_bytes()
+    params = {"construction": construction}
+    write_tasks(serial, DeductionTrack(workers=1).generate(12, 5, "easy", params))
+    write_tasks(pooled, DeductionTrack(workers=2).generate(12, 5, "easy", params))
+    assert serial.read_bytes() == pooled.read_bytes()
+    if construction == "paper":
+        write_tasks(again, DeductionTrack(workers=1).generate(12, 5, "easy", params))
+        assert serial.read_bytes() == again.read_bytes()
 
 
 def test_workers_setting(monkeypatch):

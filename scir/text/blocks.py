@@ -51,9 +51,7 @@ def deduction_lexicon(task: Task):
     if not isinstance(lex, dict) or not isinstance(lex.get("predicates"), dict):
         raise TaskFormatError("deduction tasks need domain_metadata.lexicon",
                               task_id=task.task_id, field="domain_metadata")
-    nouns = {pid: (p["noun"], p["plural"], p["article"])
-             for pid, p in lex["predicates"].items()}
-    return Lexicon(nouns, dict(lex.get("individuals") or {}))
+    return Lexicon.from_json(lex)
 
 
 def _deduction(task: Task) -> list[dict[str, Any]]:

@@ -1,7 +1,11 @@
 """The checks that establish a deduction task's label, each independently:
 
 * :func:`asp_label` -- countermodel search with clingo (``asp/deduction.lp``), complete for the
-  fragment: the formulas enter as facts describing their structure;
+  fragment: the formulas enter as facts describing their structure; with
+  ``existential_import=True`` under the reading where every universal formula's subject is
+  non-empty (the track's convention is the other reading; a task must not depend on it);
+* :func:`redundant_premises`, :func:`import_agrees` -- the balanced construction's
+  minimality and existential-import checks, built on :func:`asp_label`;
 * :func:`prover9_label` -- Prover9 on the statement and on its negation
   (:func:`solvers.prover9.entails`);
 * :func:`double_check` -- both, raising :class:`VerificationError` when they disagree;
@@ -41,7 +45,8 @@ def _facts(premises: Sequence[Formula], statement: Formula) -> list[tuple]:
 
 
 def _model(premises: Sequence[Formula], statement: Formula, mode: str,
-           time_limit: float) -> list[tuple[str, str]] | None:
+           time_limit: float, existential_import: bool = False
+           ) -> list[tuple[str, str]] | None:
     from solvers.asp import AspProgram
 
     program = AspProgram().load("deduction")
@@ -49,6 +54,8 @@ def _model(premises: Sequence[Formula], statement: Formula, mode: str,
     program.add_facts("premise", range(1, len(premises) + 1))
     program.add_facts("statement", [0])
     program.add_facts("mode", [mode])
+    if existential_import:
+        program.add_facts("reading", ["import"])
     models = program.models(limit=1, time_limit=time_limit)
     if not models:
         return None
@@ -56,12 +63,16 @@ def _model(premises: Sequence[Formula], statement: Formula, mode: str,
 
 
 def asp_label(premises: Sequence[Formula], statement: Formula,
-              time_limit: float = 10.0) -> AspVerdict:
+              time_limit: float = 10.0, existential_import: bool = False) -> AspVerdict:
     """True iff premises + not statement has no model; False iff premises + statement has
-    none; Unknown iff both have one; label None when neither has (unsatisfiable premises)."""
+    none; Unknown iff both have one; label None when neither has (unsatisfiable premises).
+
+    ``existential_import`` reads every universal formula (premises, statement or its
+    negation) as saying that its subject is non-empty (``reading(import)`` of the program).
+    """
     start = time.perf_counter()
-    affirm = _model(premises, statement, "affirm", time_limit)
-    deny = _model(premises, statement, "deny", time_limit)
+    affirm = _model(premises, statement, "affirm", time_limit, existential_import)
+    deny = _model(premises, statement, "deny", time_limit, existential_import)
     if affirm is None and deny is None:
         label = None
     elif deny is None:
@@ -71,6 +82,28 @@ def asp_label(premises: Sequence[Formula], statement: Formula,
     else:
         label = "Unknown"
     return AspVerdict(label, affirm, deny, time.perf_counter() - start)
+
+
+def redundant_premises(premises: Sequence[Formula], statement: Formula,
+                       candidates: Sequence[Formula]) -> list[Formula]:
+    """The ``candidates`` (premises of a proof) that are not necessary: removing one from
+    ``premises`` leaves the statement's ASP label True or False (instead of Unknown).
+    Empty for a minimal proof."""
+    redundant = []
+    for candidate in candidates:
+        rest = [p for p in premises if p != candidate]
+        if asp_label(rest, statement).label != "Unknown":
+            redundant.append(candidate)
+    return redundant
+
+
+def import_agrees(premises: Sequence[Formula], statement: Formula,
+                  label: str | None = None) -> bool:
+    """Whether the ASP label is the same with and without existential import (``label``:
+    the label without import, when already known)."""
+    if label is None:
+        label = asp_label(premises, statement).label
+    return asp_label(premises, statement, existential_import=True).label == label
 
 
 def prover9_entails(premises: Sequence[str], goal: str, max_seconds: int = 10) -> str:

@@ -247,18 +247,38 @@ def instantiate(rule: Rule, conclusion: Formula, fresh_predicate, fresh_constant
 
 # ---------------------------------------------------------------- proof trees
 
-PREMISE, MISSING = "premise", "missing"
+PREMISE, MISSING, REPLACED = "premise", "missing", "replaced"
+
+
+def converse(formula: Formula) -> Formula:
+    """``formula`` with its two predicates swapped (same form, same terms): the premise that
+    replaces a leaf of a broken tree in the balanced construction. Only ``all`` and
+    ``some_not`` have a converse that is not equivalent to them (``no`` and ``some`` are
+    symmetric), so only these are used."""
+    if formula.kind not in ("all", "some_not"):
+        raise ValueError(f"no non-equivalent converse of a {formula.kind} formula")
+    return Formula(formula.kind, (formula.args[1], formula.args[0]))
 
 
 @dataclass
 class Node:
     """A proof-tree node: a derived ``formula`` (``rule`` and ``children``) or a leaf
-    (``rule`` None) that is stated, or ``missing`` (deleted from the premises)."""
+    (``rule`` None) that is stated, ``missing`` (deleted from the premises) or ``missing``
+    and ``replaced_by`` another formula (its converse is stated instead: balanced
+    construction)."""
 
     formula: Formula
     rule: str | None = None
     children: list["Node"] = field(default_factory=list)
     missing: bool = False
+    replaced_by: Formula | None = None
+
+    @property
+    def stated(self) -> Formula | None:
+        """The premise a leaf contributes: its formula, its replacement, or None."""
+        if not self.missing:
+            return self.formula
+        return self.replaced_by
 
     def leaves(self) -> Iterator["Node"]:
         """The leaves, left to right."""
@@ -282,8 +302,12 @@ class Node:
             yield from child.formulas()
 
     def to_json(self) -> dict[str, Any]:
-        """``{"conclusion": prover9, "rule": name | "premise" | "missing", "premises": [...]}``."""
+        """``{"conclusion": prover9, "rule": name | "premise" | "missing", "premises": [...]}``;
+        a replaced leaf is ``{"conclusion": ..., "rule": "replaced", "by": prover9}``."""
         if self.rule is None:
+            if self.replaced_by is not None:
+                return {"conclusion": self.formula.to_prover9(), "rule": REPLACED,
+                        "by": self.replaced_by.to_prover9()}
             return {"conclusion": self.formula.to_prover9(),
                     "rule": MISSING if self.missing else PREMISE}
         return {"conclusion": self.formula.to_prover9(), "rule": self.rule,
@@ -301,6 +325,11 @@ class Node:
         rule = data["rule"]
         if rule in (PREMISE, MISSING):
             return cls(formula, None, [], rule == MISSING)
+        if rule == REPLACED:
+            if not isinstance(data.get("by"), str):
+                raise TaskFormatError("a replaced leaf needs a string field by",
+                                      task_id=task_id, field=field)
+            return cls(formula, None, [], True, parse(data["by"], task_id=task_id, field=field))
         children = data.get("premises")
         if not isinstance(children, list) or not children:
             raise TaskFormatError(f"proof step {rule!r} needs a non-empty premises list",
@@ -309,9 +338,12 @@ class Node:
                                    for c in children])
 
     def to_term(self):
-        """The Prolog term: ``node(F, Rule, Subtrees)``, ``premise(F)`` or ``missing(F)``."""
+        """The Prolog term: ``node(F, Rule, Subtrees)``, ``premise(F)``, ``missing(F)`` or
+        ``replaced(F, G)``."""
         from solvers.prolog import Term
 
+        if self.rule is None and self.replaced_by is not None:
+            return Term(REPLACED, (self.formula.to_term(), self.replaced_by.to_term()))
         if self.rule is None:
             return Term(MISSING if self.missing else PREMISE, (self.formula.to_term(),))
         return Term("node", (self.formula.to_term(), self.rule,

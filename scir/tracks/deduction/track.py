@@ -12,12 +12,17 @@ from typing import Any, Callable, Iterator, Sequence
 
 from scir.errors import ConfigError, ScirError, SolverInputError, TaskFormatError
 from scir.tasks import Task
-from scir.tracks.base import Check, Formalization, Track, TrackParam
-from scir.tracks.deduction import checks, exports, formalize, generator, templates, validate
+from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
+from scir.tracks.deduction import (balanced, checks, exports, formalize, generator, templates,
+                                   validate)
 from scir.tracks.deduction.logic import Formula, Node, parse
 
 GENERATOR = "scir.tracks.deduction"
-VERSION = "1.0"
+VERSION = "1.0"                # the paper construction (unchanged output)
+BALANCED_VERSION = "2.0"
+# the paper construction keeps its own presets (today's tasks, byte for byte); the
+# parameters' easy/hard values are the balanced construction's
+PAPER_PRESETS = {"easy": {"depth": 4, "width": 1}, "hard": {"depth": 5, "width": 2}}
 WORKERS_ENV = "SCIR_WORKERS"
 POOL_MIN_TASKS = 12           # below this a process pool costs more than it saves
 _FINAL_LABEL = re.compile(r"\b(true|false|unknown|uncertain)[\s.!*_`\"')\]]*\Z", re.I)
@@ -42,23 +47,58 @@ class DeductionTrack(Track):
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
         return [
-            TrackParam("depth", int, "expansions of the proof tree (each replaces a premise by "
-                       "the premises of a syllogism concluding it)", 4, 5, minimum=0,
-                       maximum=12),
-            TrackParam("width", int, "distractor trees (same conclusion, one premise missing)",
-                       1, 2, minimum=0, maximum=6),
+            TrackParam("depth", int, "expansions of every tree (each replaces a premise by "
+                       "the premises of a syllogism concluding it; a tree has about 2.2 + "
+                       "depth premises); paper presets 4 / 5", 3, 6, minimum=0, maximum=12),
+            TrackParam("width", int, "distractor trees (balanced: odd, half of all trees "
+                       "conclude the negation, each broken by one converse premise; paper: "
+                       "same conclusion, one premise missing); paper presets 1 / 2", 3, 3,
+                       minimum=0, maximum=6),
+            construction_param(),
         ]
+
+    def resolve_params(self, difficulty: str, overrides: dict[str, Any] | None = None
+                       ) -> tuple[str, dict[str, Any]]:
+        """As :meth:`Track.resolve_params`, with the paper construction's own presets
+        (:data:`PAPER_PRESETS`) for ``--construction paper``."""
+        level, params = super().resolve_params(difficulty, overrides)
+        if params["construction"] == "paper":
+            preset = PAPER_PRESETS[difficulty]
+            for key, value in preset.items():
+                if (overrides or {}).get(key) is None:
+                    params[key] = value
+            level = difficulty if all(params[k] == v for k, v in preset.items()) else "custom"
+        return level, params
+
+    def difficulty_of(self, params: dict[str, Any]) -> str:
+        """``easy``/``hard`` when depth and width equal the preset of the construction
+        (parameters without ``construction`` are the paper's: files written before it)."""
+        if construction_of(params) != "paper":
+            return super().difficulty_of(params)
+        for level, preset in PAPER_PRESETS.items():
+            if all(params.get(k) == v for k, v in preset.items()):
+                return level
+        return "custom"
 
     def tier(self, params: dict[str, Any]) -> str:
         return f"e{params['depth']}d{params['width']}"
 
     def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
         task_id = self.task_id(params, seed, index)
-        rng = self.rng(seed, index, f"{GENERATOR}:{self.tier(params)}")  # tiers independent
         target = generator.target_label(seed, index)
-        problem = generator.generate(params["depth"], params["width"], rng, target,
-                                     task_id=task_id)
-        lexicon = templates.Lexicon.of(problem.context, problem.predicates, problem.constants)
+        paper = construction_of(params) == "paper"
+        if paper:
+            rng = self.rng(seed, index, f"{GENERATOR}:{self.tier(params)}")  # tiers independent
+            problem = generator.generate(params["depth"], params["width"], rng, target,
+                                         task_id=task_id)
+            wording = None
+        else:
+            rng = self.rng(seed, index, f"{GENERATOR}:balanced:{self.tier(params)}")
+            problem = balanced.generate(params["depth"], params["width"], rng, target,
+                                        task_id=task_id)
+            wording = rng.randrange(2 ** 31)
+        lexicon = templates.Lexicon.of(problem.context, problem.predicates, problem.constants,
+                                       wording)
         blocks = templates.blocks(problem.premises, lexicon, self.n_blocks)
         formal = {
             "premises": [p.to_prover9() for p in problem.premises],
@@ -72,13 +112,14 @@ class DeductionTrack(Track):
         return Task(
             task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
             tier=self.tier(params), seed=seed, params=dict(params),
-            question=templates.question(problem.statement, lexicon),
+            question=templates.question(problem.statement, lexicon, convention=not paper),
             answer=problem.label, answer_pool=[problem.label], chance=1 / 3, formal=formal,
             blocks=blocks, problem_nl="\n\n".join(blocks),
             domain_metadata={"context": problem.context.name,
                              "context_title": problem.context.title,
                              "lexicon": lexicon.to_json()},
-            provenance={"generator": GENERATOR, "version": VERSION,
+            provenance={"generator": GENERATOR,
+                        "version": VERSION if paper else BALANCED_VERSION,
                         "retries": problem.retries},
         )
 
@@ -104,6 +145,8 @@ class DeductionTrack(Track):
             raise ConfigError("the number of tasks must be >= 0", field="n")
         level, params = self.resolve_params(difficulty, overrides)
         generator.eligible_contexts(params["depth"], params["width"])
+        if params["construction"] == "balanced":
+            balanced.check_width(params["width"])
         workers = self.workers(n)
         if workers == 1:
             for index in range(n):
@@ -138,11 +181,13 @@ class DeductionTrack(Track):
             problems.append(f"stored answer {task.answer!r}, the solvers establish {found!r}")
         if task.answer_pool != [task.answer]:
             problems.append(f"answer_pool must be [{task.answer!r}]")
+        details = {"asp": verdict.asp.label, "prover9": verdict.prover9,
+                   "premises": len(premises)}
         if found is not None:
             problems += _tree_problems(task, premises, statement, found)
-        return Check(task.task_id, not problems, task.answer, found,
-                     details={"asp": verdict.asp.label, "prover9": verdict.prover9,
-                              "premises": len(premises)},
+        if found is not None and construction_of(task.params) == "balanced":
+            problems += _balanced_problems(task, premises, statement, found, details)
+        return Check(task.task_id, not problems, task.answer, found, details=details,
                      message="; ".join(problems))
 
     def explain(self, task: Task) -> list[str]:
@@ -152,8 +197,13 @@ class DeductionTrack(Track):
         lexicon = templates.Lexicon.from_json(task.domain_metadata["lexicon"])
         lines = [templates.step(c, rule, ps, lexicon)
                  for c, rule, ps in checks.proof_steps(proof)]
-        lines += [f'Not stated: "{templates.sentence(leaf.formula, lexicon)}"'
-                  for leaf in proof.leaves() if leaf.missing]
+        for leaf in proof.leaves():
+            if leaf.replaced_by is not None:
+                instead = templates.sentence(leaf.replaced_by, lexicon)
+                lines.append(f'Not stated: "{templates.sentence(leaf.formula, lexicon)}" '
+                             f'(stated instead: "{instead}")')
+            elif leaf.missing:
+                lines.append(f'Not stated: "{templates.sentence(leaf.formula, lexicon)}"')
         return lines
 
     def validate_formal(self, task: Task) -> None:
@@ -226,14 +276,31 @@ def _formal_formulas(task_id: str, formal: dict[str, Any]) -> tuple[list[Formula
     return parsed, parse(goal, task_id=task_id, field="formal.goal")
 
 
-def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
-                   label: str) -> list[str]:
-    """What is wrong with the stored proof and distractor trees, given the established label."""
+def construction_of(params: dict[str, Any]) -> str:
+    """The construction recorded in ``params`` (``paper`` when absent: files written before
+    the parameter existed)."""
+    return str(params.get("construction", "paper"))
+
+
+def _trees(task: Task) -> tuple[Node, list[Node]]:
     formal = task.formal
     proof = Node.from_json(formal.get("proof"), task_id=task.task_id, field="formal.proof")
     raw = formal.get("distractors", [])
     distractors = [Node.from_json(d, task_id=task.task_id, field=f"formal.distractors[{i}]")
                    for i, d in enumerate(raw if isinstance(raw, list) else [])]
+    return proof, distractors
+
+
+def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
+                   label: str) -> list[str]:
+    """What is wrong with the stored proof and distractor trees, given the established label.
+
+    Paper: a distractor concludes the proof's conclusion with one leaf missing. Balanced:
+    half of all trees conclude the negation; every distractor has one or two leaves replaced
+    by their converses (none deleted), the proof of an Unknown task exactly one, and there
+    are as many converses as trees."""
+    proof, distractors = _trees(task)
+    paper = construction_of(task.params) == "paper"
     results = checks.check_trees([proof, *distractors], premises)
     problems = []
     names = ["proof"] + [f"distractor {i + 1}" for i in range(len(distractors))]
@@ -247,18 +314,63 @@ def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
             problems.append(f"proof: a {label} task needs a complete proof of "
                             f"{wanted.to_prover9() if wanted else 'the statement'}")
         if label == "Unknown" and (missing != 1 or proof.formula not in
-                                   (statement, _negation_or_none(statement))):
+                                   (statement, _negation_or_none(statement))
+                                   or (not paper and _replaced(proof) != 1)):
             problems.append("proof: an Unknown task needs a proof of the statement or its "
-                            "negation with exactly one premise missing")
+                            "negation with exactly one premise "
+                            + ("missing" if paper else "replaced by its converse"))
     for name, tree, result in zip(names[1:], distractors, results[1:]):
-        if result.ok and (len(result.missing) != 1 or tree.formula != proof.formula):
+        if not result.ok:
+            continue
+        if paper and (len(result.missing) != 1 or tree.formula != proof.formula):
             problems.append(f"{name}: needs the proof's conclusion and exactly one missing "
                             "premise")
-    leaves = {leaf.formula for tree in [proof, *distractors] for leaf in tree.leaves()
-              if not leaf.missing}
+        if not paper and (len(result.missing) != _replaced(tree)
+                          or _replaced(tree) not in (1, 2)
+                          or tree.formula not in (proof.formula,
+                                                  _negation_or_none(proof.formula))):
+            problems.append(f"{name}: needs the proof's conclusion or its negation and one or "
+                            "two premises replaced by their converses")
+    if not paper:
+        trees = [proof, *distractors]
+        roots = [t.formula for t in trees]
+        if 2 * roots.count(proof.formula) != len(roots):
+            problems.append("trees: half of them must conclude the negation of the others")
+        if sum(_replaced(t) for t in trees) != len(trees):
+            problems.append("trees: there must be as many converse premises as trees")
+    stated = [leaf.stated for tree in [proof, *distractors] for leaf in tree.leaves()]
+    leaves = {f for f in stated if f is not None}
     unused = [p.to_prover9() for p in premises if p not in leaves]
     if unused:
         problems.append(f"premises in no tree: {'; '.join(unused)}")
+    return problems
+
+
+def _replaced(tree: Node) -> int:
+    return sum(1 for leaf in tree.leaves() if leaf.replaced_by is not None)
+
+
+def _balanced_problems(task: Task, premises: list[Formula], statement: Formula, label: str,
+                       details: dict[str, Any]) -> list[str]:
+    """Minimality and existential-import agreement (balanced construction): every premise
+    of a True/False task's proof is necessary, the other premises decide nothing, and the
+    label is the same with existential import."""
+    problems = []
+    proof, _ = _trees(task)
+    if label in ("True", "False"):
+        used = [leaf.formula for leaf in proof.leaves() if not leaf.missing]
+        redundant = checks.redundant_premises(premises, statement, used)
+        if redundant:
+            problems.append("proof: premises not needed for the label: "
+                            + "; ".join(p.to_prover9() for p in redundant))
+        rest = [p for p in premises if p not in set(used)]
+        if checks.asp_label(rest, statement).label != "Unknown":
+            problems.append("the premises outside the proof decide the statement")
+        details["minimal"] = not redundant
+    agrees = checks.import_agrees(premises, statement, label)
+    details["import_agrees"] = agrees
+    if not agrees:
+        problems.append("the label changes under existential import")
     return problems
 
 
