@@ -18,7 +18,9 @@ from scir.errors import ConfigError, SolverInputError, TaskFormatError
 from scir.tasks import Task, read_tasks, write_tasks
 from scir.tracks import get_track
 from scir.tracks.causal import NO_MATCH
-from scir.tracks.causal.generate import draw, task_rng
+from scir.tracks.causal.generate import params_rng
+from scir.tracks.causal.graph import add_xyz, connected_subgraph, sachs_graph
+from scir.tracks.causal.scm import choose_interventions_blind, random_scm, sample_environments
 from scir.tracks.causal.graph import NEW_PROTEIN, sachs_graph
 from scir.tracks.causal.options import choose_options, match_options, parse_option, xyz_directed
 from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL
@@ -188,10 +190,19 @@ def test_unsolved_draws_are_regenerated_and_counted(tasks) -> None:
     for task in every:
         assert task.provenance["attempts"] == task.provenance["regenerated"] + 1
         assert sum(task.provenance["rejected"].values()) == task.provenance["regenerated"]
-    task = regenerated[0]
-    rng = task_rng(task.seed, int(task.task_id.rsplit("-", 1)[1]))
-    graph, columns, envs = draw(task.params, rng)
-    options, answer = choose_options(graph.subgraph, graph.xyz_edges, task.params["options"], rng)
+    # replay the first data draw of the first structure (balanced: structure, options, then
+    # SCM and rows; see generate._build_balanced) of a task whose rejections were all GIES's
+    task = next(t for t in regenerated
+                if set(t.provenance["rejected"]) <= {"no_match", "wrong_option"})
+    rng = params_rng(task.params, task.seed, int(task.task_id.rsplit("-", 1)[1]))
+    params = task.params
+    sub = connected_subgraph(sachs_graph(params["graph"]), params["nodes"], rng)
+    graph = add_xyz(sub, params["connections"], rng)
+    columns = [graph.nodes[int(i)] for i in rng.permutation(len(graph.nodes))]
+    interventions = choose_interventions_blind(graph, params["interventions"], rng)
+    options, answer = choose_options(graph.subgraph, graph.xyz_edges, params["options"], rng)
+    envs = sample_environments(random_scm(graph, rng), interventions, params["samples"],
+                               columns, rng)
     data = [np.array(e.rows) for e in envs]
     targets = [[columns.index(t) for t in e.targets] for e in envs]
     found = xyz_directed(fit(data, targets, names=columns).directed_edges())
@@ -281,16 +292,22 @@ def test_verify_catches_xyz_edges_that_are_not_the_answer(tasks) -> None:
 
 
 def test_verify_catches_tampered_rows(tasks) -> None:
-    """Data from which GIES finds no XYZ edge: XYZ's column replaced by independent noise."""
-    task = Task.from_dict(copy.deepcopy(tasks["easy"][1].to_dict()))
-    col = task.formal["columns"].index(NEW_PROTEIN)
-    rng = np.random.default_rng(0)
-    for env in task.formal["environments"]:
-        for row in env["rows"]:
-            row[col] = round(float(rng.uniform(1, 3)), 2)
-    check = TRACK.verify(task)
-    assert not check.ok and check.found is None
-    assert TRACK.solve_formal(task, task.formal) == NO_MATCH
+    """XYZ's column replaced by independent noise: verify fails on every such task, and where
+    GIES then finds no XYZ edge at all the solver says NO_MATCH."""
+    unmatched = []
+    for original in tasks["easy"]:
+        task = Task.from_dict(copy.deepcopy(original.to_dict()))
+        col = task.formal["columns"].index(NEW_PROTEIN)
+        rng = np.random.default_rng(0)
+        for env in task.formal["environments"]:
+            for row in env["rows"]:
+                row[col] = round(float(rng.uniform(1, 3)), 2)
+        check = TRACK.verify(task)
+        assert not check.ok and check.found != task.answer, task.task_id
+        if check.found is None:
+            unmatched.append(task)
+    assert unmatched, "noise in XYZ's column should leave GIES without an XYZ edge somewhere"
+    assert TRACK.solve_formal(unmatched[0], unmatched[0].formal) == NO_MATCH
 
 
 # ---- solve_formal, GES, parse_answer, count_items -----------------------------------------

@@ -37,10 +37,23 @@ MAX_ATTEMPTS = 500          # GIES runs per task, both constructions
 DATA_DRAWS = 25             # balanced: SCM and row redraws per structure
 
 
-def task_rng(seed: int, index: int) -> np.random.Generator:
-    """The numpy Generator of task ``index`` of a file made with ``seed`` (any int seed)."""
-    digest = hashlib.sha256(f"scir.tracks.causal:{seed}:{index}".encode()).digest()
+def task_rng(seed: int, index: int, salt: str = "") -> np.random.Generator:
+    """The numpy Generator of task ``index`` of a file made with ``seed`` (any int seed).
+
+    ``salt`` (the balanced construction passes its tier) keeps tiers independent: without it,
+    task ``i`` of an Easy and a Hard file start from the same random state (the paper
+    construction, kept byte for byte)."""
+    prefix = f"scir.tracks.causal{':' + salt if salt else ''}"
+    digest = hashlib.sha256(f"{prefix}:{seed}:{index}".encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:16], "big"))
+
+
+def params_rng(params: dict[str, Any], seed: int, index: int) -> np.random.Generator:
+    """The Generator of task ``index`` for ``params`` (tier-salted in the balanced
+    construction, the original unsalted stream in the paper construction)."""
+    if params.get("construction", "balanced") == "paper":
+        return task_rng(seed, index)
+    return task_rng(seed, index, f"balanced:n{params['nodes']}c{params['connections']}")
 
 
 @dataclass

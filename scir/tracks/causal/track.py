@@ -9,7 +9,7 @@ from scir.errors import TaskFormatError
 from scir.tasks import Task
 from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
 from scir.tracks.causal import exports, formalize, templates, validate
-from scir.tracks.causal.generate import build, task_rng
+from scir.tracks.causal.generate import build, params_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
 from scir.tracks.causal.options import (LETTERS, MAX_OPTIONS, letter, option_text,
                                         parse_option)
@@ -57,7 +57,7 @@ class CausalTrack(Track):
 
     def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
         task_id = self.task_id(params, seed, index)
-        problem = build(params, task_rng(seed, index), task_id)
+        problem = build(params, params_rng(params, seed, index), task_id)
         graph, envs = problem.graph, problem.environments
         subgraph_nodes = graph.nodes[:-1]
         blocks = [templates.block_network(subgraph_nodes, graph.known_edges, NEW_PROTEIN,

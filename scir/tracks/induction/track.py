@@ -70,7 +70,11 @@ class InductionTrack(Track):
 
     def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
         world = self.world
-        built = construct(world, params, self.rng(seed, index, "induction"))
+        # balanced: tiers independent (task i of an Easy and a Hard file share no random
+        # state); paper: the original stream, kept byte for byte
+        salt = ("induction" if params.get("construction", "balanced") == "paper"
+                else f"induction:balanced:{self.tier(params)}")
+        built = construct(world, params, self.rng(seed, index, salt))
         problem = built.problem()
         task_id = self.task_id(params, seed, index)
         pools = asp_pool(problem, world=world)
