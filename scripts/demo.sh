@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The offline demo (`make demo`): check the solvers; for every track generate a small Easy
-# benchmark, render it into scientific documents, verify every answer with the solvers, run
+# benchmark, render it into scientific documents, verify every answer with the solvers, audit
+# it for answer-blind shortcuts, run
 # the pipelines offline (oracle, and the tiny local model through cot / ns / symbcot), export
 # it, and print what came out.
 set -euo pipefail
@@ -10,6 +11,7 @@ export TORCHDYNAMO_DISABLE=1 TOKENIZERS_PARALLELISM=false
 OUT="${DEMO_OUT:-demo-out}"
 N="${DEMO_N:-6}"          # tasks per track
 LLM_N="${DEMO_LLM_N:-2}"  # tasks per track for the tiny-model pipelines
+AUDIT_N="${DEMO_AUDIT_N:-30}"  # Easy tasks per track for the artifact audit
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
@@ -30,6 +32,20 @@ step "Table-2 statistics"
 for track in $tracks; do
     scir stats "$OUT/$track.obf.jsonl"
 done
+
+step "artifact audit: answer-blind baselines on what a solver sees ($AUDIT_N Easy tasks per track; benchmarks/audit.py runs 200 per tier)"
+for track in $tracks; do
+    scir generate "$track" --difficulty easy -n "$AUDIT_N" --seed 2 -o "$OUT/audit/$track.jsonl"
+    scir render "$OUT/audit/$track.jsonl" --renderer template --seed 2 -o "$OUT/audit/$track.obf.jsonl"
+done
+rc=0
+scir audit "$OUT"/audit/*.obf.jsonl --presentation both -o "$OUT/audit/report" || rc=$?
+if [ "$rc" -eq 1 ]; then
+    echo "audit: a baseline's interval lies above chance + 3 points on this small sample (exit 1);"
+    echo "       at $AUDIT_N tasks that can happen by chance: benchmarks/audit.py decides at 200 per tier"
+elif [ "$rc" -ne 0 ]; then
+    exit "$rc"
+fi
 
 step "exports"
 scir export "$OUT/deduction.obf.jsonl" --format prover9 -o "$OUT/export/prover9"
