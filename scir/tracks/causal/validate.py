@@ -10,9 +10,9 @@ bounded; other keys are allowed.
 
 from __future__ import annotations
 
-from typing import Any
 
-from scir.errors import SolverInputError, TaskFormatError
+from scir.errors import SolverInputError
+from scir.tracks.shapes import bounded_list as _bounded, fail as _fail
 from scir.tasks import Task, shorten
 from scir.tracks.causal.formalize import task_nodes
 from scir.tracks.causal.graph import NEW_PROTEIN
@@ -23,20 +23,6 @@ MAX_NODES = 64               # Sachs has 11 proteins, plus XYZ
 MAX_ENVIRONMENTS = 64
 MAX_ROWS = 100_000           # rows per environment (the default is 16)
 MAX_OPTION_CHARS = 2000
-
-
-def _fail(message: str, field: str) -> TaskFormatError:
-    return TaskFormatError(message, field=field)
-
-
-def _bounded(value: Any, field: str, limit: int) -> list:
-    if value is None:
-        raise _fail("missing (expected a list)", field)
-    if not isinstance(value, list):
-        raise _fail(f"expected a list, got {type(value).__name__}", field)
-    if len(value) > limit:
-        raise _fail(f"more than {limit} items", field)
-    return value
 
 
 def validate(task: Task) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from scir.errors import TaskFormatError
+from scir.tracks.shapes import bounded_list as _list, fail as _fail, string
 from scir.tasks import Task, shorten
 from scir.tracks.deduction.logic import Node, parse
 
@@ -24,28 +25,8 @@ MAX_NAMES = 4000             # predicates, constants, lexicon entries
 MAX_NAME_CHARS = 200
 
 
-def _fail(message: str, field: str) -> TaskFormatError:
-    return TaskFormatError(message, field=field)
-
-
 def _string(value: Any, field: str, limit: int = MAX_FORMULA_CHARS) -> str:
-    if value is None:
-        raise _fail("missing (expected a string)", field)
-    if not isinstance(value, str):
-        raise _fail(f"expected a string, got {type(value).__name__}", field)
-    if len(value) > limit:
-        raise _fail(f"longer than {limit} characters", field)
-    return value
-
-
-def _list(value: Any, field: str, limit: int) -> list:
-    if value is None:
-        raise _fail("missing (expected a list)", field)
-    if not isinstance(value, list):
-        raise _fail(f"expected a list, got {type(value).__name__}", field)
-    if len(value) > limit:
-        raise _fail(f"more than {limit} items", field)
-    return value
+    return string(value, field, limit)
 
 
 def _formula(value: Any, field: str, task_id: str) -> None:

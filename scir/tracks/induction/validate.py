@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scir.errors import FormalizationError, TaskFormatError
+from scir.errors import FormalizationError
+from scir.tracks.shapes import fail as _fail
 from scir.tasks import Task, shorten
 from scir.tracks.induction.formalize import task_signature
 from scir.tracks.induction.semantics import problem_from_formal
@@ -23,10 +24,6 @@ MAX_EXAMPLES = 10_000        # positives or negatives (Hard: under 10)
 MAX_RULES = 100              # distractor rules
 LIST_KEYS = {"facts": MAX_FACTS, "pos": MAX_EXAMPLES, "neg": MAX_EXAMPLES,
              "distractors": MAX_RULES}
-
-
-def _fail(message: str, field: str) -> TaskFormatError:
-    return TaskFormatError(message, field=field)
 
 
 def _rule_key(value: str, field: str, keys: set[str]) -> None:
