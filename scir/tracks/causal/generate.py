@@ -172,12 +172,8 @@ def _build_paper(params: dict[str, Any], rng: np.random.Generator, task_id: str)
         except GenerationError:
             failures["too_few_options"] = failures.get("too_few_options", 0) + 1
             continue
-        ds = Dataset(columns, task_graph.nodes,
-                     [np.array(e.rows, dtype=np.float64) for e in envs],
-                     [sorted(columns.index(t) for t in e.targets) for e in envs],
-                     task_graph.known_edges)
         try:
-            solution = run_gies(ds, options, NEW_PROTEIN)
+            solution = _solve(columns, task_graph, envs, options)
         except SolverInputError:            # e.g. a column constant after clipping
             failures["solver_input"] = failures.get("solver_input", 0) + 1
             continue
