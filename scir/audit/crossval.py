@@ -51,6 +51,7 @@ class GroupAudit:
     folds: int
     files: list[str]
     scores: list[Score] = field(default_factory=list)
+    confidence: float = 0.95     # of every interval (lower with --family-wise: Bonferroni)
 
     @property
     def threshold(self) -> float:
@@ -78,11 +79,11 @@ def fold_group(task_id: str) -> str:
     return f"{m['track']}-{m['seed']}-{m['index']}" if m else task_id
 
 
-def wilson(correct: int, n: int) -> tuple[float, float]:
-    """The 95% Wilson score interval of ``correct`` successes in ``n`` (scipy)."""
+def wilson(correct: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval (95% unless told) of ``correct`` successes in ``n`` (scipy)."""
     from scipy.stats import binomtest
 
-    ci = binomtest(correct, n).proportion_ci(confidence_level=0.95, method="wilson")
+    ci = binomtest(correct, n).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
 
 
@@ -121,26 +122,32 @@ def cross_validate(spec: Spec, items: list[Item], splits, seed: int) -> list[str
     return predictions
 
 
+def enough_tasks(items: list[Item]) -> bool:
+    """Whether a group has the ``MIN_TASKS`` fold groups cross-validation needs."""
+    return len({fold_group(i.task_id) for i in items}) >= max(MIN_TASKS, 2)
+
+
 def audit_group(key: tuple[str, str, str], items: list[Item], specs: list[Spec], k: int,
-                seed: int) -> GroupAudit | None:
-    """Cross-validate every baseline on ``items``; None when the group has fewer than
-    ``MIN_TASKS`` fold groups."""
+                seed: int, confidence: float = 0.95) -> GroupAudit | None:
+    """Cross-validate every baseline on ``items``, intervals at ``confidence``; None when the
+    group has fewer than ``MIN_TASKS`` fold groups."""
     track, difficulty, presentation = key
-    distinct = len({fold_group(i.task_id) for i in items})
-    if distinct < max(MIN_TASKS, 2):
+    if not enough_tasks(items):
         return None
+    distinct = len({fold_group(i.task_id) for i in items})
     n = len(items)
     audit = GroupAudit(track, difficulty, presentation, tasks=n,
                        parsed=sum(1 for i in items if i.content is not None),
                        chance=sum(i.task.chance for i in items) / n,
                        chance_constrained=sum(float(i.task.chance_constrained)
                                               for i in items) / n,
-                       folds=min(k, distinct), files=sorted({i.file for i in items}))
+                       folds=min(k, distinct), files=sorted({i.file for i in items}),
+                       confidence=confidence)
     splits = folds(items, k, seed)
     for spec in specs:
         predictions = cross_validate(spec, items, splits, seed)
         correct = sum(1 for item, p in zip(items, predictions) if item.accepts(p))
-        low, high = wilson(correct, n)
+        low, high = wilson(correct, n, confidence)
         audit.scores.append(Score(spec.name, spec.family, spec.description, correct, n,
                                   correct / n, low, high, leak=low > audit.threshold))
     return audit

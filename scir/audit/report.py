@@ -9,14 +9,18 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _conf(audit: GroupAudit) -> str:
+    return f"{100 * audit.confidence:.3g}%"
+
+
 def group_table(audit: GroupAudit) -> str:
     """One group's heading and table."""
     head = (f"### {audit.track} · {audit.difficulty} · {audit.presentation}\n\n"
             f"{audit.tasks} tasks ({audit.parsed} parsed), {audit.folds}-fold grouped CV; "
             f"chance {_pct(audit.chance)}, constrained chance "
-            f"{_pct(audit.chance_constrained)}; leak when the 95% lower bound > "
+            f"{_pct(audit.chance_constrained)}; leak when the {_conf(audit)} lower bound > "
             f"{_pct(audit.threshold)}\n")
-    rows = ["| baseline | family | accuracy | 95% Wilson CI | chance (constr.) | leak |",
+    rows = [f"| baseline | family | accuracy | {_conf(audit)} Wilson CI | chance (constr.) | leak |",
             "|---|---|---:|---:|---:|---|"]
     for s in audit.scores:
         rows.append(f"| {s.name} | {s.family} | {_pct(s.accuracy)} ({s.correct}/{s.tasks}) | "

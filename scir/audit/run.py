@@ -8,7 +8,7 @@ import time
 from typing import Iterable, TextIO
 
 from scir.audit.baselines import Spec
-from scir.audit.crossval import GroupAudit, audit_group
+from scir.audit.crossval import GroupAudit, audit_group, enough_tasks
 from scir.audit.items import group_items, load_items
 
 TRACK_MODULES = {"deduction": "scir.audit.deduction", "induction": "scir.audit.induction",
@@ -21,17 +21,29 @@ def track_specs(track: str) -> list[Spec]:
 
 
 def audit_files(files: Iterable[str], presentations: Iterable[str], *, folds: int = 5,
-                seed: int = 1, log: TextIO | None = None) -> list[GroupAudit]:
+                seed: int = 1, family_wise: bool = False,
+                log: TextIO | None = None) -> list[GroupAudit]:
     """Audit every (track, difficulty, presentation) group of ``files`` and every track's
-    pooled group; one progress line per group on ``log``."""
+    pooled group; one progress line per group on ``log``.
+
+    Intervals are 95%; with ``family_wise`` they are Bonferroni-corrected over every
+    (baseline, group) pair of the run (confidence ``1 - 0.05 / m``), so that the chance of a
+    false flag anywhere in the run, not per baseline, is at most 5% -- for small files, where
+    many baselines over few tasks would otherwise flag something by chance."""
     files = list(files)
     log = log or sys.stderr
     items = load_items(files, presentations, log=log)
+    groups = group_items(items)
+    confidence = 0.95
+    if family_wise:
+        m = sum(len(track_specs(key[0])) for key, members in groups.items()
+                if enough_tasks(members))
+        confidence = 1 - 0.05 / max(1, m)
     audits = []
-    for key, members in group_items(items).items():
+    for key, members in groups.items():
         start = time.perf_counter()
         specs = track_specs(key[0])
-        audit = audit_group(key, members, specs, folds, seed)
+        audit = audit_group(key, members, specs, folds, seed, confidence)
         label = " ".join(key)
         if audit is None:
             print(f"audit {label}: {len(members)} tasks, too few to cross-validate: skipped",
