@@ -20,7 +20,8 @@ renderer sources, so a rerun only audits (and a changed generator regenerates).
     .venv/bin/python benchmarks/audit.py --work /tmp/scir-audit            # 200 per tier
     .venv/bin/python benchmarks/audit.py --work /tmp/scir-audit -n 60      # quick look
 
-Exit code 0 when no leak is flagged for the default construction and every figure passes.
+Exit code 0 when no leak is flagged for the default construction and every one of its figures
+passes (the paper construction's leaks and figures are shown beside it, not judged).
 """
 
 from __future__ import annotations
@@ -227,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     print(f"work folder {work}", file=sys.stderr)
 
-    tables, paper, default_leaks, failures = [], {}, 0, 0
+    tables, paper, default_leaks, failures, paper_failures = [], {}, 0, 0, 0
     all_audits: dict[str, dict[str, list[GroupAudit]]] = {}
     for track in args.tracks.split(","):
         audits: dict[str, list[GroupAudit]] = {}
@@ -238,9 +239,12 @@ def main(argv: list[str] | None = None) -> int:
                                                folds=args.folds, seed=args.seed)
             tasks = {level: read_tasks(f) for level, f in files.items()}
             paper[(track, construction)] = paper_rows(track, construction, tasks, args.n)
-            failures += sum(1 for row in paper[(track, construction)] if row[-1] == "FAIL")
+            failed = sum(1 for row in paper[(track, construction)] if row[-1] == "FAIL")
             if construction in (DEFAULT, "balanced"):
                 default_leaks += sum(len(a.leaks) for a in audits[construction])
+                failures += failed
+            else:      # the paper construction reproduces the paper's build, figures and all
+                paper_failures += failed
         tables.append(audit_table(track, audits))
         all_audits[track] = audits
 
@@ -252,8 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n\n".join(tables))
     print("\n## Paper vs ours\n")
     print(paper_table(paper))
-    print(f"\nleaks flagged for the default construction: {default_leaks}; "
-          f"figures outside the tolerance: {failures}")
+    print(f"\nleaks flagged for the default construction: {default_leaks}; its figures "
+          f"outside the tolerance: {failures} (the paper construction's: {paper_failures})")
     return 0 if default_leaks == 0 and failures == 0 else 1
 
 
