@@ -311,6 +311,13 @@ def _decided(result: ProverResult, what: str) -> bool:
     raise SolverError(detail)
 
 
+def proves(premises: Sequence[str], goal: str, max_seconds: int = 10, max_megs: int = 200,
+           timeout: float | None = None, what: str = "goal") -> bool:
+    """Whether Prover9 proves ``goal`` from ``premises`` (exit 0: True; search failed, exit 2:
+    False); a limit raises SolverTimeout / SolverResourceLimit, bad input SolverInputError."""
+    return _decided(prove(premises, goal, max_seconds, max_megs, timeout), what)
+
+
 def negated_goal(goal: str) -> str:
     """The canonical text of the goal's negation; free variables are closed universally first
     (Prover9 reads them so), hence ``p(x)`` becomes ``-(all x p(x))``."""
@@ -327,9 +334,8 @@ def entails(premises: Sequence[str], goal: str, max_seconds: int = 10, max_megs:
     universally, as Prover9 does, before it is negated.
     """
     negated = negated_goal(goal)
-    proved = _decided(prove(premises, goal, max_seconds, max_megs, timeout), "goal")
-    refuted = _decided(prove(premises, negated, max_seconds, max_megs, timeout),
-                       "negated goal")
+    proved = proves(premises, goal, max_seconds, max_megs, timeout)
+    refuted = proves(premises, negated, max_seconds, max_megs, timeout, "negated goal")
     if proved and refuted:
         raise SolverError("the premises are inconsistent: Prover9 proves the goal and its "
                           "negation")

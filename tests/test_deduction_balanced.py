@@ -223,3 +223,19 @@ def test_presets_per_construction():
     assert TRACK.resolve_params("easy", {"construction": "paper", "depth": 3})[0] == "custom"
     assert TRACK.resolve_params("easy", {"construction": "paper", "depth": 4})[0] == "easy"
     assert TRACK.difficulty_of({"depth": 5, "width": 2}) == "hard"     # files without the key
+
+
+@pytest.mark.parametrize("premises, goal, expected", [
+    ([F("all", "a", "b")], F("some", "a", "b"), "True"),
+    ([F("all", "a", "b")], F("no", "a", "b"), "False"),
+    ([F("all", "a", "b")], F("some_not", "a", "b"), "False"),
+    ([F("all", "a", "b"), F("exists", "a")], F("some", "a", "b"), "True"),
+    ([F("all", "a", "b"), F("all", "b", "c")], F("all", "a", "c"), "True"),
+    ([F("some", "a", "b")], F("all", "a", "c"), "Unknown"),
+    ([F("all", "a", "b"), F("no", "a", "b")], F("fact", "c", "k"), None),
+])
+def test_prover9_agrees_with_asp_under_existential_import(premises, goal, expected):
+    """The import reading is double-checked: Prover9 (premises plus their subjects'
+    existence; the statement or its negation asserted with its own) gives the ASP label."""
+    assert checks.asp_label(premises, goal, existential_import=True).label == expected
+    assert checks.prover9_import_label(premises, goal) == expected

@@ -39,7 +39,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from scir.errors import ConfigError, GenerationError, SolverResourceLimit, SolverTimeout
+from scir.errors import (ConfigError, GenerationError, SolverResourceLimit, SolverTimeout,
+                         VerificationError)
 from scir.tracks.deduction import checks
 from scir.tracks.deduction.generator import MAX_ATTEMPTS, Problem, eligible_contexts, grow
 from scir.tracks.deduction.logic import GOAL_KINDS, Formula, Node, converse
@@ -212,12 +213,18 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
         try:
             verdict = checks.double_check(problem.premises, problem.statement, max_seconds,
                                           task_id=task_id)
+            # the import reading, double-checked too (ASP already agreed, label-blind)
+            with_import = checks.prover9_import_label(problem.premises, problem.statement,
+                                                      max_seconds)
         except (SolverTimeout, SolverResourceLimit):
             retries["prover9_limit"] += 1
             continue
         if verdict.label != target:
             raise GenerationError(f"ASP and Prover9 establish {verdict.label}, the balanced "
                                   f"construction built {target}", task_id=task_id)
+        if with_import != target:
+            raise VerificationError(f"under existential import ASP agrees with {target}, "
+                                    f"Prover9 says {with_import}", task_id=task_id)
         problem.retries = retries
         return problem
     raise GenerationError(f"no balanced problem with label {target} after {MAX_ATTEMPTS} "

@@ -106,6 +106,39 @@ def import_agrees(premises: Sequence[Formula], statement: Formula,
     return asp_label(premises, statement, existential_import=True).label == label
 
 
+def _import_of(formula: Formula) -> Formula | None:
+    """The existence a universal formula carries under existential import (its subject has
+    an element, as ``reading(import)`` of ``asp/deduction.lp`` states), else None."""
+    return Formula("exists", (formula.args[0],)) if formula.kind in ("all", "no") else None
+
+
+def _with_import(formula: Formula) -> str:
+    """``formula`` asserted under existential import, as Prover9 text."""
+    existence = _import_of(formula)
+    text = formula.to_prover9()
+    return f"(({text}) & ({existence.to_prover9()}))" if existence else text
+
+
+def prover9_import_label(premises: Sequence[Formula], statement: Formula,
+                         max_seconds: int = 10) -> str | None:
+    """Prover9's label under existential import, the second check of ``reading(import)``:
+    every asserted universal formula's subject has an element. True iff the premises (with
+    their existence) and the negated statement (with its existence) are inconsistent, i.e.
+    Prover9 proves ``-(negation & existence)``; False likewise for the statement; None when
+    both are proved (the premises with import are inconsistent). Limits raise."""
+    from solvers.prover9 import proves
+
+    base = [p.to_prover9() for p in premises]
+    base += [e.to_prover9() for e in map(_import_of, premises) if e is not None]
+    negation = statement.negated()
+    proved = proves(base, f"-({_with_import(negation)})", max_seconds, PROVER9_MEGS)
+    refuted = proves(base, f"-({_with_import(statement)})", max_seconds, PROVER9_MEGS,
+                     what="negated goal")
+    if proved and refuted:
+        return None
+    return "True" if proved else "False" if refuted else "Unknown"
+
+
 def prover9_entails(premises: Sequence[str], goal: str, max_seconds: int = 10) -> str:
     """Prover9's label for Prover9 strings (:func:`solvers.prover9.entails`: only exit 0
     counts as proved and only exit 2 as not proved; a limit raises)."""

@@ -371,6 +371,11 @@ def _balanced_problems(task: Task, premises: list[Formula], statement: Formula, 
     details["import_agrees"] = agrees
     if not agrees:
         problems.append("the label changes under existential import")
+    # the double check of the import reading: Prover9 beside ASP
+    details["import_prover9"] = checks.prover9_import_label(premises, statement)
+    if agrees and details["import_prover9"] != label:
+        problems.append(f"under existential import ASP says {label}, Prover9 "
+                        f"{details['import_prover9']}")
     return problems
 
 
