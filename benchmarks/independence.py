@@ -207,23 +207,30 @@ def _causal_features(t: Task) -> list[dict[str, float]]:
     return feats
 
 
-def report_causal(tasks: list[Task]) -> list[str]:
-    n = len(tasks)
-    chance = sum(t.chance for t in tasks) / n
-    out = [f"causal: {n} tasks, mean chance {chance:.1%}"]
-    part_hit = part_n = other_hit = other_n = into = edges = 0
+def partner_counts(tasks: list[Task]) -> tuple[int, int, int, int]:
+    """(true partners intervened on, true partners, other subgraph nodes intervened on,
+    other subgraph nodes), summed over ``tasks``."""
+    ph = pn = oh = on = 0
     for t in tasks:
         targets = {x for e in t.formal["environments"] for x in e["targets"]}
         partners = {a if b == NEW_PROTEIN else b for a, b in t.formal["xyz_edges"]}
         for v in t.domain_metadata["subgraph_nodes"]:
             if v in partners:
-                part_n += 1
-                part_hit += v in targets
+                pn += 1
+                ph += v in targets
             else:
-                other_n += 1
-                other_hit += v in targets
-        into += sum(1 for a, b in t.formal["xyz_edges"] if b == NEW_PROTEIN)
-        edges += len(t.formal["xyz_edges"])
+                on += 1
+                oh += v in targets
+    return ph, pn, oh, on
+
+
+def report_causal(tasks: list[Task]) -> list[str]:
+    n = len(tasks)
+    chance = sum(t.chance for t in tasks) / n
+    out = [f"causal: {n} tasks, mean chance {chance:.1%}"]
+    part_hit, part_n, other_hit, other_n = partner_counts(tasks)
+    into = sum(1 for t in tasks for a, b in t.formal["xyz_edges"] if b == NEW_PROTEIN)
+    edges = sum(len(t.formal["xyz_edges"]) for t in tasks)
     lo, hi = wilson(part_hit, part_n)
     out.append(f"  true partners intervened on {part_hit / part_n:6.1%} [{lo:.1%}, {hi:.1%}]"
                f"  other subgraph nodes {other_hit / other_n:6.1%}")

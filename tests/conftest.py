@@ -116,3 +116,21 @@ def horn_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         [str(folder), str(EXAMPLES), str(ROOT)]
         + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     return env
+
+
+@pytest.fixture(scope="module")
+def sandboxes():
+    """``get(**settings)``: one Sandbox per distinct settings for a test module, closed after it."""
+    from solvers.sandbox import Sandbox
+
+    pool: dict[tuple, Sandbox] = {}
+
+    def get(**settings) -> Sandbox:
+        key = tuple(sorted(settings.items()))
+        if key not in pool:
+            pool[key] = Sandbox(**settings)
+        return pool[key]
+
+    yield get
+    for sb in pool.values():
+        sb.close()

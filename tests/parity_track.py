@@ -15,6 +15,8 @@ import re
 import sys
 from typing import Any, Sequence
 
+import pytest
+
 from scir.errors import FormalizationError, SolverInputError, SolverTimeout
 from scir.tasks import Task
 from scir.tracks import register, unregister
@@ -98,6 +100,24 @@ def install() -> None:
 def uninstall() -> None:
     """Forget the parity track again (tests must not leave it in the registry)."""
     unregister("parity")
+
+
+@pytest.fixture(autouse=True)
+def parity():
+    """Import into a test module: the parity track is registered for each of its tests."""
+    install()
+    yield
+    uninstall()
+
+
+@pytest.fixture()
+def taskfile(tmp_path):
+    """An 8-task parity file (seed 5)."""
+    from scir.tasks import write_tasks
+
+    path = tmp_path / "parity.jsonl"
+    write_tasks(path, ParityTrack().generate(8, seed=5))
+    return path
 
 
 if __name__ == "__main__":

@@ -188,18 +188,7 @@ def test_answer_blind_heuristics_are_at_chance_for_balanced_and_not_for_paper(in
 
 def _partner_counts(tasks):
     """(partners intervened, partners, other nodes intervened, other nodes)."""
-    ph = pn = oh = on = 0
-    for t in tasks:
-        targets = {x for e in t.formal["environments"] for x in e["targets"]}
-        partners = {a if b == NEW_PROTEIN else b for a, b in t.formal["xyz_edges"]}
-        for v in t.domain_metadata["subgraph_nodes"]:
-            if v in partners:
-                pn += 1
-                ph += v in targets
-            else:
-                on += 1
-                oh += v in targets
-    return ph, pn, oh, on
+    return _independence().partner_counts(tasks)
 
 
 def test_balanced_interventions_are_blind_to_xyz_partners(causal_tasks):

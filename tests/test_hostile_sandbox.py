@@ -15,25 +15,10 @@ import pytest
 
 from solvers.errors import SolverError, SolverInputError
 from solvers.prolog.terms import MAX_NESTED_DEPTH, Term, to_flat_wire, to_wire
-from solvers.sandbox import Sandbox
 from test_sandbox import DEFAULTS, ERRORS, declared_of, header, settings_of
 
 FIXTURES = sorted((Path(__file__).parent / "hostile" / "sandbox").glob("*.pl"))
 
-
-@pytest.fixture(scope="module")
-def sandboxes():
-    pool: dict[tuple, Sandbox] = {}
-
-    def get(**settings) -> Sandbox:
-        key = tuple(sorted(settings.items()))
-        if key not in pool:
-            pool[key] = Sandbox(**settings)
-        return pool[key]
-
-    yield get
-    for sb in pool.values():
-        sb.close()
 
 
 def test_the_corpus_describes_itself():

@@ -16,29 +16,14 @@ from pathlib import Path
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
-from parity_track import ParityTrack, install, uninstall
+from parity_track import ParityTrack, install, parity, taskfile, uninstall  # noqa: F401 (fixtures)
 from scir.cli import main
 from scir.errors import StoreError
 from scir.llm import LLMRequest, LLMResponse
 from scir.llm.cache import RunStore
-from scir.tasks import write_tasks
 
 RUNNER = Path(__file__).with_name("parity_track.py")
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
-
-
-@pytest.fixture(autouse=True)
-def parity():
-    install()
-    yield
-    uninstall()
-
-
-@pytest.fixture()
-def taskfile(tmp_path):
-    path = tmp_path / "parity.jsonl"
-    write_tasks(path, ParityTrack().generate(8, seed=5))
-    return path
 
 
 def answer(body, index):

@@ -46,20 +46,6 @@ def settings_of(head: dict[str, str]) -> dict:
     return settings
 
 
-@pytest.fixture(scope="module")
-def sandboxes():
-    pool: dict[tuple, Sandbox] = {}
-
-    def get(**settings) -> Sandbox:
-        key = tuple(sorted(settings.items()))
-        if key not in pool:
-            pool[key] = Sandbox(**settings)
-        return pool[key]
-
-    yield get
-    for sb in pool.values():
-        sb.close()
-
 
 @pytest.fixture(scope="module")
 def sb(sandboxes) -> Sandbox:

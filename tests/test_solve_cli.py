@@ -13,27 +13,12 @@ from pathlib import Path
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
-from parity_track import ParityTrack, install, uninstall
+from parity_track import ParityTrack, install, parity, taskfile, uninstall  # noqa: F401 (fixtures)
 from scir.cli import main
 from scir.llm.cache import RunStore
-from scir.tasks import read_tasks, write_tasks
+from scir.tasks import read_tasks
 
 RUNNER = Path(__file__).with_name("parity_track.py")
-
-
-@pytest.fixture(autouse=True)
-def parity():
-    """The parity track is registered for one test at a time."""
-    install()
-    yield
-    uninstall()
-
-
-@pytest.fixture()
-def taskfile(tmp_path):
-    path = tmp_path / "parity.jsonl"
-    write_tasks(path, ParityTrack().generate(8, seed=5))
-    return path
 
 
 def numbers_in(body):
