@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from scir.errors import (ConfigError, GenerationError, SolverResourceLimit, SolverTimeout,
                          VerificationError)
 from scir.tracks.deduction import checks
-from scir.tracks.deduction.generator import MAX_ATTEMPTS, Problem, eligible_contexts, grow
-from scir.tracks.deduction.logic import GOAL_KINDS, Formula, Node, converse
+from scir.tracks.deduction.generator import MAX_ATTEMPTS, Problem, grow, start
+from scir.tracks.deduction.logic import Formula, Node, converse
 from scir.tracks.deduction.vocabulary import Context, FreshNames
 
 RETRY_REASONS = ("vocabulary", "duplicate_premise", "unbreakable_tree", "unsatisfiable",
@@ -96,13 +96,7 @@ class Candidate:
 
 def _shape(depth: int, width: int, rng: random.Random) -> Candidate:
     """Trees, proof index, premise order and coin (GenerationError when names run out)."""
-    context = rng.choice(eligible_contexts(depth, width))
-    fresh = FreshNames(context, rng)
-    kind = rng.choice(GOAL_KINDS)
-    if kind in ("fact", "neg_fact"):
-        conclusion = Formula(kind, (fresh.predicate(), fresh.individual()))
-    else:
-        conclusion = Formula(kind, (fresh.predicate(), fresh.predicate()))
+    context, fresh, conclusion = start(depth, width, rng)
     half = (1 + width) // 2
     roots = [conclusion] * half + [conclusion.negated()] * half
     rng.shuffle(roots)

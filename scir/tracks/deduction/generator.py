@@ -107,8 +107,9 @@ def _delete_leaf(tree: Node, counts: Counter, rng: random.Random) -> None:
     rng.choice(leaves).missing = True
 
 
-def build(depth: int, width: int, target: str, rng: random.Random) -> Problem:
-    """One candidate problem aiming at ``target`` (no solver involved)."""
+def start(depth: int, width: int, rng: random.Random) -> tuple[Context, FreshNames, Formula]:
+    """A context large enough for ``depth`` and ``width``, its fresh-name stream, and a
+    conclusion of a random goal form over fresh names (both constructions begin so)."""
     context = rng.choice(eligible_contexts(depth, width))
     fresh = FreshNames(context, rng)
     kind = rng.choice(GOAL_KINDS)
@@ -116,6 +117,12 @@ def build(depth: int, width: int, target: str, rng: random.Random) -> Problem:
         conclusion = Formula(kind, (fresh.predicate(), fresh.individual()))
     else:
         conclusion = Formula(kind, (fresh.predicate(), fresh.predicate()))
+    return context, fresh, conclusion
+
+
+def build(depth: int, width: int, target: str, rng: random.Random) -> Problem:
+    """One candidate problem aiming at ``target`` (no solver involved)."""
+    context, fresh, conclusion = start(depth, width, rng)
     proof = grow(conclusion, depth, rng, fresh)
     distractors = [grow(conclusion, depth, rng, fresh) for _ in range(width)]
     trees = [proof, *distractors]
