@@ -21,7 +21,7 @@ from scir.tracks.causal import NO_MATCH
 from scir.tracks.causal.generate import params_rng
 from scir.tracks.causal.graph import add_xyz, connected_subgraph, sachs_graph
 from scir.tracks.causal.scm import choose_interventions_blind, random_scm, sample_environments
-from scir.tracks.causal.graph import NEW_PROTEIN, sachs_graph
+from scir.tracks.causal.graph import NEW_PROTEIN
 from scir.tracks.causal.options import choose_options, match_options, parse_option, xyz_directed
 from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL
 from solvers.gies import GiesResult, fit
@@ -194,7 +194,7 @@ def test_unsolved_draws_are_regenerated_and_counted(tasks) -> None:
     # SCM and rows; see generate._build_balanced) of a task whose rejections were all GIES's
     task = next(t for t in regenerated
                 if set(t.provenance["rejected"]) <= {"no_match", "wrong_option"})
-    rng = params_rng(task.params, task.seed, int(task.task_id.rsplit("-", 1)[1]))
+    rng = params_rng(task.params, task.tier, task.seed, int(task.task_id.rsplit("-", 1)[1]))
     params = task.params
     sub = connected_subgraph(sachs_graph(params["graph"]), params["nodes"], rng)
     graph = add_xyz(sub, params["connections"], rng)

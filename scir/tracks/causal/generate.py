@@ -48,12 +48,12 @@ def task_rng(seed: int, index: int, salt: str = "") -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(digest[:16], "big"))
 
 
-def params_rng(params: dict[str, Any], seed: int, index: int) -> np.random.Generator:
-    """The Generator of task ``index`` for ``params`` (tier-salted in the balanced
-    construction, the original unsalted stream in the paper construction)."""
+def params_rng(params: dict[str, Any], tier: str, seed: int, index: int) -> np.random.Generator:
+    """The Generator of task ``index`` of ``tier`` for ``params`` (tier-salted in the
+    balanced construction, the original unsalted stream in the paper construction)."""
     if params.get("construction", "balanced") == "paper":
         return task_rng(seed, index)
-    return task_rng(seed, index, f"balanced:n{params['nodes']}c{params['connections']}")
+    return task_rng(seed, index, f"balanced:{tier}")
 
 
 @dataclass
@@ -114,13 +114,25 @@ def build(params: dict[str, Any], rng: np.random.Generator, task_id: str) -> Pro
     return _build_balanced(params, rng, task_id)
 
 
-def _solve(columns: list[str], task_graph: TaskGraph, envs: list[Environment],
-           options: list[frozenset[Edge]]) -> Solution:
+def _solved(columns: list[str], task_graph: TaskGraph, envs: list[Environment],
+            options: list[frozenset[Edge]], answer: int,
+            failures: dict[str, int]) -> Solution | None:
+    """GIES's solution of one draw when it picks the ``answer`` option; else None, with the
+    reason counted in ``failures`` (solver_input, no_match, wrong_option)."""
     ds = Dataset(columns, task_graph.nodes,
                  [np.array(e.rows, dtype=np.float64) for e in envs],
                  [sorted(columns.index(t) for t in e.targets) for e in envs],
                  task_graph.known_edges)
-    return run_gies(ds, options, NEW_PROTEIN)
+    try:
+        solution = run_gies(ds, options, NEW_PROTEIN)
+    except SolverInputError:            # e.g. a column constant after clipping
+        reason = "solver_input"
+    else:
+        if solution.match.index == answer:
+            return solution
+        reason = "no_match" if solution.match.index is None else "wrong_option"
+    failures[reason] = failures.get(reason, 0) + 1
+    return None
 
 
 def _build_balanced(params: dict[str, Any], rng: np.random.Generator, task_id: str) -> Problem:
@@ -144,16 +156,10 @@ def _build_balanced(params: dict[str, Any], rng: np.random.Generator, task_id: s
             attempt += 1
             scm = random_scm(task_graph, rng)
             envs = sample_environments(scm, interventions, params["samples"], columns, rng)
-            try:
-                solution = _solve(columns, task_graph, envs, options)
-            except SolverInputError:        # e.g. a column constant after clipping
-                failures["solver_input"] = failures.get("solver_input", 0) + 1
-                continue
-            if solution.match.index == answer:
+            solution = _solved(columns, task_graph, envs, options, answer, failures)
+            if solution is not None:
                 return Problem(task_graph, columns, envs, options, answer, solution, attempt,
                                dict(sorted(failures.items())))
-            reason = "no_match" if solution.match.index is None else "wrong_option"
-            failures[reason] = failures.get(reason, 0) + 1
             if attempt >= MAX_ATTEMPTS:
                 break
         failures["new_structure"] = failures.get("new_structure", 0) + 1
@@ -172,15 +178,9 @@ def _build_paper(params: dict[str, Any], rng: np.random.Generator, task_id: str)
         except GenerationError:
             failures["too_few_options"] = failures.get("too_few_options", 0) + 1
             continue
-        try:
-            solution = _solve(columns, task_graph, envs, options)
-        except SolverInputError:            # e.g. a column constant after clipping
-            failures["solver_input"] = failures.get("solver_input", 0) + 1
-            continue
-        if solution.match.index == answer:
+        solution = _solved(columns, task_graph, envs, options, answer, failures)
+        if solution is not None:
             return Problem(task_graph, columns, envs, options, answer, solution, attempt,
                            dict(sorted(failures.items())))
-        reason = "no_match" if solution.match.index is None else "wrong_option"
-        failures[reason] = failures.get(reason, 0) + 1
     raise GenerationError(f"GIES solved none of {MAX_ATTEMPTS} draws ({failures})",
                           task_id=task_id)

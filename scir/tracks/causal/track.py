@@ -57,7 +57,7 @@ class CausalTrack(Track):
 
     def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
         task_id = self.task_id(params, seed, index)
-        problem = build(params, params_rng(params, seed, index), task_id)
+        problem = build(params, params_rng(params, self.tier(params), seed, index), task_id)
         graph, envs = problem.graph, problem.environments
         subgraph_nodes = graph.nodes[:-1]
         blocks = [templates.block_network(subgraph_nodes, graph.known_edges, NEW_PROTEIN,
