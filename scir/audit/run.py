@@ -9,10 +9,9 @@ from typing import Iterable, TextIO
 
 from scir.audit.baselines import Spec
 from scir.audit.crossval import GroupAudit, audit_group, enough_tasks
-from scir.audit.items import group_items, load_items
+from scir.audit.items import TRACKS, group_items, load_items
 
-TRACK_MODULES = {"deduction": "scir.audit.deduction", "induction": "scir.audit.induction",
-                 "causal": "scir.audit.causal"}
+TRACK_MODULES = {track: f"scir.audit.{track}" for track in TRACKS}
 
 
 def track_specs(track: str) -> list[Spec]:
@@ -34,15 +33,16 @@ def audit_files(files: Iterable[str], presentations: Iterable[str], *, folds: in
     log = log or sys.stderr
     items = load_items(files, presentations, log=log)
     groups = group_items(items)
+    specs_of = {track: track_specs(track) for track in {key[0] for key in groups}}
     confidence = 0.95
     if family_wise:
-        m = sum(len(track_specs(key[0])) for key, members in groups.items()
+        m = sum(len(specs_of[key[0]]) for key, members in groups.items()
                 if enough_tasks(members))
         confidence = 1 - 0.05 / max(1, m)
     audits = []
     for key, members in groups.items():
         start = time.perf_counter()
-        specs = track_specs(key[0])
+        specs = specs_of[key[0]]
         audit = audit_group(key, members, specs, folds, seed, confidence)
         label = " ".join(key)
         if audit is None:
