@@ -89,8 +89,9 @@ def _brute_force(bias: IlpBias, size: int) -> set[Clause]:
     """Every clause of ``size`` literals the bias admits, enumerated directly in Python."""
     name, arity = bias.head_pred
     head = Literal(name, tuple(range(arity)))
+    # a literal's arguments are distinct variables (Popper's generator)
     literals = [Literal(p, vs) for p, a in bias.body_preds
-                for vs in itertools.product(range(bias.max_vars), repeat=a)]
+                for vs in itertools.permutations(range(bias.max_vars), a)]
     found = set()
     for body in itertools.combinations(literals, size - 1):
         clause = Clause(head, body)
@@ -144,15 +145,21 @@ def _admissible(clause: Clause, bias: IlpBias) -> bool:
     return head_vars <= bound
 
 
-def _generated(bias: IlpBias, size: int) -> set[Clause]:
+def _generated(bias: IlpBias, size: int, constraints=()) -> set[Clause]:
+    """The clauses the generator enumerates at ``size`` after the given constraints (kind,
+    clause) were added."""
+    from solvers.ilp.constraints import nogoods
+
     generator = Generator(bias)
     try:
-        generator.set_size(size)
+        generator.add(nogood for kind, clause in constraints
+                      for nogood in nogoods(generator, ((0, clause),), kind))
         found = set()
-        while (clause := generator.next_clause(time.monotonic() + 30)) is not None:
+        for program, _model in generator.programs(size, time.monotonic() + 30):
+            assert len(program) == 1
+            clause = program[0][1]
             assert clause not in found
             found.add(clause)
-            generator.ban("spec_ban", clause.body)   # exactly this clause's supersets
         return found
     finally:
         generator.close()
@@ -183,27 +190,21 @@ def test_generator_matches_brute_force(name: str) -> None:
         assert _generated(bias, size) == brute, (name, size)
 
 
-def test_bans_remove_generalisations_and_specialisations() -> None:
+def test_constraints_remove_variants_and_specialisations() -> None:
     bias = BIASES["untyped"]
     head = Literal("h", (0, 1))
-    failed = frozenset({Literal("p", (0, 2)), Literal("p", (2, 1)), Literal("q", (2,))})
-    useless = Literal("p", (0, 1))
+    failed = Clause(head, (Literal("p", (0, 2)), Literal("p", (2, 1))))
+    useless = Clause(head, (Literal("p", (0, 1)),))
     brute = _brute_force(bias, 3)
-    expected = {c for c in brute if not set(c.body) <= failed and useless not in c.body}
-    assert Clause(head, (Literal("p", (0, 2)), Literal("p", (2, 1)))) in brute - expected
-    assert len(expected) < len(brute) - 1
-    generator = Generator(bias)
-    try:
-        generator.ban("gen_ban", failed)        # its generalisations cover a negative
-        generator.ban("spec_ban", [useless])     # its specialisations cover no positive
-        generator.set_size(3)
-        found = set()
-        while (clause := generator.next_clause(time.monotonic() + 30)) is not None:
-            found.add(clause)
-            generator.ban("spec_ban", clause.body)
-        assert found == expected
-    finally:
-        generator.close()
+    variants = {Clause(head, (Literal("p", (0, 3)), Literal("p", (3, 1)))), failed}
+    expected = {c for c in brute if c not in variants and Literal("p", (0, 1)) not in c.body}
+    assert variants & brute and len(expected) < len(brute) - 2
+    found = _generated(bias, 3, [("gen", failed), ("spec", useless)])
+    assert found == expected
+    # a specialisation constraint at one size prunes the supersets at the next
+    bigger = _brute_force(bias, 4)
+    assert _generated(bias, 4, [("spec", useless)]) == {
+        c for c in bigger if Literal("p", (0, 1)) not in c.body}
 
 
 # ------------------------------------------------------------------ learner vs exhaustive search
@@ -402,13 +403,17 @@ required_pred(tail).
 
 
 @pytest.mark.parametrize("text, line, message", [
-    ("head_pred(f,2).\nbody_pred(g,2).\nfoo(1).\n", 3, "unknown bias fact foo/1"),
-    ("head_pred(f,2).\nbody_pred(g,2).\n:- body_literal(0,g,2,_).\n", 3, "only facts"),
+    ("head_pred(f,2).\nbody_pred(g,2).\ncustom_max_size(5).\n", 3, "custom_max_size/1 is not"),
+    ("head_pred(f,2).\nbody_pred(g,2).\nmagic_value_type(t).\n", 3, "magic_value_type/1"),
+    ("head_pred(f,2).\nbody_pred(g,2).\nmax_vars(3,4).\n", 3, "wrong arity"),
+    ("head_pred(f,2).\nbody_pred(g,2).\n:- body_pred(g,2).\n", None, "no answer set"),
     ("head_pred(f,2).\nbody_pred(g,2).\nmax_vars(3).\nmax_vars(4).\n", 4, "conflicting"),
     ("head_pred(f,2).\nbody_pred(g,2).\ntype(g,(a,b,c)).\n", 3, "has 3 entries"),
     ("head_pred(f,2).\nbody_pred(g,2).\nmode(noisy).\n", 3, "mode must be one of"),
     ("head_pred(f,2).\nbody_pred(g,2).\nrequired_pred(h).\n", 3, "not a body_pred"),
-    ("head_pred(f,2).\nbody_pred(g,2).\nmax_body(X).\n", 3, "facts must be ground"),
+    ("head_pred(f,2).\nbody_pred(g,2).\nmax_body(X).\n", 3, "unsafe"),
+    ("head_pred(f,2).\nbody_pred(g,2).\n{ max_body(3); max_body(4) } = 1.\n", None,
+     "several answer sets"),
     ("head_pred(f,2).\n\nbody_pred(g,2\n", 4, "syntax error"),
 ])
 def test_bias_errors_name_the_line(text: str, line: int, message: str) -> None:

@@ -29,6 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="classic: cover all positives and no negative; partial: the "
                              "clause covering most positives and no negative (default: the "
                              "bias file's mode(...), else classic)")
+    parser.add_argument("--noisy", action="store_true",
+                        help="noisy data: learn the program of least FN + FP + size (minimum "
+                             "description length, as Popper's --noisy)")
     parser.add_argument("--example-time-limit", type=float, default=0.05,
                         help="seconds allowed to test one clause on one example; a "
                              "candidate running longer does not cover it (default: 0.05)")
@@ -42,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         result = learn(args.folder, mode=args.mode, timeout=args.timeout,
-                       example_time_limit=args.example_time_limit)
+                       example_time_limit=args.example_time_limit, noisy=args.noisy)
     except ScirError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

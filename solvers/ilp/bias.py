@@ -2,15 +2,21 @@
 ``bias.pl``.
 
 Popper hands ``bias.pl`` to clingo (its tuples such as ``type(p,(t,))`` are ASP syntax, not
-Prolog), so this reader parses it with clingo's own parser and accepts facts only:
+Prolog); so does this reader: the file is grounded and solved, and the directives are read
+from its answer set, so rules may derive them. Directives (Popper's, with Popper's meaning):
 
     head_pred(p,2).  body_pred(q,2).  type(p,(t1,t2)).  direction(p,(in,out)).
-    max_vars(N).  max_body(N).  max_clauses(N).  allow_singletons.  non_datalog.
+    max_vars(N).  max_body(N).  max_clauses(N).   (defaults 6, 6, 1; 2 with recursion or PI)
+    enable_recursion.  enable_pi.  non_datalog.
+    allow_singletons.        accepted; Popper's reader always allows singleton variables
     mode(partial).  mode(classic).          % our extension: the learning mode
     required_pred(q).                       % our extension: every clause uses q
 
-Anything else (rules, constraints, unknown facts) is a :class:`SolverInputError` naming the
-file and line.
+Every other statement -- constraints and rules over the generator's vocabulary
+(``:- clause(C), #count{V : clause_var(C,V), var_type(C,V,ex)} != 1.``), helper facts -- goes
+to the generator unchanged (:attr:`IlpBias.user_asp`), as Popper adds bias.pl to its
+generator. Directives of Popper's we do not implement (:data:`UNSUPPORTED`) and malformed
+ones are a :class:`SolverInputError` naming the file and line.
 """
 
 from __future__ import annotations
@@ -44,6 +50,14 @@ class IlpBias:
     allow_singletons: bool = False
     non_datalog: bool = False
     required_preds: tuple[str, ...] = ()
+    enable_recursion: bool = False
+    enable_pi: bool = False
+    user_asp: str = ""
+
+    @property
+    def multi_clause(self) -> bool:
+        """Whether the generator builds programs of several clauses (recursion or PI)."""
+        return self.enable_recursion or self.enable_pi
 
     def __post_init__(self) -> None:
         self.head_pred = (str(self.head_pred[0]), int(self.head_pred[1]))
@@ -60,7 +74,7 @@ class IlpBias:
             raise SolverInputError("the bias declares no body_pred")
         if (name, arity) in self.body_preds:
             raise SolverInputError(f"{name}/{arity} is both head and body predicate "
-                                   "(recursion is not supported)")
+                                   "(declare enable_recursion instead)")
         for label, value, low in (("max_vars", self.max_vars, max(1, arity)),
                                   ("max_body", self.max_body, 1),
                                   ("max_clauses", self.max_clauses, 1)):
@@ -99,7 +113,80 @@ class IlpBias:
 
 
 def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
-    """Parse the text of a Popper ``bias.pl`` (see module doc) into an :class:`IlpBias`."""
+    """Parse the text of a Popper ``bias.pl`` (see module doc) into an :class:`IlpBias`.
+
+    As Popper does, the file is an ASP program: it is grounded and solved by clingo (its
+    generator vocabulary left undefined) and the directives are read from its one model, so
+    rules may derive directives (``body_pred(P,1) :- constant(P,_).``). Every statement that
+    does not define a directive (constraints over ``clause/1``, ``body_literal/4``, ...,
+    helper facts such as ``only_once(head).``) is kept in :attr:`IlpBias.user_asp` for the
+    generator."""
+    import clingo
+    from clingo import ast
+
+    statements = _parse_statements(text, file)
+    user: list[str] = []
+    for stmt in statements:
+        if stmt.ast_type in (ast.ASTType.Comment, ast.ASTType.Program):
+            continue
+        if stmt.ast_type != ast.ASTType.Rule:
+            raise SolverInputError(f"unsupported statement in a bias file: {stmt}", file=file,
+                                   line=stmt.location.begin.line)
+        head = _head_signature(stmt)
+        if head is not None and head in UNSUPPORTED:
+            raise SolverInputError(f"the bias directive {head[0]}/{head[1]} is not supported "
+                                   f"({UNSUPPORTED[head]})", file=file,
+                                   line=stmt.location.begin.line)
+        if head is None or head not in _DIRECTIVES:
+            user.append(str(stmt))
+    messages: list[str] = []
+    ctl = clingo.Control(["--models=2", "--warn=none"], logger=lambda _c, m: messages.append(m),
+                         message_limit=5)
+    try:
+        with ast.ProgramBuilder(ctl) as builder:
+            for stmt in statements:
+                builder.add(stmt)
+            for name, arity in GENERATOR_VOCABULARY:
+                for decl in _parse_statements(f"#defined {name}/{arity}.", "<vocabulary>"):
+                    builder.add(decl)
+        ctl.ground([("base", [])])
+        models: list[list] = []
+        ctl.solve(on_model=lambda m: models.append(list(m.symbols(atoms=True))))
+    except RuntimeError as exc:
+        first = messages[0].strip() if messages else str(exc)
+        pos = _CLINGO_POS.match(first)
+        detail = pos.group(3).strip() if pos else first
+        raise SolverInputError(f"clingo cannot ground the bias: {detail}", file=file,
+                               line=int(pos.group(1)) if pos else None) from exc
+    if not models:
+        raise SolverInputError("the bias program has no answer set (its constraints "
+                               "contradict its directives)", file=file)
+    if len(models) > 1:
+        raise SolverInputError("the bias program has several answer sets (choice rules "
+                               "over directives are not supported)", file=file)
+    facts: list[tuple[int, str, tuple]] = []
+    lines = _fact_lines(statements)
+    for sym in models[0]:
+        signature = (sym.name, len(sym.arguments))
+        if signature in UNSUPPORTED:
+            raise SolverInputError(f"the bias directive {sym.name}/{len(sym.arguments)} is not "
+                                   f"supported ({UNSUPPORTED[signature]})", file=file,
+                                   line=lines.get(signature[0]))
+        line = lines.get(str(sym), lines.get(sym.name, 0))
+        if sym.name in _SIGNATURES and signature not in _DIRECTIVES:
+            raise SolverInputError(f"bias directive {sym.name}/{len(sym.arguments)} has the "
+                                   f"wrong arity (expected {sym.name}/{_SIGNATURES[sym.name]})",
+                                   file=file, line=line)
+        if signature not in _DIRECTIVES:
+            continue
+        args = tuple(_symbol_value(a, file, line) for a in sym.arguments)
+        facts.append((line, sym.name, args))
+    facts.sort(key=lambda f: (f[0], f[1], repr(f[2])))
+    bias = _build(facts, file)
+    return replace(bias, user_asp="\n".join(user), allow_singletons=True)
+
+
+def _parse_statements(text: str, file: str) -> list[Any]:
     from clingo import ast
 
     messages: list[str] = []
@@ -114,21 +201,57 @@ def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
         raise SolverInputError(detail, file=file,
                                line=int(pos.group(1)) if pos else None,
                                column=int(pos.group(2)) if pos else None) from exc
-    facts: list[tuple[int, str, tuple]] = []
+    return statements
+
+
+def _head_signature(stmt: Any) -> tuple[str, int] | None:
+    """``(name, arity)`` of a rule's plain head atom (None for constraints, choices, ...)."""
+    from clingo import ast
+
+    head = stmt.head
+    if head.ast_type != ast.ASTType.Literal or head.sign != ast.Sign.NoSign:
+        return None
+    atom = head.atom
+    if atom.ast_type != ast.ASTType.SymbolicAtom:
+        return None
+    term = atom.symbol
+    if term.ast_type == ast.ASTType.Function:
+        return (term.name, len(term.arguments))
+    if term.ast_type == ast.ASTType.SymbolicTerm:
+        sym = term.symbol
+        return (sym.name, len(sym.arguments)) if sym.type.name == "Function" else None
+    return None
+
+
+def _fact_lines(statements: list[Any]) -> dict[str, int]:
+    """Lines for error messages: each fact's text -> its line, each head name -> the first
+    line defining it (for atoms derived by rules)."""
+    lines: dict[str, int] = {}
     for stmt in statements:
-        kind = stmt.ast_type
-        if kind in (ast.ASTType.Comment, ast.ASTType.Program):
-            continue
-        line = stmt.location.begin.line
-        if kind != ast.ASTType.Rule or stmt.body or stmt.head.ast_type != ast.ASTType.Literal \
-                or stmt.head.sign != ast.Sign.NoSign \
-                or stmt.head.atom.ast_type != ast.ASTType.SymbolicAtom:
-            raise SolverInputError("only facts are supported in a bias file (no rules, "
-                                   "constraints or directives)", file=file, line=line)
-        value = _value(stmt.head.atom.symbol, file, line)
-        name, args = (value, ()) if isinstance(value, str) else value
-        facts.append((line, name, args))
-    return _build(facts, file)
+        if hasattr(stmt, "head"):
+            sig = _head_signature(stmt)
+            if sig is not None:
+                lines.setdefault(sig[0], stmt.location.begin.line)
+                if not stmt.body:
+                    lines.setdefault(str(stmt.head), stmt.location.begin.line)
+    return lines
+
+
+def _symbol_value(sym: Any, file: str, line: int) -> Any:
+    """A clingo Symbol as Python: constants -> str, numbers -> int, tuples -> tuple."""
+    import clingo
+
+    if sym.type == clingo.SymbolType.Number:
+        return sym.number
+    if sym.type == clingo.SymbolType.String:
+        return sym.string
+    if sym.type == clingo.SymbolType.Function:
+        if sym.name == "":
+            return tuple(_symbol_value(a, file, line) for a in sym.arguments)
+        if not sym.arguments:
+            return sym.name
+        return (sym.name, tuple(_symbol_value(a, file, line) for a in sym.arguments))
+    raise SolverInputError(f"unsupported term {sym} in a bias directive", file=file, line=line)
 
 
 def read_bias(path: Path | str) -> IlpBias:
@@ -141,37 +264,23 @@ def read_bias(path: Path | str) -> IlpBias:
     return parse_bias(text, file=str(path))
 
 
-def _value(node: Any, file: str, line: int) -> Any:
-    """A ground clingo AST term as Python: constants -> str, numbers -> int, tuples -> tuple,
-    ``f(args)`` -> (name, args)."""
-    import clingo
-    from clingo import ast
-
-    kind = node.ast_type
-    if kind == ast.ASTType.SymbolicTerm:
-        sym = node.symbol
-        if sym.type == clingo.SymbolType.Number:
-            return sym.number
-        if sym.type == clingo.SymbolType.String:
-            return sym.string
-        if sym.type == clingo.SymbolType.Function and not sym.arguments:
-            return sym.name
-    elif kind == ast.ASTType.Function and not node.external:
-        args = tuple(_value(a, file, line) for a in node.arguments)
-        if node.name == "":
-            return args
-        return (node.name, args) if args else node.name
-    elif kind == ast.ASTType.UnaryOperation and node.operator_type == ast.UnaryOperator.Minus:
-        inner = _value(node.argument, file, line)
-        if isinstance(inner, int):
-            return -inner
-    raise SolverInputError(f"unsupported term {node} in a bias fact (facts must be ground)",
-                           file=file, line=line)
-
-
 _SIGNATURES = {"head_pred": 2, "body_pred": 2, "type": 2, "direction": 2, "max_vars": 1,
                "max_body": 1, "max_clauses": 1, "mode": 1, "allow_singletons": 0,
-               "non_datalog": 0, "required_pred": 1}
+               "non_datalog": 0, "required_pred": 1, "enable_recursion": 0, "enable_pi": 0}
+_DIRECTIVES = frozenset(_SIGNATURES.items())
+# Popper directives (of this or later Popper versions) whose meaning we do not implement.
+UNSUPPORTED = {("custom_max_size", 1): "Popper's custom program-size bound",
+               ("magic_value_type", 1): "magic values (constants learned in clauses)",
+               ("numerical_pred", 2): "numerical reasoning",
+               ("bounds", 3): "numerical bounds",
+               ("max_ho", 1): "higher-order definitions"}
+# The generator's vocabulary a bias file may refer to (asp/ilp_generate.lp defines it).
+GENERATOR_VOCABULARY = (("clause", 1), ("head_literal", 4), ("body_literal", 4),
+                        ("head_var", 2), ("body_var", 2), ("clause_var", 2), ("var_type", 3),
+                        ("var_member", 2), ("var_pos", 3), ("vars", 2), ("var", 1),
+                        ("body_size", 2), ("recursive_clause", 3), ("base_clause", 3),
+                        ("recursive", 0), ("pi", 0), ("invented", 2), ("var_in_literal", 4),
+                        ("num_clauses", 2), ("head_vars", 2))
 
 
 def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
@@ -188,7 +297,7 @@ def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
 
         if _SIGNATURES.get(name) != len(args):
             known = ", ".join(f"{k}/{v}" for k, v in sorted(_SIGNATURES.items()))
-            raise fail(f"unknown bias fact {name}/{len(args)} (known: {known})")
+            raise fail(f"bias directive {name}/{len(args)} has the wrong arity (known: {known})")
         if name in ("head_pred", "body_pred"):
             pred, arity = args
             if not isinstance(pred, str) or not isinstance(arity, int) or arity < 0:
@@ -222,6 +331,9 @@ def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
             lines[name] = line
         else:
             settings[name] = True
+    if "max_clauses" not in settings and (settings.get("enable_recursion")
+                                          or settings.get("enable_pi")):
+        settings["max_clauses"] = 2      # Popper's default for recursion and invention
     if len(set(heads)) != 1:
         found = ", ".join(f"{p}/{a}" for p, a in sorted(set(heads))) or "none"
         raise SolverInputError(f"exactly one head_pred is required (found: {found})", file=file)

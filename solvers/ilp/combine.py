@@ -37,3 +37,28 @@ def combine(good: dict[Clause, frozenset[int]], n_pos: int, max_clauses: int,
         return None
     choices = sorted(sorted(rank for (rank,) in model.by_name("select")) for model in models)
     return [candidates[rank] for rank in choices[0]]
+
+
+def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_pos: int,
+                  time_limit: float) -> tuple[list[Clause], int] | None:
+    """The set of ``units`` (clause -> (positives, negatives) covered) of least score
+    (positives missed + negatives covered + literals) and that score, or None when no
+    unit is given. Raises SolverTimeout past ``time_limit`` s."""
+    if not units:
+        return None
+    candidates = sorted(units, key=sort_key)
+    program = AspProgram().load("ilp_combine_noisy")
+    program.add_facts("rule", [(rank, clause.size, rank) for rank, clause in enumerate(candidates)])
+    program.add_facts("covers", [(rank, e) for rank, clause in enumerate(candidates)
+                                 for e in sorted(units[clause][0])])
+    program.add_facts("covers_neg", [(rank, e) for rank, clause in enumerate(candidates)
+                                     for e in sorted(units[clause][1])])
+    program.add_facts("example", range(n_pos))
+    models = program.models(optimize=True, time_limit=time_limit)
+    if not models:
+        return None
+    choices = sorted(sorted(rank for (rank,) in model.by_name("select")) for model in models)
+    chosen = [candidates[rank] for rank in choices[0]]
+    pos = frozenset().union(*(units[c][0] for c in chosen)) if chosen else frozenset()
+    neg = frozenset().union(*(units[c][1] for c in chosen)) if chosen else frozenset()
+    return chosen, (n_pos - len(pos)) + len(neg) + sum(c.size for c in chosen)

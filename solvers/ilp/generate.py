@@ -1,89 +1,136 @@
-"""The generate stage: a persistent multi-shot clingo Control over ``asp/ilp_generate.lp``
-that yields candidate clauses of a requested size and takes bans as ground data.
+"""The generate stage: one multi-shot clingo Control over ``asp/ilp_generate.lp`` (plus the
+user's bias statements) that enumerates candidate programs of a requested size and takes
+constraints learned from failures as ground nogoods.
 
-Bias facts enter through clingo's backend as symbols; a ban enters by grounding the part
-``spec_ban(Id)`` or ``gen_ban(Id)``, whose literals come from :meth:`Generator.ban_literals`
-(a context function returning symbols) -- no program text is ever built from data.
+Bias facts enter through clingo's backend as symbols; nogoods are lists of the ground
+program's literals (looked up from the symbolic atoms), added to the running enumeration
+(``model.context.add_nogood``) and, for later sizes, as integrity constraints through the
+backend. The user's bias statements are ASP by definition and are parsed as such.
+
+A constraint can be scoped to a *run* (:meth:`Generator.begin_run`): its nogoods carry the
+run's guard atom, so one grounding serves many runs under different restrictions (the
+induction track's 45 restricted cross-checks toggle ``allowed/1`` and ``required/1``).
 """
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import threading
 import time
-import atexit
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from solvers import resources
-from solvers.asp import Atom, from_symbol, to_symbol
-from solvers.errors import SolverError, SolverTimeout
+from solvers.asp import Atom, to_symbol
+from solvers.errors import SolverError, SolverInputError, SolverTimeout
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, Literal
 
-BAN_KINDS = ("spec_ban", "gen_ban")
+Program = tuple[tuple[int, Clause], ...]     # (slot, clause) pairs in slot order
 
 
 class Generator:
-    """Candidate clauses for one bias; bans accumulate for the Generator's lifetime."""
+    """Candidate programs for one bias; see the module doc."""
 
-    def __init__(self, bias: IlpBias) -> None:
+    def __init__(self, bias: IlpBias, restrictable: bool = False) -> None:
         import clingo
+        from clingo import ast
 
         self.bias = bias
+        self.restrictable = restrictable
         self._messages: list[str] = []
-        self._ctl = clingo.Control(["--models=1"], logger=self._log, message_limit=20)
-        self._bans: dict[int, list] = {}
-        self._pending: list[tuple[str, int]] = []
+        self._ctl = clingo.Control(["--models=0"], logger=self._log,
+                                   message_limit=20)
         self._size: int | None = None
         self._stop = threading.Event()
         self._watchdog: threading.Thread | None = None
         self._deadline = 0.0
-        from clingo import ast
-
+        self._pending: list[list[int]] = []
+        self._run = 0
+        self._guard: int | None = None
+        self.nogoods = 0
         with ast.ProgramBuilder(self._ctl) as builder:
             for statement in _encoding():
                 builder.add(statement)
+            if bias.user_asp:
+                try:
+                    ast.parse_string(bias.user_asp, builder.add)
+                except RuntimeError as exc:
+                    raise SolverInputError(f"bias statements do not parse: {exc}") from exc
+            if restrictable:
+                for statement in _restriction_encoding():
+                    builder.add(statement)
         with self._ctl.backend() as backend:
             for fact in self._facts():
                 backend.add_rule([backend.add_atom(to_symbol(fact))])
         self._ground([("base", [])])
+        self._index()
 
     # ----------------------------------------------------------------- set-up
     def _facts(self) -> Iterable[Atom]:
         bias = self.bias
         head, arity = bias.head_pred
-        yield Atom("clause", (0,))
         yield Atom("head_pred", (head, arity))
         yield Atom("max_body", (bias.max_body,))
+        yield Atom("max_vars", (bias.max_vars,))
+        yield Atom("max_clauses", (self.slots,))
         for size in self.sizes():
             yield Atom("size_value", (size,))
-        head_vars = tuple(range(arity))
-        yield Atom("head_vars", (arity, head_vars))
-        tuples = {head_vars}
+        arities = {arity, *(a for _, a in bias.body_preds)}
+        if bias.enable_pi:
+            arities |= set(range(1, max(arities) + 1))
+            for i in range(1, self.slots):
+                yield Atom("inv_symbol", (f"inv{i}", i))
+        for a in sorted(arities):
+            yield Atom("head_vars", (a, tuple(range(a))))
+            for vs in itertools.permutations(range(bias.max_vars), a):
+                yield Atom("vars", (a, vs))
+                for i, v in enumerate(vs):
+                    yield Atom("var_pos", (v, vs, i))
         for pred, pred_arity in bias.body_preds:
-            yield Atom("body_pred", (pred, pred_arity))
-        for pred_arity in sorted({a for _, a in bias.body_preds}):
-            for vs in itertools.product(range(bias.max_vars), repeat=pred_arity):
-                tuples.add(vs)
-                yield Atom("var_tuple", (pred_arity, vs))
-        for vs in sorted(tuples):
-            for i, v in enumerate(vs):
-                yield Atom("var_at", (vs, i, v))
+            yield Atom("body_pred" if not self.restrictable else "candidate_pred",
+                       (pred, pred_arity))
         for label, table in (("type", bias.types), ("direction", bias.directions)):
+            name = "arg_type" if label == "type" else "arg_dir"
             for pred, values in sorted(table.items()):
+                yield Atom(label, (pred, tuple(values)))
                 for i, value in enumerate(values):
-                    yield Atom(label, (pred, i, value))
-        for pred in bias.required_preds:
-            yield Atom("required", (pred,))
-        if bias.allow_singletons:
-            yield Atom("allow_singletons")
-        if bias.non_datalog:
-            yield Atom("non_datalog")
+                    yield Atom(name, (pred, i, value))
+        if not self.restrictable:
+            for pred in bias.required_preds:
+                yield Atom("required", (pred,))
+        for flag in ("allow_singletons", "non_datalog", "enable_recursion", "enable_pi"):
+            if getattr(bias, flag):
+                yield Atom(flag)
+
+    @property
+    def slots(self) -> int:
+        """Number of clause slots (1 unless recursion or predicate invention)."""
+        return self.bias.max_clauses if self.bias.multi_clause else 1
 
     def sizes(self) -> range:
-        """The clause sizes (literals, head included) the generator can produce."""
-        return range(2, self.bias.max_body + 2)
+        """The program sizes (literals, heads included) the generator can produce."""
+        return range(2, (self.bias.max_body + 1) * self.slots + 1)
+
+    def _index(self) -> None:
+        """Program literals of the atoms constraints refer to."""
+        atoms = self._ctl.symbolic_atoms
+        self.body_lit: dict[tuple, int] = {}
+        self.head_lit: dict[tuple, int] = {}
+        self.size_lit: dict[tuple[int, int], int] = {}
+        self.clause_lit: dict[int, int] = {}
+        for sa in atoms.by_signature("body_literal", 4):
+            c, p, _a, vs = sa.symbol.arguments
+            self.body_lit[(c.number, p.name, tuple(x.number for x in vs.arguments))] = sa.literal
+        for sa in atoms.by_signature("head_literal", 4):
+            c, p, _a, vs = sa.symbol.arguments
+            self.head_lit[(c.number, p.name, tuple(x.number for x in vs.arguments))] = sa.literal
+        for sa in atoms.by_signature("body_size", 2):
+            c, n = sa.symbol.arguments
+            self.size_lit[(c.number, n.number)] = sa.literal
+        for sa in atoms.by_signature("clause", 1):
+            self.clause_lit[sa.symbol.arguments[0].number] = sa.literal
 
     def _log(self, _code, message: str) -> None:
         self._messages.append(message.strip())
@@ -93,72 +140,86 @@ class Generator:
 
     def _ground(self, parts: list) -> None:
         try:
-            self._ctl.ground(parts, context=self)
+            self._ctl.ground(parts)
         except RuntimeError as exc:
             raise SolverError(f"clingo grounding failed: {self._detail(exc)}") from exc
 
-    # ----------------------------------------------------------------- context function
-    def ban_literals(self, ban_id):
-        """clingo context function: the literals of ban ``ban_id`` as ``(P, Vars)`` symbols."""
-        return self._bans[ban_id.number]
-
-    # ----------------------------------------------------------------- bans
-    def ban(self, kind: str, body: Iterable[Literal]) -> int:
-        """Queue a ban (``spec_ban``: no clause containing all of ``body``; ``gen_ban``: no
-        clause whose body lies within ``body``); grounded before the next solve."""
-        if kind not in BAN_KINDS:
-            raise ValueError(f"unknown ban kind {kind!r}")
-        ban_id = len(self._bans)
-        self._bans[ban_id] = [to_symbol((lit.pred, lit.args)) for lit in sorted(set(body))]
-        self._pending.append((kind, ban_id))
-        return ban_id
-
-    @property
-    def ban_count(self) -> int:
-        """Number of bans added so far (renamings count separately)."""
-        return len(self._bans)
-
-    # ----------------------------------------------------------------- solving
-    def set_size(self, size: int) -> None:
-        """Restrict candidates to clauses of exactly ``size`` literals."""
+    # ----------------------------------------------------------------- runs (restrictions)
+    def begin_run(self, body_preds: Iterable[str], required: Iterable[str] = ()) -> None:
+        """Start a run allowing only ``body_preds`` and requiring ``required`` (restrictable
+        generators only); constraints added from now on hold for this run only."""
         import clingo
 
+        if not self.restrictable:
+            raise ValueError("begin_run needs a restrictable generator")
+        allowed, needed = set(body_preds), set(required)
+        for pred, arity in self.bias.body_preds:
+            for name, chosen in (("allowed", allowed), ("require", needed)):
+                self._ctl.assign_external(clingo.Function(name, [clingo.Function(pred)]),
+                                          pred in chosen)
+        if self._guard is not None:
+            self._ctl.release_external(self._guard)
+        self._run += 1
+        with self._ctl.backend() as backend:
+            atom = backend.add_atom(clingo.Function("run_guard", [clingo.Number(self._run)]))
+            backend.add_external(atom, clingo.TruthValue.True_)
+        self._guard = atom
+
+    # ----------------------------------------------------------------- constraints
+    def add(self, nogoods: Iterable[list[int]], model=None) -> None:
+        """Forbid every set of literals in ``nogoods`` (program literals; negative = not):
+        at once in the running enumeration (``model``) and for every later solve."""
+        for nogood in nogoods:
+            if self._guard is not None:
+                nogood = [*nogood, self._guard]
+            if model is not None:
+                model.context.add_nogood(nogood)
+            self._pending.append(nogood)
+            self.nogoods += 1
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        with self._ctl.backend() as backend:
+            for nogood in self._pending:
+                backend.add_rule([], nogood)
+        self._pending = []
+
+    # ----------------------------------------------------------------- solving
+    def programs(self, size: int, deadline: float) -> Iterator[tuple[Program, object]]:
+        """Every program of exactly ``size`` literals obeying the bias and the constraints
+        so far, each with its clingo model (for :meth:`add`). Raises SolverTimeout past
+        ``deadline`` (a ``time.monotonic()`` value)."""
+        import clingo
+
+        self._flush()
         if self._size is not None:
             self._ctl.assign_external(clingo.Function("size_is", [clingo.Number(self._size)]),
                                       False)
         self._ctl.assign_external(clingo.Function("size_is", [clingo.Number(size)]), True)
         self._size = size
-
-    def next_clause(self, deadline: float) -> Clause | None:
-        """One candidate of the current size obeying every ban so far, or None if none is
-        left. Raises :class:`SolverTimeout` past ``deadline`` (a ``time.monotonic()`` value)."""
-        import clingo
-
-        if self._pending:
-            parts = [(kind, [clingo.Number(ban_id)]) for kind, ban_id in self._pending]
-            self._pending = []
-            self._ground(parts)
         if time.monotonic() >= deadline:
             raise SolverTimeout("ILP search ran out of time while generating")
         self._watch(deadline)
-        with self._ctl.solve(yield_=True) as handle:
-            for model in handle:
-                return _decode(model.symbols(shown=True))
-            result = handle.get()
+        try:
+            with self._ctl.solve(yield_=True) as handle:
+                for model in handle:
+                    yield _decode(model.symbols(shown=True)), model
+                    if time.monotonic() >= deadline:
+                        raise SolverTimeout(f"ILP search ran out of time (size {size})")
+                result = handle.get()
+        except RuntimeError as exc:
+            raise SolverError(f"clingo failed while generating: {self._detail(exc)}") from exc
         if result.interrupted or time.monotonic() >= deadline:
-            raise SolverTimeout(f"ILP generator exceeded the time limit (size {self._size})")
-        return None
+            raise SolverTimeout(f"ILP generator exceeded the time limit (size {size})")
 
     # ----------------------------------------------------------------- time limit
     def _watch(self, deadline: float) -> None:
-        """Start (once) a watchdog thread that interrupts clingo from ``deadline`` on.
-
-        Solving synchronously is ~10x cheaper than an asynchronous solve per call; the
-        watchdog keeps interrupting every 50 ms after the deadline, so an interrupt that
-        arrives between two solves cannot be lost."""
+        """A watchdog thread interrupting clingo from ``deadline`` on (every 50 ms, so an
+        interrupt arriving between two solves is not lost)."""
+        self._deadline = deadline
         if self._watchdog is not None:
             return
-        self._deadline = deadline
         self._watchdog = threading.Thread(target=self._watch_loop, name="ilp-clingo-watchdog",
                                           daemon=True)
         self._watchdog.start()
@@ -179,35 +240,46 @@ class Generator:
             self._watchdog = None
 
 
-@lru_cache(maxsize=1)
-def _encoding() -> tuple:
-    """``asp/ilp_generate.lp`` parsed once per process (a tuple of clingo AST statements)."""
+def _parse_resource(name: str) -> tuple:
     from clingo import ast
 
     statements: list = []
     messages: list[str] = []
     try:
-        ast.parse_string(resources.read_text("asp", "ilp_generate"), statements.append,
+        ast.parse_string(resources.read_text("asp", name), statements.append,
                          logger=lambda _code, msg: messages.append(msg), message_limit=5)
     except RuntimeError as exc:
         detail = "; ".join(m.strip() for m in messages) or str(exc)
-        raise SolverError(f"clingo cannot parse ilp_generate.lp: {detail}") from exc
-    # release the cached AST before interpreter shutdown tears clingo's library down (else
-    # every statement's __del__ fails at exit with "'NoneType' ... clingo_ast_release")
-    atexit.register(_encoding.cache_clear)
+        raise SolverError(f"clingo cannot parse {name}.lp: {detail}") from exc
     return tuple(statements)
 
 
-def _decode(symbols) -> Clause:
-    head: Literal | None = None
-    body: list[Literal] = []
+@lru_cache(maxsize=1)
+def _encoding() -> tuple:
+    """``asp/ilp_generate.lp`` parsed once per process (a tuple of clingo AST statements)."""
+    # release the cached AST before interpreter shutdown tears clingo's library down (else
+    # every statement's __del__ fails at exit with "'NoneType' ... clingo_ast_release")
+    atexit.register(_encoding.cache_clear)
+    return _parse_resource("ilp_generate")
+
+
+@lru_cache(maxsize=1)
+def _restriction_encoding() -> tuple:
+    """``asp/ilp_restrict.lp``: body predicates and required ones switched per run."""
+    atexit.register(_restriction_encoding.cache_clear)
+    return _parse_resource("ilp_restrict")
+
+
+def _decode(symbols) -> Program:
+    heads: dict[int, Literal] = {}
+    bodies: dict[int, list[Literal]] = {}
     for sym in symbols:
-        _clause, pred, _arity, vs = (from_symbol(a) for a in sym.arguments)
-        lit = Literal(pred, tuple(vs))
+        c, pred, _arity, vs = sym.arguments
+        lit = Literal(pred.name, tuple(v.number for v in vs.arguments))
         if sym.name == "head_literal":
-            head = lit
+            heads[c.number] = lit
         else:
-            body.append(lit)
-    if head is None:
+            bodies.setdefault(c.number, []).append(lit)
+    if 0 not in heads:
         raise SolverError("ILP generator produced a model without a head literal")
-    return Clause(head, tuple(body))
+    return tuple((c, Clause(heads[c], tuple(bodies.get(c, ())))) for c in sorted(heads))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from solvers.errors import ConfigError, SolverTimeout
+from solvers.errors import ConfigError, SolverError, SolverTimeout
 from solvers.ilp.bias import MODES, IlpBias
 from solvers.ilp.clauses import Clause, canonical, show
 from solvers.ilp.problem import IlpProblem, load_problem
@@ -40,6 +40,12 @@ class IlpResult:
     candidates_tested: int
     mode: str
     clauses: list[Clause] = field(default_factory=list, repr=False)
+    noisy: bool = False
+
+    @property
+    def size(self) -> int:
+        """Number of literals of the program (heads included), Popper's program size."""
+        return sum(c.size for c in self.clauses)
 
     @property
     def found(self) -> bool:
@@ -70,9 +76,48 @@ class IlpSession:
         self._tester.close()
 
     def learn(self, bias: IlpBias | None = None, mode: str | None = None,
-              timeout: float = 60.0, max_renamings: int = 24) -> IlpResult:
-        """Learn under ``bias`` (default: the problem's) in ``mode`` (default: the bias's)."""
+              timeout: float = 60.0, noisy: bool = False) -> IlpResult:
+        """Learn under ``bias`` (default: the problem's) in ``mode`` (default: the bias's);
+        ``noisy``: the program of least FN + FP + size (Popper's --noisy)."""
         start = time.monotonic()
+        bias = self._bias(bias, mode)
+        state = SearchState()
+        try:
+            search(bias, self._tester, start + timeout, state, noisy=noisy)
+            status = "solution" if state.program else "no_solution"
+        except SolverTimeout:
+            status = "timeout"
+        return _result(status, state, bias, self._tester, start + timeout + 1.0,
+                       time.monotonic() - start, noisy)
+
+    def learn_restricted(self, runs: list[tuple[list[tuple[str, int]], tuple[str, ...]]],
+                         timeout: float = 60.0) -> list[IlpResult]:
+        """Many partial-mode runs of the problem's bias, each allowing only some body
+        predicates and requiring some: one grounding of the generator serves them all
+        (the induction track's cross-check)."""
+        from solvers.ilp.generate import Generator
+
+        base = self.problem.bias
+        results = []
+        gen = Generator(base, restrictable=True)
+        try:
+            for body_preds, required in runs:
+                start = time.monotonic()
+                bias = base.restricted(body_preds, required_preds=tuple(required))
+                gen.begin_run([p for p, _ in body_preds], required)
+                state = SearchState()
+                try:
+                    search(bias, self._tester, start + timeout, state, generator=gen)
+                    status = "solution" if state.program else "no_solution"
+                except SolverTimeout:
+                    status = "timeout"
+                results.append(_result(status, state, bias, self._tester, None,
+                                       time.monotonic() - start, False))
+        finally:
+            gen.close()
+        return results
+
+    def _bias(self, bias: IlpBias | None, mode: str | None) -> IlpBias:
         bias = bias or self.problem.bias
         if mode is not None:
             if mode not in MODES:
@@ -81,27 +126,30 @@ class IlpSession:
         if bias.head_pred != self.problem.bias.head_pred:
             raise ConfigError(f"bias head {bias.head_pred} differs from the session's examples "
                               f"({self.problem.bias.head_pred})")
-        state = SearchState()
-        try:
-            search(bias, self._tester, start + timeout, state, max_renamings=max_renamings)
-            status = "solution" if state.program else "no_solution"
-        except SolverTimeout:
-            status = "timeout"
-        return _result(status, state, bias, self._tester, time.monotonic() - start)
+        return bias
 
 
 def _result(status: str, state: SearchState, bias: IlpBias, tester: Tester,
-            seconds: float) -> IlpResult:
-    # Every clause of a program is a good clause: it covers no negative, and the positives
-    # it covers were all collected when it was tested.
-    tp = len(state.covered)
+            recheck_deadline: float | None, seconds: float, noisy: bool) -> IlpResult:
+    """The result; with ``recheck_deadline``, the program is scored again by the tester (a
+    second, whole-program test) and a disagreement with the search is a SolverError."""
+    tp, fp = len(state.covered), len(state.neg_covered)
+    if recheck_deadline is not None and state.program:
+        pos, neg = tester.score(state.program, bias.directions, recheck_deadline)
+        exact = status == "solution" and not noisy and bias.mode == "classic"
+        if (exact and (len(pos) != tester.n_pos or neg)) or (noisy and (len(pos), len(neg)) != (tp, fp)):
+            raise SolverError(f"the learned program does not score as the search found "
+                              f"(TP {len(pos)} vs {tp}, FP {len(neg)} vs {fp})")
+        tp, fp = len(pos), len(neg)
     return IlpResult(status=status, program=[show(canonical(c), bias.directions) for c in state.program],
-                     tp=tp, fn=tester.n_pos - tp, tn=tester.n_neg, fp=0, seconds=seconds,
-                     candidates_tested=state.tested, mode=bias.mode, clauses=list(state.program))
+                     tp=tp, fn=tester.n_pos - tp, tn=tester.n_neg - fp, fp=fp, seconds=seconds,
+                     candidates_tested=state.tested, mode=bias.mode, clauses=list(state.program),
+                     noisy=noisy)
 
 
 def learn_problem(problem: IlpProblem, mode: str | None = None, timeout: float = 60.0,
-                  engine: Any = None, example_time_limit: float = 0.05) -> IlpResult:
+                  engine: Any = None, example_time_limit: float = 0.05,
+                  noisy: bool = False) -> IlpResult:
     """Learn a program for an in-memory problem (a fresh temporary module for it)."""
     start = time.monotonic()
     try:
@@ -111,13 +159,14 @@ def learn_problem(problem: IlpProblem, mode: str | None = None, timeout: float =
         return IlpResult("timeout", [], 0, len(problem.pos), len(problem.neg), 0,
                          time.monotonic() - start, 0, mode or problem.bias.mode)
     with session:
-        result = session.learn(mode=mode, timeout=max(timeout - (time.monotonic() - start), 0.0))
+        result = session.learn(mode=mode, timeout=max(timeout - (time.monotonic() - start), 0.0),
+                               noisy=noisy)
     result.seconds = time.monotonic() - start
     return result
 
 
 def learn(folder: Path | str, mode: str | None = None, timeout: float = 60.0,
-          engine: Any = None, example_time_limit: float = 0.05) -> IlpResult:
+          engine: Any = None, example_time_limit: float = 0.05, noisy: bool = False) -> IlpResult:
     """Learn from a Popper-format folder (``bk.pl``, ``exs.pl``, ``bias.pl``).
 
     ``mode`` (``classic`` / ``partial``) overrides the bias file's ``mode(...)``. Malformed
@@ -126,6 +175,6 @@ def learn(folder: Path | str, mode: str | None = None, timeout: float = 60.0,
     problem = load_problem(folder, engine=engine)
     result = learn_problem(problem, mode=mode,
                            timeout=max(timeout - (time.monotonic() - start), 0.0),
-                           engine=engine, example_time_limit=example_time_limit)
+                           engine=engine, example_time_limit=example_time_limit, noisy=noisy)
     result.seconds = time.monotonic() - start
     return result

@@ -1,20 +1,23 @@
-"""The learning-from-failures loop: generate a clause, test it, turn the failure into bans,
-by increasing clause size (literals, head included).
+"""The learning-from-failures loop: generate a program, test it, turn the outcome into
+constraints (:mod:`solvers.ilp.constraints`), by increasing program size (literals, heads
+included).
 
-Constraints (each tested clause C gets at least one, which also excludes C itself):
-- C covers a negative: ban its generalisations (clauses whose body lies within C's body);
-  they cover that negative too.
-- C covers no positive: ban its specialisations (supersets of C's body); they cover none.
-- C covers positives and no negative (a *good* clause): ban its specialisations too; they
-  cover a subset of C's positives with more literals, so no optimal program needs them.
-Each ban is added for C and its renamings of body-only variables (at most
-``max_renamings``); a generated clause that is a variant of a tested one is not tested again.
+Constraints, for a tested program P (one clause, or with recursion / invention a base clause
+and recursive or invented ones):
+- P covers a negative: ``gen`` -- programs containing P's clauses cover it too.
+- P covers no negative, or no positive (classic, partial): ``spec`` -- programs specialising
+  P's clauses (as many) cover a subset of what P covers: no positive, or fewer positives with
+  more literals, which no optimal program needs.
+- Noisy mode (score = FN + FP + size, Popper's MDL): ``spec`` when P covers no positive, no
+  negative, or (one clause) no more positives than its size; ``exact`` (variants) otherwise.
+Every tested program also bans its variants; a generated variant of a tested program is not
+tested again.
 
-Classic mode: with ``max_clauses = 1`` the first clause covering every positive and no
-negative is optimal (sizes increase); otherwise good clauses are combined after each size
-(:mod:`solvers.ilp.combine`) and the search stops once no larger clause can take part in a
-smaller program. Partial mode: the clause with the most positives and no negative, ties by
-size then canonical order (the size of the first best clause is searched to the end).
+Goals. Classic: the smallest program covering every positive and no negative: a complete
+program found at size n is optimal (sizes increase); consistent non-recursive clauses are
+combined after each size (:mod:`solvers.ilp.combine`), and the search stops once no larger
+unit can take part in a smaller program. Partial: the clause with the most positives and no
+negative (ties by size, then canonical order). Noisy: the program of least score.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ import time
 from dataclasses import dataclass, field
 
 from solvers.ilp.bias import IlpBias
-from solvers.ilp.clauses import Clause, canonical, renamings, sort_key
-from solvers.ilp.combine import combine
-from solvers.ilp.generate import Generator
-from solvers.ilp.tester import Outcome, Tester
+from solvers.ilp.clauses import Clause, canonical, sort_key
+from solvers.ilp.combine import combine, combine_noisy
+from solvers.ilp.constraints import nogoods
+from solvers.ilp.generate import Generator, Program
+from solvers.ilp.tester import Tester
 
 
 @dataclass
@@ -35,90 +39,170 @@ class SearchState:
 
     program: list[Clause] = field(default_factory=list)
     covered: frozenset[int] = frozenset()
+    neg_covered: frozenset[int] = frozenset()
     tested: int = 0
     variants: int = 0
     bans: int = 0
+    score: int | None = None     # noisy mode: FN + FP + size of ``program``
+
+
+def program_key(program: Program) -> frozenset:
+    """Programs equal up to variable renaming within clauses share one key."""
+    return frozenset(canonical(c) for _, c in program)
+
+
+def is_recursive(program: Program) -> bool:
+    """Whether some clause calls its own head predicate."""
+    return any(lit.pred == c.head.pred for _, c in program for lit in c.body)
 
 
 def search(bias: IlpBias, tester: Tester, deadline: float, state: SearchState,
-           max_renamings: int = 24) -> SearchState:
-    """Run the loop for ``bias`` (its mode decides the goal) and fill ``state``; raises
-    SolverTimeout past ``deadline`` (``state`` then holds the best program found so far)."""
+           noisy: bool = False, generator: Generator | None = None) -> SearchState:
+    """Run the loop for ``bias`` (its mode decides the goal; ``noisy`` for the MDL goal) and
+    fill ``state``; raises SolverTimeout past ``deadline`` (``state`` then holds the best
+    program so far). A ``generator`` made by the caller is used (and not closed)."""
     tester.declare(bias.body_preds, deadline)
-    generator = Generator(bias)
+    own = generator is None
+    gen = generator or Generator(bias)
     try:
-        return _search(bias, tester, deadline, state, max_renamings, generator)
+        return _Loop(bias, tester, gen, deadline, state, noisy).run()
     finally:
-        generator.close()
+        if own:
+            gen.close()
 
 
-def _search(bias: IlpBias, tester: Tester, deadline: float, state: SearchState,
-            max_renamings: int, generator: Generator) -> SearchState:
-    seen: dict[Clause, Outcome] = {}
-    good: dict[Clause, frozenset[int]] = {}
-    n_pos = tester.n_pos
-    partial = bias.mode == "partial"
-    best_key: tuple | None = None
-    best_size: int | None = None    # classic: size of the best program found
-    combined = 0                    # classic: number of good clauses at the last combine
+class _Loop:
+    def __init__(self, bias: IlpBias, tester: Tester, gen: Generator, deadline: float,
+                 state: SearchState, noisy: bool) -> None:
+        self.bias, self.tester, self.gen = bias, tester, gen
+        self.deadline, self.state, self.noisy = deadline, state, noisy
+        self.partial = bias.mode == "partial" and not noisy
+        self.n_pos, self.n_neg = tester.n_pos, tester.n_neg
+        self.seen: set[frozenset] = set()
+        self.good: dict[Clause, frozenset[int]] = {}       # classic: consistent clauses
+        self.units: dict[Clause, tuple[frozenset[int], frozenset[int]]] = {}   # noisy
+        self.best_key: tuple | None = None
+        self.best_size: int | None = None
+        self.combined = 0
+        if noisy:   # the empty program: every positive missed
+            state.score, state.program = self.n_pos, []
 
-    for size in generator.sizes():
-        if best_size is not None and size >= best_size:
-            break
-        generator.set_size(size)
-        while True:
-            clause = generator.next_clause(deadline)
-            if clause is None:
+    def bound(self) -> int | None:
+        """Programs of this size or more cannot beat the best so far."""
+        if self.noisy:
+            return self.state.score
+        return self.best_size
+
+    def run(self) -> SearchState:
+        for size in self.gen.sizes():
+            limit = self.bound()
+            if limit is not None and size >= limit:
                 break
-            key = canonical(clause)
-            outcome = seen.get(key)
-            if outcome is None:
-                outcome = tester.test(clause, bias.directions, deadline)
-                seen[key] = outcome
-                state.tested += 1
-                variants = list(renamings(clause, bias.max_vars, max_renamings))
-            else:
-                state.variants += 1
-                variants = [clause]
-            _constrain(generator, outcome, variants)
-            state.bans = generator.ban_count
-            if outcome.neg is not None or not outcome.pos:
-                continue
-            if partial:
-                rank = (-len(outcome.pos), sort_key(clause))
-                if best_key is None or rank < best_key:
-                    best_key = rank
-                    state.program, state.covered = [clause], outcome.pos
-            elif len(outcome.pos) == n_pos:
-                state.program, state.covered = [clause], outcome.pos
-                return state
-            else:
-                good[key] = outcome.pos
-        if partial and len(state.covered) == n_pos:
-            break
-        if not partial and bias.max_clauses > 1 and len(good) > combined:
-            combined = len(good)
-            remaining = deadline - time.monotonic()
-            chosen = combine(good, n_pos, bias.max_clauses, max(remaining, 0.001))
-            if chosen is not None:
-                total = sum(c.size for c in chosen)
-                if best_size is None or total < best_size:
-                    best_size = total
-                    state.program = chosen
-                    state.covered = frozenset().union(*(good[canonical(c)] for c in chosen))
-    return state
+            for program, model in self.gen.programs(size, self.deadline):
+                if self.visit(program, model):
+                    return self.state
+            if self.partial and len(self.state.covered) == self.n_pos:
+                break
+            self.after_size()
+        return self.state
 
+    def test(self, program: Program) -> tuple[frozenset[int], frozenset[int]]:
+        """(positives covered, negatives covered); unless noisy, the negatives are at most
+        the first one found and then the positives at most one."""
+        clauses = [c for _, c in program]
+        directions = self.bias.directions
+        if len(clauses) == 1 and not is_recursive(program) and not self.noisy:
+            outcome = self.tester.test(clauses[0], directions, self.deadline)
+            return outcome.pos, frozenset() if outcome.neg is None else frozenset({outcome.neg})
+        if self.noisy:
+            return self.tester.score(clauses, directions, self.deadline)
+        outcome = self.tester.test_program(clauses, directions, self.deadline)
+        return outcome.pos, frozenset() if outcome.neg is None else frozenset({outcome.neg})
 
-def _constrain(generator: Generator, outcome: Outcome, variants: list[Clause]) -> None:
-    kinds = []
-    if outcome.neg is not None:
-        kinds.append("gen_ban")
-    if outcome.neg is None or not outcome.pos:
-        kinds.append("spec_ban")
-    same_vars = variants[0].body_only_vars
-    for kind in kinds:
-        for variant in variants:
-            # a generalisation ban only matters for renamings within the same variables:
-            # generated clauses use variables without gaps
-            if kind == "spec_ban" or variant.body_only_vars == same_vars:
-                generator.ban(kind, variant.body)
+    def constrain(self, program: Program, model, kinds: list[str]) -> None:
+        for kind in kinds:
+            self.gen.add(nogoods(self.gen, program, kind), model)
+        self.state.bans = self.gen.nogoods
+
+    def visit(self, program: Program, model) -> bool:
+        """Test one generated program; True when the search is over."""
+        key = program_key(program)
+        if key in self.seen:
+            self.state.variants += 1
+            self.constrain(program, model, ["exact"])
+            return False
+        self.seen.add(key)
+        pos, neg = self.test(program)
+        self.state.tested += 1
+        size = sum(c.size for _, c in program)
+        single = len(program) == 1 and not is_recursive(program)
+        if self.noisy:
+            return self.visit_noisy(program, model, pos, neg, size, single)
+        consistent = not neg
+        # (an inconsistent program's positives are only known to be empty or not)
+        kinds = []
+        if not consistent:
+            kinds.append("gen")
+        if consistent or not pos:
+            kinds.append("spec")
+        self.constrain(program, model, kinds)
+        if not consistent or not pos:
+            return False
+        clauses = [c for _, c in program]
+        if self.partial:
+            if not single:
+                return False
+            rank = (-len(pos), sort_key(clauses[0]))
+            if self.best_key is None or rank < self.best_key:
+                self.best_key = rank
+                self.state.program, self.state.covered = clauses, pos
+            return False
+        if len(pos) == self.n_pos:
+            if self.best_size is None or size < self.best_size:
+                self.state.program, self.state.covered = clauses, pos
+                self.best_size = size
+            return True
+        if single:
+            self.good[canonical(clauses[0])] = pos
+        return False
+
+    def visit_noisy(self, program: Program, model, pos: frozenset[int], neg: frozenset[int],
+                    size: int, single: bool) -> bool:
+        score = (self.n_pos - len(pos)) + len(neg) + size
+        if score < self.state.score:
+            self.state.score = score
+            self.state.program = [c for _, c in program]
+            self.state.covered, self.state.neg_covered = pos, neg
+        useless = not pos or (single and len(pos) <= size)
+        kinds = ["spec"] if useless or not neg else ["exact"]
+        self.constrain(program, model, kinds)
+        if single and not useless:
+            self.units[canonical(program[0][1])] = (pos, neg)
+        return False
+
+    def after_size(self) -> None:
+        remaining = max(self.deadline - time.monotonic(), 0.001)
+        if self.noisy:
+            if len(self.units) > self.combined:
+                self.combined = len(self.units)
+                found = combine_noisy(self.units, self.n_pos, remaining)
+                if found is not None:
+                    chosen, score = found
+                    if score < self.state.score:
+                        self.state.score, self.state.program = score, chosen
+                        self.state.covered = frozenset().union(*(self.units[canonical(c)][0] for c in chosen))
+                        self.state.neg_covered = frozenset().union(*(self.units[canonical(c)][1] for c in chosen))
+            return
+        if self.partial or self.bias.max_clauses <= 1 and not self.bias.multi_clause:
+            return
+        if len(self.good) <= self.combined:
+            return
+        self.combined = len(self.good)
+        limit = self.bias.max_clauses if not self.bias.multi_clause else len(self.good)
+        chosen = combine(self.good, self.n_pos, limit, remaining)
+        if chosen is not None:
+            total = sum(c.size for c in chosen)
+            if self.best_size is None or total < self.best_size:
+                self.best_size = total
+                self.state.program = chosen
+                self.state.covered = frozenset().union(*(self.good[canonical(c)] for c in chosen))
