@@ -148,12 +148,12 @@ def _admissible(clause: Clause, bias: IlpBias) -> bool:
 def _generated(bias: IlpBias, size: int, constraints=()) -> set[Clause]:
     """The clauses the generator enumerates at ``size`` after the given constraints (kind,
     clause) were added."""
-    from solvers.ilp.constraints import nogoods
+    from solvers.ilp.constraints import constraint_ast
 
     generator = Generator(bias)
     try:
-        generator.add(nogood for kind, clause in constraints
-                      for nogood in nogoods(generator, ((0, clause),), kind))
+        generator.add_constraints(constraint_ast([(0, clause)], kind, generator.slots)
+                                  for kind, clause in constraints)
         found = set()
         for program, _model in generator.programs(size, time.monotonic() + 30):
             assert len(program) == 1

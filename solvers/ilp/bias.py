@@ -339,12 +339,14 @@ def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
         raise SolverInputError(f"exactly one head_pred is required (found: {found})", file=file)
     arities = dict(bodies)
     arities[heads[0][0]] = heads[0][1]
+    for table in (types, directions):
+        # Popper reads types and directions of declared predicates only: the others mean
+        # nothing (a bias file may keep them for predicates it comments out)
+        for pred in [p for p in table if p not in arities]:
+            del table[pred]
     for table, label in ((types, "type"), (directions, "direction")):
         for pred, values in table.items():
             line = lines[f"{label}:{pred}"]
-            if pred not in arities:
-                raise SolverInputError(f"{label} given for undeclared predicate {pred!r}",
-                                       file=file, line=line)
             if len(values) != arities[pred]:
                 raise SolverInputError(f"{label}({pred}, ...) has {len(values)} entries; "
                                        f"{pred} has arity {arities[pred]}", file=file, line=line)

@@ -1,11 +1,12 @@
 """The generate stage: one multi-shot clingo Control over ``asp/ilp_generate.lp`` (plus the
 user's bias statements) that enumerates candidate programs of a requested size and takes
-constraints learned from failures as ground nogoods.
+the constraints learned from failures.
 
-Bias facts enter through clingo's backend as symbols; nogoods are lists of the ground
-program's literals (looked up from the symbolic atoms), added to the running enumeration
-(``model.context.add_nogood``) and, for later sizes, as integrity constraints through the
-backend. The user's bias statements are ASP by definition and are parsed as such.
+Bias facts enter through clingo's backend as symbols; learned constraints are clingo AST
+rules (built in :mod:`solvers.ilp.constraints`, never as text) grounded in a new program part
+before each enumeration, and ground nogoods (lists of program literals looked up from the
+symbolic atoms) prune the running enumeration (``model.context.add_nogood``). The user's
+bias statements are ASP by definition and are parsed as such.
 
 A constraint can be scoped to a *run* (:meth:`Generator.begin_run`): its nogoods carry the
 run's guard atom, so one grounding serves many runs under different restrictions (the
@@ -46,10 +47,11 @@ class Generator:
         self._stop = threading.Event()
         self._watchdog: threading.Thread | None = None
         self._deadline = 0.0
-        self._pending: list[list[int]] = []
+        self._pending: list = []
+        self._parts = 0
         self._run = 0
-        self._guard: int | None = None
-        self.nogoods = 0
+        self._guard = None
+        self.constraints = 0
         with ast.ProgramBuilder(self._ctl) as builder:
             for statement in _encoding():
                 builder.add(statement)
@@ -149,41 +151,64 @@ class Generator:
         """Start a run allowing only ``body_preds`` and requiring ``required`` (restrictable
         generators only); constraints added from now on hold for this run only."""
         import clingo
+        from clingo import ast
 
         if not self.restrictable:
             raise ValueError("begin_run needs a restrictable generator")
         allowed, needed = set(body_preds), set(required)
-        for pred, arity in self.bias.body_preds:
+        for pred, _arity in self.bias.body_preds:
             for name, chosen in (("allowed", allowed), ("require", needed)):
                 self._ctl.assign_external(clingo.Function(name, [clingo.Function(pred)]),
                                           pred in chosen)
         if self._guard is not None:
             self._ctl.release_external(self._guard)
         self._run += 1
-        with self._ctl.backend() as backend:
-            atom = backend.add_atom(clingo.Function("run_guard", [clingo.Number(self._run)]))
-            backend.add_external(atom, clingo.TruthValue.True_)
-        self._guard = atom
+        self._guard = clingo.Function("run_guard", [clingo.Number(self._run)])
+        part = f"run_{self._run}"
+        with ast.ProgramBuilder(self._ctl) as builder:
+            pos = ast.Position("<run>", 1, 1)
+            loc = ast.Location(pos, pos)
+            builder.add(ast.Program(loc, part, []))
+            builder.add(ast.External(loc, ast.SymbolicAtom(ast.SymbolicTerm(loc, self._guard)),
+                                     [], ast.SymbolicTerm(loc, clingo.Function("false"))))
+        self._ground([(part, [])])
+        self._ctl.assign_external(self._guard, True)
 
     # ----------------------------------------------------------------- constraints
-    def add(self, nogoods: Iterable[list[int]], model=None) -> None:
-        """Forbid every set of literals in ``nogoods`` (program literals; negative = not):
-        at once in the running enumeration (``model``) and for every later solve."""
+    def ban_now(self, nogoods: Iterable[list[int]], model) -> None:
+        """Forbid every set of literals in ``nogoods`` (program literals; negative = not) in
+        the running enumeration only (``model`` is the current model)."""
         for nogood in nogoods:
-            if self._guard is not None:
-                nogood = [*nogood, self._guard]
-            if model is not None:
-                model.context.add_nogood(nogood)
-            self._pending.append(nogood)
-            self.nogoods += 1
+            model.context.add_nogood(nogood)
+
+    def add_constraints(self, rules: Iterable) -> None:
+        """Queue integrity constraints (clingo AST rules, :mod:`solvers.ilp.constraints`);
+        they are grounded before the next enumeration."""
+        self._pending.extend(rules)
 
     def _flush(self) -> None:
         if not self._pending:
             return
-        with self._ctl.backend() as backend:
-            for nogood in self._pending:
-                backend.add_rule([], nogood)
+        import clingo
+        from clingo import ast
+
+        self._parts += 1
+        part = f"learned_{self._parts}"
+        pos = ast.Position("<constraints>", 1, 1)
+        loc = ast.Location(pos, pos)
+        guard = None
+        if self._guard is not None:
+            guard = ast.Literal(loc, ast.Sign.NoSign,
+                                ast.SymbolicAtom(ast.SymbolicTerm(loc, self._guard)))
+        with ast.ProgramBuilder(self._ctl) as builder:
+            builder.add(ast.Program(loc, part, []))
+            for rule in self._pending:
+                if guard is not None:
+                    rule = rule.update(body=[*rule.body, guard])
+                builder.add(rule)
+        self.constraints += len(self._pending)
         self._pending = []
+        self._ground([(part, [])])
 
     # ----------------------------------------------------------------- solving
     def programs(self, size: int, deadline: float) -> Iterator[tuple[Program, object]]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, canonical, sort_key
 from solvers.ilp.combine import combine, combine_noisy
-from solvers.ilp.constraints import nogoods
+from solvers.ilp.constraints import constraint_ast, variant_nogoods
 from solvers.ilp.generate import Generator, Program
 from solvers.ilp.tester import Tester
 
@@ -120,9 +120,11 @@ class _Loop:
         return outcome.pos, frozenset() if outcome.neg is None else frozenset({outcome.neg})
 
     def constrain(self, program: Program, model, kinds: list[str]) -> None:
-        for kind in kinds:
-            self.gen.add(nogoods(self.gen, program, kind), model)
-        self.state.bans = self.gen.nogoods
+        """Ban ``program``'s variants now and add ``kinds`` constraints for later sizes."""
+        self.gen.ban_now(variant_nogoods(self.gen, program), model)
+        self.gen.add_constraints(constraint_ast(program, kind, self.gen.slots)
+                                 for kind in kinds if kind != "exact")
+        self.state.bans = self.gen.constraints
 
     def visit(self, program: Program, model) -> bool:
         """Test one generated program; True when the search is over."""
