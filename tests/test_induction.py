@@ -12,7 +12,7 @@ import pytest
 from scir.errors import ConfigError, FormalizationError, SolverError
 from scir.tracks import get_track
 from scir.tracks.induction.generate import construct
-from scir.tracks.induction.ilp_check import ilp_cross_check, ilp_problem, pair_bias
+from scir.tracks.induction.ilp_check import ilp_cross_check, ilp_problem, pair_run
 from scir.tracks.induction.semantics import (
     PoolResult,
     asp_pool,
@@ -195,8 +195,9 @@ def test_pair_bias_admits_only_the_pairs_own_clause():
                   ["inhibits_enzyme", "gamma", "p1"]],
         "pos": [["alpha", "beta"]], "neg": [["alpha", "gamma"]], "category": "enzyme"})
     with IlpSession(ilp_problem(problem)) as session:
-        assert session.learn(pair_bias(("substrate_of", "substrate_of"))).found
-        assert not session.learn(pair_bias(("inhibits_enzyme", "substrate_of"))).found
+        same, mixed = session.learn_restricted([pair_run(("substrate_of", "substrate_of")),
+                                                pair_run(("inhibits_enzyme", "substrate_of"))])
+        assert same.found and not mixed.found
 
 
 def test_popper_export_is_learnable(tasks, tmp_path, track):

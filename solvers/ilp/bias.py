@@ -6,7 +6,8 @@ Prolog); so does this reader: the file is grounded and solved, and the directive
 from its answer set, so rules may derive them. Directives (Popper's, with Popper's meaning):
 
     head_pred(p,2).  body_pred(q,2).  type(p,(t1,t2)).  direction(p,(in,out)).
-    max_vars(N).  max_body(N).  max_clauses(N).   (defaults 6, 6, 1; 2 with recursion or PI)
+    max_vars(N).  max_body(N).  max_clauses(N).   (defaults 6, 6; without max_clauses any
+                                        number of non-recursive clauses, 2 with recursion/PI)
     enable_recursion.  enable_pi.  non_datalog.
     allow_singletons.        accepted; Popper's reader always allows singleton variables
     mode(partial).  mode(classic).          % our extension: the learning mode
@@ -32,6 +33,7 @@ MODES = ("classic", "partial")
 DEFAULT_MAX_VARS = 6
 DEFAULT_MAX_BODY = 6
 DEFAULT_MAX_CLAUSES = 1
+UNBOUNDED_CLAUSES = 1000     # a bias file without max_clauses, no recursion: combine freely
 _CLINGO_POS = re.compile(r"\A<string>:(\d+):(\d+)(?:-\d+(?::\d+)?)?: (?:error: )?(.*)", re.S)
 
 
@@ -331,9 +333,12 @@ def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
             lines[name] = line
         else:
             settings[name] = True
-    if "max_clauses" not in settings and (settings.get("enable_recursion")
-                                          or settings.get("enable_pi")):
-        settings["max_clauses"] = 2      # Popper's default for recursion and invention
+    if "max_clauses" not in settings:
+        # Popper's defaults: 2 clauses with recursion or invention; without them, any number
+        # of clauses combined ("do not supply max_clauses if you are learning non-recursive
+        # programs")
+        multi = settings.get("enable_recursion") or settings.get("enable_pi")
+        settings["max_clauses"] = 2 if multi else UNBOUNDED_CLAUSES
     if len(set(heads)) != 1:
         found = ", ".join(f"{p}/{a}" for p, a in sorted(set(heads))) or "none"
         raise SolverInputError(f"exactly one head_pred is required (found: {found})", file=file)

@@ -10,6 +10,9 @@ distinct slots of a candidate program:
 - **generalisation** (``gen``): forbid programs containing every clause of P exactly (same
   body size); they cover a superset of what P covers.
 - **exact**: forbid P's variants (``gen`` with as many clauses as P).
+- **unsat** (:func:`unsat_ast`): a conjunction of background literals with no solution at
+  all: forbid every clause, in any slot, containing it under any variable renaming (head
+  variables included); such a clause can never succeed (Popper's UNSAT constraint).
 
 Each constraint is one *non-ground* ASP integrity constraint, built as a clingo AST (never
 as text): slots and body-only variables are ASP variables (pairwise distinct; body-only
@@ -29,6 +32,56 @@ from typing import Any, Iterator
 from solvers.ilp.clauses import Clause
 
 KINDS = ("spec", "gen", "exact")
+
+
+def _ast_tools() -> Any:
+    from clingo import Function as Sym
+    from clingo import Number, ast
+
+    pos = ast.Position("<constraint>", 1, 1)
+    loc = ast.Location(pos, pos)
+
+    class T:
+        @staticmethod
+        def term(value: Any) -> Any:
+            if isinstance(value, int):
+                return ast.SymbolicTerm(loc, Number(value))
+            return ast.SymbolicTerm(loc, Sym(value))
+
+        @staticmethod
+        def var(name: str) -> Any:
+            return ast.Variable(loc, name)
+
+        @staticmethod
+        def tup(args: list[Any]) -> Any:
+            return ast.Function(loc, "", args, False)
+
+        @staticmethod
+        def atom(name: str, args: list[Any], positive: bool = True) -> Any:
+            sign = ast.Sign.NoSign if positive else ast.Sign.Negation
+            return ast.Literal(loc, sign, ast.SymbolicAtom(ast.Function(loc, name, args, False)))
+
+        @staticmethod
+        def compare(a: Any, op: str, b: Any) -> Any:
+            kind = {"!=": ast.ComparisonOperator.NotEqual,
+                    ">=": ast.ComparisonOperator.GreaterEqual}[op]
+            return ast.Literal(loc, ast.Sign.NoSign, ast.Comparison(a, [ast.Guard(kind, b)]))
+
+        @staticmethod
+        def rule(body: list[Any]) -> Any:
+            return ast.Rule(loc, ast.Literal(loc, ast.Sign.NoSign, ast.BooleanConstant(False)),
+                            body)
+    return T
+
+
+def unsat_ast(body: list[Any]) -> Any:
+    """The constraint forbidding the conjunction ``body`` (Literals) in every clause."""
+    t = _ast_tools()
+    names = {v: t.var(f"V{v}") for lit in body for v in lit.args}
+    parts = [t.atom("body_literal", [t.var("C"), t.term(lit.pred), t.term(len(lit.args)),
+                                     t.tup([names[v] for v in lit.args])]) for lit in body]
+    parts += [t.compare(a, "!=", b) for a, b in itertools.combinations(names.values(), 2)]
+    return t.rule(parts)
 
 
 def constraint_ast(program: list[tuple[int, Clause]], kind: str, slots: int) -> Any:

@@ -8,9 +8,10 @@ before each enumeration, and ground nogoods (lists of program literals looked up
 symbolic atoms) prune the running enumeration (``model.context.add_nogood``). The user's
 bias statements are ASP by definition and are parsed as such.
 
-A constraint can be scoped to a *run* (:meth:`Generator.begin_run`): its nogoods carry the
-run's guard atom, so one grounding serves many runs under different restrictions (the
-induction track's 45 restricted cross-checks toggle ``allowed/1`` and ``required/1``).
+A *restrictable* generator serves many runs under different restrictions from one grounding
+(:meth:`Generator.begin_run` toggles ``allowed/1`` and ``required/1``; the induction track's
+45 restricted cross-checks): it keeps learned constraints within one enumeration only (a
+grounding step per run would cost more than the few candidates they prune there).
 """
 
 from __future__ import annotations
@@ -49,8 +50,6 @@ class Generator:
         self._deadline = 0.0
         self._pending: list = []
         self._parts = 0
-        self._run = 0
-        self._guard = None
         self.constraints = 0
         with ast.ProgramBuilder(self._ctl) as builder:
             for statement in _encoding():
@@ -149,9 +148,8 @@ class Generator:
     # ----------------------------------------------------------------- runs (restrictions)
     def begin_run(self, body_preds: Iterable[str], required: Iterable[str] = ()) -> None:
         """Start a run allowing only ``body_preds`` and requiring ``required`` (restrictable
-        generators only); constraints added from now on hold for this run only."""
+        generators only)."""
         import clingo
-        from clingo import ast
 
         if not self.restrictable:
             raise ValueError("begin_run needs a restrictable generator")
@@ -160,19 +158,6 @@ class Generator:
             for name, chosen in (("allowed", allowed), ("require", needed)):
                 self._ctl.assign_external(clingo.Function(name, [clingo.Function(pred)]),
                                           pred in chosen)
-        if self._guard is not None:
-            self._ctl.release_external(self._guard)
-        self._run += 1
-        self._guard = clingo.Function("run_guard", [clingo.Number(self._run)])
-        part = f"run_{self._run}"
-        with ast.ProgramBuilder(self._ctl) as builder:
-            pos = ast.Position("<run>", 1, 1)
-            loc = ast.Location(pos, pos)
-            builder.add(ast.Program(loc, part, []))
-            builder.add(ast.External(loc, ast.SymbolicAtom(ast.SymbolicTerm(loc, self._guard)),
-                                     [], ast.SymbolicTerm(loc, clingo.Function("false"))))
-        self._ground([(part, [])])
-        self._ctl.assign_external(self._guard, True)
 
     # ----------------------------------------------------------------- constraints
     def ban_now(self, nogoods: Iterable[list[int]], model) -> None:
@@ -183,8 +168,9 @@ class Generator:
 
     def add_constraints(self, rules: Iterable) -> None:
         """Queue integrity constraints (clingo AST rules, :mod:`solvers.ilp.constraints`);
-        they are grounded before the next enumeration."""
-        self._pending.extend(rules)
+        they are grounded before the next enumeration (dropped by restrictable generators)."""
+        if not self.restrictable:
+            self._pending.extend(rules)
 
     def _flush(self) -> None:
         if not self._pending:
@@ -196,15 +182,9 @@ class Generator:
         part = f"learned_{self._parts}"
         pos = ast.Position("<constraints>", 1, 1)
         loc = ast.Location(pos, pos)
-        guard = None
-        if self._guard is not None:
-            guard = ast.Literal(loc, ast.Sign.NoSign,
-                                ast.SymbolicAtom(ast.SymbolicTerm(loc, self._guard)))
         with ast.ProgramBuilder(self._ctl) as builder:
             builder.add(ast.Program(loc, part, []))
             for rule in self._pending:
-                if guard is not None:
-                    rule = rule.update(body=[*rule.body, guard])
                 builder.add(rule)
         self.constraints += len(self._pending)
         self._pending = []

@@ -92,13 +92,14 @@ class IlpSession:
 
     def learn_restricted(self, runs: list[tuple[list[tuple[str, int]], tuple[str, ...]]],
                          timeout: float = 60.0) -> list[IlpResult]:
-        """Many partial-mode runs of the problem's bias, each allowing only some body
-        predicates and requiring some: one grounding of the generator serves them all
-        (the induction track's cross-check)."""
+        """Runs of the problem's bias (its mode), each allowing only some body predicates and
+        requiring some, within ``timeout`` s in all: one grounding of the generator serves
+        them all (the induction track's cross-check)."""
         from solvers.ilp.generate import Generator
 
         base = self.problem.bias
         results = []
+        deadline = time.monotonic() + timeout
         gen = Generator(base, restrictable=True)
         try:
             for body_preds, required in runs:
@@ -107,7 +108,7 @@ class IlpSession:
                 gen.begin_run([p for p, _ in body_preds], required)
                 state = SearchState()
                 try:
-                    search(bias, self._tester, start + timeout, state, generator=gen)
+                    search(bias, self._tester, deadline, state, generator=gen)
                     status = "solution" if state.program else "no_solution"
                 except SolverTimeout:
                     status = "timeout"
