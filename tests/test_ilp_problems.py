@@ -1,6 +1,6 @@
 """The ILP feature problems: one Popper-format folder per learner feature (recursion,
-predicate invention, bias constraints, constants, several clauses, noise, non_datalog), each
-stating its expected optimal program in the header of its bias.pl:
+predicate invention, bias constraints, constants, several clauses, noise, non_datalog,
+singletons), each stating its expected optimal program in the header of its bias.pl:
 
     % expect: <clause>                       one line per clause of the expected program
     % expect-size: N                         literals (Popper's Size)
@@ -233,7 +233,7 @@ def test_problem_set_covers_every_feature() -> None:
     features = {header.feature for _, header in PROBLEMS}
     assert {"recursion", "recursion-3-clauses", "predicate-invention", "bias-constraint",
             "bias-count-constraint", "constants", "multi-clause", "noise",
-            "non-datalog"} <= features
+            "non-datalog", "singletons"} <= features
     assert sum(h.feature == "recursion" for _, h in PROBLEMS) >= 3
 
 
