@@ -312,3 +312,29 @@ def test_header_reader(tmp_path: Path) -> None:
         read_header(bias)
     bias.write_text("head_pred(f,1).\n")
     assert read_header(bias) is None
+
+
+def _popper_clause(program, head: tuple, body: list[tuple]) -> None:
+    """Clause 0 in Popper's generator vocabulary, as facts."""
+    program.add_facts("clause", [0])
+    program.add_facts("head_literal", [(0, *head)])
+    program.add_facts("body_literal", [(0, *lit) for lit in body])
+    program.add_facts("body_size", [(0, len(body))])
+
+
+def test_ban_constraints_of_the_popper_check() -> None:
+    """tests/ilp_problems_popper.py bans a clause under each numbering of its body-only
+    variables, and nothing else: checked by clingo on the clause as generator facts."""
+    from ilp_problems_popper import ban_constraints
+    from solvers.asp import AspProgram
+
+    bans = ban_constraints("g(A,B) :- p(A,C), p(C,B).", max_vars=4)
+    cases = [([("p", 2, (0, 2)), ("p", 2, (2, 1))], False),
+             ([("p", 2, (3, 1)), ("p", 2, (0, 3))], False),      # C numbered 3
+             ([("p", 2, (0, 2)), ("p", 2, (1, 2))], True),       # another clause
+             ([("p", 2, (0, 2)), ("p", 2, (2, 1)), ("p", 2, (0, 1))], True)]
+    for body, allowed in cases:
+        program = AspProgram()
+        _popper_clause(program, ("g", 2, (0, 1)), body)
+        program.add_program(bans)
+        assert program.satisfiable() is allowed, body
