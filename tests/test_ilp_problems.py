@@ -9,9 +9,9 @@ singletons), each stating its expected optimal program in the header of its bias
     % feature: <tag>
     % popper-seconds: <seconds>              Popper d48951f on this folder (a note)
 
-Every such folder is checked twice: that it is well formed (the header parses and the expected
-program, run by SWI-Prolog on bk.pl, has the stated score: every positive and no negative
-unless the problem is noisy), and that ``solvers.ilp.learn`` finds that program, equal up to
+Every such folder is checked twice: that it is well formed (the header parses, the expected
+program lies in the bias as clingo reads bias.pl, and run by SWI-Prolog on bk.pl it has the
+stated score: every positive and no negative unless the problem is noisy), and that ``solvers.ilp.learn`` finds that program, equal up to
 variable names, body order and the names and argument order of invented predicates.
 """
 
@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from solvers.asp import AspModel, AspProgram
 from solvers.errors import SolverResourceLimit, SolverTimeout
 from solvers.ilp import learn
 from solvers.prolog import Engine, Term, Var
@@ -201,6 +202,35 @@ def _clause_term(text: str) -> Term:
     return read.term
 
 
+def bias_atoms(folder: Path) -> AspModel:
+    """bias.pl's one answer set, as Popper reads the file (clingo: the derived
+    ``body_pred/2`` and ``type/2`` of constants included)."""
+    models = AspProgram().load_path(folder / "bias.pl").models(limit=2)
+    assert len(models) == 1, f"{folder.name}/bias.pl has {len(models)} answer sets"
+    return models[0]
+
+
+def check_against_bias(clauses: tuple[str, ...], target: str, atoms: AspModel) -> None:
+    """The program lies in the bias: head, body predicates (the target only with
+    enable_recursion, invented ones only with enable_pi), max_body, max_vars, max_clauses."""
+    heads = {(name, arity) for name, arity in atoms.by_name("head_pred")}
+    body_preds = {(name, arity) for name, arity in atoms.by_name("body_pred")}
+    flags = {a.name for a in atoms.atoms if not a.args}
+    limit = {key: (atoms.by_name(key) or [(default,)])[0][0]
+             for key, default in (("max_body", 6), ("max_vars", 6), ("max_clauses", None))}
+    parsed = [parse_clause(c) for c in clauses]
+    invented = {(h[0], len(h[1])) for h, _ in parsed} - {(target, len(parsed[0][0][1]))}
+    assert {(h[0], len(h[1])) for h, _ in parsed} - invented <= heads
+    assert not invented or "enable_pi" in flags, invented
+    allowed = body_preds | invented | (heads if "enable_recursion" in flags else set())
+    for head, body in parsed:
+        assert {(name, len(args)) for name, args in body} <= allowed, (head, body)
+        assert len(body) <= limit["max_body"], (head, body)
+        variables = {a.name for _, args in (head, *body) for a in args if isinstance(a, Var)}
+        assert len(variables) <= limit["max_vars"], (head, body)
+    assert limit["max_clauses"] is None or len(parsed) <= limit["max_clauses"]
+
+
 @pytest.fixture(scope="module")
 def engine() -> Engine:
     return Engine()
@@ -242,6 +272,7 @@ def test_problem_is_well_formed(engine: Engine, folder: Path, header: ProblemHea
     assert program_size(header.clauses) == header.size
     target = _target(folder)
     assert any(parse_clause(c)[0][0] == target for c in header.clauses)
+    check_against_bias(header.clauses, target, bias_atoms(folder))
     tp, fn, tn, fp = score_with_swipl(engine, folder, header.clauses)
     pos, neg = _examples(folder)
     if header.noisy:
@@ -338,3 +369,19 @@ def test_ban_constraints_of_the_popper_check() -> None:
         _popper_clause(program, ("g", 2, (0, 1)), body)
         program.add_program(bans)
         assert program.satisfiable() is allowed, body
+
+
+def test_check_against_bias_refuses_programs_outside_it() -> None:
+    atoms = bias_atoms(FIXTURES / "rec_ancestor")
+    check_against_bias(("ancestor(A,B) :- parent(A,B).",), "ancestor", atoms)
+    outside = [("ancestor(A,B) :- sibling(A,B).",),                        # undeclared
+               ("ancestor(A,B) :- parent(A,C), parent(C,D), parent(D,B).",),  # max_body 2
+               ("ancestor(A,B) :- inv1(A,B).", "inv1(A,B) :- parent(A,B).")]   # no enable_pi
+    for program in outside:
+        with pytest.raises(AssertionError):
+            check_against_bias(program, "ancestor", atoms)
+    constants = bias_atoms(FIXTURES / "constants")          # body_pred/2 derived by a rule
+    assert ("red", 1) in constants.by_name("body_pred")
+    with pytest.raises(AssertionError):                     # no enable_recursion
+        check_against_bias(("ripe(A) :- feel(A,B), soft(B).", "ripe(A) :- ripe(A), red(A)."),
+                           "ripe", constants)
