@@ -3,8 +3,9 @@ with a reference Popper: Popper's answer has the header's size and score and is 
 program up to renaming; and it is the only one: for each clause of it, a copy of the problem
 whose bias.pl bans that clause (every numbering of its body-only variables) must have no
 program as good (classic: no exact program of the same size; noisy: none of the same
-description length, size + FN + FP). Clauses that use an invented predicate are not banned
-(reported). Not a test (it needs Popper); run by hand after editing a problem:
+description length, size + FN + FP). A clause with invented predicates (Popper names them
+inv1, inv2, ...) is banned under every argument order of them too. Not a test (it needs
+Popper); run by hand after editing a problem:
 
     PYTHONPATH=$PWD .venv/bin/python tests/ilp_problems_popper.py \\
         --popper /work/ext/popper --popper-python /work/ext/popenv/bin/python [NAME ...]
@@ -67,25 +68,35 @@ def _tuple(numbers: list[int]) -> str:
     return "(" + ",".join(map(str, numbers)) + ("," if len(numbers) == 1 else "") + ")"
 
 
-def ban_constraints(clause: str, max_vars: int) -> str:
+def ban_constraints(clause: str, max_vars: int, invented: frozenset[str] = frozenset()) -> str:
     """ASP constraints over Popper's generator vocabulary banning ``clause`` under every
-    numbering of its body-only variables (head variables are 0, 1, ... as Popper numbers
-    them), and no bigger clause."""
-    (hname, hargs), body = parse_clause(clause)
-    head_vars = [a.name for a in hargs]
-    others: list[str] = []
-    for _, args in body:
-        others.extend(a.name for a in args if isinstance(a, Var) and a.name not in head_vars
-                      and a.name not in others)
+    numbering of its body-only variables (head variables are 0, 1, ... by position, as Popper
+    numbers them) and every argument order of the ``invented`` predicates in it, and no
+    bigger clause."""
+    head, body = parse_clause(clause)
+    names = sorted({name for name, _ in (head, *body) if name in invented})
+    arity = {name: len(args) for name, args in (head, *body)}
     lines = []
-    free = range(len(head_vars), max_vars)
-    for numbers in itertools.permutations(free, len(others)):
-        index = {**{v: i for i, v in enumerate(head_vars)}, **dict(zip(others, numbers))}
-        parts = [f"head_literal(C,{hname},{len(hargs)},{_tuple(list(range(len(hargs))))})"]
-        parts += [f"body_literal(C,{name},{len(args)},{_tuple([index[a.name] for a in args])})"
-                  for name, args in body]
-        lines.append(":- clause(C), " + ", ".join(parts) + f", body_size(C,{len(body)}).")
-    return "\n".join(lines) + "\n"
+    for orders in itertools.product(*(itertools.permutations(range(arity[n])) for n in names)):
+        order = dict(zip(names, orders))
+
+        def arrange(lit: tuple) -> tuple:
+            name, args = lit
+            return (name, tuple(args[i] for i in order[name])) if name in order else lit
+
+        (hname, hargs), lits = arrange(head), [arrange(b) for b in body]
+        head_vars = [a.name for a in hargs]
+        others: list[str] = []
+        for _, args in lits:
+            others.extend(a.name for a in args if isinstance(a, Var)
+                          and a.name not in head_vars and a.name not in others)
+        for numbers in itertools.permutations(range(len(head_vars), max_vars), len(others)):
+            index = {**{v: i for i, v in enumerate(head_vars)}, **dict(zip(others, numbers))}
+            parts = [f"head_literal(C,{hname},{len(hargs)},{_tuple(list(range(len(hargs))))})"]
+            parts += [f"body_literal(C,{name},{len(args)},"
+                      f"{_tuple([index[a.name] for a in args])})" for name, args in lits]
+            lines.append(":- clause(C), " + ", ".join(parts) + f", body_size(C,{len(lits)}).")
+    return "\n".join(sorted(set(lines))) + "\n"
 
 
 def check(folder: Path, header: ProblemHeader, python: str, popper: Path,
@@ -107,16 +118,13 @@ def check(folder: Path, header: ProblemHeader, python: str, popper: Path,
     match = MAX_VARS.search((folder / "bias.pl").read_text())
     max_vars = int(match.group(1)) if match else 6
     best = answer.cost(header.noisy)
-    invented = {parse_clause(c)[0][0] for c in answer.clauses} - {target}
+    invented = frozenset({parse_clause(c)[0][0] for c in answer.clauses} - {target})
     for clause in answer.clauses:
-        (head, _), body = parse_clause(clause)
-        if head in invented or any(name in invented for name, _ in body):
-            print(f"  not banned (invented predicate): {clause}")
-            continue
         with tempfile.TemporaryDirectory() as tmp:
             for name in ("bk.pl", "exs.pl"):
                 shutil.copy(folder / name, tmp)
-            bias = (folder / "bias.pl").read_text() + "\n" + ban_constraints(clause, max_vars)
+            bias = (folder / "bias.pl").read_text() + "\n" + ban_constraints(clause, max_vars,
+                                                                             invented)
             Path(tmp, "bias.pl").write_text(bias)
             other = run_popper(python, popper, Path(tmp), header.noisy, timeout)
         exact = other is not None and (header.noisy or other.score[1] == other.score[3] == 0)

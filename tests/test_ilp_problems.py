@@ -369,6 +369,15 @@ def test_ban_constraints_of_the_popper_check() -> None:
         _popper_clause(program, ("g", 2, (0, 1)), body)
         program.add_program(bans)
         assert program.satisfiable() is allowed, body
+    # An invented predicate's arguments may come in either order.
+    bans = ban_constraints("g(A,B) :- inv1(A,C), inv1(C,B).", max_vars=3,
+                           invented=frozenset({"inv1"}))
+    for body, allowed in [([("inv1", 2, (2, 0)), ("inv1", 2, (1, 2))], False),
+                          ([("inv1", 2, (0, 2)), ("inv1", 2, (1, 2))], True)]:
+        program = AspProgram()
+        _popper_clause(program, ("g", 2, (0, 1)), body)
+        program.add_program(bans)
+        assert program.satisfiable() is allowed, body
 
 
 def test_check_against_bias_refuses_programs_outside_it() -> None:
