@@ -26,12 +26,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from solvers.prolog import Var
 from test_ilp_problems import PROBLEMS, ProblemHeader, parse_clause, same_program
 
+from solvers.prolog import Var
+
 SOLUTION = re.compile(r"TP:(\d+) FN:(\d+) TN:(\d+) FP:(\d+) Size:(\d+)(?: MDL:\d+)?\n(.*?)\n\*{10}",
-                      re.S)
-MAX_VARS = re.compile(r"^max_vars\((\d+)\)\.", re.M)
+                      re.DOTALL)
+MAX_VARS = re.compile(r"^max_vars\((\d+)\)\.", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,8 @@ def run_popper(python: str, popper: Path, folder: Path, noisy: bool,
     """Popper's answer on ``folder``, or ``None`` when it prints no solution."""
     cmd = [python, str(popper / "popper.py"), str(folder), "--timeout", f"{timeout:g}"]
     start = time.monotonic()
-    out = subprocess.run(cmd + (["--noisy"] if noisy else []), capture_output=True, text=True,
-                         timeout=timeout + 30).stdout
+    out = subprocess.run(cmd + (["--noisy"] if noisy else []), capture_output=True,
+                         text=True, check=False, timeout=timeout + 30).stdout
     seconds = time.monotonic() - start
     match = SOLUTION.search(out)
     if not match:
@@ -68,6 +69,11 @@ def _tuple(numbers: list[int]) -> str:
     return "(" + ",".join(map(str, numbers)) + ("," if len(numbers) == 1 else "") + ")"
 
 
+def _arrange(lit: tuple, order: dict[str, tuple[int, ...]]) -> tuple:
+    name, args = lit
+    return (name, tuple(args[i] for i in order[name])) if name in order else lit
+
+
 def ban_constraints(clause: str, max_vars: int, invented: frozenset[str] = frozenset()) -> str:
     """ASP constraints over Popper's generator vocabulary banning ``clause`` under every
     numbering of its body-only variables (head variables are 0, 1, ... by position, as Popper
@@ -79,12 +85,7 @@ def ban_constraints(clause: str, max_vars: int, invented: frozenset[str] = froze
     lines = []
     for orders in itertools.product(*(itertools.permutations(range(arity[n])) for n in names)):
         order = dict(zip(names, orders))
-
-        def arrange(lit: tuple) -> tuple:
-            name, args = lit
-            return (name, tuple(args[i] for i in order[name])) if name in order else lit
-
-        (hname, hargs), lits = arrange(head), [arrange(b) for b in body]
+        (hname, hargs), lits = _arrange(head, order), [_arrange(b, order) for b in body]
         head_vars = [a.name for a in hargs]
         others: list[str] = []
         for _, args in lits:

@@ -11,8 +11,9 @@ singletons), each stating its expected optimal program in the header of its bias
 
 Every such folder is checked twice: that it is well formed (the header parses, the expected
 program lies in the bias as clingo reads bias.pl, and run by SWI-Prolog on bk.pl it has the
-stated score: every positive and no negative unless the problem is noisy), and that ``solvers.ilp.learn`` finds that program, equal up to
-variable names, body order and the names and argument order of invented predicates.
+stated score: every positive and no negative unless the problem is noisy), and that
+``solvers.ilp.learn`` finds that program, equal up to variable names, body order and the
+names and argument order of invented predicates.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def read_header(bias: Path) -> ProblemHeader | None:
         match = HEADER.match(line)
         if match:
             fields.setdefault(match.group(1), []).append(match.group(2))
-        elif line.startswith("% expect") or line.startswith("% options"):
+        elif line.startswith(("% expect", "% options")):
             raise ValueError(f"{bias}:{number}: malformed header line {line!r}")
     if "expect" not in fields:
         return None
@@ -137,6 +138,14 @@ def _canonical_clause(head: Literal, body: tuple[Literal, ...]) -> tuple:
     return best
 
 
+def _rename(lit: Literal, table: dict[str, tuple[str, tuple[int, ...]]],
+            arity: dict[str, int]) -> Literal:
+    if lit[0] not in table or len(lit[1]) != arity[lit[0]]:
+        return lit
+    name, perm = table[lit[0]]
+    return name, tuple(lit[1][i] for i in perm)
+
+
 def canonical_program(clauses: list[str] | tuple[str, ...], target: str) -> tuple:
     """A form equal for programs equal up to variable names, body order, clause order and
     the names and argument order of invented predicates (heads other than ``target``)."""
@@ -149,14 +158,10 @@ def canonical_program(clauses: list[str] | tuple[str, ...], target: str) -> tupl
                                          for p in order)):
             table = {p: (f"$inv{i}", perm) for i, (p, perm) in enumerate(zip(order, perms))}
 
-            def rename(lit: Literal) -> Literal:
-                if lit[0] not in table or len(lit[1]) != arity[lit[0]]:
-                    return lit
-                name, perm = table[lit[0]]
-                return name, tuple(lit[1][i] for i in perm)
-
-            form = tuple(sorted(_canonical_clause(rename(h), tuple(rename(b) for b in body))
-                                for h, body in parsed))
+            form = tuple(sorted(
+                _canonical_clause(_rename(h, table, arity),
+                                  tuple(_rename(b, table, arity) for b in body))
+                for h, body in parsed))
             if best is None or form < best:
                 best = form
     return best
@@ -274,7 +279,7 @@ def test_problem_is_well_formed(engine: Engine, folder: Path, header: ProblemHea
     assert any(parse_clause(c)[0][0] == target for c in header.clauses)
     check_against_bias(header.clauses, target, bias_atoms(folder))
     tp, fn, tn, fp = score_with_swipl(engine, folder, header.clauses)
-    pos, neg = _examples(folder)
+    pos, _ = _examples(folder)
     if header.noisy:
         assert header.score is not None, "a noisy problem states its expected score"
     else:
@@ -357,6 +362,7 @@ def test_ban_constraints_of_the_popper_check() -> None:
     """tests/ilp_problems_popper.py bans a clause under each numbering of its body-only
     variables, and nothing else: checked by clingo on the clause as generator facts."""
     from ilp_problems_popper import ban_constraints
+
     from solvers.asp import AspProgram
 
     bans = ban_constraints("g(A,B) :- p(A,C), p(C,B).", max_vars=4)
