@@ -10,6 +10,9 @@ and recursive or invented ones):
   more literals, which no optimal program needs.
 - Noisy mode (score = FN + FP + size, Popper's MDL): ``spec`` when P covers no positive, no
   negative, or (one clause) no more positives than its size; ``exact`` (variants) otherwise.
+- One clause covering no example whose body has no solution at all in the background
+  knowledge: ``unsat`` -- a minimal unsatisfiable part of its body is banned from every clause
+  (Popper's UNSAT constraint).
 Every tested program also bans its variants; a generated variant of a tested program is not
 tested again.
 
@@ -28,7 +31,7 @@ from dataclasses import dataclass, field
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, canonical, sort_key
 from solvers.ilp.combine import combine, combine_noisy
-from solvers.ilp.constraints import constraint_ast, variant_nogoods
+from solvers.ilp.constraints import constraint_ast, unsat_ast, variant_nogoods
 from solvers.ilp.generate import Generator, Program
 from solvers.ilp.tester import Tester
 
@@ -138,6 +141,8 @@ class _Loop:
         self.state.tested += 1
         size = sum(c.size for _, c in program)
         single = len(program) == 1 and not is_recursive(program)
+        if single and not pos and not neg:
+            self.explain_unsat(program[0][1])
         if self.noisy:
             return self.visit_noisy(program, model, pos, neg, size, single)
         consistent = not neg
@@ -167,6 +172,19 @@ class _Loop:
         if single:
             self.good[canonical(clauses[0])] = pos
         return False
+
+    def explain_unsat(self, clause: Clause) -> None:
+        """When ``clause`` (covering no example) has a body with no solution at all in the
+        background knowledge, ban a minimal unsatisfiable part of it from every clause."""
+        body = list(clause.body)
+        if not body or self.tester.body_sat(body, self.bias.directions, self.deadline):
+            return
+        for lit in list(body):
+            if len(body) > 1:
+                rest = [b for b in body if b != lit]
+                if not self.tester.body_sat(rest, self.bias.directions, self.deadline):
+                    body = rest
+        self.gen.add_constraints([unsat_ast(body)])
 
     def visit_noisy(self, program: Program, model, pos: frozenset[int], neg: frozenset[int],
                     size: int, single: bool) -> bool:
