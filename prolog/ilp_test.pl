@@ -122,10 +122,13 @@ ilp_watchdog(Limit) :-
 
 %!  ilp_example_call(:Goal) is semidet.
 %   Goal succeeds within the per-example limit; leaves no bindings behind.
+%   The start time is set inside the catch, so it is undone (back to none) before the
+%   recovery runs: the watchdog cannot throw out of it.
 ilp_example_call(Goal) :-
-    \+ \+ ( get_time(Start),
-            b_setval(ilp_example_start, Start),
-            catch(Goal, Ball, ilp_not_covered(Ball)) ).
+    \+ \+ catch(( get_time(Start),
+                  b_setval(ilp_example_start, Start),
+                  Goal ),
+                Ball, ilp_not_covered(Ball)).
 
 % Our own per-example limit and errors mean "not covered"; anything else (the caller's
 % overall time limit, an abort) passes through.

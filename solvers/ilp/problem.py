@@ -142,6 +142,15 @@ class ExampleStore:
         atoms = answer["Atoms"] if answer else []
         return [tuple(a.args) if hasattr(a, "args") else () for a in atoms]
 
+    def example(self, kind: str, index: int) -> tuple | None:
+        """The argument tuple of example ``index`` of ``kind`` (``None`` if there is none)."""
+        answer = self._module.query_once("ilp_example(Kind, Id, Atom)",
+                                         {"Kind": kind, "Id": int(index)})
+        if answer is None:
+            return None
+        atom = answer["Atom"]
+        return tuple(atom.args) if hasattr(atom, "args") else ()
+
     def close(self) -> None:
         """Remove the module (idempotent)."""
         self._finalizer()
