@@ -4,14 +4,26 @@
 % limit (a candidate that runs too long on an example does not cover it).
 %
 % Loaded into a fresh temporary module together with the problem's background knowledge
-% (bk); examples arrive as facts ilp_example(Kind, Id, Atom), Kind = pos | neg, Id = 0, 1, ...
-% A clause covers an example when its head unifies with the example and its body succeeds.
-% An error raised by bk code (e.g. an instantiation error) counts as not covered.
+% (bk); examples are facts ilp_example(Kind, Id, Atom), Kind = pos | neg, Id = 0, 1, ...
+% (added from Python, or copied from an example store module, see prolog/ilp_read.pl).
+%
+% One clause (ilp_test_clause): it covers an example when its head unifies with the example
+% and its body succeeds; nothing is asserted. A program (ilp_test_program: several clauses,
+% possibly recursive, possibly defining invented predicates) is asserted as dynamic clauses
+% of its head predicates, each example atom is called under a depth limit too, and the
+% clauses are retracted afterwards (also on error or timeout). An error raised while proving
+% an example (e.g. an instantiation error in bk, a stack overflow) counts as not covered.
+%
+% Per-example time limit: one alarm per call (a watchdog), not one per example. Each
+% example records its start time in a backtrackable global variable (undone when the
+% example is done); when the watchdog fires it throws ilp_example_timeout if the running
+% example started Limit seconds ago or more, and otherwise re-arms itself for the rest.
 
 :- use_module(library(time)).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- dynamic ilp_example/3.
+:- dynamic ilp_owned/2.
 
 %!  ilp_declare(+Name, +Arity) is det.
 %   A body predicate without clauses (absent from bk) fails instead of raising an
@@ -22,6 +34,29 @@ ilp_declare(Name, Arity) :-
     ->  true
     ;   dynamic(Name/Arity)
     ).
+
+%!  ilp_own(+Name, +Arity) is det.
+%   Name/Arity is a predicate the learned programs define (the head predicate or an
+%   invented one): it must not be defined by bk or a library. Makes it dynamic.
+ilp_own(Name, Arity) :-
+    (   ilp_owned(Name, Arity)
+    ->  true
+    ;   functor(Head, Name, Arity),
+        (   predicate_property(Head, defined),
+            \+ ( predicate_property(Head, dynamic),
+                 predicate_property(Head, number_of_clauses(0)) )
+        ->  throw(scir_error(input, "the background knowledge (or a library) defines ~w/~w, \c
+                                     which the learned program defines"-[Name, Arity]))
+        ;   dynamic(Name/Arity),
+            assertz(ilp_owned(Name, Arity))
+        )
+    ).
+
+%!  ilp_copy_examples(+Store) is det.
+%   Copy the ilp_example/3 facts of the example store module Store into this module.
+ilp_copy_examples(Store) :-
+    retractall(ilp_example(_, _, _)),
+    forall(Store:ilp_example(Kind, Id, Atom), assertz(ilp_example(Kind, Id, Atom))).
 
 %!  ilp_clause(+Data, -Head, -Body) is det.
 %   The real clause (Head :- Body) written by Data = clause(Head0, Literals0).
@@ -45,51 +80,121 @@ ilp_conjunction([], true).
 ilp_conjunction([L], L) :- !.
 ilp_conjunction([L|Ls], (L, Rest)) :- ilp_conjunction(Ls, Rest).
 
-%!  ilp_covers(+Head, +Body, +Example, +Limit) is semidet.
-%   The clause covers Example within Limit seconds; leaves no bindings behind.
-ilp_covers(Head, Body, Example, Limit) :-
-    \+ \+ ( Head = Example,
-            catch(ilp_once_within(Limit, Body), Ball, ilp_not_covered(Ball)) ).
+		 /*******************************
+		 *     PER-EXAMPLE TIME LIMIT   *
+		 *******************************/
 
-ilp_once_within(Limit, Goal) :-
-    setup_call_cleanup(alarm(Limit, throw(ilp_example_timeout), Id, [install(false)]),
-                       ( install_alarm(Id), once(Goal) ),
-                       remove_alarm(Id)).
+%!  ilp_watched(+Limit, :Goal) is semidet.
+%   Run Goal (which tests examples through ilp_example_call/1) under the watchdog.
+%   Every arming makes a fresh alarm (an alarm is never re-installed: SWI 9.0 leaves a fired
+%   alarm whose handler threw marked as installed, and re-installing one from inside its
+%   own handler is racy); the alarms made are removed when Goal is done.
+ilp_watched(Limit, Goal) :-
+    nb_setval(ilp_example_start, none),
+    nb_setval(ilp_watchdog_limit, Limit),
+    nb_setval(ilp_watchdog_alarms, []),
+    setup_call_cleanup(ilp_watchdog_arm(Limit),
+                       once(Goal),
+                       ilp_watchdog_stop).
 
-% Our own per-example limit and bk errors mean "not covered"; anything else (the caller's
+ilp_watchdog_arm(Delay) :-
+    nb_getval(ilp_watchdog_limit, Limit),
+    alarm(Delay, ilp_watchdog(Limit), Id, []),
+    nb_getval(ilp_watchdog_alarms, Ids),
+    nb_setval(ilp_watchdog_alarms, [Id|Ids]).
+
+ilp_watchdog_stop :-
+    nb_getval(ilp_watchdog_alarms, Ids),
+    nb_setval(ilp_watchdog_alarms, []),
+    forall(member(Id, Ids), catch(remove_alarm(Id), _, true)).
+
+ilp_watchdog(Limit) :-
+    b_getval(ilp_example_start, Start),
+    (   number(Start)
+    ->  get_time(Now),
+        Left is Start + Limit - Now,
+        (   Left =< 0
+        ->  throw(ilp_example_timeout)     % re-armed where it is caught (ilp_not_covered)
+        ;   ilp_watchdog_arm(Left)
+        )
+    ;   ilp_watchdog_arm(Limit)
+    ).
+
+%!  ilp_example_call(:Goal) is semidet.
+%   Goal succeeds within the per-example limit; leaves no bindings behind.
+%   The start time is set inside the catch, so it is undone (back to none) before the
+%   recovery runs: the watchdog cannot throw out of it.
+ilp_example_call(Goal) :-
+    \+ \+ catch(( get_time(Start),
+                  b_setval(ilp_example_start, Start),
+                  Goal ),
+                Ball, ilp_not_covered(Ball)).
+
+% Our own per-example limit and errors mean "not covered"; anything else (the caller's
 % overall time limit, an abort) passes through.
-ilp_not_covered(ilp_example_timeout) :- !, fail.
+ilp_not_covered(ilp_example_timeout) :- !,
+    nb_getval(ilp_watchdog_limit, Limit),
+    ilp_watchdog_arm(Limit),
+    fail.
 ilp_not_covered(error(_, _)) :- !, fail.
 ilp_not_covered(Ball) :- throw(Ball).
 
-%!  ilp_test_clause(+Data, +Limit, -Neg, -Pos) is det.
-%   Neg is the id of the first negative example the clause covers, or none. Pos lists the
-%   ids of the positives it covers: all of them when Neg == none, otherwise the first one
-%   only (enough to tell whether it covers any).
-ilp_test_clause(Data, Limit, Neg, Pos) :-
+		 /*******************************
+		 *          ONE CLAUSE          *
+		 *******************************/
+
+ilp_covers(Head, Body, Example) :-
+    ilp_example_call(( Head = Example, once(Body) )).
+
+%!  ilp_test_clause(+Data, +Limit, +StopAtNeg, -Neg, -Pos, -NegAll) is det.
+%   StopAtNeg == true: Neg is the id of the first negative example the clause covers, or
+%   none; Pos lists the ids of the positives it covers: all of them when Neg == none,
+%   otherwise the first one only (enough to tell whether it covers any); NegAll is [] or
+%   [Neg]. StopAtNeg == false: Pos and NegAll list every covered positive and negative.
+ilp_test_clause(Data, Limit, StopAtNeg, Neg, Pos, NegAll) :-
     ilp_clause(Data, Head, Body),
-    (   ilp_example(neg, Id, Example), ilp_covers(Head, Body, Example, Limit)
-    ->  Neg = Id
-    ;   Neg = none
+    ilp_watched(Limit, ilp_coverage(StopAtNeg, ilp_covers(Head, Body), Neg, Pos, NegAll)).
+
+%   ilp_coverage(+StopAtNeg, :Covers, -Neg, -Pos, -NegAll): call(Covers, Example).
+ilp_coverage(true, Covers, Neg, Pos, NegAll) :-
+    (   ilp_example(neg, Id, Example), call(Covers, Example)
+    ->  Neg = Id, NegAll = [Id]
+    ;   Neg = none, NegAll = []
     ),
     (   Neg == none
-    ->  findall(P, ( ilp_example(pos, P, E), ilp_covers(Head, Body, E, Limit) ), Pos)
-    ;   ilp_example(pos, P, E), ilp_covers(Head, Body, E, Limit)
+    ->  findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos)
+    ;   ilp_example(pos, P, E), call(Covers, E)
     ->  Pos = [P]
     ;   Pos = []
     ).
+ilp_coverage(false, Covers, Neg, Pos, NegAll) :-
+    findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos),
+    findall(N, ( ilp_example(neg, N, E), call(Covers, E) ), NegAll),
+    (   NegAll = [Neg|_]
+    ->  true
+    ;   Neg = none
+    ).
 
-%!  ilp_score(+Datas, +Limit, -Pos, -Neg) is det.
-%   The ids of the positive and negative examples covered by the program (a list of
-%   clause data terms): an example is covered when some clause covers it.
-ilp_score(Datas, Limit, Pos, Neg) :-
+		 /*******************************
+		 *           PROGRAMS           *
+		 *******************************/
+
+%!  ilp_test_program(+Datas, +Limit, +Depth, +StopAtNeg, -Neg, -Pos, -NegAll) is det.
+%   As ilp_test_clause/6 for the program Datas (clause data terms, in the order to assert
+%   them); an example is covered when its atom succeeds with the program asserted, within
+%   Limit seconds and a recursion depth of Depth.
+ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll) :-
     maplist(ilp_clause_pair, Datas, Clauses),
-    findall(P, ( ilp_example(pos, P, E), ilp_program_covers(Clauses, E, Limit) ), Pos),
-    findall(N, ( ilp_example(neg, N, E), ilp_program_covers(Clauses, E, Limit) ), Neg).
+    findall(Name/Arity, ( member(H-_, Clauses), functor(H, Name, Arity) ), Preds0),
+    sort(Preds0, Preds),
+    forall(member(Name/Arity, Preds), ilp_own(Name, Arity)),
+    setup_call_cleanup(
+        forall(member(H-B, Clauses), assertz((H :- B))),
+        ilp_watched(Limit, ilp_coverage(StopAtNeg, ilp_proves(Depth), Neg, Pos, NegAll)),
+        forall(member(Name/Arity, Preds), ( functor(G, Name, Arity), retractall(G) ))).
 
 ilp_clause_pair(Data, Head-Body) :- ilp_clause(Data, Head, Body).
 
-ilp_program_covers(Clauses, Example, Limit) :-
-    member(Head-Body, Clauses),
-    ilp_covers(Head, Body, Example, Limit),
-    !.
+ilp_proves(Depth, Example) :-
+    ilp_example_call(once(( call_with_depth_limit(Example, Depth, Reached),
+                            integer(Reached) ))).

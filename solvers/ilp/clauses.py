@@ -100,23 +100,42 @@ def renamings(clause: Clause, max_vars: int, limit: int) -> Iterator[Clause]:
         count += 1
 
 
+def is_recursive(clause: Clause) -> bool:
+    """Whether a body literal calls the head predicate."""
+    return any(lit.pred == clause.head.pred and len(lit.args) == len(clause.head.args)
+               for lit in clause.body)
+
+
 def execution_order(clause: Clause, directions: Mapping[str, tuple[str, ...]]) -> tuple[Literal, ...]:
-    """The body in an order Prolog can run: a literal comes once its ``in`` arguments are bound
-    (by the head or an earlier literal); ties keep sorted order. Without directions: sorted."""
+    """The body in the order Prolog runs it, chosen like a query planner: among the
+    literals that can run (their ``in`` arguments bound by the head or an earlier literal;
+    any literal when its predicate has no directions), first non-recursive ones (a call of
+    the head predicate waits while others can run, as in Popper), then the one sharing the
+    most bound variables (a literal whose variables are all bound, a test, before any
+    other), then the one with fewest new variables, then sorted order. Deterministic."""
     bound = set(clause.head.args)
     rest = list(clause.body)
+    head = (clause.head.pred, len(clause.head.args))
     ordered: list[Literal] = []
     while rest:
-        for i, lit in enumerate(rest):
-            modes = directions.get(lit.pred)
-            if modes is None or all(m != "in" or v in bound for m, v in zip(modes, lit.args)):
-                break
-        else:
-            i = 0  # no runnable literal: keep the sorted order (the generator forbids this)
-        lit = rest.pop(i)
+        runnable = [lit for lit in rest if _runnable(lit, directions.get(lit.pred), bound)]
+        # no runnable literal: take them all (the generator forbids this)
+
+        def key(lit: Literal) -> tuple:
+            variables = set(lit.args)
+            shared = len(variables & bound)
+            return ((lit.pred, len(lit.args)) == head, shared < len(variables), -shared,
+                    len(variables) - shared, lit)
+
+        lit = min(runnable or rest, key=key)
+        rest.remove(lit)
         ordered.append(lit)
         bound.update(lit.args)
     return tuple(ordered)
+
+
+def _runnable(lit: Literal, modes: tuple[str, ...] | None, bound: set[int]) -> bool:
+    return modes is None or all(m != "in" or v in bound for m, v in zip(modes, lit.args))
 
 
 def var_name(index: int) -> str:

@@ -1,6 +1,12 @@
 """The test stage: a fresh temporary Prolog module holding ``prolog/ilp_test.pl``, the
 background knowledge and the examples; candidate clauses go in as data terms
-(``clause(Head, Body)`` with ``v(I)`` variables, see :func:`solvers.ilp.clauses.to_term`)."""
+(``clause(Head, Body)`` with ``v(I)`` variables, see :func:`solvers.ilp.clauses.to_term`).
+
+Examples of a folder problem never cross to Python: they are copied inside Prolog from the
+problem's :class:`~solvers.ilp.problem.ExampleStore`. Each example is tested under
+``example_time_limit`` seconds (one watchdog alarm per call, see ``prolog/ilp_test.pl``);
+programs (:meth:`Tester.test_program`) also under ``example_depth_limit``.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from solvers.errors import SolverError, SolverInputError, SolverTimeout
-from solvers.ilp.clauses import Clause, canonical, to_term
+from solvers.ilp.clauses import Clause, canonical, is_recursive, sort_key, to_term
 from solvers.ilp.problem import IlpProblem, default_engine
 
 # Names the tester defines in the module; background knowledge must not define them.
@@ -18,31 +24,54 @@ RESERVED_PREFIX = "ilp_"
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one clause covers: the first negative covered (``None`` if none) and the
-    positives covered (all of them when no negative is covered, else at most one)."""
+    """What a clause or program covers. ``neg``: the first negative covered (``None`` if
+    none); ``pos``: the positives covered (all of them when no negative is covered or when
+    ``full``, else at most one). ``full`` (counted with ``stop_at_neg=False``): ``pos`` and
+    ``neg_covered`` are every positive and negative covered; otherwise ``neg_covered`` is
+    ``{neg}`` or empty."""
 
     neg: int | None
     pos: frozenset[int]
+    neg_covered: frozenset[int] = frozenset()
+    full: bool = False
+
+    def stopped(self) -> "Outcome":
+        """This outcome as a ``stop_at_neg`` test would report it."""
+        if not self.full:
+            return self
+        if self.neg is None:
+            return Outcome(None, self.pos)
+        return Outcome(self.neg, frozenset(sorted(self.pos)[:1]), frozenset((self.neg,)))
+
+
+def _outcome(answer: dict[str, Any] | None, full: bool, what: str) -> Outcome:
+    if answer is None:
+        raise SolverError(f"{what} failed unexpectedly")
+    neg = answer["Neg"]
+    return Outcome(None if neg == "none" else int(neg), frozenset(answer["Pos"]),
+                   frozenset(answer["NegAll"]), full)
 
 
 class Tester:
     """Background knowledge and examples of one problem, loaded once, tested many times."""
 
     def __init__(self, problem: IlpProblem, deadline: float, engine: Any = None,
-                 example_time_limit: float = 0.05) -> None:
+                 example_time_limit: float = 0.05, example_depth_limit: int = 10_000) -> None:
         from solvers.prolog import Term
 
         self.example_time_limit = float(example_time_limit)
-        self.n_pos = len(problem.pos)
-        self.n_neg = len(problem.neg)
+        self.example_depth_limit = int(example_depth_limit)
+        self.n_pos = problem.n_pos
+        self.n_neg = problem.n_neg
+        self.head = problem.bias.head_pred
         self._declared: set[tuple[str, int]] = set()
-        self._cache: dict[Clause, Outcome] = {}
+        self._cache: dict[tuple, Outcome] = {}
         self.prolog_calls = 0
         for pred in problem.bk_facts:
             if pred.startswith(RESERVED_PREFIX):
                 raise SolverInputError(f"background predicate {pred!r} uses the reserved "
                                        f"prefix {RESERVED_PREFIX!r}")
-        engine = engine or default_engine()
+        engine = engine or (problem.examples.engine if problem.examples else default_engine())
         self._module = engine.module()
         try:
             self._check_time(deadline)
@@ -52,10 +81,15 @@ class Tester:
                 self._module.consult_path(path)
             for pred, rows in sorted(problem.bk_facts.items()):
                 self._module.add_facts(pred, rows)
-            head = problem.bias.head_pred[0]
-            self._module.add_facts("ilp_example", [
-                *(("pos", i, Term(head, args)) for i, args in enumerate(problem.pos)),
-                *(("neg", i, Term(head, args)) for i, args in enumerate(problem.neg))])
+            head, arity = self.head
+            if problem.examples is not None:
+                self._query("ilp_copy_examples(Store)", {"Store": problem.examples.module_name},
+                            deadline)
+            else:
+                self._module.add_facts("ilp_example", [
+                    *(("pos", i, Term(head, args)) for i, args in enumerate(problem.pos)),
+                    *(("neg", i, Term(head, args)) for i, args in enumerate(problem.neg))])
+            self._query("ilp_own(Name, Arity)", {"Name": head, "Arity": arity}, deadline)
         except BaseException:
             self.close()
             raise
@@ -71,44 +105,74 @@ class Tester:
             raise SolverTimeout("ILP search ran out of time")
         return remaining
 
+    def _query(self, goal: str, bindings: dict[str, Any], deadline: float
+               ) -> dict[str, Any] | None:
+        return self._module.query_once(goal, bindings, time_limit=self._check_time(deadline))
+
     def declare(self, preds: Mapping[str, int] | list[tuple[str, int]], deadline: float) -> None:
         """Make body predicates that have no clauses fail instead of raising errors."""
         items = preds.items() if isinstance(preds, Mapping) else preds
         for name, arity in items:
             if (name, arity) not in self._declared:
-                self._module.query_once("ilp_declare(Name, Arity)",
-                                        {"Name": name, "Arity": arity},
-                                        time_limit=self._check_time(deadline))
+                self._query("ilp_declare(Name, Arity)", {"Name": name, "Arity": arity},
+                            deadline)
                 self._declared.add((name, arity))
 
     def test(self, clause: Clause, directions: Mapping[str, tuple[str, ...]],
-             deadline: float) -> Outcome:
+             deadline: float, stop_at_neg: bool = True) -> Outcome:
         """Which examples ``clause`` covers (see :class:`Outcome`); outcomes are cached per
-        canonical clause for the Tester's lifetime (they depend only on bk and examples)."""
-        key = canonical(clause)
-        cached = self._cache.get(key)
+        canonical clause for the Tester's lifetime (they depend only on bk and examples).
+        A recursive clause is tested as a one-clause program (:meth:`test_program`)."""
+        if is_recursive(clause):
+            return self.test_program([clause], directions, deadline, stop_at_neg)
+        key = (canonical(clause),)
+        cached = self._cached(key, stop_at_neg)
         if cached is not None:
             return cached
-        answer = self._module.query_once(
-            "ilp_test_clause(Clause, Limit, Neg, Pos)",
-            {"Clause": to_term(clause, directions), "Limit": self.example_time_limit},
-            time_limit=self._check_time(deadline))
-        if answer is None:
-            raise SolverError("ilp_test_clause failed unexpectedly")
+        answer = self._query("ilp_test_clause(Clause, Limit, Stop, Neg, Pos, NegAll)",
+                             {"Clause": to_term(clause, directions),
+                              "Limit": self.example_time_limit,
+                              "Stop": "false" if not stop_at_neg else "true"}, deadline)
         self.prolog_calls += 1
-        neg = answer["Neg"]
-        outcome = Outcome(None if neg == "none" else int(neg), frozenset(answer["Pos"]))
-        self._cache[key] = outcome
+        outcome = _outcome(answer, not stop_at_neg, "ilp_test_clause")
+        self._cache[(key, outcome.full)] = outcome
         return outcome
+
+    def test_program(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
+                     deadline: float, stop_at_neg: bool = True) -> Outcome:
+        """Which examples the program ``clauses`` covers (see :class:`Outcome`): several
+        clauses, possibly recursive, possibly defining invented predicates (any head other
+        than the problem's). They are asserted for the call (non-recursive clauses first)
+        and retracted afterwards; each example atom is proved within the per-example time
+        and depth limits (beyond them it is not covered). Cached per set of canonical
+        clauses. Raises SolverInputError if bk defines a predicate the program defines."""
+        if not clauses:
+            return Outcome(None, frozenset(), frozenset(), not stop_at_neg)
+        ordered = sorted({canonical(c) for c in clauses},
+                         key=lambda c: (is_recursive(c), sort_key(c)))
+        key = tuple(ordered)
+        cached = self._cached(key, stop_at_neg)
+        if cached is not None:
+            return cached
+        answer = self._query(
+            "ilp_test_program(Clauses, Limit, Depth, Stop, Neg, Pos, NegAll)",
+            {"Clauses": [to_term(c, directions) for c in ordered],
+             "Limit": self.example_time_limit, "Depth": self.example_depth_limit,
+             "Stop": "false" if not stop_at_neg else "true"}, deadline)
+        self.prolog_calls += 1
+        outcome = _outcome(answer, not stop_at_neg, "ilp_test_program")
+        self._cache[(key, outcome.full)] = outcome
+        return outcome
+
+    def _cached(self, key: tuple, stop_at_neg: bool) -> Outcome | None:
+        full = self._cache.get((key, True))
+        if full is not None:
+            return full.stopped() if stop_at_neg else full
+        return self._cache.get((key, False)) if stop_at_neg else None
 
     def score(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
               deadline: float) -> tuple[frozenset[int], frozenset[int]]:
-        """The positive and negative example ids covered by the program ``clauses``."""
-        answer = self._module.query_once(
-            "ilp_score(Clauses, Limit, Pos, Neg)",
-            {"Clauses": [to_term(c, directions) for c in clauses],
-             "Limit": self.example_time_limit},
-            time_limit=self._check_time(deadline))
-        if answer is None:
-            raise SolverError("ilp_score failed unexpectedly")
-        return frozenset(answer["Pos"]), frozenset(answer["Neg"])
+        """The positive and negative example ids covered by the program ``clauses``
+        (recursive and invented-predicate programs included)."""
+        outcome = self.test_program(clauses, directions, deadline, stop_at_neg=False)
+        return outcome.pos, outcome.neg_covered

@@ -1,0 +1,255 @@
+"""The ILP tester (solvers.ilp.tester) and example loading (solvers.ilp.problem) with real
+SWI-Prolog: recursive programs, bounded non-terminating candidates, invented predicates,
+full counts against stop-at-first-negative, Popper-tolerant exs.pl reading, loading a large
+generated exs.pl inside Prolog, the planner's execution order and deadlines."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from solvers.errors import SolverInputError, SolverTimeout
+from solvers.ilp import IlpBias, IlpProblem, load_problem
+from solvers.ilp.clauses import Clause, Literal, execution_order, show
+from solvers.ilp.problem import SkippedExampleWarning
+from solvers.ilp.tester import Outcome, Tester
+
+
+def _clause(text: str) -> Clause:
+    """``h(0,1) :- p(0,2), q(2,1)``: a clause with integer variables."""
+    head, _, body = text.partition(":-")
+
+    def literal(item: str) -> Literal:
+        name, _, args = item.strip().partition("(")
+        return Literal(name, tuple(int(a) for a in args.rstrip(")").split(",") if a.strip()))
+
+    items = [b for b in body.replace("),", ");").split(";") if b.strip()]
+    return Clause(literal(head), tuple(literal(b) for b in items))
+
+
+def _tester(tmp_path: Path, bk: str, head: tuple[str, int], pos: list, neg: list,
+            **kwargs) -> Tester:
+    (tmp_path / "bk.pl").write_text(bk)
+    bias = IlpBias(head_pred=head, body_preds=(("p", 2),))
+    problem = IlpProblem(bias=bias, pos=pos, neg=neg, bk_files=[tmp_path / "bk.pl"])
+    return Tester(problem, time.monotonic() + 30, **kwargs)
+
+
+def _deadline() -> float:
+    return time.monotonic() + 30
+
+
+LIST_BK = "empty([]).\nzero(0).\ntail([_|T], T).\nsucc_of(A, B) :- integer(A), B is A + 1.\n"
+LIST_DIRECTIONS = {"tail": ("in", "out"), "succ_of": ("in", "out")}
+
+
+# ------------------------------------------------------------------ recursion
+
+def test_recursive_list_length(tmp_path: Path) -> None:
+    pos = [([], 0), (("a",), 1), (("a", "b", "c"), 3), (tuple("abcdefgh"), 8)]
+    neg = [(("a",), 0), (("a", "b"), 3), ([], 1)]
+    tester = _tester(tmp_path, LIST_BK, ("len", 2), pos, neg)
+    try:
+        base = _clause("len(0,1) :- empty(0), zero(1)")
+        step = _clause("len(0,1) :- tail(0,2), len(2,3), succ_of(3,1)")
+        outcome = tester.test_program([step, base], LIST_DIRECTIONS, _deadline())  # base first
+        assert outcome == Outcome(None, frozenset({0, 1, 2, 3}))
+        pos_ids, neg_ids = tester.score([base, step], LIST_DIRECTIONS, _deadline())
+        assert (pos_ids, neg_ids) == (frozenset({0, 1, 2, 3}), frozenset())
+        # without its base case the recursive clause covers nothing; test() detects recursion
+        assert tester.test(step, LIST_DIRECTIONS, _deadline()) == Outcome(None, frozenset())
+        assert tester.test(base, {}, _deadline()) == Outcome(None, frozenset({0}))
+        # the program's clauses are gone afterwards: a bare call of len/2 fails
+        assert tester.test(_clause("len(0,1) :- len(0,1)"), {}, _deadline()).pos == frozenset()
+    finally:
+        tester.close()
+
+
+def test_non_terminating_programs_are_bounded(tmp_path: Path) -> None:
+    bk = "edge(a, b).\nedge(b, c).\nedge(c, a).\nedge(d, e).\n"
+    pos = [("a", "b"), ("a", "c"), ("b", "a"), ("d", "e")]
+    neg = [("a", "d"), ("e", "d"), ("b", "e")]
+    tester = _tester(tmp_path, bk, ("path", 2), pos, neg, example_time_limit=0.05,
+                     example_depth_limit=2000)
+    try:
+        base = _clause("path(0,1) :- edge(0,1)")
+        left = _clause("path(0,1) :- path(0,2), edge(2,1)")   # left recursion on a cycle
+        loop = _clause("path(0,1) :- path(0,1)")              # a call of itself only
+        start = time.monotonic()
+        full = tester.test_program([base, left], {}, _deadline(), stop_at_neg=False)
+        assert full.pos == frozenset({0, 1, 2, 3}) and full.neg_covered == frozenset()
+        assert tester.test_program([loop], {}, _deadline(), stop_at_neg=False) == Outcome(
+            None, frozenset(), frozenset(), True)
+        both = tester.test_program([base, loop], {}, _deadline(), stop_at_neg=False)
+        assert both.pos == frozenset({0, 3}) and both.neg_covered == frozenset()
+        # each non-covered example costs at most about the per-example limit
+        assert time.monotonic() - start < 3.0
+    finally:
+        tester.close()
+
+
+def test_stack_overflow_and_errors_are_not_covered(tmp_path: Path) -> None:
+    # a list longer than any stack: SWI raises resource_error(stack) at once
+    bk = "huge(X) :- length(_, 100000000000), X = X.\nnum(1).\n"
+    tester = _tester(tmp_path, bk, ("h", 1), [(1,), (2,)], [("a",)])
+    try:
+        assert tester.test(_clause("h(0) :- huge(0)"), {}, _deadline()) == Outcome(
+            None, frozenset())
+        # an error ends the proof of that example (as in Prolog): the other clause is not tried
+        program = [_clause("h(0) :- huge(0)"), _clause("h(0) :- num(0)")]
+        assert tester.test_program(program, {}, _deadline(), stop_at_neg=False) == Outcome(
+            None, frozenset(), frozenset(), True)
+        assert tester.test_program(program[1:], {}, _deadline()).pos == frozenset({0})
+        tester.declare([("absent", 1)], _deadline())
+        assert tester.test(_clause("h(0) :- absent(0)"), {}, _deadline()) == Outcome(
+            None, frozenset())
+        assert tester.test(_clause("h(0) :- plus(0,1,2)"), {}, _deadline()) == Outcome(
+            None, frozenset())                     # instantiation error: not covered
+    finally:
+        tester.close()
+
+
+# ------------------------------------------------------------------ invented predicates
+
+FAMILY_BK = ("mother(ann, bob).\nfather(bob, carl).\nmother(carl, dora).\n"
+             "father(eve, fred).\n")
+
+
+def test_invented_predicates(tmp_path: Path) -> None:
+    pos = [("ann", "carl"), ("bob", "dora")]
+    neg = [("ann", "bob"), ("eve", "fred"), ("carl", "ann")]
+    tester = _tester(tmp_path, FAMILY_BK, ("grandparent", 2), pos, neg)
+    try:
+        program = [_clause("grandparent(0,1) :- inv1(0,2), inv1(2,1)"),
+                   _clause("inv1(0,1) :- mother(0,1)"), _clause("inv1(0,1) :- father(0,1)")]
+        assert tester.test_program(program, {}, _deadline(), stop_at_neg=False) == Outcome(
+            None, frozenset({0, 1}), frozenset(), True)
+        # without the father clause, ann -> bob -> carl is lost
+        assert tester.test_program(program[:2], {}, _deadline()).pos == frozenset()
+        # an invented predicate defined wrongly covers a negative
+        wrong = [_clause("grandparent(0,1) :- inv1(0,1)"), _clause("inv1(0,1) :- father(0,1)")]
+        outcome = tester.test_program(wrong, {}, _deadline())
+        assert outcome.neg == 1 and outcome.neg_covered == frozenset({1})
+    finally:
+        tester.close()
+
+
+def test_background_must_not_define_program_predicates(tmp_path: Path) -> None:
+    with pytest.raises(SolverInputError, match="defines grandparent/2"):
+        _tester(tmp_path, FAMILY_BK + "grandparent(ann, carl).\n", ("grandparent", 2),
+                [("ann", "carl")], [])
+    tester = _tester(tmp_path, FAMILY_BK + "inv1(x, y).\n", ("grandparent", 2),
+                     [("ann", "carl")], [])
+    try:
+        with pytest.raises(SolverInputError, match="defines inv1/2"):
+            tester.test_program([_clause("grandparent(0,1) :- inv1(0,1)"),
+                                 _clause("inv1(0,1) :- mother(0,1)")], {}, _deadline())
+    finally:
+        tester.close()
+
+
+# ------------------------------------------------------------------ counts
+
+def test_full_counts_against_stop_at_first_negative(tmp_path: Path) -> None:
+    bk = "p(a, 1).\np(b, 2).\np(c, 3).\np(d, 4).\np(e, 5).\n"
+    pos = [("a",), ("x",), ("c",), ("e",)]
+    neg = [("y",), ("b",), ("d",)]
+    clause = _clause("h(0) :- p(0,1)")
+    tester = _tester(tmp_path, bk, ("h", 1), pos, neg)
+    try:
+        stopped = tester.test(clause, {}, _deadline())
+        assert stopped == Outcome(1, frozenset({0}), frozenset({1}))
+        full = tester.test(clause, {}, _deadline(), stop_at_neg=False)
+        assert full == Outcome(1, frozenset({0, 2, 3}), frozenset({1, 2}), True)
+        assert full.stopped() == stopped
+        program = tester.test_program([clause], {}, _deadline(), stop_at_neg=False)
+        assert (program.pos, program.neg_covered) == (full.pos, full.neg_covered)
+    finally:
+        tester.close()
+    fresh = _tester(tmp_path, bk, ("h", 1), pos, neg)
+    try:   # the full outcome first, then the stopped one is derived from the cache
+        assert fresh.test(clause, {}, _deadline(), stop_at_neg=False) == full
+        calls = fresh.prolog_calls
+        assert fresh.test(clause, {}, _deadline()) == stopped and fresh.prolog_calls == calls
+    finally:
+        fresh.close()
+
+
+def test_deadline_is_honoured(tmp_path: Path) -> None:
+    bk = "spin(X) :- spin(X).\n"
+    tester = _tester(tmp_path, bk, ("h", 1), [(i,) for i in range(50)], [],
+                     example_time_limit=5.0)
+    try:
+        start = time.monotonic()
+        with pytest.raises(SolverTimeout):
+            tester.test(_clause("h(0) :- spin(0)"), {}, start + 0.3)
+        assert time.monotonic() - start < 0.5
+    finally:
+        tester.close()
+
+
+# ------------------------------------------------------------------ loading exs.pl
+
+def _folder(tmp_path: Path, exs: str, head: str = "f(_, _)") -> Path:
+    (tmp_path / "bk.pl").write_text("edge(a, b).\n")
+    (tmp_path / "bias.pl").write_text("head_pred(f,2).\nbody_pred(edge,2).\n")
+    (tmp_path / "exs.pl").write_text(exs)
+    return tmp_path
+
+
+def test_unreadable_terms_are_skipped_with_a_warning(tmp_path: Path) -> None:
+    exs = ("#T1\n"                                  # a first '#' line: skipped, as consult does
+           "pos(f(a, b)).\npos(f(a b)).\nneg(f(b, a)).\n"
+           "pos(f(c d e)). neg(f(c, c)).\n")
+    with pytest.warns(SkippedExampleWarning) as caught:
+        problem = load_problem(_folder(tmp_path, exs))
+    assert [str(w.message).split(": ", 1)[0].rsplit(":", 1)[1] for w in caught] == ["3", "5"]
+    assert (problem.n_pos, problem.n_neg) == (1, 2)
+    assert problem.pos == [("a", "b")] and problem.neg == [("b", "a"), ("c", "c")]
+    assert [line for line, _ in problem.examples.warnings] == [3, 5]
+
+
+def test_large_examples_file_loads_inside_prolog(tmp_path: Path) -> None:
+    n = 100_000
+    lines = [f"{'pos' if i % 10 == 0 else 'neg'}(f(p{i}, {i}))." for i in range(n)]
+    folder = _folder(tmp_path, "\n".join(lines) + "\n")
+    (folder / "bk.pl").write_text("edge(p0, 0).\nedge(p99990, 99990).\nedge(p1, 1).\n")
+    problem = load_problem(folder)
+    assert (problem.n_pos, problem.n_neg) == (10_000, 90_000)
+    store = problem.examples
+    assert store.example("pos", 0) == ("p0", 0) and store.example("pos", 9999) == ("p99990", 99990)
+    assert store.example("neg", 0) == ("p1", 1) and store.example("neg", 89_999) == ("p99999", 99999)
+    assert store.example("pos", 10_000) is None
+    tester = Tester(problem, _deadline())
+    try:
+        assert (tester.n_pos, tester.n_neg) == (10_000, 90_000)
+        outcome = tester.test(_clause("f(0,1) :- edge(0,1)"), {}, _deadline())
+        assert outcome == Outcome(0, frozenset({0}), frozenset({0}))
+        full = tester.test(_clause("f(0,1) :- edge(0,1)"), {}, _deadline(), stop_at_neg=False)
+        assert (full.pos, full.neg_covered) == (frozenset({0, 9999}), frozenset({0}))
+    finally:
+        tester.close()
+        store.close()
+
+
+# ------------------------------------------------------------------ execution order
+
+def test_execution_order_is_a_query_plan() -> None:
+    # bound: 0. q(0,2) shares one bound variable; r(2,3) none; s(0,2) after q is a test
+    clause = _clause("h(0) :- r(2,3), s(0,2), q(0,2), t(3,4)")
+    assert [lit.pred for lit in execution_order(clause, {})] == ["q", "s", "r", "t"]
+    # ties by fewer new variables, then sorted order
+    clause = _clause("h(0,1) :- a(0,2,3), b(1,2), c(0,1)")
+    assert [lit.pred for lit in execution_order(clause, {})] == ["c", "b", "a"]
+    # directions: a literal waits for its inputs even if it shares more bound variables
+    clause = _clause("h(0) :- m(2,0,3), n(0,2)")
+    directions = {"m": ("in", "in", "out"), "n": ("in", "out")}
+    assert [lit.pred for lit in execution_order(clause, directions)] == ["n", "m"]
+    assert [lit.pred for lit in execution_order(clause, {"m": ("in", "in", "out")})] == ["n", "m"]
+    # the recursive call waits while another literal can run
+    step = _clause("len(0,1) :- len(2,3), tail(0,2), succ_of(3,1)")
+    assert show(step, LIST_DIRECTIONS) == "len(A,B) :- tail(A,C), len(C,D), succ_of(D,B)."
+    # without directions succ_of(D,B) shares as many bound variables as tail(A,C): sorted
+    assert show(step) == "len(A,B) :- succ_of(C,B), tail(A,D), len(D,C)."
