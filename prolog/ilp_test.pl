@@ -20,8 +20,8 @@
 % example started Limit seconds ago or more, and otherwise re-arms itself for the rest.
 
 :- use_module(library(time)).
-:- use_module(library(lists)).
-:- use_module(library(apply)).
+:- use_module(library(lists), [member/2]).     % only what we use: a learned program may define last/2, ...
+:- use_module(library(apply), [foldl/4, foldl/6, maplist/3]).  % (not include/3, ...)
 :- dynamic ilp_example/3.
 :- dynamic ilp_owned/2.
 
@@ -42,7 +42,9 @@ ilp_own(Name, Arity) :-
     (   ilp_owned(Name, Arity)
     ->  true
     ;   functor(Head, Name, Arity),
-        (   predicate_property(Head, defined),
+        % current_predicate/1, unlike predicate_property/2, does not autoload: a library
+        % predicate of that name (lists:last/2) must not count as defined
+        (   current_predicate(Name/Arity),
             \+ ( predicate_property(Head, dynamic),
                  predicate_property(Head, number_of_clauses(0)) )
         ->  throw(scir_error(input, "the background knowledge (or a library) defines ~w/~w, \c
@@ -198,3 +200,16 @@ ilp_clause_pair(Data, Head-Body) :- ilp_clause(Data, Head, Body).
 ilp_proves(Depth, Example) :-
     ilp_example_call(once(( call_with_depth_limit(Example, Depth, Reached),
                             integer(Reached) ))).
+
+		 /*******************************
+		 *       SATISFIABLE BODY       *
+		 *******************************/
+
+%!  ilp_body_sat(+Literals, +Limit) is semidet.
+%   The conjunction Literals (data literals over v(I) variables, all free) has a solution
+%   in the background knowledge, or cannot be shown not to have one within Limit seconds
+%   (a time-out or an error, e.g. an unbound input, counts as satisfiable).
+ilp_body_sat(Literals, Limit) :-
+    foldl(ilp_literal, Literals, Goals, [], _),
+    ilp_conjunction(Goals, Body),
+    catch(call_with_time_limit(Limit, \+ \+ once(Body)), _, true).

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from solvers.errors import SolverError, SolverInputError, SolverTimeout
-from solvers.ilp.clauses import Clause, canonical, is_recursive, sort_key, to_term
+from solvers.ilp.clauses import (Clause, Literal, canonical, execution_order, is_recursive, sort_key,
+                                 to_term)
 from solvers.ilp.problem import IlpProblem, default_engine
 
 # Names the tester defines in the module; background knowledge must not define them.
@@ -66,6 +67,7 @@ class Tester:
         self.head = problem.bias.head_pred
         self._declared: set[tuple[str, int]] = set()
         self._cache: dict[tuple, Outcome] = {}
+        self._sat_cache: dict[tuple, bool] = {}
         self.prolog_calls = 0
         for pred in problem.bk_facts:
             if pred.startswith(RESERVED_PREFIX):
@@ -176,3 +178,26 @@ class Tester:
         (recursive and invented-predicate programs included)."""
         outcome = self.test_program(clauses, directions, deadline, stop_at_neg=False)
         return outcome.pos, outcome.neg_covered
+
+    def body_sat(self, body: list[Literal], directions: Mapping[str, tuple[str, ...]],
+                 deadline: float, limit: float = 0.1) -> bool:
+        """Whether the conjunction ``body`` (background predicates only, every variable
+        free) has a solution in the background knowledge; a time-out (``limit`` s) or an
+        error counts as yes. Cached per canonical body."""
+        ordered = execution_order(Clause(Literal("ilp_none", ()), tuple(body)), directions)
+        key = ("sat", canonical(Clause(Literal("ilp_none", ()), tuple(body))))
+        cached = self._sat_cache.get(key)
+        if cached is not None:
+            return cached
+        answer = self._query("ilp_body_sat(Body, Limit)",
+                             {"Body": [_data_literal(lit) for lit in ordered], "Limit": limit},
+                             deadline)
+        self.prolog_calls += 1
+        self._sat_cache[key] = answer is not None
+        return answer is not None
+
+
+def _data_literal(lit: Literal) -> Any:
+    from solvers.prolog import Term
+
+    return Term(lit.pred, tuple(Term("v", (v,)) for v in lit.args))
