@@ -125,8 +125,14 @@ def run_timed(cmd: list[str], limit: float, env: dict[str, str] | None = None
         code: int | None = proc.returncode
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
         code = None
+        try:
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:  # a process that left the group holds the pipes
+            for pipe in (proc.stdout, proc.stderr):
+                pipe.close()
+            proc.wait()
+            out, err = "", ""
     return code, out, err, time.perf_counter() - start
 
 
@@ -263,7 +269,12 @@ def summarise(rows: list[Row]) -> Summary:
 def _cells(run: SystemRun | None) -> list[str]:
     if run is None:
         return ["", "", "", ""]
-    solved = "yes" if run.solved else ("CHECK?" if run.check_error else run.status)
+    if run.solved:
+        solved = "yes"
+    elif run.check_error:
+        solved = "unchecked"
+    else:
+        solved = "inexact" if run.check is not None else run.status
     counts = (f"{run.check.tp}/{run.check.fn}/{run.check.tn}/{run.check.fp}"
               if run.check is not None else "")
     return [solved, f"{run.seconds:.1f}", "" if run.size is None else str(run.size), counts]
