@@ -249,10 +249,8 @@ def summarise(rows: list[Row]) -> Summary:
     larger = [r.problem for r in both if r.ours.size > r.popper.size]
     differ = [f"{r.problem} ({name})" for r in rows
               for name, run in (("ours", r.ours), ("popper", r.popper))
-              if run is not None and run.check is not None and run.claimed
-              and any(run.claimed.get(k, v) != v for k, v in
-                      (("tp", run.check.tp), ("fn", run.check.fn), ("tn", run.check.tn),
-                       ("fp", run.check.fp)))]
+              if run is not None and run.check is not None
+              and any(getattr(run.check, k) != v for k, v in run.claimed.items())]
     median = statistics.median(ratios) if ratios else None
     top = max(ratios) if ratios else None
     goals = None
@@ -292,14 +290,15 @@ def table_rows(rows: list[Row]) -> list[list[str]]:
 
 def summary_lines(s: Summary) -> list[str]:
     """The totals as text lines."""
-    fmt = lambda x: "n/a" if x is None else f"{x:.2f}"  # noqa: E731
-    lines = [f"problems: {s.problems}; solved by ours: {len(s.ours_solved)}; "
-             f"by Popper: {len(s.popper_solved)}; by both: {len(s.both_solved)}",
+    def fmt(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.2f}"
+    lines = [(f"problems: {s.problems}; solved by ours: {len(s.ours_solved)}; "
+              f"by Popper: {len(s.popper_solved)}; by both: {len(s.both_solved)}"),
              f"solved by Popper, not by ours: {', '.join(s.popper_only) or '-'}",
              f"our program larger than Popper's: {', '.join(s.ours_larger) or '-'}",
              f"claimed scores differing from the check: {', '.join(s.claims_differ) or '-'}",
-             f"time ratio ours/Popper on problems both solve: median {fmt(s.median_ratio)}, "
-             f"max {fmt(s.max_ratio)}"]
+             (f"time ratio ours/Popper on problems both solve: median {fmt(s.median_ratio)}, "
+              f"max {fmt(s.max_ratio)}")]
     if s.goals is None:
         lines.append("goals: n/a (Popper not run)")
     else:
@@ -373,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--timeout and --example-limit must be positive, --grace >= 0")
     try:
         folders = find_problems(args.examples,
-                                args.only.split(",") if args.only is not None else None)
+                                [n.strip() for n in args.only.split(",") if n.strip()]
+                                if args.only is not None else None)
     except ValueError as exc:
         parser.error(str(exc))
     if not folders:

@@ -60,7 +60,7 @@ def test_checker_reports_a_crash() -> None:
 
 def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+                          timeout=timeout, cwd=ROOT, check=False)
 
 
 def test_end_to_end_with_our_learner(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_end_to_end_with_our_learner(tmp_path: Path) -> None:
     assert nosol[1] == "no_solution" and len(nosol) == 3  # no program: no size, no counts
     assert "solved by ours: 1" in proc.stdout and "goals: n/a (Popper not run)" in proc.stdout
     assert re.search(r"^\[1/2\] grandparent: ours solution .* \(solved, size 3\)$",
-                     proc.stderr, re.M)
+                     proc.stderr, re.MULTILINE)
     data = json.loads(out.read_text())
     assert [r["problem"] for r in data["rows"]] == ["grandparent", "no_solution"]
     g, n = data["rows"]
@@ -138,3 +138,31 @@ def test_parse_popper_output() -> None:
 def test_bad_arguments_exit_2() -> None:
     assert _run("--examples", str(ILP_FIXTURES), "--only", "nonexistent").returncode == 2
     assert _run("--examples", str(ROOT / "no-such-folder")).returncode == 2
+
+
+def test_totals_and_goals() -> None:
+    """The totals over rows whose programs were checked for real (reach: the correct and the
+    wrong program)."""
+    def program(name: str) -> list[str]:
+        return suite.program_lines((REACH / "programs" / name).read_text())
+
+    def run(clauses: list[str], seconds: float, claimed: dict[str, int]):
+        check = suite.check_program(REACH, clauses, 0.05, 60)
+        return suite.SystemRun("solution", seconds, clauses, claimed, check)
+
+    correct, wrong = program("correct.pl"), program("wrong.pl")
+    exact = {"tp": 5, "fn": 0, "tn": 5, "fp": 0}
+    rows = [suite.Row("a", False, run(correct, 1.0, {**exact, "tp": 4}),
+                      run(correct, 4.0, exact)),
+            suite.Row("b", False, run(wrong, 1.0, {}), run(correct, 2.0, {**exact, "size": 5})),
+            suite.Row("c", False, run(correct, 3.0, {}), run(correct, 2.0, {}))]
+    s = suite.summarise(rows)
+    assert (s.ours_solved, s.popper_solved, s.both_solved) == (["a", "c"], ["a", "b", "c"],
+                                                               ["a", "c"])
+    assert s.popper_only == ["b"] and s.ours_larger == [] and s.claims_differ == ["a (ours)"]
+    assert (s.median_ratio, s.max_ratio) == (pytest.approx(0.875), pytest.approx(1.5))
+    assert list(s.goals.values()) == [False, True, False, True]
+    text = suite.render_text(rows, s)
+    assert "goal FAILS: every Popper-solved problem solved" in text
+    assert re.search(r"^b +inexact +1\.0 +4 +2/3/2/3 +yes +2\.0 +5 +5/0/5/0 +0\.50$", text,
+                     re.MULTILINE)
