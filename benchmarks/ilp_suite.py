@@ -142,8 +142,11 @@ def program_lines(text: str) -> list[str]:
 
 
 def parse_ours(code: int | None, out: str, err: str) -> SystemRun:
-    """Our learner's run from its exit code and output (seconds filled in by the caller)."""
-    status = "timeout" if code is None else OURS_STATUS.get(code, "error")
+    """Our learner's run from its exit code (None: killed) and output; the caller sets
+    the seconds."""
+    if code is None:  # killed: whatever it printed is incomplete
+        return SystemRun("timeout", 0.0, [])
+    status = OURS_STATUS.get(code, "error")
     claim = re.search(r"TP=(\d+)\s+FN=(\d+)\s+TN=(\d+)\s+FP=(\d+)", out)
     claimed = dict(zip(("tp", "fn", "tn", "fp"), map(int, claim.groups()))) if claim else {}
     message = err.strip().splitlines()[-1] if status == "error" and err.strip() else ""
@@ -151,9 +154,11 @@ def parse_ours(code: int | None, out: str, err: str) -> SystemRun:
 
 
 def parse_popper(code: int | None, out: str, err: str) -> SystemRun:
-    """Popper's run: the program between its SOLUTION banner and the closing row of stars,
-    its claimed scores from the ``TP:.. FN:..`` line; ``NO SOLUTION`` or none found."""
+    """Popper's run (killed: a timeout): the program between its SOLUTION banner and the
+    closing row of stars, its claimed scores from the ``TP:.. FN:..`` line."""
     lines = out.splitlines()
+    if code is None:
+        return SystemRun("timeout", 0.0, [])
     if POPPER_BANNER in lines:
         start = lines.index(POPPER_BANNER) + 1
         score = re.findall(r"(TP|FN|TN|FP|Size):(\d+)", lines[start]) if start < len(lines) else []
@@ -165,8 +170,6 @@ def parse_popper(code: int | None, out: str, err: str) -> SystemRun:
             if ln.strip():  # Popper prints a body-less clause as "h(A):- ."
                 program.append(re.sub(r":-\s*\.$", ".", ln.strip()))
         return SystemRun("solution", 0.0, program, claimed)
-    if code is None:
-        return SystemRun("timeout", 0.0, [])
     if code == 0 and "NO SOLUTION" in lines:
         return SystemRun("no_solution", 0.0, [])
     tail = (err.strip() or out.strip()).splitlines()
@@ -210,7 +213,7 @@ def run_system(name: str, cmd: list[str], folder: Path, args: argparse.Namespace
 
 def run_problem(folder: Path, args: argparse.Namespace) -> Row:
     """Our learner then (when configured) Popper on ``folder``."""
-    noisy = folder.name.startswith(args.noisy_prefix)
+    noisy = bool(args.noisy_prefix) and folder.name.startswith(args.noisy_prefix)
     extra = ["--timeout", f"{args.timeout:g}"] + (["--noisy"] if noisy else [])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
@@ -321,10 +324,22 @@ def render_markdown(rows: list[Row], s: Summary) -> str:
     return "\n".join(lines + [""] + [f"- {ln}" for ln in summary_lines(s)]) + "\n"
 
 
-def to_json(rows: list[Row], s: Summary, args: argparse.Namespace) -> str:
-    """All rows (with programs, claims and checks) and the totals as JSON."""
-    data = {"timeout": args.timeout, "grace": args.grace, "example_limit": args.example_limit,
-            "rows": [{**dataclasses.asdict(r), "ratio": r.ratio,
+def settings(args: argparse.Namespace) -> dict:
+    """The run's settings for the JSON report, with Popper's git commit when it has one."""
+    popper = None if args.popper is None else args.popper.resolve()
+    commit = None
+    if popper is not None:
+        git = subprocess.run(["git", "-C", str(popper if popper.is_dir() else popper.parent),
+                              "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
+        commit = git.stdout.strip() if git.returncode == 0 else None
+    return {"examples": str(args.examples.resolve()), "popper": popper and str(popper),
+            "popper_commit": commit, "popper_python": args.popper_python,
+            "timeout": args.timeout, "grace": args.grace, "example_limit": args.example_limit}
+
+
+def to_json(rows: list[Row], s: Summary, meta: dict) -> str:
+    """The settings, all rows (with programs, claims and checks) and the totals as JSON."""
+    data = {**meta, "rows": [{**dataclasses.asdict(r), "ratio": r.ratio,
                       "ours_solved": r.ours.solved,
                       "popper_solved": r.popper.solved if r.popper else None} for r in rows],
             "summary": dataclasses.asdict(s)}
@@ -353,7 +368,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds past --timeout before a run is killed (10)")
     parser.add_argument("--only", help="comma-separated problem names")
     parser.add_argument("--noisy-prefix", default="noisy",
-                        help="folders named with this prefix get --noisy (default: noisy)")
+                        help="folders named with this prefix get --noisy (default: noisy; "
+                        "'' for none)")
     parser.add_argument("--example-limit", type=float, default=0.5,
                         help="seconds per example in the swipl check (0.5)")
     parser.add_argument("--check-timeout", type=float, default=300.0,
@@ -378,16 +394,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     if not folders:
         parser.error(f"no problem folders (bk.pl, exs.pl, bias.pl) under {args.examples}")
-    rows = []
+    meta, rows = settings(args), []
     for i, folder in enumerate(folders, 1):
         rows.append(run_problem(folder, args))
         print(progress(i, len(folders), rows[-1]), file=sys.stderr, flush=True)
-    summary = summarise(rows)
+        summary = summarise(rows)  # the reports so far are rewritten after every problem
+        if args.json is not None:
+            args.json.write_text(to_json(rows, summary, meta), encoding="utf-8")
+        if args.markdown is not None:
+            args.markdown.write_text(render_markdown(rows, summary), encoding="utf-8")
     sys.stdout.write(render_text(rows, summary))
-    if args.json is not None:
-        args.json.write_text(to_json(rows, summary, args), encoding="utf-8")
-    if args.markdown is not None:
-        args.markdown.write_text(render_markdown(rows, summary), encoding="utf-8")
     return 0
 
 
