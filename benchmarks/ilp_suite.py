@@ -133,6 +133,10 @@ def run_timed(cmd: list[str], limit: float, env: dict[str, str] | None = None
                 pipe.close()
             proc.wait()
             out, err = "", ""
+    except BaseException:  # e.g. Ctrl-C: the group has its own session, so end it here
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
     return code, out, err, time.perf_counter() - start
 
 
@@ -394,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     if not folders:
         parser.error(f"no problem folders (bk.pl, exs.pl, bias.pl) under {args.examples}")
+    # a TERM (e.g. a batch job cancelled) unwinds like Ctrl-C, so run_timed ends the group
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     meta, rows = settings(args), []
     for i, folder in enumerate(folders, 1):
         rows.append(run_problem(folder, args))

@@ -91,17 +91,29 @@ def test_end_to_end_with_our_learner(tmp_path: Path) -> None:
     assert "| grandparent | yes |" in md.read_text()
 
 
-def test_popper_killed_at_the_time_limit(tmp_path: Path) -> None:
-    """A "Popper" that starts a child holding its stdout and sleeps: the whole process group
-    is killed at --timeout + --grace and the run is a timeout."""
-    pidfile = tmp_path / "child.pid"
-    (tmp_path / "popper.py").write_text(textwrap.dedent(f"""
+def _sleepy_popper(folder: Path) -> Path:
+    """A fake popper.py in ``folder`` that starts a child holding its stdout, writes the
+    child's pid to the returned file and sleeps."""
+    pidfile = folder / "child.pid"
+    (folder / "popper.py").write_text(textwrap.dedent(f"""
         import subprocess, sys, time
         child = subprocess.Popen(["sleep", "60"])
-        open({str(pidfile)!r}, "w").write(str(child.pid))
+        open({str(pidfile)!r} + ".tmp", "w").write(str(child.pid))
+        __import__("os").replace({str(pidfile)!r} + ".tmp", {str(pidfile)!r})
         print("Generating programs of size: 2", flush=True)
         time.sleep(60)
     """))
+    return pidfile
+
+
+def _dead(pid: str) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    return not stat.exists() or stat.read_text().split(")")[1].split()[0] == "Z"
+
+
+def test_popper_killed_at_the_time_limit(tmp_path: Path) -> None:
+    """The whole process group of a run is killed at --timeout + --grace: a timeout."""
+    pidfile = _sleepy_popper(tmp_path)
     start = time.perf_counter()
     proc = _run("--examples", str(ILP_FIXTURES), "--only", "grandparent", "--timeout", "1",
                 "--grace", "0.5", "--popper", str(tmp_path), "--popper-python", sys.executable,
@@ -111,9 +123,24 @@ def test_popper_killed_at_the_time_limit(tmp_path: Path) -> None:
     popper = json.loads((tmp_path / "rows.json").read_text())["rows"][0]["popper"]
     assert popper["status"] == "timeout" and popper["program"] == []
     assert 1.5 <= popper["seconds"] < 6
-    stat = Path(f"/proc/{pidfile.read_text()}/stat")
-    assert not stat.exists() or stat.read_text().split(")")[1].split()[0] == "Z"
+    assert _dead(pidfile.read_text())
     assert "goal FAILS: median ratio <= 0.5" in proc.stdout  # no problem solved by both
+
+
+def test_terminated_benchmark_ends_the_run(tmp_path: Path) -> None:
+    """SIGTERM to the script (a cancelled batch job) kills the running system's group too."""
+    pidfile = _sleepy_popper(tmp_path)
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--examples", str(ILP_FIXTURES),
+                             "--only", "grandparent", "--timeout", "30", "--popper",
+                             str(tmp_path), "--popper-python", sys.executable],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    deadline = time.monotonic() + 20
+    while not pidfile.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pidfile.exists()
+    proc.terminate()
+    assert proc.wait(timeout=10) == 128 + 15
+    assert _dead(pidfile.read_text())
 
 
 def test_parse_popper_output() -> None:
