@@ -181,7 +181,7 @@ def parse_popper(code: int | None, out: str, err: str) -> SystemRun:
 
 
 def check_program(folder: Path, clauses: list[str], example_limit: float = 0.5,
-                  timeout: float = 300.0) -> Check:
+                  timeout: float = 600.0) -> Check:
     """Count TP/FN/TN/FP of ``clauses`` on ``folder``'s bk.pl and exs.pl with swipl
     (benchmarks/ilp_check.pl, ``example_limit`` seconds per example). Raises SolverError
     when swipl fails or runs past ``timeout``."""
@@ -376,8 +376,8 @@ def main(argv: list[str] | None = None) -> int:
                         "'' for none)")
     parser.add_argument("--example-limit", type=float, default=0.5,
                         help="seconds per example in the swipl check (0.5)")
-    parser.add_argument("--check-timeout", type=float, default=300.0,
-                        help="seconds for one swipl check (300)")
+    parser.add_argument("--check-timeout", type=float, default=600.0,
+                        help="seconds for one swipl check (600)")
     parser.add_argument("--json", type=Path, help="write all rows and totals as JSON")
     parser.add_argument("--markdown", type=Path, help="write the table as markdown")
     args = parser.parse_args(argv)
