@@ -6,9 +6,9 @@ T``, then (with ``--popper``) ``PY POPPER/popper.py FOLDER --timeout T``; ``--no
 to both for folders whose name starts with ``--noisy-prefix``. Each run is a subprocess timed
 as a whole (wall clock) and killed with its process group at T + ``--grace`` (a timeout).
 Every learned program is re-checked independently by swipl (``benchmarks/ilp_check.pl``:
-bk.pl consulted, the program asserted, exs.pl read term by term, a time limit per example);
-solved = every positive covered and no negative, by that check. Program size = literals
-(heads + body literals), as Popper counts. Prints one row per problem, then the totals and
+bk.pl consulted, the program asserted, exs.pl consulted as Popper does, a time limit per
+example); solved = every positive covered and no negative, by that check. Program size =
+literals (heads + body literals), as Popper counts. Prints one row per problem, then the totals and
 whether issue #11's goals hold. Exit status 0 (a benchmark, not a gate), 2 on bad arguments.
 
     .venv/bin/python benchmarks/ilp_suite.py --examples ../popper/examples \\
@@ -54,7 +54,6 @@ class Check:
     size: int
     clauses: int
     skipped_terms: int
-    other_terms: int
     timeouts: int
     errors: int
     program_errors: int
