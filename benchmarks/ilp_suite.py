@@ -1,15 +1,11 @@
 """Benchmark: our ILP learner (solvers.ilp) beside Popper on a folder of Popper-format problems.
 
-Every sub-folder of ``--examples`` holding bk.pl, exs.pl and bias.pl is a problem (sorted by
-name). For each, one at a time on the same machine: ``python -m solvers.ilp FOLDER --timeout
-T``, then (with ``--popper``) ``PY POPPER/popper.py FOLDER --timeout T``; ``--noisy`` is added
-to both for folders whose name starts with ``--noisy-prefix``. Each run is a subprocess timed
-as a whole (wall clock) and killed with its process group at T + ``--grace`` (a timeout).
-Every learned program is re-checked independently by swipl (``benchmarks/ilp_check.pl``:
-bk.pl consulted, the program asserted, exs.pl consulted as Popper does, a time limit per
-example); solved = every positive covered and no negative, by that check. Program size =
-literals (heads + body literals), as Popper counts. Prints one row per problem, then the totals and
-whether issue #11's goals hold. Exit status 0 (a benchmark, not a gate), 2 on bad arguments.
+Each problem folder (bk.pl, exs.pl, bias.pl) is run by our learner, then Popper, one at a
+time; each run is a subprocess timed as a whole and killed with its process group at
+--timeout + --grace. Every learned program is re-checked independently by swipl
+(benchmarks/ilp_check.pl); solved = all positives and no negative by that check. Prints one
+row per problem, the totals and whether issue #11's goals hold (docs/ilp.md). Exit status 0
+(a benchmark, not a gate), 2 on bad arguments.
 
     .venv/bin/python benchmarks/ilp_suite.py --examples ../popper/examples \\
         --popper ../popper --popper-python ../popenv/bin/python --timeout 60 --json out.json
