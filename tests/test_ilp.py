@@ -152,11 +152,11 @@ def _admissible(clause: Clause, bias: IlpBias) -> bool:
 def _generated(bias: IlpBias, size: int, constraints=()) -> set[Clause]:
     """The clauses the generator enumerates at ``size`` after the given constraints (kind,
     clause) were added."""
-    from solvers.ilp.constraints import constraint_ast
+    from solvers.ilp.constraints import constraint_rule
 
     generator = Generator(bias)
     try:
-        generator.add_constraints(constraint_ast([(0, clause)], kind, generator.slots)
+        generator.add_constraints(constraint_rule([(0, clause)], kind, generator.slots)
                                   for kind, clause in constraints)
         found = set()
         for program, _model in generator.programs(size, time.monotonic() + 30):

@@ -10,14 +10,18 @@ distinct slots of a candidate program:
 - **generalisation** (``gen``): forbid programs containing every clause of P exactly (same
   body size); they cover a superset of what P covers.
 - **exact**: forbid P's variants (``gen`` with as many clauses as P).
-- **unsat** (:func:`unsat_ast`): a conjunction of background literals with no solution at
+- **spec_any**: ``spec`` in programs of any number of clauses (sound for a clause whose
+  coverage does not depend on the other clauses: no recursion).
+- **unsat** (:func:`unsat_rule`): a conjunction of background literals with no solution at
   all: forbid every clause, in any slot, containing it under any variable renaming (head
   variables included); such a clause can never succeed (Popper's UNSAT constraint).
 
-Each constraint is one *non-ground* ASP integrity constraint, built as a clingo AST (never
-as text): slots and body-only variables are ASP variables (pairwise distinct; body-only
-variables above the head's), so clingo's grounder instantiates every renaming and placement
-that the ground program can hold. The constraints of one size step are grounded together
+Each constraint is one *non-ground* ASP integrity constraint: slots and body-only variables
+are ASP variables (pairwise distinct; body-only variables above the head's), so clingo's
+grounder instantiates every renaming and placement that the ground program can hold. It is
+written as ASP text whose only data are numbers and predicate names printed by clingo as
+symbols, so no name can become syntax (building clingo AST nodes from Python instead costs
+~1 ms a constraint, more than the search step it prunes). The constraints of one size step are grounded together
 before the next step (:meth:`solvers.ilp.generate.Generator.add_constraints`).
 
 During a step, the running enumeration only needs P's variants banned (larger programs come
@@ -31,117 +35,59 @@ from typing import Any, Iterator
 
 from solvers.ilp.clauses import Clause
 
-KINDS = ("spec", "gen", "exact")
+KINDS = ("spec", "spec_any", "gen", "exact")
 
 
-def _ast_tools() -> Any:
-    from clingo import Function as Sym
-    from clingo import Number, ast
+def _sym(name: str) -> str:
+    """A predicate name as clingo prints its symbol (a constant, or a quoted string when
+    the name is not an ASP identifier): data never becomes program syntax."""
+    from solvers.asp import to_symbol
 
-    pos = ast.Position("<constraint>", 1, 1)
-    loc = ast.Location(pos, pos)
-
-    class T:
-        @staticmethod
-        def term(value: Any) -> Any:
-            if isinstance(value, int):
-                return ast.SymbolicTerm(loc, Number(value))
-            return ast.SymbolicTerm(loc, Sym(value))
-
-        @staticmethod
-        def var(name: str) -> Any:
-            return ast.Variable(loc, name)
-
-        @staticmethod
-        def tup(args: list[Any]) -> Any:
-            return ast.Function(loc, "", args, False)
-
-        @staticmethod
-        def atom(name: str, args: list[Any], positive: bool = True) -> Any:
-            sign = ast.Sign.NoSign if positive else ast.Sign.Negation
-            return ast.Literal(loc, sign, ast.SymbolicAtom(ast.Function(loc, name, args, False)))
-
-        @staticmethod
-        def compare(a: Any, op: str, b: Any) -> Any:
-            kind = {"!=": ast.ComparisonOperator.NotEqual,
-                    ">=": ast.ComparisonOperator.GreaterEqual}[op]
-            return ast.Literal(loc, ast.Sign.NoSign, ast.Comparison(a, [ast.Guard(kind, b)]))
-
-        @staticmethod
-        def rule(body: list[Any]) -> Any:
-            return ast.Rule(loc, ast.Literal(loc, ast.Sign.NoSign, ast.BooleanConstant(False)),
-                            body)
-    return T
+    return str(to_symbol(name))          # as the generator's facts spell it
 
 
-def unsat_ast(body: list[Any]) -> Any:
+def _tuple(args: list[str]) -> str:
+    return f"({args[0]},)" if len(args) == 1 else f"({','.join(args)})"
+
+
+def unsat_rule(body: list[Any]) -> str:
     """The constraint forbidding the conjunction ``body`` (Literals) in every clause."""
-    t = _ast_tools()
-    names = {v: t.var(f"V{v}") for lit in body for v in lit.args}
-    parts = [t.atom("body_literal", [t.var("C"), t.term(lit.pred), t.term(len(lit.args)),
-                                     t.tup([names[v] for v in lit.args])]) for lit in body]
-    parts += [t.compare(a, "!=", b) for a, b in itertools.combinations(names.values(), 2)]
-    return t.rule(parts)
+    names = {v: f"V{v}" for lit in body for v in lit.args}
+    parts = [f"body_literal(C,{_sym(lit.pred)},{len(lit.args)},"
+             f"{_tuple([names[v] for v in lit.args])})" for lit in body]
+    parts += [f"{a}!={b}" for a, b in itertools.combinations(names.values(), 2)]
+    return ":- " + ", ".join(parts) + "."
 
 
-def constraint_ast(program: list[tuple[int, Clause]], kind: str, slots: int) -> Any:
-    """The integrity constraint of ``kind`` for ``program`` as a clingo AST Rule."""
-    from clingo import Function as Sym
-    from clingo import Number, ast
-
+def constraint_rule(program: list[tuple[int, Clause]], kind: str, slots: int) -> str:
+    """The integrity constraint of ``kind`` for ``program``, as ASP text whose only data
+    are numbers and clingo-printed symbols (see :func:`_sym`)."""
     if kind not in KINDS:
         raise ValueError(f"unknown constraint kind {kind!r}")
-    pos = ast.Position("<constraint>", 1, 1)
-    loc = ast.Location(pos, pos)
-
-    def term(value: Any) -> Any:
-        if isinstance(value, int):
-            return ast.SymbolicTerm(loc, Number(value))
-        return ast.SymbolicTerm(loc, Sym(value))
-
-    def var(name: str) -> Any:
-        return ast.Variable(loc, name)
-
-    def atom(name: str, args: list[Any], positive: bool = True) -> Any:
-        sign = ast.Sign.NoSign if positive else ast.Sign.Negation
-        return ast.Literal(loc, sign, ast.SymbolicAtom(ast.Function(loc, name, args, False)))
-
-    def differ(a: Any, b: Any) -> Any:
-        return ast.Literal(loc, ast.Sign.NoSign, ast.Comparison(
-            a, [ast.Guard(ast.ComparisonOperator.NotEqual, b)]))
-
-    def at_least(a: Any, low: int) -> Any:
-        return ast.Literal(loc, ast.Sign.NoSign, ast.Comparison(
-            a, [ast.Guard(ast.ComparisonOperator.GreaterEqual, term(low))]))
-
-    body: list[Any] = []
-    slot_terms: list[Any] = []
+    body: list[str] = []
+    slot_terms: list[str] = []
     for i, (_slot, clause) in enumerate(program):
-        slot = term(0) if slots == 1 else var(f"C{i}")
+        slot = "0" if slots == 1 else f"C{i}"
         slot_terms.append(slot)
         arity = len(clause.head.args)
-        names = {v: term(v) for v in clause.head.args}
+        names = {v: str(v) for v in clause.head.args}
         own = []
         for v in clause.body_only_vars:
-            names[v] = var(f"V{i}_{v}")
+            names[v] = f"V{i}_{v}"
             own.append(names[v])
-        body.append(atom("head_literal", [slot, term(clause.head.pred), term(arity),
-                                          ast.Function(loc, "", [names[v] for v in clause.head.args], False)]))
+        body.append(f"head_literal({slot},{_sym(clause.head.pred)},{arity},"
+                    f"{_tuple([names[v] for v in clause.head.args])})")
         for lit in clause.body:
-            args = [names[v] for v in lit.args]
-            body.append(atom("body_literal", [slot, term(lit.pred), term(len(lit.args)),
-                                              ast.Function(loc, "", args, False)]))
-        for a, b in itertools.combinations(own, 2):
-            body.append(differ(a, b))
-        for v in own:
-            body.append(at_least(v, arity))
-        if kind != "spec":
-            body.append(atom("body_size", [slot, term(len(clause.body))]))
-    for a, b in itertools.combinations(slot_terms, 2):
-        body.append(differ(a, b))
-    if kind != "gen" and len(program) < slots:
-        body.append(atom("clause", [term(len(program))], positive=False))
-    return ast.Rule(loc, ast.Literal(loc, ast.Sign.NoSign, ast.BooleanConstant(False)), body)
+            body.append(f"body_literal({slot},{_sym(lit.pred)},{len(lit.args)},"
+                        f"{_tuple([names[v] for v in lit.args])})")
+        body += [f"{a}!={b}" for a, b in itertools.combinations(own, 2)]
+        body += [f"{v}>={arity}" for v in own]
+        if kind in ("gen", "exact"):
+            body.append(f"body_size({slot},{len(clause.body)})")
+    body += [f"{a}!={b}" for a, b in itertools.combinations(slot_terms, 2)]
+    if kind in ("spec", "exact") and len(program) < slots:
+        body.append(f"not clause({len(program)})")
+    return ":- " + ", ".join(body) + "."
 
 
 def variant_nogoods(gen: Any, program: list[tuple[int, Clause]]) -> Iterator[list[int]]:

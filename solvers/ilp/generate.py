@@ -2,9 +2,9 @@
 user's bias statements) that enumerates candidate programs of a requested size and takes
 the constraints learned from failures.
 
-Bias facts enter through clingo's backend as symbols; learned constraints are clingo AST
-rules (built in :mod:`solvers.ilp.constraints`, never as text) grounded in a new program part
-before each enumeration, and ground nogoods (lists of program literals looked up from the
+Bias facts enter through clingo's backend as symbols; learned constraints are non-ground
+rules (built in :mod:`solvers.ilp.constraints` from numbers and clingo-printed symbols)
+grounded in a new program part before each enumeration, and ground nogoods (lists of program literals looked up from the
 symbolic atoms) prune the running enumeration (``model.context.add_nogood``). The user's
 bias statements are ASP by definition and are parsed as such.
 
@@ -167,7 +167,7 @@ class Generator:
             model.context.add_nogood(nogood)
 
     def add_constraints(self, rules: Iterable) -> None:
-        """Queue integrity constraints (clingo AST rules, :mod:`solvers.ilp.constraints`);
+        """Queue integrity constraints (ASP rules, :mod:`solvers.ilp.constraints`);
         they are grounded before the next enumeration (dropped by restrictable generators)."""
         if not self.restrictable:
             self._pending.extend(rules)
@@ -175,17 +175,12 @@ class Generator:
     def _flush(self) -> None:
         if not self._pending:
             return
-        import clingo
-        from clingo import ast
-
         self._parts += 1
         part = f"learned_{self._parts}"
-        pos = ast.Position("<constraints>", 1, 1)
-        loc = ast.Location(pos, pos)
-        with ast.ProgramBuilder(self._ctl) as builder:
-            builder.add(ast.Program(loc, part, []))
-            for rule in self._pending:
-                builder.add(rule)
+        try:
+            self._ctl.add(part, [], "\n".join(self._pending))
+        except RuntimeError as exc:
+            raise SolverError(f"clingo rejected a learned constraint: {self._detail(exc)}") from exc
         self.constraints += len(self._pending)
         self._pending = []
         self._ground([(part, [])])

@@ -7,7 +7,10 @@ and recursive or invented ones):
 - P covers a negative: ``gen`` -- programs containing P's clauses cover it too.
 - P covers no negative, or no positive (classic, partial): ``spec`` -- programs specialising
   P's clauses (as many) cover a subset of what P covers: no positive, or fewer positives with
-  more literals, which no optimal program needs.
+  more literals, which no optimal program needs. Without recursion a single clause covers
+  what it covers in any program, so its ban holds in every program (``spec_any``); and a
+  program with invention covering no positive bans, from every program, the background
+  literals of its main clause when they alone cover no positive either.
 - Noisy mode (score = FN + FP + size, Popper's MDL): ``spec`` when P covers no positive, no
   negative, or (one clause) no more positives than its size; ``exact`` (variants) otherwise.
 - One clause covering no example whose body has no solution at all in the background
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, canonical, sort_key
 from solvers.ilp.combine import combine, combine_noisy
-from solvers.ilp.constraints import constraint_ast, unsat_ast, variant_nogoods
+from solvers.ilp.constraints import constraint_rule, unsat_rule, variant_nogoods
 from solvers.ilp.generate import Generator, Program
 from solvers.ilp.tester import Tester
 
@@ -84,6 +87,10 @@ class _Loop:
         self.seen: set[frozenset] = set()
         self.good: dict[Clause, frozenset[int]] = {}       # classic: consistent clauses
         self.units: dict[Clause, tuple[frozenset[int], frozenset[int]]] = {}   # noisy
+        # clauses of the head predicate cover examples directly (no recursion)
+        self.direct = bias.multi_clause and not bias.enable_recursion
+        self.invented = {f"inv{i}" for i in range(1, bias.max_clauses)} if bias.enable_pi \
+            else set()
         self.best_key: tuple | None = None
         self.best_size: int | None = None
         self.combined = 0
@@ -125,7 +132,7 @@ class _Loop:
     def constrain(self, program: Program, model, kinds: list[str]) -> None:
         """Ban ``program``'s variants now and add ``kinds`` constraints for later sizes."""
         self.gen.ban_now(variant_nogoods(self.gen, program), model)
-        self.gen.add_constraints(constraint_ast(program, kind, self.gen.slots)
+        self.gen.add_constraints(constraint_rule(program, kind, self.gen.slots)
                                  for kind in kinds if kind != "exact")
         self.state.bans = self.gen.constraints
 
@@ -151,8 +158,12 @@ class _Loop:
         if not consistent:
             kinds.append("gen")
         if consistent or not pos:
-            kinds.append("spec")
+            # without recursion a clause of the head predicate covers what it covers in any
+            # program: a useless one (and its specialisations) is banned from every program
+            kinds.append("spec_any" if single and self.direct else "spec")
         self.constrain(program, model, kinds)
+        if not pos and self.direct and len(program) > 1:
+            self.explain_invention(program, model)
         if not consistent or not pos:
             return False
         clauses = [c for _, c in program]
@@ -173,6 +184,23 @@ class _Loop:
             self.good[canonical(clauses[0])] = pos
         return False
 
+    def explain_invention(self, program: Program, model) -> None:
+        """A program with invention covering no positive: when the background literals of
+        one of its head-predicate clauses cover no positive either, every clause containing
+        them is useless in any program (invented literals only restrict it)."""
+        head = self.bias.head_pred[0]
+        for _, clause in program:
+            if clause.head.pred != head:
+                continue
+            known = tuple(lit for lit in clause.body if lit.pred not in self.invented)
+            if not known or len(known) == len(clause.body):
+                continue
+            part = Clause(clause.head, known)
+            outcome = self.tester.test(part, self.bias.directions, self.deadline)
+            if not outcome.pos:
+                self.gen.add_constraints([constraint_rule([(0, part)], "spec_any",
+                                                          self.gen.slots)])
+
     def explain_unsat(self, clause: Clause) -> None:
         """When ``clause`` (covering no example) has a body with no solution at all in the
         background knowledge, ban a minimal unsatisfiable part of it from every clause."""
@@ -184,7 +212,7 @@ class _Loop:
                 rest = [b for b in body if b != lit]
                 if not self.tester.body_sat(rest, self.bias.directions, self.deadline):
                     body = rest
-        self.gen.add_constraints([unsat_ast(body)])
+        self.gen.add_constraints([unsat_rule(body)])
 
     def visit_noisy(self, program: Program, model, pos: frozenset[int], neg: frozenset[int],
                     size: int, single: bool) -> bool:
