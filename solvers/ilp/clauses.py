@@ -8,14 +8,16 @@ that occur only in the body are numbered from the head's arity upwards (``max_va
 from __future__ import annotations
 
 import itertools
+import math
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Mapping
 
 if TYPE_CHECKING:
     from solvers.prolog import Term
 
-# Beyond this many body-only variables, canonical forms fall back to first-appearance order.
-_CANON_MAX_VARS = 6
+# Beyond this many renamings to compare, canonical forms fall back to signature order.
+_CANON_MAX_PERMUTATIONS = 720
 
 
 @dataclass(frozen=True, order=True)
@@ -60,24 +62,45 @@ class Clause:
         return Clause(self.head, tuple(lit.rename(mapping) for lit in self.body))
 
 
+@lru_cache(maxsize=200_000)
 def canonical(clause: Clause) -> Clause:
-    """The variant of ``clause`` whose sorted body is smallest over all renamings of its
-    body-only variables onto ``arity, arity+1, ...`` (so variants share one canonical form).
+    """The variant of ``clause`` whose sorted body is smallest over the renamings of its
+    body-only variables onto ``arity, arity+1, ...`` that keep variables in the order of
+    their signatures (the sorted (predicate, position, head variables) occurrences of a
+    variable, which renaming preserves): variants share one canonical form, and only
+    variables with equal signatures are permuted among themselves.
 
-    With more than six body-only variables, variables are renumbered by first appearance in
-    the sorted body instead (a normal form that may miss some variants).
+    Beyond ``_CANON_MAX_PERMUTATIONS`` such renamings, variables are renumbered by
+    signature and first appearance instead (a normal form that may miss some variants).
     """
     body_vars = clause.body_only_vars
+    if not body_vars:
+        return clause
     first = len(clause.head.args)
-    targets = tuple(range(first, first + len(body_vars)))
-    if len(body_vars) > _CANON_MAX_VARS:
-        order: list[int] = []
-        for lit in clause.body:
-            order.extend(v for v in lit.args if v in body_vars and v not in order)
-        return clause.rename(dict(zip(order, targets)))
+    head = set(clause.head.args)
+
+    def signature(v: int) -> tuple:
+        return tuple(sorted((lit.pred, i, tuple(a if a in head else -1 for a in lit.args))
+                            for lit in clause.body for i, a in enumerate(lit.args) if a == v))
+
+    ordered = sorted(body_vars, key=signature)
+    groups: list[list[int]] = []
+    last = None
+    for v in ordered:
+        sig = signature(v)
+        if sig != last:
+            groups.append([])
+            last = sig
+        groups[-1].append(v)
+    count = 1
+    for group in groups:
+        count *= math.factorial(len(group))
+    if count > _CANON_MAX_PERMUTATIONS:
+        return clause.rename({v: first + i for i, v in enumerate(ordered)})
     best: Clause | None = None
-    for perm in itertools.permutations(targets):
-        candidate = clause.rename(dict(zip(body_vars, perm)))
+    for choice in itertools.product(*(itertools.permutations(g) for g in groups)):
+        flat = [v for group in choice for v in group]
+        candidate = clause.rename({v: first + i for i, v in enumerate(flat)})
         if best is None or candidate.body < best.body:
             best = candidate
     return best if best is not None else clause

@@ -21,6 +21,11 @@ from solvers.ilp.problem import IlpProblem, default_engine
 
 # Names the tester defines in the module; background knowledge must not define them.
 RESERVED_PREFIX = "ilp_"
+# Recursion depth (SWI call_with_depth_limit, bk calls included) beyond which a program is
+# taken not to prove an example: a non-terminating candidate (f(A,B) :- g(B,C), f(A,C)) then
+# costs about a millisecond an example, as Popper's 1 ms per-example limit does, but
+# deterministically.
+DEPTH_LIMIT = 500
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,7 @@ class Tester:
     """Background knowledge and examples of one problem, loaded once, tested many times."""
 
     def __init__(self, problem: IlpProblem, deadline: float, engine: Any = None,
-                 example_time_limit: float = 0.05, example_depth_limit: int = 10_000) -> None:
+                 example_time_limit: float = 0.05, example_depth_limit: int = DEPTH_LIMIT) -> None:
         from solvers.prolog import Term
 
         self.example_time_limit = float(example_time_limit)
