@@ -20,14 +20,15 @@
 ilp_load_examples(File, Head, Arity, Result) :-
     retractall(ilp_example(_, _, _)),
     setup_call_cleanup(open(File, read, Stream, [encoding(utf8)]),
-                       ( ilp_skip_script_line(Stream),
-                         ilp_read_loop(Stream, Head/Arity, 0, 0, [], Result) ),
+                       ( ilp_skip_script_line(Stream, W0),
+                         ilp_read_loop(Stream, Head/Arity, 0, 0, W0, Result) ),
                        close(Stream)).
 
-ilp_skip_script_line(Stream) :-
+ilp_skip_script_line(Stream, Warnings) :-
     (   peek_char(Stream, #)
-    ->  skip(Stream, 10)
-    ;   true
+    ->  skip(Stream, 10),
+        Warnings = [warning(1, "a first line starting with '#' skipped (as consult does)")]
+    ;   Warnings = []
     ).
 
 ilp_read_loop(Stream, PI, P0, N0, W0, Result) :-

@@ -14,7 +14,8 @@ from solvers.errors import SolverInputError, SolverTimeout
 from solvers.ilp import IlpBias, IlpProblem, load_problem
 from solvers.ilp.clauses import Clause, Literal, execution_order, show
 from solvers.ilp.problem import SkippedExampleWarning
-from solvers.ilp.tester import Outcome, Tester
+from solvers.ilp.tester import Outcome
+from solvers.ilp import tester as ilp_tester
 
 
 def _clause(text: str) -> Clause:
@@ -30,11 +31,11 @@ def _clause(text: str) -> Clause:
 
 
 def _tester(tmp_path: Path, bk: str, head: tuple[str, int], pos: list, neg: list,
-            **kwargs) -> Tester:
+            **kwargs) -> ilp_tester.Tester:
     (tmp_path / "bk.pl").write_text(bk)
     bias = IlpBias(head_pred=head, body_preds=(("p", 2),))
     problem = IlpProblem(bias=bias, pos=pos, neg=neg, bk_files=[tmp_path / "bk.pl"])
-    return Tester(problem, time.monotonic() + 30, **kwargs)
+    return ilp_tester.Tester(problem, time.monotonic() + 30, **kwargs)
 
 
 def _deadline() -> float:
@@ -200,15 +201,15 @@ def _folder(tmp_path: Path, exs: str, head: str = "f(_, _)") -> Path:
 
 
 def test_unreadable_terms_are_skipped_with_a_warning(tmp_path: Path) -> None:
-    exs = ("#T1\n"                                  # a first '#' line: skipped, as consult does
+    exs = ("#T1\n"                        # a first '#' line: skipped (and warned), as consult does
            "pos(f(a, b)).\npos(f(a b)).\nneg(f(b, a)).\n"
            "pos(f(c d e)). neg(f(c, c)).\n")
     with pytest.warns(SkippedExampleWarning) as caught:
         problem = load_problem(_folder(tmp_path, exs))
-    assert [str(w.message).split(": ", 1)[0].rsplit(":", 1)[1] for w in caught] == ["3", "5"]
+    assert [str(w.message).split(": ", 1)[0].rsplit(":", 1)[1] for w in caught] == ["1", "3", "5"]
     assert (problem.n_pos, problem.n_neg) == (1, 2)
     assert problem.pos == [("a", "b")] and problem.neg == [("b", "a"), ("c", "c")]
-    assert [line for line, _ in problem.examples.warnings] == [3, 5]
+    assert [line for line, _ in problem.examples.warnings] == [1, 3, 5]
 
 
 def test_large_examples_file_loads_inside_prolog(tmp_path: Path) -> None:
@@ -222,7 +223,7 @@ def test_large_examples_file_loads_inside_prolog(tmp_path: Path) -> None:
     assert store.example("pos", 0) == ("p0", 0) and store.example("pos", 9999) == ("p99990", 99990)
     assert store.example("neg", 0) == ("p1", 1) and store.example("neg", 89_999) == ("p99999", 99999)
     assert store.example("pos", 10_000) is None
-    tester = Tester(problem, _deadline())
+    tester = ilp_tester.Tester(problem, _deadline())
     try:
         assert (tester.n_pos, tester.n_neg) == (10_000, 90_000)
         outcome = tester.test(_clause("f(0,1) :- edge(0,1)"), {}, _deadline())
