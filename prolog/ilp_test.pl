@@ -1,5 +1,5 @@
 % ILP coverage tester (solvers/ilp/tester.py): turns candidate clauses given as data terms
-%     clause(Head, [Literal, ...])      variables written v(0), v(1), ...
+%     clause(Head, [Literal, ...])      variables written 0, 1, ... (integers)
 % into real clauses and reports which examples they cover, each example under its own time
 % limit (a candidate that runs too long on an example does not cover it).
 %
@@ -72,7 +72,7 @@ ilp_literal(Literal0, Literal, Map0, Map) :-
     foldl(ilp_variable, Args0, Args, Map0, Map),
     Literal =.. [Name|Args].
 
-ilp_variable(v(I), V, Map0, Map) :-
+ilp_variable(I, V, Map0, Map) :-
     (   memberchk(I-V0, Map0)
     ->  V = V0, Map = Map0
     ;   Map = [I-V|Map0]
@@ -206,10 +206,23 @@ ilp_proves(Depth, Example) :-
 		 *******************************/
 
 %!  ilp_body_sat(+Literals, +Limit) is semidet.
-%   The conjunction Literals (data literals over v(I) variables, all free) has a solution
+%   The conjunction Literals (data literals over integer variables, all free) has a solution
 %   in the background knowledge, or cannot be shown not to have one within Limit seconds
 %   (a time-out or an error, e.g. an unbound input, counts as satisfiable).
 ilp_body_sat(Literals, Limit) :-
     foldl(ilp_literal, Literals, Goals, [], _),
     ilp_conjunction(Goals, Body),
     catch(call_with_time_limit(Limit, \+ \+ once(Body)), _, true).
+
+		 /*******************************
+		 *       MANY CLAUSES AT ONCE   *
+		 *******************************/
+
+%!  ilp_test_clauses(+Datas, +Limit, -Results) is det.
+%   ilp_test_clause/6 (StopAtNeg = true) for each clause of Datas in one call: Results lists
+%   r(Neg, Pos) in the same order.
+ilp_test_clauses(Datas, Limit, Results) :-
+    maplist(ilp_test_one(Limit), Datas, Results).
+
+ilp_test_one(Limit, Data, r(Neg, Pos)) :-
+    ilp_test_clause(Data, Limit, true, Neg, Pos, _).

@@ -190,12 +190,12 @@ def sort_key(clause: Clause) -> tuple:
 
 
 def to_term(clause: Clause, directions: Mapping[str, tuple[str, ...]] | None = None) -> "Term":
-    """``clause(Head, [B1, ...])`` with variable ``i`` written ``v(i)``: the data term that
+    """``clause(Head, [B1, ...])`` with variable ``i`` written as the integer ``i``: the data term that
     ``prolog/ilp_test.pl`` turns into a real clause."""
     from solvers.prolog import Term
 
     def lit_term(lit: Literal) -> Term:
-        return Term(lit.pred, tuple(Term("v", (v,)) for v in lit.args))
+        return Term(lit.pred, lit.args)        # variable i is the integer i
 
     body = execution_order(clause, directions or {})
     return Term("clause", (lit_term(clause.head), [lit_term(b) for b in body]))

@@ -1,6 +1,6 @@
 """The test stage: a fresh temporary Prolog module holding ``prolog/ilp_test.pl``, the
 background knowledge and the examples; candidate clauses go in as data terms
-(``clause(Head, Body)`` with ``v(I)`` variables, see :func:`solvers.ilp.clauses.to_term`).
+(``clause(Head, Body)`` with integer variables, see :func:`solvers.ilp.clauses.to_term`).
 
 Examples of a folder problem never cross to Python: they are copied inside Prolog from the
 problem's :class:`~solvers.ilp.problem.ExampleStore`. Each example is tested under
@@ -205,4 +205,26 @@ class Tester:
 def _data_literal(lit: Literal) -> Any:
     from solvers.prolog import Term
 
-    return Term(lit.pred, tuple(Term("v", (v,)) for v in lit.args))
+    return Term(lit.pred, lit.args)            # variable i is the integer i
+
+
+def test_many(tester: Tester, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
+              deadline: float) -> list[Outcome]:
+    """:meth:`Tester.test` (stopping at the first negative) for many non-recursive clauses in
+    one Prolog call; outcomes cached as ``test`` caches them."""
+    keys = [(canonical(c),) for c in clauses]
+    todo = [(i, c) for i, (c, key) in enumerate(zip(clauses, keys))
+            if tester._cached(key, True) is None]
+    if todo:
+        answer = tester._query("ilp_test_clauses(Clauses, Limit, Results)",
+                               {"Clauses": [to_term(c, directions) for _, c in todo],
+                                "Limit": tester.example_time_limit}, deadline)
+        if answer is None:
+            raise SolverError("ilp_test_clauses failed unexpectedly")
+        tester.prolog_calls += 1
+        for (i, _), result in zip(todo, answer["Results"]):
+            neg, pos = result.args
+            outcome = Outcome(None if neg == "none" else int(neg), frozenset(pos),
+                              frozenset() if neg == "none" else frozenset({int(neg)}), False)
+            tester._cache[(keys[i], False)] = outcome
+    return [tester._cached(key, True) for key in keys]
