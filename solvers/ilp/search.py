@@ -36,7 +36,10 @@ from solvers.ilp.clauses import Clause, canonical, sort_key
 from solvers.ilp.combine import combine, combine_noisy
 from solvers.ilp.constraints import constraint_rule, unsat_rule, variant_nogoods
 from solvers.ilp.generate import Generator, Program
-from solvers.ilp.tester import Tester
+from solvers.ilp.tester import Tester, test_many
+
+# Programs tested together (one Prolog call for the single clauses among them).
+BATCH = 64
 
 
 @dataclass
@@ -108,9 +111,23 @@ class _Loop:
             limit = self.bound()
             if limit is not None and size >= limit:
                 break
+            batch: list[Program] = []
             for program, model in self.gen.programs(size, self.deadline):
-                if self.visit(program, model):
+                # variants are banned at once; tests and constraints wait for a batch (the
+                # constraints concern larger programs only, so the enumeration is the same)
+                self.gen.ban_now(variant_nogoods(self.gen, program), model)
+                key = program_key(program)
+                if key in self.seen:
+                    self.state.variants += 1
+                    continue
+                self.seen.add(key)
+                batch.append(program)
+                if len(batch) >= BATCH and self.visit_batch(batch):
                     return self.state
+                if len(batch) >= BATCH:
+                    batch = []
+            if batch and self.visit_batch(batch):
+                return self.state
             if self.partial and len(self.state.covered) == self.n_pos:
                 break
             self.after_size()
@@ -129,21 +146,23 @@ class _Loop:
         outcome = self.tester.test_program(clauses, directions, self.deadline)
         return outcome.pos, frozenset() if outcome.neg is None else frozenset({outcome.neg})
 
-    def constrain(self, program: Program, model, kinds: list[str]) -> None:
-        """Ban ``program``'s variants now and add ``kinds`` constraints for later sizes."""
-        self.gen.ban_now(variant_nogoods(self.gen, program), model)
+    def constrain(self, program: Program, kinds: list[str]) -> None:
+        """Add ``kinds`` constraints (for later sizes) learned from ``program``."""
         self.gen.add_constraints(constraint_rule(program, kind, self.gen.slots)
                                  for kind in kinds if kind != "exact")
         self.state.bans = self.gen.constraints
 
-    def visit(self, program: Program, model) -> bool:
+    def visit_batch(self, batch: list[Program]) -> bool:
+        """Test a batch of new programs in generation order (one Prolog call for the single
+        clauses); True when the search is over."""
+        if not self.noisy:
+            singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
+            if len(singles) > 1:
+                test_many(self.tester, singles, self.bias.directions, self.deadline)
+        return any(self.visit(program) for program in batch)
+
+    def visit(self, program: Program) -> bool:
         """Test one generated program; True when the search is over."""
-        key = program_key(program)
-        if key in self.seen:
-            self.state.variants += 1
-            self.constrain(program, model, ["exact"])
-            return False
-        self.seen.add(key)
         pos, neg = self.test(program)
         self.state.tested += 1
         size = sum(c.size for _, c in program)
@@ -151,7 +170,7 @@ class _Loop:
         if single and not pos and not neg:
             self.explain_unsat(program[0][1])
         if self.noisy:
-            return self.visit_noisy(program, model, pos, neg, size, single)
+            return self.visit_noisy(program, pos, neg, size, single)
         consistent = not neg
         # (an inconsistent program's positives are only known to be empty or not)
         kinds = []
@@ -161,9 +180,9 @@ class _Loop:
             # without recursion a clause of the head predicate covers what it covers in any
             # program: a useless one (and its specialisations) is banned from every program
             kinds.append("spec_any" if single and self.direct else "spec")
-        self.constrain(program, model, kinds)
+        self.constrain(program, kinds)
         if not pos and self.direct and len(program) > 1:
-            self.explain_invention(program, model)
+            self.explain_invention(program)
         if not consistent or not pos:
             return False
         clauses = [c for _, c in program]
@@ -184,7 +203,7 @@ class _Loop:
             self.good[canonical(clauses[0])] = pos
         return False
 
-    def explain_invention(self, program: Program, model) -> None:
+    def explain_invention(self, program: Program) -> None:
         """A program with invention covering no positive: when the background literals of
         one of its head-predicate clauses cover no positive either, every clause containing
         them is useless in any program (invented literals only restrict it)."""
@@ -214,7 +233,7 @@ class _Loop:
                     body = rest
         self.gen.add_constraints([unsat_rule(body)])
 
-    def visit_noisy(self, program: Program, model, pos: frozenset[int], neg: frozenset[int],
+    def visit_noisy(self, program: Program, pos: frozenset[int], neg: frozenset[int],
                     size: int, single: bool) -> bool:
         score = (self.n_pos - len(pos)) + len(neg) + size
         if score < self.state.score:
@@ -223,7 +242,7 @@ class _Loop:
             self.state.covered, self.state.neg_covered = pos, neg
         useless = not pos or (single and len(pos) <= size)
         kinds = ["spec"] if useless or not neg else ["exact"]
-        self.constrain(program, model, kinds)
+        self.constrain(program, kinds)
         if single and not useless:
             self.units[canonical(program[0][1])] = (pos, neg)
         return False
