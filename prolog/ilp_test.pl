@@ -20,7 +20,7 @@
 % example started Limit seconds ago or more, and otherwise re-arms itself for the rest.
 
 :- use_module(library(time)).
-:- use_module(library(lists), [member/2]).     % only what we use: a learned program may define last/2, ...
+:- use_module(library(lists), [member/2, append/3]).  % only these: a learned program may define last/2
 :- use_module(library(apply), [foldl/4, foldl/6, maplist/3]).  % (not include/3, ...)
 :- dynamic ilp_example/3.
 :- dynamic ilp_owned/2.
@@ -226,3 +226,26 @@ ilp_test_clauses(Datas, Limit, Results) :-
 
 ilp_test_one(Limit, Data, r(Neg, Pos)) :-
     ilp_test_clause(Data, Limit, true, Neg, Pos, _).
+
+%!  ilp_unsat_cores(+Bodies, +Limit, -Cores) is det.
+%   For each body (a list of data literals): sat when ilp_body_sat/2 holds, otherwise a
+%   minimal unsatisfiable sub-list (each literal dropped in turn, kept when the rest is
+%   satisfiable), in the body's order.
+ilp_unsat_cores(Bodies, Limit, Cores) :-
+    maplist(ilp_unsat_core(Limit), Bodies, Cores).
+
+ilp_unsat_core(Limit, Literals, Core) :-
+    (   ilp_body_sat(Literals, Limit)
+    ->  Core = sat
+    ;   ilp_shrink(Literals, [], Limit, Core)
+    ).
+
+ilp_shrink([], Kept, _, Kept).
+ilp_shrink([L|Ls], Kept, Limit, Core) :-
+    append(Kept, Ls, Rest),
+    (   Rest \== [],
+        \+ ilp_body_sat(Rest, Limit)
+    ->  ilp_shrink(Ls, Kept, Limit, Core)
+    ;   append(Kept, [L], Kept1),
+        ilp_shrink(Ls, Kept1, Limit, Core)
+    ).

@@ -88,6 +88,7 @@ class _Loop:
         self.partial = bias.mode == "partial" and not noisy
         self.n_pos, self.n_neg = tester.n_pos, tester.n_neg
         self.seen: set[frozenset] = set()
+        self.explained: set[Clause] = set()      # clauses whose unsat core is known
         self.good: dict[Clause, frozenset[int]] = {}       # classic: consistent clauses
         self.units: dict[Clause, tuple[frozenset[int], frozenset[int]]] = {}   # noisy
         # clauses of the head predicate cover examples directly (no recursion)
@@ -155,10 +156,13 @@ class _Loop:
     def visit_batch(self, batch: list[Program]) -> bool:
         """Test a batch of new programs in generation order (one Prolog call for the single
         clauses); True when the search is over."""
-        if not self.noisy:
-            singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
-            if len(singles) > 1:
-                test_many(self.tester, singles, self.bias.directions, self.deadline)
+        singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
+        if not self.noisy and len(singles) > 1:
+            outcomes = test_many(self.tester, singles, self.bias.directions, self.deadline)
+            empty = [c for c, o in zip(singles, outcomes) if not o.pos and o.neg is None]
+            if len(empty) > 1:
+                self.explain_unsat(empty)
+                self.explained.update(empty)
         return any(self.visit(program) for program in batch)
 
     def visit(self, program: Program) -> bool:
@@ -167,8 +171,8 @@ class _Loop:
         self.state.tested += 1
         size = sum(c.size for _, c in program)
         single = len(program) == 1 and not is_recursive(program)
-        if single and not pos and not neg:
-            self.explain_unsat(program[0][1])
+        if single and not pos and not neg and program[0][1] not in self.explained:
+            self.explain_unsat([program[0][1]])
         if self.noisy:
             return self.visit_noisy(program, pos, neg, size, single)
         consistent = not neg
@@ -220,18 +224,15 @@ class _Loop:
                 self.gen.add_constraints([constraint_rule([(0, part)], "spec_any",
                                                           self.gen.slots)])
 
-    def explain_unsat(self, clause: Clause) -> None:
-        """When ``clause`` (covering no example) has a body with no solution at all in the
-        background knowledge, ban a minimal unsatisfiable part of it from every clause."""
-        body = list(clause.body)
-        if not body or self.tester.body_sat(body, self.bias.directions, self.deadline):
+    def explain_unsat(self, clauses: list[Clause]) -> None:
+        """For clauses covering no example whose bodies have no solution at all in the
+        background knowledge, ban a minimal unsatisfiable part of each from every clause."""
+        bodies = [c.body for c in clauses if c.body]
+        if not bodies:
             return
-        for lit in list(body):
-            if len(body) > 1:
-                rest = [b for b in body if b != lit]
-                if not self.tester.body_sat(rest, self.bias.directions, self.deadline):
-                    body = rest
-        self.gen.add_constraints([unsat_rule(body)])
+        cores = self.tester.unsat_cores(bodies, self.bias.directions, self.deadline)
+        self.gen.add_constraints(unsat_rule(list(core)) for core in dict.fromkeys(cores)
+                                 if core is not None)
 
     def visit_noisy(self, program: Program, pos: frozenset[int], neg: frozenset[int],
                     size: int, single: bool) -> bool:

@@ -72,7 +72,7 @@ class Tester:
         self.head = problem.bias.head_pred
         self._declared: set[tuple[str, int]] = set()
         self._cache: dict[tuple, Outcome] = {}
-        self._sat_cache: dict[tuple, bool] = {}
+        self._sat_cache: dict[tuple, tuple | None] = {}
         self.prolog_calls = 0
         for pred in problem.bk_facts:
             if pred.startswith(RESERVED_PREFIX):
@@ -184,22 +184,27 @@ class Tester:
         outcome = self.test_program(clauses, directions, deadline, stop_at_neg=False)
         return outcome.pos, outcome.neg_covered
 
-    def body_sat(self, body: list[Literal], directions: Mapping[str, tuple[str, ...]],
-                 deadline: float, limit: float = 0.1) -> bool:
-        """Whether the conjunction ``body`` (background predicates only, every variable
-        free) has a solution in the background knowledge; a time-out (``limit`` s) or an
-        error counts as yes. Cached per canonical body."""
-        ordered = execution_order(Clause(Literal("ilp_none", ()), tuple(body)), directions)
-        key = ("sat", canonical(Clause(Literal("ilp_none", ()), tuple(body))))
-        cached = self._sat_cache.get(key)
-        if cached is not None:
-            return cached
-        answer = self._query("ilp_body_sat(Body, Limit)",
-                             {"Body": [_data_literal(lit) for lit in ordered], "Limit": limit},
-                             deadline)
-        self.prolog_calls += 1
-        self._sat_cache[key] = answer is not None
-        return answer is not None
+    def unsat_cores(self, bodies: list[tuple[Literal, ...]],
+                    directions: Mapping[str, tuple[str, ...]], deadline: float,
+                    limit: float = 0.1) -> list[tuple[Literal, ...] | None]:
+        """For each conjunction of background literals (every variable free): None when it
+        has a solution in the background knowledge (a time-out of ``limit`` s or an error
+        counts as one), else a minimal part of it that has none. One Prolog call for all;
+        cached per body."""
+        todo = [b for b in dict.fromkeys(bodies) if b not in self._sat_cache]
+        if todo:
+            ordered = [execution_order(Clause(Literal("ilp_none", ()), body), directions)
+                       for body in todo]
+            answer = self._query("ilp_unsat_cores(Bodies, Limit, Cores)",
+                                 {"Bodies": [[_data_literal(lit) for lit in body]
+                                             for body in ordered], "Limit": limit}, deadline)
+            if answer is None:
+                raise SolverError("ilp_unsat_cores failed unexpectedly")
+            self.prolog_calls += 1
+            for body, core in zip(todo, answer["Cores"]):
+                self._sat_cache[body] = None if core == "sat" else tuple(
+                    Literal(t.name, tuple(t.args)) for t in core)
+        return [self._sat_cache[b] for b in bodies]
 
 
 def _data_literal(lit: Literal) -> Any:
