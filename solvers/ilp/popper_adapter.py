@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from solvers.errors import ConfigError, SolverError
-from solvers.ilp.bias import IlpBias, read_bias
+from solvers.ilp.bias import UNBOUNDED_CLAUSES, IlpBias, read_bias
 from solvers.ilp.learner import IlpResult
 
 COMMANDS = ("popper-ilp", "popper")
@@ -71,12 +71,15 @@ def popper_bias(bias: IlpBias) -> str:
     lines += [f"body_pred({p},{a})." for p, a in bias.body_preds]
     lines += [f"type({p},{tuple_text(t)})." for p, t in sorted(bias.types.items())]
     lines += [f"direction({p},{tuple_text(d)})." for p, d in sorted(bias.directions.items())]
-    lines += [f"max_vars({bias.max_vars}).", f"max_body({bias.max_body}).",
-              f"max_clauses({bias.max_clauses})."]
-    if bias.allow_singletons:
-        lines.append("allow_singletons.")
-    if bias.non_datalog:
-        lines.append("non_datalog.")
+    lines += [f"max_vars({bias.max_vars}).", f"max_body({bias.max_body})."]
+    if bias.multi_clause or bias.max_clauses < UNBOUNDED_CLAUSES:
+        # (Popper: "do not supply max_clauses if you are learning non-recursive programs")
+        lines.append(f"max_clauses({bias.max_clauses}).")
+    for flag in ("allow_singletons", "non_datalog", "enable_recursion", "enable_pi"):
+        if getattr(bias, flag):
+            lines.append(f"{flag}.")
+    if bias.user_asp:
+        lines.append(bias.user_asp)          # the bias file's own ASP statements, as read
     return "\n".join(lines) + "\n"
 
 
