@@ -317,6 +317,47 @@ def test_classic_mode_matches_exhaustive_search(seed: int, max_clauses: int) -> 
         assert not any(_py_covers(facts, clause, e) for e in problem.neg)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_restricted_runs_match_separate_runs(seed: int) -> None:
+    # learn_restricted (one enumeration, one batch) against a separate partial-mode run per
+    # restriction: the same verdict and the same clause
+    problem, _facts = _random_problem(seed, "partial")
+    preds = [p for p, _ in problem.bias.body_preds]
+    runs = [([(p, a) for p, a in problem.bias.body_preds if p in chosen], tuple(required))
+            for k in (1, 2) for chosen in itertools.combinations(preds, k)
+            for required in (chosen, chosen[:1])]
+    with IlpSession(problem) as session:
+        together = session.learn_restricted(runs, timeout=30)
+        for (body, required), joint in zip(runs, together):
+            alone = session.learn(problem.bias.restricted(body, required_preds=required),
+                                  timeout=30)
+            assert (joint.status, joint.program, joint.tp) == (alone.status, alone.program,
+                                                               alone.tp), (body, required)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_noisy_mode_matches_exhaustive_search(seed: int) -> None:
+    # the least FN + FP + size over every program of at most two clauses, by brute force
+    problem, facts = _random_problem(seed, "partial")
+    bias = problem.bias.restricted(problem.bias.body_preds, mode="classic", max_clauses=2)
+    problem = IlpProblem(bias=bias, pos=problem.pos, neg=problem.neg + problem.pos[-1:],
+                         bk_facts=problem.bk_facts, name=problem.name)
+    clauses = [c for size in range(2, bias.max_body + 2) for c in _brute_force(bias, size)]
+    cover = {c: (frozenset(i for i, e in enumerate(problem.pos) if _py_covers(facts, c, e)),
+                 frozenset(i for i, e in enumerate(problem.neg) if _py_covers(facts, c, e)))
+             for c in clauses}
+
+    def score(combo) -> int:
+        pos = frozenset().union(*(cover[c][0] for c in combo)) if combo else frozenset()
+        neg = frozenset().union(*(cover[c][1] for c in combo)) if combo else frozenset()
+        return len(problem.pos) - len(pos) + len(neg) + sum(c.size for c in combo)
+
+    best = min(score(combo) for k in range(3) for combo in itertools.combinations(clauses, k))
+    result = learn_problem(problem, timeout=30, noisy=True)
+    assert result.status in ("solution", "no_solution") and result.noisy
+    assert result.fn + result.fp + result.size == best, result
+
+
 def test_counts_agree_with_prolog_scoring() -> None:
     problem = load_problem(FIXTURES / "parent_disjunction")
     result = learn_problem(problem, timeout=30)

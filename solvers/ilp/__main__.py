@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     except ScirError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"% status: {result.status} ({result.mode} mode)")
+    print(f"% status: {result.status} ({'noisy' if result.noisy else result.mode} mode)")
     for clause in result.program:
         print(clause)
     print(f"% TP={result.tp} FN={result.fn} TN={result.tn} FP={result.fp}")

@@ -40,10 +40,10 @@ def combine(good: dict[Clause, frozenset[int]], n_pos: int, max_clauses: int,
 
 
 def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_pos: int,
-                  time_limit: float) -> tuple[list[Clause], int] | None:
-    """The set of ``units`` (clause -> (positives, negatives) covered) of least score
-    (positives missed + negatives covered + literals) and that score, or None when no
-    unit is given. Raises SolverTimeout past ``time_limit`` s."""
+                  max_clauses: int, time_limit: float) -> tuple[list[Clause], int] | None:
+    """The set of at most ``max_clauses`` ``units`` (clause -> (positives, negatives)
+    covered) of least score (positives missed + negatives covered + literals) and that
+    score, or None when no unit is given. Raises SolverTimeout past ``time_limit`` s."""
     if not units:
         return None
     candidates = sorted(units, key=sort_key)
@@ -54,6 +54,7 @@ def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_
     program.add_facts("covers_neg", [(rank, e) for rank, clause in enumerate(candidates)
                                      for e in sorted(units[clause][1])])
     program.add_facts("example", range(n_pos))
+    program.add_facts("max_clauses", [max_clauses])
     models = program.models(optimize=True, time_limit=time_limit)
     if not models:
         return None

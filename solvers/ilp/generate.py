@@ -8,10 +8,6 @@ grounded in a new program part before each enumeration, and ground nogoods (list
 symbolic atoms) prune the running enumeration (``model.context.add_nogood``). The user's
 bias statements are ASP by definition and are parsed as such.
 
-A *restrictable* generator serves many runs under different restrictions from one grounding
-(:meth:`Generator.begin_run` toggles ``allowed/1`` and ``required/1``; the induction track's
-45 restricted cross-checks): it keeps learned constraints within one enumeration only (a
-grounding step per run would cost more than the few candidates they prune there).
 """
 
 from __future__ import annotations
@@ -35,12 +31,11 @@ Program = tuple[tuple[int, Clause], ...]     # (slot, clause) pairs in slot orde
 class Generator:
     """Candidate programs for one bias; see the module doc."""
 
-    def __init__(self, bias: IlpBias, restrictable: bool = False) -> None:
+    def __init__(self, bias: IlpBias) -> None:
         import clingo
         from clingo import ast
 
         self.bias = bias
-        self.restrictable = restrictable
         self._messages: list[str] = []
         self._ctl = clingo.Control(["--models=0"], logger=self._log,
                                    message_limit=20)
@@ -59,9 +54,6 @@ class Generator:
                     ast.parse_string(bias.user_asp, builder.add)
                 except RuntimeError as exc:
                     raise SolverInputError(f"bias statements do not parse: {exc}") from exc
-            if restrictable:
-                for statement in _restriction_encoding():
-                    builder.add(statement)
         with self._ctl.backend() as backend:
             for fact in self._facts():
                 backend.add_rule([backend.add_atom(to_symbol(fact))])
@@ -90,17 +82,15 @@ class Generator:
                 for i, v in enumerate(vs):
                     yield Atom("var_pos", (v, vs, i))
         for pred, pred_arity in bias.body_preds:
-            yield Atom("body_pred" if not self.restrictable else "candidate_pred",
-                       (pred, pred_arity))
+            yield Atom("body_pred", (pred, pred_arity))
         for label, table in (("type", bias.types), ("direction", bias.directions)):
             name = "arg_type" if label == "type" else "arg_dir"
             for pred, values in sorted(table.items()):
                 yield Atom(label, (pred, tuple(values)))
                 for i, value in enumerate(values):
                     yield Atom(name, (pred, i, value))
-        if not self.restrictable:
-            for pred in bias.required_preds:
-                yield Atom("required", (pred,))
+        for pred in bias.required_preds:
+            yield Atom("required", (pred,))
         for flag in ("allow_singletons", "non_datalog", "enable_recursion", "enable_pi"):
             if getattr(bias, flag):
                 yield Atom(flag)
@@ -145,20 +135,6 @@ class Generator:
         except RuntimeError as exc:
             raise SolverError(f"clingo grounding failed: {self._detail(exc)}") from exc
 
-    # ----------------------------------------------------------------- runs (restrictions)
-    def begin_run(self, body_preds: Iterable[str], required: Iterable[str] = ()) -> None:
-        """Start a run allowing only ``body_preds`` and requiring ``required`` (restrictable
-        generators only)."""
-        import clingo
-
-        if not self.restrictable:
-            raise ValueError("begin_run needs a restrictable generator")
-        allowed, needed = set(body_preds), set(required)
-        for pred, _arity in self.bias.body_preds:
-            for name, chosen in (("allowed", allowed), ("require", needed)):
-                self._ctl.assign_external(clingo.Function(name, [clingo.Function(pred)]),
-                                          pred in chosen)
-
     # ----------------------------------------------------------------- constraints
     def ban_now(self, nogoods: Iterable[list[int]], model) -> None:
         """Forbid every set of literals in ``nogoods`` (program literals; negative = not) in
@@ -168,9 +144,8 @@ class Generator:
 
     def add_constraints(self, rules: Iterable) -> None:
         """Queue integrity constraints (ASP rules, :mod:`solvers.ilp.constraints`);
-        they are grounded before the next enumeration (dropped by restrictable generators)."""
-        if not self.restrictable:
-            self._pending.extend(rules)
+        they are grounded before the next enumeration."""
+        self._pending.extend(rules)
 
     def _flush(self) -> None:
         if not self._pending:
@@ -261,13 +236,6 @@ def _encoding() -> tuple:
     # every statement's __del__ fails at exit with "'NoneType' ... clingo_ast_release")
     atexit.register(_encoding.cache_clear)
     return _parse_resource("ilp_generate")
-
-
-@lru_cache(maxsize=1)
-def _restriction_encoding() -> tuple:
-    """``asp/ilp_restrict.lp``: body predicates and required ones switched per run."""
-    atexit.register(_restriction_encoding.cache_clear)
-    return _parse_resource("ilp_restrict")
 
 
 def _decode(symbols) -> Program:

@@ -253,7 +253,7 @@ class _Loop:
         if self.noisy:
             if len(self.units) > self.combined:
                 self.combined = len(self.units)
-                found = combine_noisy(self.units, self.n_pos, remaining)
+                found = combine_noisy(self.units, self.n_pos, self.bias.max_clauses, remaining)
                 if found is not None:
                     chosen, score = found
                     if score < self.state.score:
