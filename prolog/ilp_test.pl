@@ -207,12 +207,16 @@ ilp_proves(Depth, Example) :-
 
 %!  ilp_body_sat(+Literals, +Limit) is semidet.
 %   The conjunction Literals (data literals over integer variables, all free) has a solution
-%   in the background knowledge, or cannot be shown not to have one within Limit seconds
-%   (a time-out or an error, e.g. an unbound input, counts as satisfiable).
+%   in the background knowledge, or cannot be shown not to have one within Limit
+%   inferences (deterministic, unlike a time limit); running out of inferences or an error
+%   (e.g. an unbound input) counts as satisfiable.
 ilp_body_sat(Literals, Limit) :-
     foldl(ilp_literal, Literals, Goals, [], _),
     ilp_conjunction(Goals, Body),
-    catch(call_with_time_limit(Limit, \+ \+ once(Body)), _, true).
+    % succeeds on a solution ('!'), on running out of inferences and on an error; fails
+    % when the conjunction fails within the limit
+    catch(call_with_inference_limit(\+ \+ once(Body), Limit, _), _, true).
+
 
 		 /*******************************
 		 *       MANY CLAUSES AT ONCE   *

@@ -26,6 +26,9 @@ RESERVED_PREFIX = "ilp_"
 # costs about a millisecond an example, as Popper's 1 ms per-example limit does, but
 # deterministically.
 DEPTH_LIMIT = 500
+# Inferences allowed to show that a conjunction with free variables has no solution (beyond
+# them it counts as satisfiable: an unsat constraint is only learned when that is certain).
+SAT_INFERENCES = 20_000
 
 
 @dataclass(frozen=True)
@@ -186,11 +189,11 @@ class Tester:
 
     def unsat_cores(self, bodies: list[tuple[Literal, ...]],
                     directions: Mapping[str, tuple[str, ...]], deadline: float,
-                    limit: float = 0.1) -> list[tuple[Literal, ...] | None]:
+                    limit: int = SAT_INFERENCES) -> list[tuple[Literal, ...] | None]:
         """For each conjunction of background literals (every variable free): None when it
-        has a solution in the background knowledge (a time-out of ``limit`` s or an error
-        counts as one), else a minimal part of it that has none. One Prolog call for all;
-        cached per body."""
+        has a solution in the background knowledge (running out of ``limit`` inferences or
+        an error counts as one), else a minimal part of it that has none. One Prolog call
+        for all; cached per body."""
         todo = [b for b in dict.fromkeys(bodies) if b not in self._sat_cache]
         if todo:
             ordered = [execution_order(Clause(Literal("ilp_none", ()), body), directions)
