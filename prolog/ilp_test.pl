@@ -89,10 +89,12 @@ ilp_conjunction([L|Ls], (L, Rest)) :- ilp_conjunction(Ls, Rest).
 %   Every arming makes a fresh alarm (an alarm is never re-installed: SWI 9.0 leaves a fired
 %   alarm whose handler threw marked as installed, and re-installing one from inside its
 %   own handler is racy); the alarms made are removed when Goal is done.
+%   A watchdog firing after the call (a leftover alarm) does nothing.
 ilp_watched(Limit, Goal) :-
     nb_setval(ilp_example_start, none),
     nb_setval(ilp_watchdog_limit, Limit),
     nb_setval(ilp_watchdog_alarms, []),
+    nb_setval(ilp_watchdog_active, true),
     setup_call_cleanup(ilp_watchdog_arm(Limit),
                        once(Goal),
                        ilp_watchdog_stop).
@@ -104,12 +106,19 @@ ilp_watchdog_arm(Delay) :-
     nb_setval(ilp_watchdog_alarms, [Id|Ids]).
 
 ilp_watchdog_stop :-
+    nb_setval(ilp_watchdog_active, false),
     nb_getval(ilp_watchdog_alarms, Ids),
     nb_setval(ilp_watchdog_alarms, []),
     forall(member(Id, Ids), catch(remove_alarm(Id), _, true)).
 
 ilp_watchdog(Limit) :-
-    b_getval(ilp_example_start, Start),
+    (   nb_current(ilp_watchdog_active, true)
+    ->  b_getval(ilp_example_start, Start),
+        ilp_watchdog(Limit, Start)
+    ;   true
+    ).
+
+ilp_watchdog(Limit, Start) :-
     (   number(Start)
     ->  get_time(Now),
         Left is Start + Limit - Now,
