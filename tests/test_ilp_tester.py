@@ -251,6 +251,10 @@ def test_execution_order_is_a_query_plan() -> None:
     directions = {"m": ("in", "in", "out"), "n": ("in", "out")}
     assert [lit.pred for lit in execution_order(clause, directions)] == ["n", "m"]
     assert [lit.pred for lit in execution_order(clause, {"m": ("in", "in", "out")})] == ["n", "m"]
+    # among unconnected literals, the one whose variable later literals share comes first
+    clause = _clause("f(0) :- has_car(0,1), roof_open(2), triangle(3), zero_load(3)")
+    assert [lit.pred for lit in execution_order(clause, {})] == [
+        "has_car", "triangle", "zero_load", "roof_open"]
     # the recursive call waits while another literal can run
     step = _clause("len(0,1) :- len(2,3), tail(0,2), succ_of(3,1)")
     assert show(step, LIST_DIRECTIONS) == "len(A,B) :- tail(A,C), len(C,D), succ_of(D,B)."
