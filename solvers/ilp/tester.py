@@ -132,7 +132,7 @@ class Tester:
         answer = self._query("ilp_test_clause(Clause, Limit, Stop, Neg, Pos, NegAll)",
                              {"Clause": to_term(clause, directions),
                               "Limit": self.example_time_limit,
-                              "Stop": "false" if not stop_at_neg else "true"}, deadline)
+                              "Stop": "true" if stop_at_neg else "false"}, deadline)
         self.prolog_calls += 1
         outcome = _outcome(answer, not stop_at_neg, "ilp_test_clause")
         self._cache[(key, outcome.full)] = outcome
@@ -158,7 +158,7 @@ class Tester:
             "ilp_test_program(Clauses, Limit, Depth, Stop, Neg, Pos, NegAll)",
             {"Clauses": [to_term(c, directions) for c in ordered],
              "Limit": self.example_time_limit, "Depth": self.example_depth_limit,
-             "Stop": "false" if not stop_at_neg else "true"}, deadline)
+             "Stop": "true" if stop_at_neg else "false"}, deadline)
         self.prolog_calls += 1
         outcome = _outcome(answer, not stop_at_neg, "ilp_test_program")
         self._cache[(key, outcome.full)] = outcome
