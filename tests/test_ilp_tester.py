@@ -87,7 +87,7 @@ def test_non_terminating_programs_are_bounded(tmp_path: Path) -> None:
         assert both.pos == frozenset({0, 3}) and both.neg_covered == frozenset()
         # each non-covered example costs at most about the per-example limit
         assert time.monotonic() - start < 3.0
-        # the watchdog leaves no alarm behind
+        # the per-example limit leaves no alarm behind
         assert tester._module.query("current_alarm(_, _, _, Status)") == []
     finally:
         tester.close()
