@@ -1,7 +1,7 @@
 % ILP coverage tester (solvers/ilp/tester.py): turns candidate clauses given as data terms
 %     clause(Head, [Literal, ...])      variables written 0, 1, ... (integers)
-% into real clauses and reports which examples they cover, each example under its own time
-% limit (a candidate that runs too long on an example does not cover it).
+% into real clauses and reports which examples they cover, each example under its own limit
+% (a candidate that runs too long on an example does not cover it).
 %
 % Loaded into a fresh temporary module together with the problem's background knowledge
 % (bk); examples are facts ilp_example(Kind, Id, Atom), Kind = pos | neg, Id = 0, 1, ...
@@ -14,10 +14,9 @@
 % clauses are retracted afterwards (also on error or timeout). An error raised while proving
 % an example (e.g. an instantiation error in bk, a stack overflow) counts as not covered.
 %
-% Per-example time limit: one alarm per call (a watchdog), not one per example. Each
-% example records its start time in a backtrackable global variable (undone when the
-% example is done); when the watchdog fires it throws ilp_example_timeout if the running
-% example started Limit seconds ago or more, and otherwise re-arms itself for the rest.
+% Per-example limit: an inference limit (call_with_inference_limit/3, nearly free, and the
+% same on every machine and under any load); the caller's overall deadline is the time limit
+% of the whole call. Limit (inferences) is passed in from Python.
 
 :- use_module(library(time)).
 :- use_module(library(lists), [member/2, append/3]).  % only these: a learned program may define last/2
@@ -83,61 +82,19 @@ ilp_conjunction([L], L) :- !.
 ilp_conjunction([L|Ls], (L, Rest)) :- ilp_conjunction(Ls, Rest).
 
 		 /*******************************
-		 *     PER-EXAMPLE TIME LIMIT   *
+		 *       PER-EXAMPLE LIMIT      *
 		 *******************************/
 
-%!  ilp_watched(+Limit, :Goal) is semidet.
-%   Run Goal (which tests examples through ilp_example_call/1) under the watchdog.
-%   Every arming makes a fresh alarm (an alarm is never re-installed: SWI 9.0 leaves a fired
-%   alarm whose handler threw marked as installed, and re-installing one from inside its
-%   own handler is racy); the alarms made are removed when Goal is done.
-ilp_watched(Limit, Goal) :-
-    nb_setval(ilp_example_start, none),
-    nb_setval(ilp_watchdog_limit, Limit),
-    nb_setval(ilp_watchdog_alarms, []),
-    setup_call_cleanup(ilp_watchdog_arm(Limit),
-                       once(Goal),
-                       ilp_watchdog_stop).
+%!  ilp_example_call(+Limit, :Goal) is semidet.
+%   Goal succeeds (once) within Limit inferences; leaves no bindings behind. Running out of
+%   inferences, or an error, means "not covered".
+ilp_example_call(Limit, Goal) :-
+    \+ \+ ( catch(call_with_inference_limit(once(Goal), Limit, Result), Ball,
+                  ilp_not_covered(Ball)),
+            Result \== inference_limit_exceeded ).
 
-ilp_watchdog_arm(Delay) :-
-    nb_getval(ilp_watchdog_limit, Limit),
-    alarm(Delay, ilp_watchdog(Limit), Id, []),
-    nb_getval(ilp_watchdog_alarms, Ids),
-    nb_setval(ilp_watchdog_alarms, [Id|Ids]).
-
-ilp_watchdog_stop :-
-    nb_getval(ilp_watchdog_alarms, Ids),
-    nb_setval(ilp_watchdog_alarms, []),
-    forall(member(Id, Ids), catch(remove_alarm(Id), _, true)).
-
-ilp_watchdog(Limit) :-
-    b_getval(ilp_example_start, Start),
-    (   number(Start)
-    ->  get_time(Now),
-        Left is Start + Limit - Now,
-        (   Left =< 0
-        ->  throw(ilp_example_timeout)     % re-armed where it is caught (ilp_not_covered)
-        ;   ilp_watchdog_arm(Left)
-        )
-    ;   ilp_watchdog_arm(Limit)
-    ).
-
-%!  ilp_example_call(:Goal) is semidet.
-%   Goal succeeds within the per-example limit; leaves no bindings behind.
-%   The start time is set inside the catch, so it is undone (back to none) before the
-%   recovery runs: the watchdog cannot throw out of it.
-ilp_example_call(Goal) :-
-    \+ \+ catch(( get_time(Start),
-                  b_setval(ilp_example_start, Start),
-                  Goal ),
-                Ball, ilp_not_covered(Ball)).
-
-% Our own per-example limit and errors mean "not covered"; anything else (the caller's
-% overall time limit, an abort) passes through.
-ilp_not_covered(ilp_example_timeout) :- !,
-    nb_getval(ilp_watchdog_limit, Limit),
-    ilp_watchdog_arm(Limit),
-    fail.
+% Errors mean "not covered"; anything else (the caller's overall time limit, an abort)
+% passes through.
 ilp_not_covered(error(_, _)) :- !, fail.
 ilp_not_covered(Ball) :- throw(Ball).
 
@@ -145,8 +102,8 @@ ilp_not_covered(Ball) :- throw(Ball).
 		 *          ONE CLAUSE          *
 		 *******************************/
 
-ilp_covers(Head, Body, Example) :-
-    ilp_example_call(( Head = Example, once(Body) )).
+ilp_covers(Limit, Head, Body, Example) :-
+    ilp_example_call(Limit, ( Head = Example, Body )).
 
 %!  ilp_test_clause(+Data, +Limit, +StopAtNeg, -Neg, -Pos, -NegAll) is det.
 %   StopAtNeg == true: Neg is the id of the first negative example the clause covers, or
@@ -155,7 +112,7 @@ ilp_covers(Head, Body, Example) :-
 %   [Neg]. StopAtNeg == false: Pos and NegAll list every covered positive and negative.
 ilp_test_clause(Data, Limit, StopAtNeg, Neg, Pos, NegAll) :-
     ilp_clause(Data, Head, Body),
-    ilp_watched(Limit, ilp_coverage(StopAtNeg, ilp_covers(Head, Body), Neg, Pos, NegAll)).
+    ilp_coverage(StopAtNeg, ilp_covers(Limit, Head, Body), Neg, Pos, NegAll).
 
 %   ilp_coverage(+StopAtNeg, :Covers, -Neg, -Pos, -NegAll): call(Covers, Example).
 ilp_coverage(true, Covers, Neg, Pos, NegAll) :-
@@ -184,7 +141,7 @@ ilp_coverage(false, Covers, Neg, Pos, NegAll) :-
 %!  ilp_test_program(+Datas, +Limit, +Depth, +StopAtNeg, -Neg, -Pos, -NegAll) is det.
 %   As ilp_test_clause/6 for the program Datas (clause data terms, in the order to assert
 %   them); an example is covered when its atom succeeds with the program asserted, within
-%   Limit seconds and a recursion depth of Depth.
+%   Limit inferences and a recursion depth of Depth.
 ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll) :-
     maplist(ilp_clause_pair, Datas, Clauses),
     findall(Name/Arity, ( member(H-_, Clauses), functor(H, Name, Arity) ), Preds0),
@@ -192,14 +149,14 @@ ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll) :-
     forall(member(Name/Arity, Preds), ilp_own(Name, Arity)),
     setup_call_cleanup(
         forall(member(H-B, Clauses), assertz((H :- B))),
-        ilp_watched(Limit, ilp_coverage(StopAtNeg, ilp_proves(Depth), Neg, Pos, NegAll)),
+        ilp_coverage(StopAtNeg, ilp_proves(Limit, Depth), Neg, Pos, NegAll),
         forall(member(Name/Arity, Preds), ( functor(G, Name, Arity), retractall(G) ))).
 
 ilp_clause_pair(Data, Head-Body) :- ilp_clause(Data, Head, Body).
 
-ilp_proves(Depth, Example) :-
-    ilp_example_call(once(( call_with_depth_limit(Example, Depth, Reached),
-                            integer(Reached) ))).
+ilp_proves(Limit, Depth, Example) :-
+    ilp_example_call(Limit, ( call_with_depth_limit(Example, Depth, Reached),
+                              integer(Reached) )).
 
 		 /*******************************
 		 *       SATISFIABLE BODY       *

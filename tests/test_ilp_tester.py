@@ -87,6 +87,8 @@ def test_non_terminating_programs_are_bounded(tmp_path: Path) -> None:
         assert both.pos == frozenset({0, 3}) and both.neg_covered == frozenset()
         # each non-covered example costs at most about the per-example limit
         assert time.monotonic() - start < 3.0
+        # the per-example limit leaves no alarm behind
+        assert tester._module.query("current_alarm(_, _, _, Status)") == []
     finally:
         tester.close()
 
@@ -249,6 +251,10 @@ def test_execution_order_is_a_query_plan() -> None:
     directions = {"m": ("in", "in", "out"), "n": ("in", "out")}
     assert [lit.pred for lit in execution_order(clause, directions)] == ["n", "m"]
     assert [lit.pred for lit in execution_order(clause, {"m": ("in", "in", "out")})] == ["n", "m"]
+    # among unconnected literals, the one whose variable later literals share comes first
+    clause = _clause("f(0) :- has_car(0,1), roof_open(2), triangle(3), zero_load(3)")
+    assert [lit.pred for lit in execution_order(clause, {})] == [
+        "has_car", "triangle", "zero_load", "roof_open"]
     # the recursive call waits while another literal can run
     step = _clause("len(0,1) :- len(2,3), tail(0,2), succ_of(3,1)")
     assert show(step, LIST_DIRECTIONS) == "len(A,B) :- tail(A,C), len(C,D), succ_of(D,B)."

@@ -135,7 +135,9 @@ def execution_order(clause: Clause, directions: Mapping[str, tuple[str, ...]]) -
     any literal when its predicate has no directions), first non-recursive ones (a call of
     the head predicate waits while others can run, as in Popper), then the one sharing the
     most bound variables (a literal whose variables are all bound, a test, before any
-    other), then the one with fewest new variables, then sorted order. Deterministic."""
+    other), then the one with fewest new variables, then the one whose new variables occur
+    in more of the remaining literals (so they become tests), then sorted order.
+    Deterministic."""
     bound = set(clause.head.args)
     rest = list(clause.body)
     head = (clause.head.pred, len(clause.head.args))
@@ -147,8 +149,10 @@ def execution_order(clause: Clause, directions: Mapping[str, tuple[str, ...]]) -
         def key(lit: Literal) -> tuple:
             variables = set(lit.args)
             shared = len(variables & bound)
+            new = variables - bound
+            links = sum(1 for other in rest if other is not lit and new & set(other.args))
             return ((lit.pred, len(lit.args)) == head, shared < len(variables), -shared,
-                    len(variables) - shared, lit)
+                    len(new), -links, lit)
 
         lit = min(runnable or rest, key=key)
         rest.remove(lit)

@@ -3,9 +3,12 @@ background knowledge and the examples; candidate clauses go in as data terms
 (``clause(Head, Body)`` with integer variables, see :func:`solvers.ilp.clauses.to_term`).
 
 Examples of a folder problem never cross to Python: they are copied inside Prolog from the
-problem's :class:`~solvers.ilp.problem.ExampleStore`. Each example is tested under
-``example_time_limit`` seconds (one watchdog alarm per call, see ``prolog/ilp_test.pl``);
-programs (:meth:`Tester.test_program`) also under ``example_depth_limit``.
+problem's :class:`~solvers.ilp.problem.ExampleStore`. Each example is tested under an
+inference limit (``example_inference_limit``, by default ``example_time_limit`` seconds at
+:data:`INFERENCES_PER_SECOND`): deterministic, the same on every machine and load, and
+nearly free (``call_with_inference_limit/3``); programs (:meth:`Tester.test_program`) also
+under ``example_depth_limit``. Every Prolog call has the time left to the caller's deadline
+as its time limit.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ DEPTH_LIMIT = 500
 # Inferences allowed to show that a conjunction with free variables has no solution (beyond
 # them it counts as satisfiable: an unsat constraint is only learned when that is certain).
 SAT_INFERENCES = 20_000
+# The per-example budget in inferences per second of ``example_time_limit`` (SWI-Prolog 9
+# runs some 10-30 million simple inferences per second).
+INFERENCES_PER_SECOND = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -65,10 +71,14 @@ class Tester:
     """Background knowledge and examples of one problem, loaded once, tested many times."""
 
     def __init__(self, problem: IlpProblem, deadline: float, engine: Any = None,
-                 example_time_limit: float = 0.05, example_depth_limit: int = DEPTH_LIMIT) -> None:
+                 example_time_limit: float = 0.05, example_depth_limit: int = DEPTH_LIMIT,
+                 example_inference_limit: int | None = None) -> None:
         from solvers.prolog import Term
 
         self.example_time_limit = float(example_time_limit)
+        self.example_inference_limit = int(
+            example_inference_limit if example_inference_limit is not None
+            else max(1, round(self.example_time_limit * INFERENCES_PER_SECOND)))
         self.example_depth_limit = int(example_depth_limit)
         self.n_pos = problem.n_pos
         self.n_neg = problem.n_neg
@@ -141,8 +151,8 @@ class Tester:
             return cached
         answer = self._query("ilp_test_clause(Clause, Limit, Stop, Neg, Pos, NegAll)",
                              {"Clause": to_term(clause, directions),
-                              "Limit": self.example_time_limit,
-                              "Stop": "false" if not stop_at_neg else "true"}, deadline)
+                              "Limit": self.example_inference_limit,
+                              "Stop": "true" if stop_at_neg else "false"}, deadline)
         self.prolog_calls += 1
         outcome = _outcome(answer, not stop_at_neg, "ilp_test_clause")
         self._cache[(key, outcome.full)] = outcome
@@ -167,8 +177,8 @@ class Tester:
         answer = self._query(
             "ilp_test_program(Clauses, Limit, Depth, Stop, Neg, Pos, NegAll)",
             {"Clauses": [to_term(c, directions) for c in ordered],
-             "Limit": self.example_time_limit, "Depth": self.example_depth_limit,
-             "Stop": "false" if not stop_at_neg else "true"}, deadline)
+             "Limit": self.example_inference_limit, "Depth": self.example_depth_limit,
+             "Stop": "true" if stop_at_neg else "false"}, deadline)
         self.prolog_calls += 1
         outcome = _outcome(answer, not stop_at_neg, "ilp_test_program")
         self._cache[(key, outcome.full)] = outcome
@@ -226,7 +236,7 @@ def test_many(tester: Tester, clauses: list[Clause], directions: Mapping[str, tu
     if todo:
         answer = tester._query("ilp_test_clauses(Clauses, Limit, Results)",
                                {"Clauses": [to_term(c, directions) for _, c in todo],
-                                "Limit": tester.example_time_limit}, deadline)
+                                "Limit": tester.example_inference_limit}, deadline)
         if answer is None:
             raise SolverError("ilp_test_clauses failed unexpectedly")
         tester.prolog_calls += 1
