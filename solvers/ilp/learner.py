@@ -183,7 +183,7 @@ def learn_problem(problem: IlpProblem, mode: str | None = None, timeout: float =
         session = IlpSession(problem, engine=engine, example_time_limit=example_time_limit,
                              timeout=timeout)
     except SolverTimeout:
-        return IlpResult("timeout", [], 0, len(problem.pos), len(problem.neg), 0,
+        return IlpResult("timeout", [], 0, problem.n_pos, problem.n_neg, 0,
                          time.monotonic() - start, 0, mode or problem.bias.mode)
     with session:
         result = session.learn(mode=mode, timeout=max(timeout - (time.monotonic() - start), 0.0),
