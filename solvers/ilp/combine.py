@@ -1,5 +1,6 @@
-"""The combine stage (classic mode): the smallest set of good clauses that together cover
-every positive example, found by clingo over ``asp/ilp_combine.lp``."""
+"""The combine stage: the smallest set of good clauses that together cover every positive
+example (classic mode, ``asp/ilp_combine.lp``), or the set of least minimum description
+length (noisy mode, ``asp/ilp_combine_noisy.lp``), found by clingo."""
 
 from __future__ import annotations
 
@@ -17,6 +18,25 @@ def undominated(good: dict[Clause, frozenset[int]]) -> list[Clause]:
     return kept
 
 
+def _select(encoding: str, candidates: list[Clause], covers: list[frozenset[int]],
+            extra: dict[str, list], n_pos: int, max_clauses: int,
+            time_limit: float) -> list[Clause] | None:
+    """The optimal selection of ``candidates`` (rule R = candidate R, covering the positives
+    ``covers[R]``) under ``asp/<encoding>.lp``; None when there is none."""
+    program = AspProgram().load(encoding)
+    program.add_facts("rule", [(rank, clause.size, rank) for rank, clause in enumerate(candidates)])
+    program.add_facts("covers", [(rank, e) for rank, cov in enumerate(covers) for e in sorted(cov)])
+    for name, rows in extra.items():
+        program.add_facts(name, rows)
+    program.add_facts("example", range(n_pos))
+    program.add_facts("max_clauses", [max_clauses])
+    models = program.models(optimize=True, time_limit=time_limit)
+    if not models:
+        return None
+    choices = sorted(sorted(rank for (rank,) in model.by_name("select")) for model in models)
+    return [candidates[rank] for rank in choices[0]]
+
+
 def combine(good: dict[Clause, frozenset[int]], n_pos: int, max_clauses: int,
             time_limit: float) -> list[Clause] | None:
     """The optimal cover (fewest literals, then smallest rank sum) of positives
@@ -26,17 +46,8 @@ def combine(good: dict[Clause, frozenset[int]], n_pos: int, max_clauses: int,
     union = frozenset().union(*(good[c] for c in candidates)) if candidates else frozenset()
     if len(union) < n_pos:
         return None
-    program = AspProgram().load("ilp_combine")
-    program.add_facts("rule", [(rank, clause.size, rank) for rank, clause in enumerate(candidates)])
-    program.add_facts("covers", [(rank, e) for rank, clause in enumerate(candidates)
-                                 for e in sorted(good[clause])])
-    program.add_facts("example", range(n_pos))
-    program.add_facts("max_clauses", [max_clauses])
-    models = program.models(optimize=True, time_limit=time_limit)
-    if not models:
-        return None
-    choices = sorted(sorted(rank for (rank,) in model.by_name("select")) for model in models)
-    return [candidates[rank] for rank in choices[0]]
+    return _select("ilp_combine", candidates, [good[c] for c in candidates], {}, n_pos,
+                   max_clauses, time_limit)
 
 
 def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_pos: int,
@@ -47,19 +58,11 @@ def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_
     if not units:
         return None
     candidates = sorted(units, key=sort_key)
-    program = AspProgram().load("ilp_combine_noisy")
-    program.add_facts("rule", [(rank, clause.size, rank) for rank, clause in enumerate(candidates)])
-    program.add_facts("covers", [(rank, e) for rank, clause in enumerate(candidates)
-                                 for e in sorted(units[clause][0])])
-    program.add_facts("covers_neg", [(rank, e) for rank, clause in enumerate(candidates)
-                                     for e in sorted(units[clause][1])])
-    program.add_facts("example", range(n_pos))
-    program.add_facts("max_clauses", [max_clauses])
-    models = program.models(optimize=True, time_limit=time_limit)
-    if not models:
+    negs = [(rank, e) for rank, c in enumerate(candidates) for e in sorted(units[c][1])]
+    chosen = _select("ilp_combine_noisy", candidates, [units[c][0] for c in candidates],
+                     {"covers_neg": negs}, n_pos, max_clauses, time_limit)
+    if chosen is None:
         return None
-    choices = sorted(sorted(rank for (rank,) in model.by_name("select")) for model in models)
-    chosen = [candidates[rank] for rank in choices[0]]
     pos = frozenset().union(*(units[c][0] for c in chosen)) if chosen else frozenset()
     neg = frozenset().union(*(units[c][1] for c in chosen)) if chosen else frozenset()
     return chosen, (n_pos - len(pos)) + len(neg) + sum(c.size for c in chosen)
