@@ -616,3 +616,12 @@ def test_runs_are_deterministic() -> None:
     first = learn(FIXTURES / "parent_disjunction", timeout=30)
     second = learn(FIXTURES / "parent_disjunction", timeout=30)
     assert (first.program, first.candidates_tested) == (second.program, second.candidates_tested)
+
+
+@pytest.mark.parametrize("noisy", [False, True])
+def test_timeouts_are_a_status_never_an_error(noisy: bool) -> None:
+    # the re-check of the best program so far may find no time left: still a timeout result
+    for timeout in (0.2, 0.6, 1.0):
+        result = learn(FIXTURES / "timeout", timeout=timeout, noisy=noisy)
+        assert result.status == "timeout" and result.noisy == noisy
+        assert result.tp + result.fn == 1 and result.tn + result.fp == 1

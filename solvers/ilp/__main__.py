@@ -52,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"% status: {result.status} ({'noisy' if result.noisy else result.mode} mode)")
     for clause in result.program:
         print(clause)
-    print(f"% TP={result.tp} FN={result.fn} TN={result.tn} FP={result.fp}")
+    checked = "" if result.rechecked or not result.program else \
+        " (the search's counts: no time left to score the program again)"
+    print(f"% TP={result.tp} FN={result.fn} TN={result.tn} FP={result.fp}{checked}")
     print(f"% {result.candidates_tested} candidates tested in {result.seconds:.3f} s")
     return EXIT[result.status]
 

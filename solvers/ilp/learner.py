@@ -42,6 +42,7 @@ class IlpResult:
     mode: str
     clauses: list[Clause] = field(default_factory=list, repr=False)
     noisy: bool = False
+    rechecked: bool = False     # the counts come from scoring the whole program again
 
     @property
     def size(self) -> int:
@@ -161,17 +162,24 @@ def _result(status: str, state: SearchState, bias: IlpBias, tester: Tester,
     """The result; with ``recheck_deadline``, the program is scored again by the tester (a
     second, whole-program test) and a disagreement with the search is a SolverError."""
     tp, fp = len(state.covered), len(state.neg_covered)
+    rechecked = False
     if recheck_deadline is not None and state.program:
-        pos, neg = tester.score(state.program, bias.directions, recheck_deadline)
-        exact = status == "solution" and not noisy and bias.mode == "classic"
-        if (exact and (len(pos) != tester.n_pos or neg)) or (noisy and (len(pos), len(neg)) != (tp, fp)):
-            raise SolverError(f"the learned program does not score as the search found "
-                              f"(TP {len(pos)} vs {tp}, FP {len(neg)} vs {fp})")
-        tp, fp = len(pos), len(neg)
+        try:
+            pos, neg = tester.score(state.program, bias.directions, recheck_deadline)
+        except SolverTimeout:
+            # no time left to score it again: the search's own counts, status timeout
+            status = "timeout"
+        else:
+            exact = status == "solution" and not noisy and bias.mode == "classic"
+            if (exact and (len(pos) != tester.n_pos or neg)) \
+                    or (noisy and (len(pos), len(neg)) != (tp, fp)):
+                raise SolverError(f"the learned program does not score as the search found "
+                                  f"(TP {len(pos)} vs {tp}, FP {len(neg)} vs {fp})")
+            tp, fp, rechecked = len(pos), len(neg), True
     return IlpResult(status=status, program=[show(canonical(c), bias.directions) for c in state.program],
                      tp=tp, fn=tester.n_pos - tp, tn=tester.n_neg - fp, fp=fp, seconds=seconds,
                      candidates_tested=state.tested, mode=bias.mode, clauses=list(state.program),
-                     noisy=noisy)
+                     noisy=noisy, rechecked=rechecked)
 
 
 def learn_problem(problem: IlpProblem, mode: str | None = None, timeout: float = 60.0,
