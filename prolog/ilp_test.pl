@@ -126,6 +126,12 @@ ilp_coverage(true, Covers, Neg, Pos, NegAll) :-
     ->  Pos = [P]
     ;   Pos = []
     ).
+ilp_coverage(pos, Covers, Neg, Pos, NegAll) :-       % the first negative, every positive
+    (   ilp_example(neg, Id, Example), call(Covers, Example)
+    ->  Neg = Id, NegAll = [Id]
+    ;   Neg = none, NegAll = []
+    ),
+    findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos).
 ilp_coverage(false, Covers, Neg, Pos, NegAll) :-
     findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos),
     findall(N, ( ilp_example(neg, N, E), call(Covers, E) ), NegAll),
@@ -180,13 +186,14 @@ ilp_body_sat(Literals, Limit) :-
 		 *******************************/
 
 %!  ilp_test_clauses(+Datas, +Limit, -Results) is det.
-%   ilp_test_clause/6 (StopAtNeg = true) for each clause of Datas in one call: Results lists
-%   r(Neg, Pos) in the same order.
+%   ilp_test_clause/6 for each clause of Datas in one call, stopping at the first negative
+%   but listing every positive covered (StopAtNeg = pos): Results lists r(Neg, Pos) in the
+%   same order.
 ilp_test_clauses(Datas, Limit, Results) :-
     maplist(ilp_test_one(Limit), Datas, Results).
 
 ilp_test_one(Limit, Data, r(Neg, Pos)) :-
-    ilp_test_clause(Data, Limit, true, Neg, Pos, _).
+    ilp_test_clause(Data, Limit, pos, Neg, Pos, _).
 
 %!  ilp_unsat_cores(+Bodies, +Limit, -Cores) is det.
 %   For each body (a list of data literals): sat when ilp_body_sat/2 holds, otherwise a

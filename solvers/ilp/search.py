@@ -157,7 +157,7 @@ class _Loop:
         """Test a batch of new programs in generation order (one Prolog call for the single
         clauses); True when the search is over."""
         singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
-        if not self.noisy and len(singles) > 1:
+        if not self.noisy and singles:
             outcomes = test_many(self.tester, singles, self.bias.directions, self.deadline)
             empty = [c for c, o in zip(singles, outcomes) if not o.pos and o.neg is None]
             if len(empty) > 1:
@@ -180,7 +180,7 @@ class _Loop:
         kinds = []
         if not consistent:
             kinds.append("gen")
-        if consistent or not pos:
+        if consistent or not pos or (single and not self.partial and self.subsumed(pos)):
             # without recursion a clause of the head predicate covers what it covers in any
             # program: a useless one (and its specialisations) is banned from every program
             kinds.append("spec_any" if single and self.direct else "spec")
@@ -206,6 +206,12 @@ class _Loop:
         if single:
             self.good[canonical(clauses[0])] = pos
         return False
+
+    def subsumed(self, pos: frozenset[int]) -> bool:
+        """Whether a good clause found so far (no larger than the current size) covers every
+        positive in ``pos`` (all the positives a single clause covers: batch tests list them
+        even past a negative): then no specialisation of that clause is needed (classic)."""
+        return any(pos <= covered for covered in self.good.values())
 
     def explain_invention(self, program: Program) -> None:
         """A program with invention covering no positive: when the background literals of

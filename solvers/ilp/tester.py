@@ -228,11 +228,12 @@ def _data_literal(lit: Literal) -> Any:
 
 def test_many(tester: Tester, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
               deadline: float) -> list[Outcome]:
-    """:meth:`Tester.test` (stopping at the first negative) for many non-recursive clauses in
-    one Prolog call; outcomes cached as ``test`` caches them."""
+    """:meth:`Tester.test` (stopping at the first negative, but with every positive covered
+    even when a negative is) for many non-recursive clauses in one Prolog call; outcomes
+    cached as ``test`` caches them."""
     keys = [(canonical(c),) for c in clauses]
     todo = [(i, c) for i, (c, key) in enumerate(zip(clauses, keys))
-            if tester._cached(key, True) is None]
+            if (key, "pos") not in tester._cache and (key, True) not in tester._cache]
     if todo:
         answer = tester._query("ilp_test_clauses(Clauses, Limit, Results)",
                                {"Clauses": [to_term(c, directions) for _, c in todo],
@@ -245,4 +246,5 @@ def test_many(tester: Tester, clauses: list[Clause], directions: Mapping[str, tu
             outcome = Outcome(None if neg == "none" else int(neg), frozenset(pos),
                               frozenset() if neg == "none" else frozenset({int(neg)}), False)
             tester._cache[(keys[i], False)] = outcome
-    return [tester._cached(key, True) for key in keys]
+            tester._cache[(keys[i], "pos")] = outcome
+    return [tester._cache.get((key, "pos")) or tester._cached(key, True) for key in keys]
