@@ -11,6 +11,8 @@ and recursive or invented ones):
   what it covers in any program, so its ban holds in every program (``spec_any``); and a
   program with invention covering no positive bans, from every program, the background
   literals of its main clause when they alone cover no positive either.
+- Classic mode, one clause covering a negative, every positive of which a good clause found
+  so far covers too: ``spec`` -- its specialisations are never better than that clause.
 - Noisy mode (score = FN + FP + size, Popper's MDL): ``spec`` when P covers no positive, no
   negative, or (one clause) no more positives than its size; ``exact`` (variants) otherwise.
 - One clause covering no example whose body has no solution at all in the background
