@@ -193,13 +193,17 @@ def sort_key(clause: Clause) -> tuple:
     return (clause.size, canonical(clause).body)
 
 
+def data_literal(lit: Literal) -> "Term":
+    """The literal as data for ``prolog/ilp_test.pl``: variable ``i`` is the integer ``i``."""
+    from solvers.prolog import Term
+
+    return Term(lit.pred, lit.args)
+
+
 def to_term(clause: Clause, directions: Mapping[str, tuple[str, ...]] | None = None) -> "Term":
     """``clause(Head, [B1, ...])`` with variable ``i`` written as the integer ``i``: the data term that
     ``prolog/ilp_test.pl`` turns into a real clause."""
     from solvers.prolog import Term
 
-    def lit_term(lit: Literal) -> Term:
-        return Term(lit.pred, lit.args)        # variable i is the integer i
-
     body = execution_order(clause, directions or {})
-    return Term("clause", (lit_term(clause.head), [lit_term(b) for b in body]))
+    return Term("clause", (data_literal(clause.head), [data_literal(b) for b in body]))

@@ -100,7 +100,6 @@ class IlpSession:
         grounding, no pruning: exhaustive) and tested in one batch; each run's answer is the
         best clause within its restriction, as a separate partial-mode run finds it."""
         from solvers.ilp.generate import Generator
-        from solvers.ilp.tester import test_many
 
         base = self.problem.bias
         if base.mode != "partial" or base.multi_clause:
@@ -116,7 +115,7 @@ class IlpSession:
                     clause = program[0][1]
                     gen.ban_now(variant_nogoods(gen, program), model)
                     clauses.append(clause)
-            outcomes = test_many(self._tester, clauses, base.directions, deadline)
+            outcomes = self._tester.test_many(clauses, base.directions, deadline)
         except SolverTimeout:
             seconds = time.monotonic() - start
             return [IlpResult("timeout", [], 0, self._tester.n_pos, self._tester.n_neg, 0,

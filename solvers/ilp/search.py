@@ -38,7 +38,7 @@ from solvers.ilp.clauses import Clause, canonical, sort_key
 from solvers.ilp.combine import combine, combine_noisy
 from solvers.ilp.constraints import constraint_rule, unsat_rule, variant_nogoods
 from solvers.ilp.generate import Generator, Program
-from solvers.ilp.tester import Tester, test_many
+from solvers.ilp.tester import Tester
 
 # Programs tested together (one Prolog call for the single clauses among them).
 BATCH = 64
@@ -160,9 +160,9 @@ class _Loop:
         clauses); True when the search is over."""
         singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
         if not self.noisy and singles:
-            outcomes = test_many(self.tester, singles, self.bias.directions, self.deadline)
+            outcomes = self.tester.test_many(singles, self.bias.directions, self.deadline)
             empty = [c for c, o in zip(singles, outcomes) if not o.pos and o.neg is None]
-            if len(empty) > 1:
+            if empty:
                 self.explain_unsat(empty)
                 self.explained.update(empty)
         return any(self.visit(program) for program in batch)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from solvers.errors import SolverError, SolverInputError, SolverTimeout
-from solvers.ilp.clauses import (Clause, Literal, canonical, execution_order, is_recursive, sort_key,
-                                 to_term)
+from solvers.ilp.clauses import (Clause, Literal, canonical, data_literal, execution_order,
+                                 is_recursive, sort_key, to_term)
 from solvers.ilp.problem import IlpProblem, default_engine
 
 # Names the tester defines in the module; background knowledge must not define them.
@@ -197,6 +197,29 @@ class Tester:
         outcome = self.test_program(clauses, directions, deadline, stop_at_neg=False)
         return outcome.pos, outcome.neg_covered
 
+    def test_many(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
+                  deadline: float) -> list[Outcome]:
+        """:meth:`test` (stopping at the first negative, but with every positive covered
+        even when a negative is) for many non-recursive clauses in one Prolog call; outcomes
+        cached as ``test`` caches them."""
+        keys = [(canonical(c),) for c in clauses]
+        todo = [(i, c) for i, (c, key) in enumerate(zip(clauses, keys))
+                if (key, "pos") not in self._cache and (key, True) not in self._cache]
+        if todo:
+            answer = self._query("ilp_test_clauses(Clauses, Limit, Results)",
+                                 {"Clauses": [to_term(c, directions) for _, c in todo],
+                                  "Limit": self.example_inference_limit}, deadline)
+            if answer is None:
+                raise SolverError("ilp_test_clauses failed unexpectedly")
+            self.prolog_calls += 1
+            for (i, _), result in zip(todo, answer["Results"]):
+                neg, pos = result.args
+                outcome = Outcome(None if neg == "none" else int(neg), frozenset(pos),
+                                  frozenset() if neg == "none" else frozenset({int(neg)}), False)
+                self._cache[(keys[i], False)] = outcome
+                self._cache[(keys[i], "pos")] = outcome
+        return [self._cache.get((key, "pos")) or self._cached(key, True) for key in keys]
+
     def unsat_cores(self, bodies: list[tuple[Literal, ...]],
                     directions: Mapping[str, tuple[str, ...]], deadline: float,
                     limit: int = SAT_INFERENCES) -> list[tuple[Literal, ...] | None]:
@@ -209,7 +232,7 @@ class Tester:
             ordered = [execution_order(Clause(Literal("ilp_none", ()), body), directions)
                        for body in todo]
             answer = self._query("ilp_unsat_cores(Bodies, Limit, Cores)",
-                                 {"Bodies": [[_data_literal(lit) for lit in body]
+                                 {"Bodies": [[data_literal(lit) for lit in body]
                                              for body in ordered], "Limit": limit}, deadline)
             if answer is None:
                 raise SolverError("ilp_unsat_cores failed unexpectedly")
@@ -218,33 +241,3 @@ class Tester:
                 self._sat_cache[body] = None if core == "sat" else tuple(
                     Literal(t.name, tuple(t.args)) for t in core)
         return [self._sat_cache[b] for b in bodies]
-
-
-def _data_literal(lit: Literal) -> Any:
-    from solvers.prolog import Term
-
-    return Term(lit.pred, lit.args)            # variable i is the integer i
-
-
-def test_many(tester: Tester, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
-              deadline: float) -> list[Outcome]:
-    """:meth:`Tester.test` (stopping at the first negative, but with every positive covered
-    even when a negative is) for many non-recursive clauses in one Prolog call; outcomes
-    cached as ``test`` caches them."""
-    keys = [(canonical(c),) for c in clauses]
-    todo = [(i, c) for i, (c, key) in enumerate(zip(clauses, keys))
-            if (key, "pos") not in tester._cache and (key, True) not in tester._cache]
-    if todo:
-        answer = tester._query("ilp_test_clauses(Clauses, Limit, Results)",
-                               {"Clauses": [to_term(c, directions) for _, c in todo],
-                                "Limit": tester.example_inference_limit}, deadline)
-        if answer is None:
-            raise SolverError("ilp_test_clauses failed unexpectedly")
-        tester.prolog_calls += 1
-        for (i, _), result in zip(todo, answer["Results"]):
-            neg, pos = result.args
-            outcome = Outcome(None if neg == "none" else int(neg), frozenset(pos),
-                              frozenset() if neg == "none" else frozenset({int(neg)}), False)
-            tester._cache[(keys[i], False)] = outcome
-            tester._cache[(keys[i], "pos")] = outcome
-    return [tester._cache.get((key, "pos")) or tester._cached(key, True) for key in keys]
