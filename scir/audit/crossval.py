@@ -80,11 +80,12 @@ def fold_group(task_id: str) -> str:
 
 
 def wilson(correct: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval (95% unless told) of ``correct`` successes in ``n`` (scipy)."""
-    from scipy.stats import binomtest
+    """The Wilson score interval (95% unless told) of ``correct`` successes in ``n``
+    (:func:`scir.evaluate.stats.wilson`, the one definition)."""
+    from scir.evaluate.stats import wilson as interval
 
-    ci = binomtest(correct, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
+    got = interval(correct, n, confidence)
+    return got.low, got.high
 
 
 def folds(items: list[Item], k: int, seed: int) -> list[tuple[list[int], list[int]]]:

@@ -1,6 +1,7 @@
 """``scir report RUN [RUN ...]``: accuracy tables over one or more run directories.
 
-One row per (domain, arch, presentation, model): tasks, accuracy, mean chance c (the paper's
+One row per (domain, arch, presentation, model): tasks, accuracy with its 95% Wilson interval
+(``scir.evaluate.stats``), mean chance c (the paper's
 definition), mean constrained chance (among the answers the question allows),
 chance-normalised accuracy ``max(0, (A - c) / (1 - c))``, failure counts (parse error, solver
 error, timeout, backend error, wrong answer), the executable rate of formalizations (ns),
@@ -18,6 +19,7 @@ from typing import Any, Iterable
 
 from scir.commands._common import HelpFormatter
 from scir.errors import ConfigError
+from scir.evaluate.stats import normalised_accuracy, wilson
 from scir.llm.cache import STORE_NAME, RunStore
 
 FAILURES = ("parse_error", "solver_error", "timeout", "backend_error")
@@ -34,6 +36,8 @@ class Row:
     n: int
     correct: int
     accuracy: float
+    accuracy_low: float            # 95% Wilson interval of the accuracy
+    accuracy_high: float
     chance: float
     chance_constrained: float
     normalised: float
@@ -48,13 +52,6 @@ class Row:
     extracted_items: float | None
     tokens: int
     cost_usd: float
-
-
-def normalised_accuracy(accuracy: float, chance: float) -> float:
-    """``max(0, (A - c) / (1 - c))``; 0 when chance is 1."""
-    if chance >= 1.0:
-        return 0.0
-    return max(0.0, (accuracy - chance) / (1.0 - chance))
 
 
 def _mean(values: list[float]) -> float | None:
@@ -73,14 +70,16 @@ def summarize(results: Iterable[dict[str, Any]]) -> list[Row]:
         n = len(items)
         correct = sum(bool(r["correct"]) for r in items)
         status = [r["status"] for r in items]
-        accuracy = correct / n
+        interval = wilson(correct, n)
+        accuracy = interval.estimate
         chance = sum(float(r["chance"]) for r in items) / n
         constrained = sum(float(r["chance"] if r.get("chance_constrained") is None
                                 else r["chance_constrained"]) for r in items) / n
         extracted = [r["items"] for r in items if r.get("items") is not None]
         refs = [r["reference_items"] for r in items if r.get("reference_items") is not None]
         rows.append(Row(
-            *key, n=n, correct=correct, accuracy=accuracy, chance=chance,
+            *key, n=n, correct=correct, accuracy=accuracy, accuracy_low=interval.low,
+            accuracy_high=interval.high, chance=chance,
             chance_constrained=constrained,
             normalised=normalised_accuracy(accuracy, chance),
             parse_error=status.count("parse_error"), solver_error=status.count("solver_error"),
@@ -111,8 +110,8 @@ def load_results(run_dirs: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-COLUMNS = ["domain", "arch", "presentation", "model", "n", "correct", "accuracy", "chance",
-           "chance_constrained", "normalised", "parse_error", "solver_error", "timeout",
+COLUMNS = ["domain", "arch", "presentation", "model", "n", "correct", "accuracy", "accuracy_low",
+           "accuracy_high", "chance", "chance_constrained", "normalised", "parse_error", "solver_error", "timeout",
            "backend_error", "wrong", "executable", "input_chars", "reference_items",
            "extracted_items", "tokens", "cost_usd"]
 
@@ -131,6 +130,7 @@ def to_markdown(rows: list[Row]) -> str:
     rule = "|" + "|".join("---" for _ in COLUMNS) + "|"
     body = ["| " + " | ".join(_fmt(getattr(r, c)) for c in COLUMNS) + " |" for r in rows]
     return "\n".join(["# SciR report", "", head, rule, *body, "",
+                      "accuracy_low and accuracy_high bound the 95% Wilson interval of the accuracy. "
                       "normalised = max(0, (accuracy - chance) / (1 - chance)); chance is the "
                       "mean chance of the cell's tasks (the paper's definition), "
                       "chance_constrained the mean chance among the answers the question "

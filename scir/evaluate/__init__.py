@@ -1,0 +1,1 @@
+"""Evaluation: outcomes, scores and the numbers reports print (the one place for them)."""
