@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from solvers.errors import SolverInputError
@@ -57,11 +57,25 @@ class Token(NamedTuple):
 
 @dataclass(frozen=True)
 class ReadClause:
-    """A clause (any term ended by a full stop) and where it starts."""
+    """A clause (any term ended by a full stop), where it starts, and its tokens (so that a
+    check can point at the token it objects to)."""
 
     term: Any
     line: int
     column: int
+    tokens: tuple[Token, ...] = field(default=(), compare=False, repr=False)
+
+    def position_of(self, name: str, after: str | None = None) -> tuple[int, int]:
+        """Line and column of the first name token ``name`` (after the first ``after``
+        token, when given); the clause's start when there is none."""
+        seen = after is None
+        for tok in self.tokens:
+            if not seen:
+                seen = tok.kind == "name" and tok.value == after
+                continue
+            if tok.kind in ("name", "qname") and tok.value == name:
+                return tok.line, tok.column
+        return self.line, self.column
 
 
 def _error(message: str, line: int, column: int) -> SolverInputError:
@@ -403,7 +417,7 @@ def read_program(text: str, *, max_chars: int = 2_000_000, max_depth: int = 200,
         if term_depth(term, max_term_depth) > max_term_depth:
             raise _error(f"clause nested deeper than {max_term_depth} levels (operator chains "
                          f"and partial lists included)", chunk[0].line, chunk[0].column)
-        clauses.append(ReadClause(term, chunk[0].line, chunk[0].column))
+        clauses.append(ReadClause(term, chunk[0].line, chunk[0].column, tuple(chunk)))
         start = i + 1
     if start < len(tokens):
         last = tokens[-1]
