@@ -42,7 +42,7 @@ class CheckContext:
     (started at first use, closed by :meth:`close`)."""
 
     time_limit: float = 5.0             # seconds per sandboxed run / per Prover9 call
-    inference_limit: int = 20_000_000   # Prolog inferences per sandboxed run
+    inference_limit: int = 5_000_000    # Prolog inferences per sandboxed run
     memory_mb: int = 512                # address space of the sandbox worker
     _sandbox: Any = None
 

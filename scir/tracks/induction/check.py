@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scir.errors import SandboxViolation
+from scir.errors import SandboxCrash, SandboxViolation, SolverResourceLimit, SolverTimeout
 from scir.tasks import Task
 from scir.tracks.checking import CheckContext, HandCheck, listing
 from scir.tracks.induction.semantics import (Coverage, InductionProblem, Pair, coverage, pair,
@@ -87,9 +87,15 @@ def program_coverage(problem: InductionProblem, program: str, context: CheckCont
     examples = [Term("-", (Term("-", (kind, a)), b))
                 for kind, pairs in (("pos", problem.pos), ("neg", problem.neg))
                 for a, b in pairs]
-    result = context.sandbox().run(program, declared, GOAL,
-                                   {"Facts": facts, "Examples": examples},
-                                   max_solutions=len(examples))
+    try:
+        result = context.sandbox().run(program, declared, GOAL,
+                                       {"Facts": facts, "Examples": examples},
+                                       max_solutions=len(examples))
+    except (SolverTimeout, SolverResourceLimit, SandboxCrash) as exc:
+        # Prolog's report runs over several lines (stack sizes, frames): keep the first
+        first = exc.message.strip().splitlines()[0] if exc.message.strip() else "stopped"
+        raise type(exc)(f"{first} (the sandbox stopped the program)", line=exc.line,
+                        column=exc.column) from exc
     found: dict[str, set[Pair]] = {"pos": set(), "neg": set()}
     for row in result.answers:
         found[row["Kind"]].add(pair(row["A"], row["B"]))
