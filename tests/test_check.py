@@ -43,21 +43,28 @@ def task_file(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def contexts():
-    made: dict[float, CheckContext] = {}
+    made: dict[tuple, CheckContext] = {}
 
-    def get(time_limit: float) -> CheckContext:
-        if time_limit not in made:
-            made[time_limit] = CheckContext(time_limit=time_limit)
-        return made[time_limit]
+    def get(**limits) -> CheckContext:
+        key = tuple(sorted(limits.items()))
+        if key not in made:
+            made[key] = CheckContext(**limits)
+        return made[key]
 
     yield get
     for context in made.values():
         context.close()
 
 
-def _time_limit(head: dict[str, list[str]]) -> float:
+def _limits(head: dict[str, list[str]]) -> dict[str, float]:
+    """The CheckContext settings of the case's ``% Args:`` (as the command line makes them)."""
     args = shlex.split(" ".join(head.get("Args", [])))
-    return float(args[args.index("--time-limit") + 1]) if "--time-limit" in args else 5.0
+    limits = {}
+    for flag, key, kind in (("--time-limit", "time_limit", float),
+                            ("--inference-limit", "inference_limit", int)):
+        if flag in args:
+            limits[key] = kind(args[args.index(flag) + 1])
+    return limits
 
 
 def test_every_track_has_pass_fail_and_error_cases():
@@ -78,7 +85,7 @@ def test_case(path, contexts):
     expected = head["Expected"][0]
     task = read_tasks(task_file(path))[0]
     check = checker_for(get_track(task.domain))
-    context = contexts(_time_limit(head))
+    context = contexts(**_limits(head))
     text = path.read_text(encoding="utf-8")
     if expected in ("pass", "fail"):
         result = check(task, text, context)
@@ -112,8 +119,12 @@ def test_cli_exit_codes_and_positions(capsys):
     shell = HERE / "induction" / "shell.pl"
     code, _, err = _run(capsys, tasks, str(shell))
     assert code == 2 and f"error: {shell}:4:46, task " in err and "shell/1 is not allowed" in err
+    loop = HERE / "induction" / "time_limit.pl"
+    code, _, err = _run(capsys, tasks, str(loop), "--time-limit", "0.2",
+                        "--inference-limit", "1000000000")
+    assert code == 2 and "(the sandbox stopped the program)" in err
     code, _, err = _run(capsys, str(HERE / "causal.jsonl"), "-e", "Erk -> XYZ\nFoo -> XYZ")
-    assert code == 2 and "line 2, column 1: unknown protein 'Foo'" in err
+    assert code == 2 and "line 2, column 1, task causal-n5c1-3-0: unknown protein 'Foo'" in err
 
 
 def test_cli_several_tasks_and_json(capsys, tmp_path):
@@ -159,7 +170,7 @@ def test_sandboxed_coverage_agrees_with_prolog_coverage_on_all_45_rules(contexts
     world = load_world()
     task = read_tasks(HERE / "induction.jsonl")[0]
     problem = problem_from_formal(task.formal, world)
-    context = contexts(5.0)
+    context = contexts()
     with prolog_module(problem, world) as module:
         for r1, r2 in all_rules(world):
             program = f"interacts(X, Y) :- {r1}(X, Z), {r2}(Y, Z)."

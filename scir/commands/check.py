@@ -34,6 +34,8 @@ def _common(p) -> None:
     p.add_argument("--time-limit", type=float, default=5.0,
                    help="seconds per sandboxed run (induction) and per Prover9 call "
                         "(deduction)")
+    p.add_argument("--inference-limit", type=int, default=5_000_000,
+                   help="Prolog inferences per sandboxed run (induction)")
     p.set_defaults(func=run)
 
 
@@ -112,8 +114,11 @@ def run(args) -> int:
     tasks = _select(args.file, args.tasks)
     if not args.time_limit > 0:
         raise ConfigError("--time-limit must be positive", field="time-limit")
+    if args.inference_limit < 1:
+        raise ConfigError("--inference-limit must be positive", field="inference-limit")
     checks = []
-    with CheckContext(time_limit=args.time_limit) as context:
+    with CheckContext(time_limit=args.time_limit,
+                      inference_limit=args.inference_limit) as context:
         for task in tasks:
             check = checker_for(get_track(task.domain))
             try:
