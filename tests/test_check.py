@@ -158,6 +158,9 @@ def test_check_rule_alias(capsys):
     assert main(["check-rule", tasks, "--task", task.task_id,
                  "interacts(A,B) :- binds(A,P) binds(B,P)."]) == 2
     assert "line 1, column 30, task induction-d2p2-11-1: syntax error" in capsys.readouterr().err
+    causal = str(HERE / "causal.jsonl")              # any track: here an edge list
+    assert main(["check-rule", causal, "Erk -> XYZ"]) == 0
+    assert "verdict:    PASS (matches option G, the gold answer)" in capsys.readouterr().out
 
 
 def test_sandboxed_coverage_agrees_with_prolog_coverage_on_all_45_rules(contexts):

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 from scir.errors import SolverResourceLimit, SolverTimeout
 from scir.tasks import Task
 from scir.tracks import get_track
-from scir.tracks.checking import CheckContext, HandCheck, listing
+from scir.tracks.checking import CheckContext, HandCheck
 
 PROVER9_MEGS = 200
 _COMMENT = re.compile(r"^\s*%.*$", re.M)
