@@ -107,6 +107,10 @@ def _pairs(pairs: list[Pair]) -> str:
     return listing([f"{a}+{b}" for a, b in pairs])
 
 
+def _rules(keys: list[str], empty: str = "none") -> str:
+    return "; ".join(keys) if keys else empty      # a rule key r1,r2 has a comma itself
+
+
 def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     """Check a Prolog program defining ``interacts/2`` against an induction task."""
     world = load_world()
@@ -132,14 +136,14 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
         ("negatives", f"covers {len(cov.negatives)} of {len(problem.neg)}: "
                       f"{_pairs(cov.negatives)}"),
         ("valid", validity),
-        ("pool", f"agrees on this task with {listing(agrees, 'no pool member')} "
-                 f"(answer pool: {listing(pool)})"),
-        ("same as", f"candidate rules with the same coverage: {listing(same)}"),
-        ("sandbox", f"{cov.seconds:.3f} s, {cov.inferences} inferences"),
+        ("pool", f"agrees on this task with {_rules(agrees, 'no pool member')} "
+                 f"(answer pool: {_rules(pool)})"),
+        ("same as", f"candidate rules with the same coverage: {_rules(same)}"),
+        ("sandbox", f"{cov.seconds * 1000:.1f} ms, {cov.inferences} inferences"),
     ]
     summary = ("valid" if cov.valid else "not valid") + (
         f"; agrees with the pool member {agrees[0]}" if len(agrees) == 1 else
-        f"; agrees with the pool members {listing(agrees)}" if agrees else "")
+        f"; agrees with the pool members {_rules(agrees)}" if agrees else "")
     data: dict[str, Any] = {
         "covered_positives": [list(p) for p in cov.positives],
         "covered_negatives": [list(p) for p in cov.negatives],
