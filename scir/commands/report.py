@@ -20,9 +20,6 @@ from scir.commands._common import HelpFormatter
 from scir.errors import ConfigError
 from scir.llm.cache import STORE_NAME, RunStore
 
-FAILURES = ("parse_error", "solver_error", "timeout", "backend_error")
-
-
 @dataclass
 class Row:
     """One cell of the report."""
