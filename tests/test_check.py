@@ -181,3 +181,23 @@ def test_sandboxed_coverage_agrees_with_prolog_coverage_on_all_45_rules(contexts
             gold = coverage(module, (r1, r2))
             assert (mine.positives, mine.negatives) == (gold.positives, gold.negatives)
             assert mine.valid == gold.valid
+
+
+@pytest.mark.parametrize("program,message", [
+    ("interacts(A, B) :- X = " + "f(" * 300 + "a" + ")" * 300 + ", binds(A, X), binds(B, X).",
+     r"line 1, column \d+: syntax error: term nested deeper than 200 levels"),
+    ("interacts(A, B) :- X = '" + "a" * 70_000 + "', binds(A, X), binds(B, X).",
+     r"line 1, column 24: syntax error: quoted atom of 70000 characters"),
+    ("interacts(A, B) :- binds(A, P), binds(B, P).\n" * 2 + "x" * 2_000_000,
+     r"program too long"),
+])
+def test_huge_terms_are_refused_before_anything_runs(program, message):
+    """Huge or deeply nested text is refused by the reader in this process, with a position,
+    before a sandbox worker is even started."""
+    from scir.tracks.induction.check import check
+
+    task = read_tasks(HERE / "induction.jsonl")[0]
+    with CheckContext() as context:
+        with pytest.raises(SolverInputError, match=message):
+            check(task, program, context)
+        assert context._sandbox is None

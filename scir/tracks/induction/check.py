@@ -10,8 +10,10 @@ worker process under time, inference and memory limits, so hostile text (an infi
 
 The verdict uses the track's reading of a rule: the program covers the unordered example
 {A, B} when ``interacts(A, B)`` or ``interacts(B, A)`` holds (as ``covers/4`` of
-``prolog/induction.pl`` reads a pair of relation types), and it is valid when it covers at
-least one known interacting pair and no known non-interacting pair. Beside the verdict: the
+``prolog/induction.pl`` reads a pair of relation types; this second reading, in :data:`GOAL`,
+is kept on purpose -- the program is not a pair of relation types -- and
+``tests/test_check.py`` compares the two on all 45 candidate rules), and it is valid when it
+covers at least one known interacting pair and no known non-interacting pair. Beside the verdict: the
 answer-pool members (and the other candidate rules) whose coverage on this task is the same
 as the program's, computed with ``prolog/induction.pl`` on the host.
 """
