@@ -62,20 +62,26 @@ def declared_predicates(program: str, relations: tuple[str, ...]) -> dict[str, i
 
     defined = defined_predicates(program)
     wl = whitelist()
+    arities: dict[str, int] = {}
     for (name, arity), (line, column) in defined.items():
-        if name in relations and arity == 2:
-            raise SandboxViolation(f"the program defines {name}/2, a relation type of the task; "
-                                   "the task's background facts define it", line=line,
-                                   column=column)
+        if name in relations:
+            raise SandboxViolation(f"the program defines {name}/{arity}, but {name} is a "
+                                   "relation type of the task, defined by its background facts",
+                                   line=line, column=column)
         if (name, arity) in wl.builtins or (name, arity) in wl.meta:
             raise SandboxViolation(f"the program redefines the built-in {name}/{arity}",
                                    line=line, column=column)
+        if name in arities:              # the sandbox declares one arity per name
+            raise SandboxViolation(f"{name} is defined with {arities[name]} and with {arity} "
+                                   "arguments; give the two predicates different names",
+                                   line=line, column=column)
+        arities[name] = arity
     if HEAD not in defined:
         lines = program.rstrip().splitlines() or [""]
         raise SandboxViolation("the program defines no interacts/2 (e.g. 'interacts(A, B) :- "
                                "binds(A, P), binds(B, P).')", line=len(lines), column=1)
     declared = {name: 2 for name in relations}
-    declared.update({name: arity for name, arity in defined})
+    declared.update(arities)
     return declared
 
 
