@@ -31,6 +31,7 @@ from scir.tracks.induction.semantics import (Coverage, InductionProblem, Pair, c
 from scir.tracks.induction.world import all_rules, load_world, rule_key
 
 HEAD = ("interacts", 2)
+SHOWN = 6                       # candidate rules named in the text report (JSON: all)
 # The trusted goal run in the sandbox's module after the checked program is loaded: the task's
 # facts are asserted from the binding Facts (terms, never text), then each example
 # Kind-A-B of Examples is tried in both orientations.
@@ -146,7 +147,8 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
         ("valid", validity),
         ("pool", f"agrees on this task with {_rules(agrees, 'no pool member')} "
                  f"(answer pool: {_rules(pool)})"),
-        ("same as", f"candidate rules with the same coverage: {_rules(same)}"),
+        ("same as", f"candidate rules with the same coverage: {_rules(same[:SHOWN])}"
+                    + (f" and {len(same) - SHOWN} more" if len(same) > SHOWN else "")),
         ("sandbox", f"{cov.seconds * 1000:.1f} ms, {cov.inferences} inferences"),
     ]
     summary = ("valid" if cov.valid else "not valid") + (
