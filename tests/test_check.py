@@ -201,3 +201,26 @@ def test_huge_terms_are_refused_before_anything_runs(program, message):
         with pytest.raises(SolverInputError, match=message):
             check(task, program, context)
         assert context._sandbox is None
+
+
+def test_a_track_without_a_checker_is_refused_and_one_with_a_method_is_used(tmp_path):
+    """The command never branches on a track's name: a track's own ``check_hand_written``
+    method is used when it has one; a track with neither that nor a ``check`` module is a
+    ConfigError (exit 2)."""
+    from parity_track import ParityTrack
+
+    from scir.errors import ConfigError
+    from scir.tracks.checking import HandCheck
+
+    with pytest.raises(ConfigError, match="track 'parity' cannot check hand-written work"):
+        checker_for(ParityTrack())
+
+    class Checked(ParityTrack):
+        def check_hand_written(self, task, text, context):
+            return HandCheck(task.task_id, self.name, text == "even", f"said {text}")
+
+    track = Checked()
+    check = checker_for(track)
+    task = next(iter(track.generate(1, seed=1)))
+    with CheckContext() as context:
+        assert check(task, "even", context).passed and not check(task, "odd", context).passed
