@@ -17,7 +17,8 @@ FORMATS = ("induction: a Prolog program defining interacts/2 (any clauses; the b
            "the task's relation types, helper predicates of the program and the whitelisted "
            "built-ins); run in the sandbox.\n"
            "deduction: one 'premise: FORMULA.' per line and one 'goal: FORMULA.' line, "
-           "Prover9 syntax over the task's predicates ('%' starts a comment line).\n"
+           "Prover9 syntax over the task's predicates ('%' starts a comment line); or a Prover9 "
+           "input file (formulas(assumptions) and formulas(goals) lists).\n"
            "causal: directed edges 'A -> B' separated by newlines, ';' or ',' ('#' comments); "
            "the task's known edges are added.")
 EXIT = ("Exit code 0: the check passes for every task (induction: the program is valid; "

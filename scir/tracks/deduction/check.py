@@ -3,7 +3,10 @@
 The file has the format the NS pipeline's formalizations have (the track's parser,
 :func:`scir.tracks.deduction.formalize.parse_formalization`): one ``premise: FORMULA.`` per
 line and one ``goal: FORMULA.`` line, formulas in Prover9 syntax over the task's predicates
-and individuals; blank lines and lines starting with ``%`` are ignored. Reported, all by
+and individuals; blank lines and lines starting with ``%`` are ignored. A Prover9 input file
+(as ``scir export --format prover9`` writes it: ``formulas(assumptions).`` ... ``end_of_list.``
+and ``formulas(goals).`` with one goal, one formula per line; ``assign``/``set``/``clear``
+lines ignored) is read too, each formula as the statement of its list. Reported, all by
 Prover9 (:mod:`solvers.prover9`; only a proof counts, exit 2 counts as "not proved", a limit
 is "undecided"):
 
@@ -21,13 +24,16 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from scir.errors import SolverResourceLimit, SolverTimeout
+from scir.errors import FormalizationError, SolverResourceLimit, SolverTimeout
 from scir.tasks import Task
 from scir.tracks import get_track
 from scir.tracks.checking import CheckContext, HandCheck
 
 PROVER9_MEGS = 200
 _COMMENT = re.compile(r"^\s*%.*$", re.M)
+_LIST = re.compile(r"formulas\((\w+)\)\.")
+_KINDS = {"assumptions": "premise", "goals": "goal"}
+_SETTING = re.compile(r"(?:assign|set|clear)\([^()]*\)\.")
 UNDECIDED = "undecided"
 
 
@@ -65,12 +71,50 @@ def _not_entailed(formulas: Sequence[str], verdicts: Sequence[bool | None]) -> l
             if not v]
 
 
+def _statements(text: str) -> tuple[str, dict[int, int]]:
+    """``text`` as ``premise:`` / ``goal:`` lines, line for line, and for each line the
+    columns added in front of it (so that an error's column points into ``text``). A text
+    without ``formulas(`` lists is returned as it is (comment lines blanked)."""
+    if not _LIST.search(text):
+        return _COMMENT.sub("", text), {}
+    kind, lines, shift = None, [], {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.strip()
+        opened = _LIST.fullmatch(stripped)
+        if opened:
+            kind = _KINDS.get(opened.group(1))
+            if kind is None:
+                raise FormalizationError(f"unknown list formulas({opened.group(1)}); expected "
+                                         "assumptions or goals", line=number, column=1)
+            lines.append("")
+        elif stripped == "end_of_list.":
+            kind = None
+            lines.append("")
+        elif not stripped or stripped.startswith("%") or (kind is None
+                                                         and _SETTING.fullmatch(stripped)):
+            lines.append("")
+        elif kind is None:
+            raise FormalizationError("a formula outside formulas(assumptions) / "
+                                     "formulas(goals)", line=number, column=1)
+        else:
+            lines.append(f"{kind}: {line}")
+            shift[number] = len(kind) + 2
+    return "\n".join(lines), shift
+
+
 def check(task: Task, text: str, context: CheckContext) -> HandCheck:
-    """Check a hand-written formalization (``premise:`` / ``goal:`` lines) against a task."""
+    """Check a hand-written formalization (``premise:`` / ``goal:`` lines, or a Prover9 input
+    file) against a task."""
     from solvers.prover9 import negated_goal
 
     track = get_track(task.domain)
-    formal = track.parse_formalization(task, _COMMENT.sub("", text)).formal
+    statements, shift = _statements(text)
+    try:
+        formal = track.parse_formalization(task, statements).formal
+    except FormalizationError as exc:
+        if exc.line in shift and exc.column is not None:
+            exc.column = max(1, exc.column - shift[exc.line])
+        raise
     mine, my_goal = list(formal["premises"]), formal["goal"]
     gold, gold_goal = list(task.formal["premises"]), task.formal["goal"]
     seconds = max(1, int(round(context.time_limit)))
