@@ -20,10 +20,12 @@ as the program's, computed with ``prolog/induction.pl`` on the host.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from scir.errors import SandboxCrash, SandboxViolation, SolverResourceLimit, SolverTimeout
+from scir.errors import (SandboxCrash, SandboxViolation, SolverError, SolverInputError,
+                         SolverResourceLimit, SolverTimeout)
 from scir.tasks import Task
 from scir.tracks.checking import CheckContext, HandCheck, listing
 from scir.tracks.induction.semantics import (InductionProblem, Pair, coverage, pair,
@@ -31,6 +33,7 @@ from scir.tracks.induction.semantics import (InductionProblem, Pair, coverage, p
 from scir.tracks.induction.world import all_rules, load_world, rule_key
 
 HEAD = ("interacts", 2)
+_TEMP_MODULE = re.compile(r"\bscir_sandbox_\d+:")   # the worker's temporary module, in messages
 SHOWN = 6                       # candidate rules named in the text report (JSON: all)
 # The trusted goal run in the sandbox's module after the checked program is loaded: the task's
 # facts are asserted from the binding Facts (terms, never text), then each example
@@ -108,6 +111,12 @@ def program_coverage(problem: InductionProblem, program: str, context: CheckCont
         first = exc.message.strip().splitlines()[0] if exc.message.strip() else "stopped"
         raise type(exc)(f"{first} (the sandbox stopped the program)", line=exc.line,
                         column=exc.column) from exc
+    except (SandboxViolation, SolverInputError):
+        raise
+    except SolverError as exc:          # an error the program raised while it ran
+        message = _TEMP_MODULE.sub("", exc.message.strip().splitlines()[0])
+        raise SolverError(f"the program raised an error: {message}", line=exc.line,
+                          column=exc.column) from exc
     found: dict[str, set[Pair]] = {"pos": set(), "neg": set()}
     for row in result.answers:
         found[row["Kind"]].add(pair(row["A"], row["B"]))
