@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from scir.commands._common import HelpFormatter
-from scir.errors import ConfigError, ScirError
+from scir.errors import ConfigError, ScirError, SolverError
 from scir.tasks import Task, read_tasks
 
 FORMATS = ("induction: a Prolog program defining interacts/2 (any clauses; the bodies may use "
@@ -125,8 +125,9 @@ def run(args) -> int:
             try:
                 checks.append(check(task, text, context))
             except ScirError as exc:
-                if exc.file is None and origin is not None and exc.line is not None:
-                    exc.file = origin                 # positions are in the source file
+                if exc.file is None and origin is not None and (
+                        exc.line is not None or isinstance(exc, SolverError)):
+                    exc.file = origin                 # about the source (positions in it)
                 if exc.task_id is None:
                     exc.task_id = task.task_id
                 raise
