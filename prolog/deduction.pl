@@ -116,16 +116,6 @@ tree_result(Premises, Tree, Result) :-
     ;   Result = error(malformed)
     ).
 
-% tree_leaves(+Tree, -Stated, -Missing): the leaf formulas, left to right (a replaced leaf
-% states its replacement and misses its own formula).
-tree_leaves(premise(F), [F], []).
-tree_leaves(missing(F), [], [F]).
-tree_leaves(replaced(F, G), [G], [F]).
-tree_leaves(node(_, _, Subtrees), Stated, Missing) :-
-    maplist(tree_leaves, Subtrees, Ss, Ms),
-    append(Ss, Stated),
-    append(Ms, Missing).
-
 % tree_steps(+Tree, -Steps): step(Conclusion, Rule, Premises) for every derivation, premises
 % before the steps that use them (the order a reader follows the proof in).
 tree_steps(premise(_), []).

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from scir.errors import ScirError
 
-COMMANDS = ["doctor", "generate", "verify", "export", "check_rule", "render", "stats", "solve",
+COMMANDS = ["doctor", "generate", "verify", "export", "check", "render", "stats", "solve",
             "report", "audit"]
 
 

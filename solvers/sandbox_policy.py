@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from solvers import resources
 from solvers.errors import ConfigError, ResourceError, SandboxViolation, SolverInputError
-from solvers.prolog.reader import read_program
+from solvers.prolog.reader import ReadClause, read_program
 from solvers.prolog.terms import Term, Var
 
 _NAME = re.compile(r"\S(?:.*\S)?\Z", re.S)
@@ -80,24 +80,30 @@ def _fmt(pi: tuple[str, int]) -> str:
 
 class _Checker:
     def __init__(self, declared: frozenset[tuple[str, int]], wl: Whitelist,
-                 line: int, column: int) -> None:
+                 clause: ReadClause) -> None:
         self.declared, self.wl = declared, wl
-        self.line, self.column = line, column
+        self.clause = clause
         self.calls: set[tuple[str, int]] = set()
 
-    def violation(self, message: str) -> SandboxViolation:
-        return SandboxViolation(message, line=self.line, column=self.column)
+    def violation(self, message: str, name: str | None = None,
+                  in_body: bool = False) -> SandboxViolation:
+        """The error, at the first token ``name`` (of the body, with ``in_body``) or else at
+        the start of the clause."""
+        line, column = self.clause.line, self.clause.column
+        if name is not None:
+            line, column = self.clause.position_of(name, ":-" if in_body else None)
+        return SandboxViolation(message, line=line, column=column)
 
     def head(self, head: Any) -> tuple[str, int]:
         if isinstance(head, Var):
             raise self.violation("a clause head may not be a variable")
         if isinstance(head, Term) and head.name == ":" and head.arity == 2:
-            raise self.violation("module-qualified clause heads are not allowed")
+            raise self.violation("module-qualified clause heads are not allowed", ":")
         pi = _indicator(head)
         if pi is None:
             raise self.violation(f"clause head {head!r} is not callable")
         if pi not in self.declared:
-            raise self.violation(f"clause for undeclared predicate {_fmt(pi)}")
+            raise self.violation(f"clause for undeclared predicate {_fmt(pi)}", pi[0])
         return pi
 
     def goal(self, goal: Any) -> None:
@@ -107,7 +113,7 @@ class _Checker:
             if isinstance(g, Var):
                 raise self.violation("a variable used as a goal (meta-call) is not allowed")
             if isinstance(g, Term) and g.name == ":" and g.arity == 2:
-                raise self.violation("module-qualified goals are not allowed")
+                raise self.violation("module-qualified goals are not allowed", ":", True)
             pi = _indicator(g)
             if pi is None:
                 raise self.violation(f"{g!r} is not a callable goal")
@@ -126,7 +132,8 @@ class _Checker:
                 continue
             if pi in self.wl.builtins:
                 continue
-            raise self.violation(f"{_fmt(pi)} is not allowed (neither declared nor whitelisted)")
+            raise self.violation(f"{_fmt(pi)} is not allowed (neither declared nor whitelisted)",
+                                 pi[0], True)
 
 
 def validate_declared(declared: Mapping[str, int]) -> frozenset[tuple[str, int]]:
@@ -154,7 +161,7 @@ def check_program(program: str, declared: Mapping[str, int]) -> list[ClauseInfo]
     wl = whitelist()
     infos: list[ClauseInfo] = []
     for index, clause in enumerate(read_program(program), start=1):
-        checker = _Checker(decl, wl, clause.line, clause.column)
+        checker = _Checker(decl, wl, clause)
         term = clause.term
         if isinstance(term, Term) and term.name in (":-", "?-") and term.arity == 1:
             raise checker.violation("directives (:- ...) are not allowed")
@@ -168,3 +175,21 @@ def check_program(program: str, declared: Mapping[str, int]) -> list[ClauseInfo]
         infos.append(ClauseInfo(index, clause.line, clause.column, head,
                                 tuple(sorted(checker.calls)), term))
     return infos
+
+
+def defined_predicates(program: str) -> dict[tuple[str, int], tuple[int, int]]:
+    """The predicates the clauses of ``program`` define (name, arity), each with the line and
+    column of its first clause; nothing is executed. Directives and clauses whose head is not
+    callable are skipped here (``check_program`` rejects them). Raises ``SolverInputError``
+    on a syntax error."""
+    found: dict[tuple[str, int], tuple[int, int]] = {}
+    for clause in read_program(program):
+        term = clause.term
+        if isinstance(term, Term) and term.name in (":-", "?-") and term.arity == 1:
+            continue
+        if isinstance(term, Term) and term.name in (":-", "-->") and term.arity == 2:
+            term = term.args[0]
+        pi = _indicator(term)
+        if pi is not None and not isinstance(term, Var):
+            found.setdefault(pi, clause.position_of(pi[0]))
+    return found

@@ -50,7 +50,7 @@ def test_labels_agree_and_proof_trees_check(seed, index, depth, width):
     check = TRACK.verify(task)
     assert check.ok, check.message
     proof = Node.from_json(task.formal["proof"])
-    steps = list(proof.steps())
+    steps = checks.proof_steps(proof)
     assert len(steps) == depth + 1                     # the seed syllogism + the expansions
     assert len(task.formal["distractors"]) == width
     results = checks.check_trees([proof], premises)
@@ -68,9 +68,9 @@ def test_fresh_predicates_only(hard_tasks):
         root = trees[0].formula
         introduced: list[str] = []
         for tree in trees:
-            for step in tree.steps():
-                above = set(step.formula.args)
-                below = {a for child in step.children for a in child.formula.args}
+            for conclusion, _, premises in checks.proof_steps(tree):
+                above = set(conclusion.args)
+                below = {a for premise in premises for a in premise.args}
                 introduced += sorted(below - above)
         assert len(introduced) == len(set(introduced)), task.task_id
         assert not set(introduced) & set(root.args)
@@ -216,7 +216,7 @@ def test_explain_follows_the_proof(easy_tasks):
         lines = TRACK.explain(task)
         proof = Node.from_json(task.formal["proof"])
         derived = [line for line in lines if line.startswith("From ")]
-        assert len(derived) == len(list(proof.steps())) == 5          # seed + 4 expansions
+        assert len(derived) == len(checks.proof_steps(proof)) == 5          # seed + 4 expansions
         assert derived[-1].endswith(f"({proof.rule}).")
         missing = [line for line in lines if line.startswith("Not stated: ")]
         assert len(missing) == (1 if task.answer == "Unknown" else 0)

@@ -17,6 +17,7 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.errors import BackendError, ScirError
 from scir.llm import LLMRequest, get_backend
+from scir.llm.base import request_key
 from scir.llm.cache import RunStore, cached_complete
 
 SCENARIOS = sorted((Path(__file__).parent / "hostile" / "servers").glob("*.json"))
@@ -80,7 +81,7 @@ def test_server_fault(path, tmp_path):
                 response = cached_complete(backend, request, store)
                 assert response.text == expect["text"]
                 assert store.call_count() == 1
-                assert store.get_call(next(iter(store.call_keys()))).text == expect["text"]
+                assert store.get_call(request_key(backend, request)).text == expect["text"]
         finally:
             seconds = time.monotonic() - start
             backend.close()

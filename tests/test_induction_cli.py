@@ -1,4 +1,4 @@
-"""Induction from the command line: generate/verify (and tampering), check-rule, export."""
+"""Induction from the command line: generate/verify (and tampering), export."""
 
 from __future__ import annotations
 
@@ -11,12 +11,8 @@ from pathlib import Path
 import pytest
 
 from scir.cli import main
-from scir.errors import FormalizationError
 from scir.tasks import read_tasks
 from scir.tracks.induction.export import prolog_atom
-from scir.tracks.induction.rules import check_rule, parse_rule
-from scir.tracks.induction.semantics import coverage, problem_from_formal, prolog_module
-from scir.tracks.induction.world import all_rules, load_world, rule_key
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,79 +69,7 @@ def _task(task_file: Path):
     return read_tasks(task_file)[0]
 
 
-def test_check_rule_accepts_the_target_in_any_orientation(task_file, capsys):
-    task = _task(task_file)
-    r1, r2 = task.formal["target"]
-    rule = f"interacts(Drug2, Drug1) :- {r2}(Drug1, Prot), {r1}(Drug2, Prot)."
-    assert main(["check-rule", str(task_file), "--task", task.task_id, rule]) == 0
-    out = capsys.readouterr().out
-    assert "valid:      yes" in out and "in pool:    yes" in out
-    assert f"answer:     {task.answer} " in out
-
-
-def test_check_rule_reports_a_distractor_as_invalid(task_file, capsys):
-    task = _task(task_file)
-    d1, d2 = task.formal["distractors"][0]
-    rule = f"interacts(A,B) :- {d1}(A,P), {d2}(B,P)."
-    assert main(["check-rule", str(task_file), "--task", task.task_id, rule]) == 1
-    out = capsys.readouterr().out
-    assert "valid:      no (wrongly covers a non-interacting pair)" in out
-    result = check_rule(task.formal, rule)
-    negative = "+".join(result.covered_negatives[0])
-    assert negative in out and result.covered_positives
-
-
-def test_check_rule_parse_error_gives_the_column(task_file, capsys):
-    task = _task(task_file)
-    rc = main(["check-rule", str(task_file), "--task", task.task_id,
-               "interacts(A,B) :- binds(A,P) binds(B,P)."])
-    assert rc == 2
-    err = capsys.readouterr().err
-    assert "line 1, column 30: rule does not parse: unexpected 'binds'" in err
-
-
-def test_check_rule_unknown_predicate_gives_the_column(task_file, capsys):
-    task = _task(task_file)
-    rc = main(["check-rule", str(task_file), "--task", task.task_id,
-               "interacts(A,B) :- binds(A,P), metabolises(B,P)."])
-    assert rc == 2
-    assert "column 31: unknown predicate 'metabolises'" in capsys.readouterr().err
-
-
-def test_check_rule_unknown_task(task_file, capsys):
-    assert main(["check-rule", str(task_file), "--task", "nope",
-                 "interacts(A,B) :- binds(A,P), binds(B,P)."]) == 2
-    assert "no task 'nope' in the file" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("text,message", [
-    ("interacts(A,B) :- binds(A,P), binds(B,Q).", "share the protein variable"),
-    ("interacts(A,B) :- binds(A,P), binds(A,P).", "about different drugs"),
-    ("interacts(A,B) :- binds(A,B), binds(B,P).", "must be the protein variable"),
-    ("interacts(A,B) :- binds(C,P), binds(B,P).", "must be a drug of the head"),
-    ("interacts(A,A) :- binds(A,P), binds(B,P).", "two different drug variables"),
-    ("similar(A,B) :- binds(A,P), binds(B,P).", "the head must be interacts"),
-    ("interacts(A,B) :- binds(A,P), ", "rule ends too early"),
-    ("interacts(A,B) :- binds(A,P); binds(B,P).", "unexpected character ';'"),
-])
-def test_rule_shape_errors(text, message):
-    with pytest.raises(FormalizationError, match=message) as info:
-        parse_rule(text)
-    assert info.value.column is not None and info.value.line == 1
-
-
-def test_rule_checks_agree_with_prolog_coverage_for_all_45_rules(task_file):
-    task = _task(task_file)
-    problem = problem_from_formal(task.formal)
-    world = load_world()
-    with prolog_module(problem) as module:
-        for rule in all_rules(world):
-            r1, r2 = rule
-            result = check_rule(task.formal, f"interacts(X,Y) :- {r1}(X,Z), {r2}(Y,Z)")
-            cov = coverage(module, rule)
-            assert (result.covered_positives, result.covered_negatives) == (
-                cov.positives, cov.negatives)
-            assert result.in_pool == (rule_key(rule) in task.answer_pool)
+# check-rule (an alias of `scir check`) is tested in tests/test_check.py
 
 
 def test_export_popper_from_the_command_line(task_file, tmp_path, capsys):
@@ -181,11 +105,3 @@ def test_quoted_atoms_read_back_in_prolog():
             # the quoted text read by Prolog's own reader is the original atom
             row = module.query_once("term_to_atom(T, Text)", {"Text": prolog_atom(name)})
             assert row is not None and row["T"] == name
-
-
-def test_check_rule_refuses_a_task_of_another_track(capsys):
-    other = ROOT / "tests" / "hostile" / "base" / "causal.jsonl"   # a real causal task
-    task_id = read_tasks(other)[0].task_id
-    assert main(["check-rule", str(other), "--task", task_id,
-                 "interacts(A,B) :- binds(A,P), binds(B,P)."]) == 2
-    assert "check-rule takes induction tasks" in capsys.readouterr().err

@@ -90,7 +90,7 @@ def test_worker_check_agrees(path):
 
 def test_violations_are_found_before_any_worker_starts():
     with Sandbox() as box:
-        with pytest.raises(SandboxViolation, match=r"line 2, column 1: halt/0 is not allowed"):
+        with pytest.raises(SandboxViolation, match=r"line 2, column 6: halt/0 is not allowed"):
             box.run("p.\nq :- halt.\n", {"p": 0, "q": 0}, "q")
         assert box.worker_pid is None
 

@@ -22,9 +22,6 @@ from scir.errors import ConfigError
 from scir.evaluate.stats import normalised_accuracy, wilson
 from scir.llm.cache import STORE_NAME, RunStore
 
-FAILURES = ("parse_error", "solver_error", "timeout", "backend_error")
-
-
 @dataclass
 class Row:
     """One cell of the report."""

@@ -128,11 +128,6 @@ class RunStore:
             rows = self._db.execute("SELECT request FROM calls ORDER BY key").fetchall()
         return [json.loads(r[0]) for r in rows]
 
-    def call_keys(self) -> set[str]:
-        """The keys of every stored call."""
-        with self._lock:
-            return {r[0] for r in self._db.execute("SELECT key FROM calls")}
-
     # ---- results -----------------------------------------------------------------------------
     def put_result(self, result: dict[str, Any]) -> None:
         """Store (or replace) one pipeline result, given as its JSON-ready dict."""

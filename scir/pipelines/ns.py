@@ -1,11 +1,16 @@
 """NS: the model formalizes the problem under the track's grammar, the track's symbolic solver
 answers. At most ``max_retries`` retries, only when the formalization does not parse
-(FormalizationError) or the solver rejects it as input (SolverInputError, which includes sandbox
-violations); the retry shows the model its previous text and the error message, never the answer.
+(FormalizationError) or the solver rejects it as input (SolverInputError); the retry shows the
+model its previous text and the error message, never the answer.
 
-Formalizations are untrusted: they reach a solver only through the track's
-``parse_formalization`` and ``solve_formal`` (whitelist, sandbox, limits). Every typed solver
-failure is recorded in the result; none stops the run.
+Formalizations are untrusted text, and no track runs them as code: each reaches a solver only
+through the track's ``parse_formalization`` (its grammar, the task's signature, size limits),
+which turns it into data -- deduction: formulas re-printed in canonical Prover9 syntax;
+induction: ground facts only (the grammar has no rules, so there is no model-written Prolog to
+sandbox: the rule is learned by the track's own solver); causal: edges and numbers -- and
+``solve_formal``, which passes that data as terms and facts under time limits. Hand-written
+Prolog, which is code, runs only in the sandbox (``scir check``, :mod:`solvers.sandbox`).
+Every typed solver failure is recorded in the result; none stops the run.
 """
 
 from __future__ import annotations

@@ -163,8 +163,3 @@ class GaussIntScore:
             mask = sum(1 << j for j in np.flatnonzero(A[:, k]))
             total += self.local_score(k, int(mask))
         return total
-
-    @property
-    def cache_size(self) -> int:
-        """Number of cached local scores."""
-        return len(self._cache)

@@ -288,13 +288,6 @@ class Node:
             for child in self.children:
                 yield from child.leaves()
 
-    def steps(self) -> Iterator["Node"]:
-        """The derived nodes, children before parents."""
-        for child in self.children:
-            yield from child.steps()
-        if self.rule is not None:
-            yield self
-
     def formulas(self) -> Iterator[Formula]:
         """Every formula in the tree (root first)."""
         yield self.formula

@@ -125,10 +125,6 @@ class PoolResult:
         """The pool as sorted answer strings ``r1,r2``."""
         return sorted(rule_key(r) for r in self.pool)
 
-    def valid_of_category(self, category: str) -> list[Rule]:
-        """Valid rules whose two relations belong to ``category``."""
-        return [r for r in self.valid if self.categories.get(r) == category]
-
 
 def _relation_rows(world: World) -> list[tuple[str, str]]:
     return [(r.name, r.category) for r in world.relations]

@@ -2,9 +2,10 @@
 
 Stages live in their own modules: ``world`` (names and relation types), ``generate`` (the
 formal object), ``text`` (clean NL), ``semantics`` (pools with clingo, coverage with Prolog),
-``ilp_check`` (the learner cross-check), ``rules`` (check-rule), ``export`` (Popper folders),
-``stats`` (pool statistics), ``formalize`` (grammar and parser of the pipelines),
-``prompts`` (their prompts), ``solve`` (the pipelines' solver: clingo pool + ILP learner).
+``ilp_check`` (the learner cross-check), ``check`` (``scir check``: hand-written programs
+in the sandbox), ``export`` (Popper folders), ``stats`` (pool statistics), ``formalize``
+(grammar and parser of the pipelines), ``prompts`` (their prompts), ``solve`` (the
+pipelines' solver: clingo pool + ILP learner).
 """
 
 from __future__ import annotations

@@ -156,12 +156,6 @@ def rule_key(rule: Rule) -> str:
     return f"{a},{b}"
 
 
-def parse_rule_key(key: str) -> Rule:
-    """``"r1,r2"`` -> the sorted pair (no validation of the names)."""
-    a, _, b = key.partition(",")
-    return tuple(sorted((a.strip(), b.strip())))  # type: ignore[return-value]
-
-
 def display_drug(drug: str) -> str:
     """A drug id as written in text: ``velorastat`` -> ``Velorastat``."""
     return drug[:1].upper() + drug[1:]
