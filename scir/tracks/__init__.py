@@ -66,7 +66,7 @@ def _file_entries(value: str) -> list[tuple[str, str, str]]:
             continue
         m = _FILE_ENTRY.match(value, pos)
         if m is None:
-            rest = re.split(rf"[,{re.escape(os.pathsep)}]", value[pos:])[0]
+            rest = value[pos:].split(",")[0]
             raise ConfigError(f"{ENV_VAR} entry {rest!r} is not PATH.py:TrackClass (entries "
                               f"are separated by {os.pathsep!r} or ',')", field=ENV_VAR)
         out.append((m.group(0), m.group("path").strip(), m.group("cls")))
