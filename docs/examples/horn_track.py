@@ -260,6 +260,14 @@ class HornTrack(Track):
     def count_items(self, formal: dict[str, Any]) -> int:
         return len(formal["facts"]) + len(formal["rules"])
 
+    def format_formal(self, task: Task, formal: dict[str, Any] | None = None) -> str:
+        """A formal object (default: the task's gold one) in the syntax of ``horn.lark``:
+        what a perfect formalization writes (the inverse of ``parse_formalization``)."""
+        program = HornProgram.from_formal(task.formal if formal is None else formal)
+        lines = [f"{a}." for a in program.facts]
+        lines += [f"{head} :- {', '.join(body)}." for head, body in program.rules]
+        return "\n".join(lines + [f"?- {program.query}."]) + "\n"
+
     def codec(self) -> RenderCodec:
         """The rendering codec, ``horn_codec.py`` beside this file (importable: SCIR_TRACKS
         puts this folder on ``sys.path``; an installed package ships both modules)."""
