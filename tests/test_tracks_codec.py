@@ -332,3 +332,22 @@ def test_stats_show_pools_only_for_tracks_with_answer_pools(files, capsys):
         out = capsys.readouterr().out
         assert ("pool sizes" in out) == registry.get_track(track).answer_pools, track
     assert registry.get_track("induction").answer_pools
+
+
+def test_generic_layers_never_branch_on_a_track():
+    """scir.text, scir.pipelines and scir.evaluate ask the track (its codec, its hooks):
+    no ``task.domain`` test, no comparison with a track name, no import of a track's
+    modules (the issue's done-when grep, plus the imports)."""
+    branch = re.compile(r"task.domain|domain ==")
+    internals = re.compile(r"^\s*(?:from|import) scir\.tracks\.(?!base\b)\w+", re.M)
+    offending = []
+    for layer in ("text", "pipelines", "evaluate"):
+        for path in sorted((ROOT / "scir" / layer).rglob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            for number, line in enumerate(source.splitlines(), start=1):
+                if branch.search(line):
+                    offending.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+            offending += [f"{path.relative_to(ROOT)}: {m.group(0).strip()}"
+                          for m in internals.finditer(source)]
+    assert offending == []
+    assert list((ROOT / "scir" / "text").rglob("*.py"))    # the scan saw the files
