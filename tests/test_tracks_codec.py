@@ -11,6 +11,7 @@ entry is one clear error.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 import subprocess
@@ -351,3 +352,24 @@ def test_generic_layers_never_branch_on_a_track():
                           for m in internals.finditer(source)]
     assert offending == []
     assert list((ROOT / "scir" / "text").rglob("*.py"))    # the scan saw the files
+
+
+def test_genre_files_are_checked_where_they_are_read(tmp_path):
+    from scir.errors import ResourceError
+    from scir.text.genres import read_genre_file
+
+    horn = json.loads((ROOT / "docs" / "examples" / "horn_genres.json").read_text())
+    with pytest.raises(ResourceError, match="cannot read the horn genre file .*nothing.json"):
+        read_genre_file("horn", tmp_path / "nothing.json", None)
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(horn))
+    assert len(read_genre_file("horn", path, None).genres) == 3
+    with pytest.raises(ResourceError, match="expected 8 genres, found 3"):
+        read_genre_file("horn", path, 8)
+    with pytest.raises(ResourceError, match='expected an object with "track": "other"'):
+        read_genre_file("other", path, None)
+    horn["genres"][0]["items"] = ["no text slot"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(horn))
+    with pytest.raises(ResourceError, match=r"item wrapper 'no text slot' needs exactly one"):
+        read_genre_file("horn", bad, None)
