@@ -31,6 +31,7 @@ from typing import Any
 
 from scir.errors import ConfigError, ResourceError
 from scir.text.codec import GENRES_PER_TRACK, codec_for
+
 LAYOUTS = ("paragraphs", "lines")
 # numeric and generic slots every filler may use (filled by scir.text.document.fill_slots)
 GENERIC_SLOTS = frozenset({"int1", "int2", "int3", "int4", "dec1", "pct", "date", "time",

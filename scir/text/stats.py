@@ -60,16 +60,15 @@ def _answer_pools(track: str) -> bool:
 
 def task_stats(task: Task) -> TaskStats:
     """The statistics of one task (ConfigError for a task of an unknown track)."""
+    from scir.tracks import track_of
+
     nl = len(task.problem_nl or "\n\n".join(task.blocks))
     obf = len(task.problem_obfuscated)
     render = task.provenance.get("render") if isinstance(task.provenance, dict) else None
     render = render if isinstance(render, dict) else {}
-    from scir.tracks import track_of
-
     return TaskStats(
         task_id=task.task_id, domain=track_of(task).name, tier=task.tier,
-        difficulty=task.difficulty,
-        blocks=len(task.blocks), chars_nl=nl, chars_obf=obf,
+        difficulty=task.difficulty, blocks=len(task.blocks), chars_nl=nl, chars_obf=obf,
         ratio=round(obf / nl, 3) if obf and nl else None, items=reference_items(task),
         answer=task.answer, chance=task.chance,
         chance_constrained=float(task.chance_constrained if task.chance_constrained is not None
