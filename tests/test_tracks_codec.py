@@ -373,3 +373,31 @@ def test_genre_files_are_checked_where_they_are_read(tmp_path):
     bad.write_text(json.dumps(horn))
     with pytest.raises(ResourceError, match=r"item wrapper 'no text slot' needs exactly one"):
         read_genre_file("horn", bad, None)
+
+
+def test_filler_never_reads_as_a_statement(name, files):
+    """Documents made only of a genre's dressing and filler (slots filled) hold nothing the
+    track's extractor reads as content: filler can pad a document, never change it."""
+    import random
+
+    from scir.errors import VerificationError
+    from scir.text.document import fill_slots
+
+    _, obf = files(name)
+    codec = registry.get_track(name).codec()
+    gset = codec.genres()
+    rng = random.Random(0)
+    for task in read_tasks(obf):
+        values = codec.slot_values(task)
+        padded = Task.from_dict(task.to_dict())
+        for doc in padded.documents:
+            genre = gset.genre(doc.genre)
+            templates = (genre.headers + genre.intro + genre.filler + gset.filler
+                         + genre.closing)
+            doc.text = "\n".join(fill_slots(t, rng, gset.slots, values) for t in templates)
+        try:
+            contents = codec.extract(padded)
+        except VerificationError:             # e.g. no network statement at all (causal)
+            continue
+        assert all(not value for content in contents for value in content.values()
+                   if isinstance(value, list)), contents
