@@ -54,7 +54,8 @@ NAMES = _names()
 
 @pytest.fixture(scope="module", autouse=True)
 def tracks_from_env():
-    """The example track known only through SCIR_TRACKS for this module."""
+    """The example track (and the caller's SCIR_TRACKS) known only through SCIR_TRACKS for
+    this module."""
     registry.unregister("horn")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SCIR_TRACKS", ENV)
@@ -128,6 +129,7 @@ def test_template_rendering_recovers_every_block(name, files):
         assert {d.genre for d in task.documents} <= set(gset.names)
         assert 2.0 <= task.provenance["render"]["ratio"] <= 4.5
         assert render_task(original, RENDER_SEED).to_json() == task.to_json()  # seeded
+        assert render_task(original, RENDER_SEED + 1).to_json() != task.to_json()
         for field in ("formal", "blocks", "problem_nl", "answer", "answer_pool"):
             assert getattr(task, field) == getattr(original, field)
         # a damaged document is noticed: most of the first document lost
