@@ -50,7 +50,11 @@ def one_line(text: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scir`` command line; returns the exit code."""
-    parser = build_parser()
+    try:
+        parser = build_parser()     # lists the tracks: a bad SCIR_TRACKS entry fails here
+    except ScirError as exc:
+        print(one_line(f"error: {exc}"), file=sys.stderr)
+        return 2
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help / --version (0) and usage errors (2)

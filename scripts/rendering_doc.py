@@ -33,10 +33,31 @@ scir render d.jsonl --renderer llm --model openrouter:openai/gpt-4o \\
 scir stats d.obf.jsonl
 ```
 
+## One codec per track
+
+Everything track-specific about rendering lives in the track's package, behind one interface,
+`scir.text.codec.RenderCodec`, which `Track.codec()` returns (built-in tracks:
+`scir/tracks/<track>/codec/`; the example track: `docs/examples/horn_codec.py`):
+
+| method | what it says |
+|---|---|
+| `block_contents(task)`, `canonical(index, content)` | the formal content of each block, and its normal form (equal normal forms: the same information) |
+| `genre_file()` | the track's genre file (JSON, shipped as package data beside the codec) |
+| `drafts(task, contents, genres, gset, rng)`, `slot_values(task)` | the template writer: one draft per block in its genre |
+| `extract(task)` | the reference extractor: the block contents read back from the documents alone |
+| `block_description`, `block_grammar`, `format_block`, `parse_block`, `match_block` | the LLM renderer's back-translation: the block's formal format, its decoding grammar, the faithful formal text, its parser, and the match of a recovered content against the original |
+
+`scir.text` itself is generic machinery -- drafts, sections and filler (`document`), template
+patterns (`patterns`), the genre-file reader (`genres`), the two renderers, the
+back-translation driver (`inverse`) and the statistics -- and asks the task's codec
+(`scir.text.codec.codec_of(task)`) instead of branching on a track's name. A track without a
+codec cannot be rendered: `ConfigError: track 'x' has no rendering codec`.
+
 ## Genres are data
 
-Each track has eight genres in `scir/text/genres/<track>.json`: a title, a style description
-(used in the LLM renderer's prompt), header, intro, heading, item and closing templates, a
+Each built-in track has eight genres in its genre file
+(`scir/tracks/<track>/codec/genres.json`): a title, a style description (used in the LLM
+renderer's prompt), header, intro, heading, item and closing templates, a
 filler bank, and track options (statement wordings, record and table formats, label formats).
 The track file also holds the phrase banks shared by its genres, the fidelity rules given to
 the LLM renderer, and the template renderer's target range of the Obf/NL length ratio.
@@ -69,10 +90,11 @@ from the track's ratio range (deduction 2.6-3.3x, induction 2.4-3.1x, causal 3.0
 paper reports 2.9x, 2.8x and 4.1x); a filler's slots are filled once per document, so a
 document never contradicts itself.
 
-**Recoverability is checked mechanically.** `scir.text.extractors` has one rule-based reader
-per track, compiled from the same templates (anchored regular expressions). It reads only the
-documents, their genre names and the track's universe of names (the context vocabulary, the
-world's drugs and proteins, the Sachs proteins), never the formal object, and must recover the
+**Recoverability is checked mechanically.** Each track's codec has a rule-based reader (its
+`extract`, called through `scir.text.extractors`), compiled from the same templates
+(anchored regular expressions). It reads only the documents, their genre names and the
+track's universe of names (the context vocabulary, the world's drugs and proteins, the Sachs
+proteins), never the formal object, and must recover the
 exact formal content of every block: the premise set (Prover9 strings in the track's canonical
 printing), the fact set with positives and negatives, the known edges, conditions and
 identical rows. A rendering that does not pass is redrawn; `tests/test_render_template.py`
@@ -83,11 +105,12 @@ checks every task of every track and tier.
 Per block, a renderer call rewrites the block into its genre (style description plus the
 track's fidelity rules), and an inverse call -- the same or another model (`--inverse-model`)
 -- formalizes the rewrite back, with the task's other ORIGINAL blocks as context, under the
-block's grammar: deduction formulas over the task's signature (`grammars/fol.lark`, bounded),
-`grammars/induction_block.lark` (facts or pairs), `grammars/causal_block.lark` (network or
-rows). The rewrite is accepted when the formalization holds the block's content -- deduction:
-every formula proved equivalent to an original one by Prover9 in both directions; induction:
-the same set; causal: the same edges and conditions and identical rows. Otherwise the block is
+block's grammar (the codec's `block_grammar`): deduction formulas over the task's signature
+(`grammars/fol.lark`, bounded), `grammars/induction_block.lark` (facts or pairs),
+`grammars/causal_block.lark` (network or rows). The rewrite is accepted when the codec's
+`match_block` finds the block's content in the formalization -- deduction: every formula
+proved equivalent to an original one by Prover9 in both directions; induction: the same set;
+causal: the same edges and conditions and identical rows. Otherwise the block is
 retried (the model sees its previous rewrite and what was lost), up to `--max-retries`
 (default 2), then the task is dropped and reported. Every call goes through the SQLite cache
 (`--cache`, default next to OUT), so a rerun repeats no finished call.
@@ -96,8 +119,9 @@ retried (the model sees its previous rewrite and what was lost), up to `--max-re
 
 `scir stats FILE` prints per domain and tier: tasks, mean characters NL and Obf and their
 ratio, reference items (`track.count_items`), mean chance, rendered tasks and retries, the
-answer distribution, induction pool sizes and the genres used. `scir render` prints the same
-table, the dropped tasks, and writes a JSON report with per-task numbers next to OUT.
+answer distribution, the pool sizes of tracks whose tasks accept several answers
+(`Track.answer_pools`: induction) and the genres used. `scir render` prints the same table,
+the dropped tasks, and writes a JSON report with per-task numbers next to OUT.
 """
 
 

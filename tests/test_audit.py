@@ -39,7 +39,7 @@ KEEP = {"True": 9, "False": 7, "Unknown": 5}     # premises kept per label
 def _cut(task: Task, keep: int, label: str, index: int) -> Task:
     """``task`` with its first ``keep`` premises only, relabelled (clean NL rebuilt with the
     track's templates)."""
-    from scir.text.blocks import deduction_lexicon
+    from scir.tracks.deduction.codec.contents import deduction_lexicon
     from scir.tracks.deduction.logic import parse
     from scir.tracks.deduction.templates import blocks
 

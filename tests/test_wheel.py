@@ -67,6 +67,10 @@ def test_wheel_installs_and_loads_logic_files(tmp_path):
     top_level = {n.split("/", 1)[0] for n in members}
     assert not top_level & {"prolog", "asp", "grammars"}, sorted(top_level)
     assert {"scir", "solvers"} <= top_level
+    # package data, e.g. each track's genres beside its rendering codec
+    data = sorted(str(f.relative_to(ROOT)) for f in (ROOT / "scir").rglob("*.json"))
+    assert "scir/tracks/deduction/codec/genres.json" in data
+    assert set(data) <= set(members), sorted(set(data) - set(members))
     assert "scir = scir.cli:main" in entry_points
 
     # a fresh venv without pip; the project's pip installs into it from the wheel file only

@@ -7,7 +7,12 @@ is ``True`` when the program entails the query and ``False`` when it does not. E
 established twice: by forward chaining in Python and by clingo with ``horn.lp`` (shipped beside
 this file); the two least models must be identical.
 
-Registered for third-party use through an entry point (see docs/extending.md)::
+Its rendering codec is ``horn_codec.py`` with the genres ``horn_genres.json``, both beside
+this file. Loaded without packaging through the environment variable ``SCIR_TRACKS``::
+
+    SCIR_TRACKS=docs/examples/horn_track.py:HornTrack scir generate horn -n 10 -o h.jsonl
+
+or registered for third-party use through an entry point (see docs/extending.md)::
 
     [project.entry-points."scir.tracks"]
     horn = "horn_track:HornTrack"
@@ -24,6 +29,7 @@ from scir.errors import (ConfigError, FormalizationError, GenerationError, TaskF
                          VerificationError)
 from scir.outputs import contained
 from scir.tasks import Task
+from scir.text.codec import RenderCodec
 from scir.tracks import Check, Formalization, Track, TrackParam
 from solvers.asp import AspProgram, Atom
 
@@ -253,6 +259,21 @@ class HornTrack(Track):
 
     def count_items(self, formal: dict[str, Any]) -> int:
         return len(formal["facts"]) + len(formal["rules"])
+
+    def format_formal(self, task: Task, formal: dict[str, Any] | None = None) -> str:
+        """A formal object (default: the task's gold one) in the syntax of ``horn.lark``:
+        what a perfect formalization writes (the inverse of ``parse_formalization``)."""
+        program = HornProgram.from_formal(task.formal if formal is None else formal)
+        lines = [f"{a}." for a in program.facts]
+        lines += [f"{head} :- {', '.join(body)}." for head, body in program.rules]
+        return "\n".join(lines + [f"?- {program.query}."]) + "\n"
+
+    def codec(self) -> RenderCodec:
+        """The rendering codec, ``horn_codec.py`` beside this file (importable: SCIR_TRACKS
+        puts this folder on ``sys.path``; an installed package ships both modules)."""
+        from horn_codec import HornCodec
+
+        return HornCodec()
 
     def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
         return {"lp": export_lp}

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from scir.errors import ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message
 from scir.tasks import Task
+from scir.tracks import track_of
 from scir.tracks.base import Track
 
 ARCHS = ("cot", "ns", "symbcot", "oracle")
@@ -158,8 +159,8 @@ def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
     """A result for a task with the task's fields filled in and the answer still empty."""
     base: dict[str, Any] = {"answer": None, "correct": False, "status": "ok"}
     base.update(fields)
-    return PipelineResult(task_id=task.task_id, domain=task.domain, tier=task.tier, arch=arch,
-                          presentation=settings.presentation, model=model,
+    return PipelineResult(task_id=task.task_id, domain=track_of(task).name, tier=task.tier,
+                          arch=arch, presentation=settings.presentation, model=model,
                           chance=task.chance, chance_constrained=task.chance_constrained,
                           **base)
 

@@ -23,7 +23,7 @@ from scir.pipelines import cot, ns, oracle, symbcot
 from scir.pipelines.result import (ARCHS, NO_MODEL, PipelineResult, PipelineSettings,
                                    new_result, problem_text)
 from scir.tasks import Task
-from scir.tracks import get_track
+from scir.tracks import track_of
 
 PIPELINES: dict[str, Callable[..., PipelineResult]] = {
     "cot": cot.run, "ns": ns.run, "symbcot": symbcot.run, "oracle": oracle.run,
@@ -38,7 +38,7 @@ def run_task(arch: str, task: Task, backend: Backend | None, settings: PipelineS
         raise ConfigError(f"arch must be one of {', '.join(ARCHS)}, got {arch!r}", field="arch")
     if arch != "oracle" and backend is None:
         raise ConfigError(f"--arch {arch} needs a --model", field="model")
-    track = get_track(task.domain)
+    track = track_of(task)
     start = time.monotonic()
     try:
         result = PIPELINES[arch](track, task, backend, settings)
@@ -131,7 +131,7 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
         raise ConfigError("--concurrency must be >= 1", field="concurrency")
     for task in tasks:               # fail before any call when a text is missing
         problem_text(task, settings.presentation)
-        get_track(task.domain)
+        track_of(task)
     model = model_label(arch, backend)
     summary = RunSummary()
     pending = []

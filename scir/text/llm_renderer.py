@@ -21,7 +21,8 @@ from scir.llm.base import Backend, Constraint, LLMRequest
 from scir.llm.cache import CachingBackend, RunStore
 from scir.tasks import Document, Task
 from scir.text.blocks import block_contents
-from scir.text.genres import Genre, GenreSet, load_genres
+from scir.text.codec import codec_of
+from scir.text.genres import Genre, GenreSet
 from scir.text.inverse import block_format, match_block, parse_block
 from scir.text.template import SEPARATOR, clean_text, pick_genres
 
@@ -105,7 +106,7 @@ class LLMRenderer:
 
     def render(self, task: Task) -> RenderOutcome:
         """Render every block of ``task``; drop the task when a block fails every attempt."""
-        gset = load_genres(task.domain)
+        gset = codec_of(task).genres()
         contents = block_contents(task)
         rng = random.Random(f"scir.text.template:{self.seed}:{task.task_id}:0")
         genres = pick_genres(gset, len(contents), rng)

@@ -40,23 +40,35 @@ class TaskStats:
 
 def reference_items(task: Task) -> int | None:
     """``track.count_items(task.formal)``, or None when the track cannot count."""
-    from scir.tracks import get_track
+    from scir.tracks import track_of
 
     try:
-        return get_track(task.domain).reference_items(task)
+        return track_of(task).reference_items(task)
     except (ScirError, TypeError, ValueError):   # unknown track, malformed formal object
         return None
 
 
+def _answer_pools(track: str) -> bool:
+    """Whether the track's tasks may accept several answers (False for an unknown track)."""
+    from scir.tracks import get_track
+
+    try:
+        return get_track(track).answer_pools
+    except ScirError:
+        return False
+
+
 def task_stats(task: Task) -> TaskStats:
-    """The statistics of one task."""
+    """The statistics of one task (ConfigError for a task of an unknown track)."""
+    from scir.tracks import track_of
+
     nl = len(task.problem_nl or "\n\n".join(task.blocks))
     obf = len(task.problem_obfuscated)
     render = task.provenance.get("render") if isinstance(task.provenance, dict) else None
     render = render if isinstance(render, dict) else {}
     return TaskStats(
-        task_id=task.task_id, domain=task.domain, tier=task.tier, difficulty=task.difficulty,
-        blocks=len(task.blocks), chars_nl=nl, chars_obf=obf,
+        task_id=task.task_id, domain=track_of(task).name, tier=task.tier,
+        difficulty=task.difficulty, blocks=len(task.blocks), chars_nl=nl, chars_obf=obf,
         ratio=round(obf / nl, 3) if obf and nl else None, items=reference_items(task),
         answer=task.answer, chance=task.chance,
         chance_constrained=float(task.chance_constrained if task.chance_constrained is not None
@@ -153,7 +165,7 @@ def format_groups(groups: list[GroupStats]) -> str:
     for g in groups:
         answers = ", ".join(f"{a} {n}" for a, n in g.answers.items()) or "-"
         lines.append(f"- {g.domain} {g.tier} answers: {answers}")
-        if g.domain == "induction":
+        if _answer_pools(g.domain):
             sizes = ", ".join(f"{k}: {v}" for k, v in g.pool_sizes.items())
             lines.append(f"  pool sizes {{{sizes}}}, mean {g.mean_pool:.2f}, single-answer "
                          f"{g.single_answer}/{g.tasks}")

@@ -1,11 +1,12 @@
 """The template renderer (the offline default): every clean-NL block becomes one document in a
 scientific genre, deterministically in (task, seed).
 
-For each task: distinct genres are drawn for its blocks; the track's writer
-(:mod:`scir.text.writers`) turns each block's formal content into a draft in its genre
-(meaning-preserving wording, cross-document references); filler from the genre's banks is
-interleaved between the items until the documents reach a target length (a ratio to the clean
-text drawn from the track's range, within 2-4.5x); finally the track's reference extractor
+For each task: distinct genres are drawn for its blocks; the track's writer (its rendering
+codec's :meth:`~scir.text.codec.RenderCodec.drafts`) turns each block's formal content into a
+draft in its genre (meaning-preserving wording, cross-document references); filler from the
+genre's banks is interleaved between the items until the documents reach a target length (a
+ratio to the clean text drawn from the track's range, within 2-4.5x); finally the track's
+reference extractor (:meth:`~scir.text.codec.RenderCodec.extract`)
 reads the documents back and the result is kept only if every block is recovered exactly
 (otherwise the task is redrawn; a second failure in a row of five is a bug, raised as
 VerificationError).
@@ -14,25 +15,22 @@ VerificationError).
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import random
 from typing import Any
 
 from scir.errors import VerificationError
 from scir.tasks import Document, Task
 from scir.text.blocks import block_contents
+from scir.text.codec import codec_of
 from scir.text.document import FillerPool, fill_to_length, trim_to_length
 from scir.text.extractors import recovery_problems
-from scir.text.genres import GenreSet, load_genres
+from scir.text.genres import GenreSet
 
 RENDERER = "template"
 VERSION = 1
 MAX_ATTEMPTS = 5
 MAX_RATIO = 4.5
 SEPARATOR = "\n\n"
-WRITERS = {"deduction": "scir.text.writers.deduction",
-           "induction": "scir.text.writers.induction",
-           "causal": "scir.text.writers.causal"}
 
 
 def clean_text(task: Task) -> str:
@@ -50,17 +48,17 @@ def pick_genres(gset: GenreSet, n: int, rng: random.Random) -> list:
 
 def render_task(task: Task, seed: int = 0) -> Task:
     """A copy of ``task`` with ``documents``, ``problem_obfuscated`` and
-    ``provenance["render"]`` filled (ConfigError for a track without genres)."""
-    gset = load_genres(task.domain)
-    writer = importlib.import_module(WRITERS[task.domain])
+    ``provenance["render"]`` filled (ConfigError for a track without a rendering codec)."""
+    codec = codec_of(task)
+    gset = codec.genres()
     contents = block_contents(task)
     clean = len(clean_text(task))
     problems: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
         rng = random.Random(f"scir.text.template:{seed}:{task.task_id}:{attempt}")
         genres = pick_genres(gset, len(contents), rng)
-        drafts, info = writer.drafts(task, contents, genres, gset, rng)
-        values = writer.slot_values(task)
+        drafts, info = codec.drafts(task, contents, genres, gset, rng)
+        values = codec.slot_values(task)
         target = round(rng.uniform(*gset.ratio) * clean)
         trim_to_length(drafts, int(MAX_RATIO * clean))
         pools = [FillerPool(g.filler + gset.filler, rng, gset.slots, values) for g in genres]

@@ -1,17 +1,24 @@
-"""Track registry: finds tracks by name, built-in ones and third-party ones registered under
-the entry-point group ``scir.tracks`` (value: ``module:TrackClass``)."""
+"""Track registry: finds tracks by name -- built-in ones, third-party ones registered under
+the entry-point group ``scir.tracks`` (value: ``module:TrackClass``), and track files named
+in the environment variable ``SCIR_TRACKS`` (``path/to/file.py:TrackClass``, several separated
+by ``os.pathsep`` or a comma), which need no packaging."""
 
 from __future__ import annotations
 
 import importlib
+import os
 from importlib.metadata import EntryPoint, entry_points
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from scir.errors import ConfigError
 from scir.tracks.base import Check, Formalization, Track, TrackParam
+from scir.tracks.files import ENV_VAR, load_file_tracks
+
+if TYPE_CHECKING:
+    from scir.tasks import Task
 
 __all__ = ["Check", "Formalization", "Track", "TrackParam", "get_track", "track_names",
-           "register", "unregister"]
+           "track_of", "register", "unregister"]
 
 # built-in tracks: name -> "module:Class" (imported lazily)
 BUILTIN: dict[str, str] = {
@@ -23,6 +30,15 @@ BUILTIN: dict[str, str] = {
 ENTRY_POINT_GROUP = "scir.tracks"
 _extra: dict[str, Callable[[], Track]] = {}
 _cache: dict[str, Track] = {}
+_files: dict[str, dict[str, type[Track]]] = {}     # SCIR_TRACKS value -> name -> class
+
+
+def _file_tracks() -> dict[str, type[Track]]:
+    """The tracks named by ``SCIR_TRACKS`` (read once per value): name -> class."""
+    value = os.environ.get(ENV_VAR, "")
+    if value not in _files:
+        _files[value] = load_file_tracks(value, taken=set(BUILTIN))
+    return _files[value]
 
 
 def register(name: str, factory: Callable[[], Track]) -> None:
@@ -42,14 +58,16 @@ def _entry_points() -> dict[str, EntryPoint]:
 
 
 def track_names() -> list[str]:
-    """Names of every track that can be loaded, sorted."""
-    return sorted(set(BUILTIN) | set(_entry_points()) | set(_extra))
+    """Names of every track that can be loaded, sorted (ConfigError for a bad SCIR_TRACKS)."""
+    return sorted(set(BUILTIN) | set(_entry_points()) | set(_extra) | set(_file_tracks()))
 
 
 def _load(name: str) -> Track:
     if name in _extra:
         return _extra[name]()
     target = BUILTIN.get(name)
+    if target is None and name in _file_tracks():
+        return _file_tracks()[name]()
     if target is not None:
         module_name, _, attr = target.partition(":")
         try:
@@ -83,3 +101,8 @@ def get_track(name: str) -> Track:
                           field="track")
     _cache[name] = track
     return track
+
+
+def track_of(task: "Task") -> Track:
+    """The track of ``task`` (the one its ``domain`` names)."""
+    return get_track(task.domain)

@@ -10,10 +10,13 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from scir.errors import ConfigError
 from scir.tasks import Task
+
+if TYPE_CHECKING:
+    from scir.text.codec import RenderCodec
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class Track(ABC):
     description: str = ""
     n_blocks: int = 2              # clean-NL blocks per task
     answer_kind: str = "label"     # "label", "rule", "option": how CoT answers are parsed
+    answer_pools: bool = False     # whether a task may accept several answers (stats show
+                                   # the pool sizes)
 
     # ---- generation -------------------------------------------------------------------
     @abstractmethod
@@ -194,6 +199,13 @@ class Track(ABC):
         return matches[-1].strip() if matches else None
 
     # ---- hooks for pipelines and renderers --------------------------------------------
+    def codec(self) -> "RenderCodec":
+        """The track's rendering codec (:class:`scir.text.codec.RenderCodec`): block contents,
+        genres, template writer, reference extractor and back-translation format. A track
+        without one cannot be rendered (ConfigError naming it)."""
+        raise ConfigError(f"track {self.name!r} has no rendering codec (Track.codec), so its "
+                          "tasks cannot be rendered; see docs/extending.md", field="domain")
+
     def formalization_grammar(self, task: Task) -> str:
         """The Lark grammar (text) a formalization of this task must follow."""
         raise NotImplementedError(f"track {self.name} has no formalization grammar yet")

@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
+from scir.text.codec import RenderCodec
 from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
 from scir.tracks.causal import exports, formalize, templates, validate
 from scir.tracks.causal.generate import build, params_rng
@@ -189,6 +190,12 @@ class CausalTrack(Track):
         envs = formal.get("environments") or []
         rows = sum(len(e.get("rows") or []) for e in envs if isinstance(e, dict))
         return rows + len(formal.get("known_edges") or [])
+
+    def codec(self) -> RenderCodec:
+        """The rendering codec (:mod:`scir.tracks.causal.codec`)."""
+        from scir.tracks.causal.codec import CausalCodec
+
+        return CausalCodec()
 
     def exporters(self) -> dict[str, Callable[[list[Task], Any], int]]:
         return {"csv": exports.export_csv}

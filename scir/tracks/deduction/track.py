@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from scir.errors import ConfigError, ScirError, SolverInputError, TaskFormatError
 from scir.tasks import Task
+from scir.text.codec import RenderCodec
 from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
 from scir.tracks.deduction import (balanced, checks, exports, formalize, generator, templates,
                                    validate)
@@ -251,6 +252,12 @@ class DeductionTrack(Track):
     def count_items(self, formal: dict[str, Any]) -> int:
         """The number of premises."""
         return len(formal.get("premises") or [])
+
+    def codec(self) -> RenderCodec:
+        """The rendering codec (:mod:`scir.tracks.deduction.codec`)."""
+        from scir.tracks.deduction.codec import DeductionCodec
+
+        return DeductionCodec()
 
     def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
         return {"prover9": exports.export_prover9}

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 from scir.errors import VerificationError
 from scir.tasks import Task
+from scir.text.codec import RenderCodec
 from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
 from scir.tracks.induction import formalize, prompts, validate
 from scir.tracks.induction.export import export_popper
@@ -43,6 +44,7 @@ class InductionTrack(Track):
                    "types that explains the known drug interactions")
     n_blocks = 3
     answer_kind = "rule"
+    answer_pools = True
 
     @property
     def world(self) -> World:
@@ -224,6 +226,12 @@ class InductionTrack(Track):
         """Background facts plus examples."""
         return (len(formal.get("facts", [])) + len(formal.get("pos", []))
                 + len(formal.get("neg", [])))
+
+    def codec(self) -> RenderCodec:
+        """The rendering codec (:mod:`scir.tracks.induction.codec`)."""
+        from scir.tracks.induction.codec import InductionCodec
+
+        return InductionCodec()
 
     def exporters(self) -> dict[str, Callable[[list[Task], Any], int]]:
         return {"popper": export_popper}

@@ -16,9 +16,9 @@ from typing import Any
 
 from scir.errors import VerificationError
 from scir.tasks import Task
-from scir.text.blocks import deduction_lexicon
 from scir.text.genres import GenreSet, load_genres
 from scir.text.patterns import alternation, compile_template
+from scir.tracks.deduction.codec.contents import deduction_lexicon
 
 _ALIAS = r"[A-Za-z0-9][A-Za-z0-9.+'\-]*(?: [A-Za-z0-9.+'\-]+)*?"
 # a noun phrase slot: any run of words within one sentence (a full stop only inside a word,

@@ -1,6 +1,8 @@
-"""Scientific genres of the rendered documents, read from ``<track>.json`` in this package.
+"""Scientific genres of the rendered documents, read from each track's genre file (JSON,
+shipped as package data beside the track's rendering codec, e.g.
+``scir/tracks/deduction/codec/genres.json``; :meth:`scir.text.codec.RenderCodec.genre_file`).
 
-Each track file holds the track's genres (eight per track) and what they share:
+Each track file holds the track's genres (eight per built-in track) and what they share:
 
 * ``description``, ``ratio`` (the template renderer's range of obfuscated/clean length),
   ``fidelity`` (what every rewrite must keep: the LLM renderer's constraints);
@@ -13,9 +15,9 @@ Each track file holds the track's genres (eight per track) and what they share:
   ``items`` (wrappers of one statement), ``note`` (wrapper of a filler line), ``filler``,
   ``closing`` and track-specific ``options``.
 
-Everything is data: the renderers in :mod:`scir.text.writers` fill these templates, the
-reference extractors in :mod:`scir.text.extractors` compile the same templates into anchored
-regular expressions.
+Everything is data: the track codecs' writers fill these templates, their reference
+extractors compile the same templates into anchored regular expressions
+(:mod:`scir.text.patterns`).
 """
 
 from __future__ import annotations
@@ -23,13 +25,13 @@ from __future__ import annotations
 import json
 import string
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources as importlib_resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 from scir.errors import ConfigError, ResourceError
+from scir.text.codec import GENRES_PER_TRACK, codec_for
 
-GENRES_PER_TRACK = 8
 LAYOUTS = ("paragraphs", "lines")
 # numeric and generic slots every filler may use (filled by scir.text.document.fill_slots)
 GENERIC_SLOTS = frozenset({"int1", "int2", "int3", "int4", "dec1", "pct", "date", "time",
@@ -138,8 +140,7 @@ def _genre(data: Any, where: str, filler_slots: frozenset[str]) -> Genre:
     return genre
 
 
-def _parse(track: str, data: Any) -> GenreSet:
-    where = f"genres/{track}.json"
+def _parse(track: str, data: Any, where: str, expected: int | None) -> GenreSet:
     if not isinstance(data, dict) or data.get("track") != track:
         raise ResourceError(f"{where}: expected an object with \"track\": \"{track}\"")
     slots_raw = data.get("slots") or {}
@@ -157,8 +158,9 @@ def _parse(track: str, data: Any) -> GenreSet:
     _check_slots(filler, filler_slots, where)
     genres = tuple(_genre(g, f"{where} genre {i}", filler_slots)
                    for i, g in enumerate(data.get("genres") or []))
-    if len(genres) != GENRES_PER_TRACK:
-        raise ResourceError(f"{where}: expected {GENRES_PER_TRACK} genres, found {len(genres)}")
+    if (expected is not None and len(genres) != expected) or not genres:
+        raise ResourceError(f"{where}: expected {expected or 'at least 1'} genres, found "
+                            f"{len(genres)}")
     names = [g.name for g in genres]
     if len(set(names)) != len(names):
         raise ResourceError(f"{where}: genre names must be unique")
@@ -171,21 +173,25 @@ def _parse(track: str, data: Any) -> GenreSet:
                     filler=filler, genres=genres)
 
 
-@lru_cache(maxsize=None)
+_READ: dict[tuple[str, str, int | None], GenreSet] = {}
+
+
+def read_genre_file(track: str, file: Traversable | Path,
+                    expected: int | None = GENRES_PER_TRACK) -> GenreSet:
+    """The genres of ``track`` read (once per file) from its genre ``file`` (ResourceError
+    naming the file when it is missing or malformed; ``expected``: the number of genres it
+    must hold, None for any)."""
+    key = (track, str(file), expected)
+    if key not in _READ:
+        where = f"{track} genre file {file}"
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ResourceError(f"cannot read the {where}: {exc}") from exc
+        _READ[key] = _parse(track, data, where, expected)
+    return _READ[key]
+
+
 def load_genres(track: str) -> GenreSet:
-    """The genres of ``track`` (ConfigError if the track has no genre file)."""
-    item = importlib_resources.files(__name__) / f"{track}.json"
-    if not item.is_file():
-        raise ConfigError(f"no genres for track {track!r} (known: "
-                          f"{', '.join(genre_tracks())})", field="domain")
-    try:
-        data = json.loads(item.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ResourceError(f"cannot read genres/{track}.json: {exc}") from exc
-    return _parse(track, data)
-
-
-def genre_tracks() -> list[str]:
-    """The tracks that have a genre file, sorted."""
-    folder = importlib_resources.files(__name__)
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+    """The genres of the track called ``track`` (ConfigError if it has no rendering codec)."""
+    return codec_for(track).genres()

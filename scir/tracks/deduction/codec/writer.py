@@ -14,9 +14,9 @@ import re
 from typing import Any
 
 from scir.tasks import Task
-from scir.text.blocks import deduction_lexicon
 from scir.text.document import Draft, Section, fill_slots
 from scir.text.genres import Genre, GenreSet
+from scir.tracks.deduction.codec.contents import deduction_lexicon
 
 _VOWEL_LETTERS = "AEFHILMNORSX"        # initials read with a leading vowel sound: "an ETC"
 

@@ -1,0 +1,129 @@
+"""The rendering codec: everything the generic text machinery needs to know about one track's
+blocks, implemented once per track in the track's own package and returned by
+:meth:`scir.tracks.Track.codec`.
+
+A codec answers five questions about the clean-NL blocks of a task:
+
+* **contents** -- the formal content of every block (:meth:`RenderCodec.block_contents`) and
+  its normal form (:meth:`RenderCodec.canonical`: equal normal forms mean the same
+  information);
+* **genres** -- the track's scientific genres (:meth:`RenderCodec.genre_file`, a JSON file
+  shipped as package data beside the codec; read by :mod:`scir.text.genres`);
+* **template writing** -- one :class:`~scir.text.document.Draft` per block in its genre
+  (:meth:`RenderCodec.drafts`) plus the task's filler slot values;
+* **reference extraction** -- the block contents read back from the rendered documents alone
+  (:meth:`RenderCodec.extract`), the proof that every fact stayed recoverable;
+* **back-translation** -- the block's formal format (prompt description, decoding grammar),
+  the faithful formal text of a content, its parser and the match of a recovered content
+  against the original (used by the LLM renderer, :mod:`scir.text.llm_renderer`).
+
+The generic modules (:mod:`scir.text.blocks`, :mod:`scir.text.template`,
+:mod:`scir.text.extractors`, :mod:`scir.text.inverse`, :mod:`scir.text.llm_renderer`) ask the
+task's codec through :func:`codec_of` and never branch on a track's name.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scir.tasks import Task
+
+if TYPE_CHECKING:
+    from scir.text.document import Draft
+    from scir.text.genres import Genre, GenreSet
+
+GENRES_PER_TRACK = 8                   # the built-in tracks' genre count (docs/rendering.md)
+
+
+class RenderCodec(ABC):
+    """How one track's blocks are rendered into documents and read back.
+
+    ``track`` is the track's name (``Task.domain``); ``genre_count`` the number of genres its
+    genre file must define (None: any number, at least one).
+    """
+
+    track: str = ""
+    genre_count: int | None = GENRES_PER_TRACK
+
+    # ---- genres -----------------------------------------------------------------------
+    @abstractmethod
+    def genre_file(self) -> Traversable | Path:
+        """The track's genre file (JSON, the format of docs/rendering.md), e.g.
+        ``importlib.resources.files(__package__) / "genres.json"``."""
+
+    def genres(self) -> "GenreSet":
+        """The track's genres, read (once) from :meth:`genre_file`."""
+        from scir.text.genres import read_genre_file
+
+        return read_genre_file(self.track, self.genre_file(), self.genre_count)
+
+    # ---- block contents ---------------------------------------------------------------
+    @abstractmethod
+    def block_contents(self, task: Task) -> list[dict[str, Any]]:
+        """The formal content of every block of ``task``, in block order (TaskFormatError
+        if it cannot be told)."""
+
+    @abstractmethod
+    def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
+        """The normal form of block ``index``'s content: unordered collections sorted, so
+        that equal normal forms mean the same information."""
+
+    # ---- the template renderer ----------------------------------------------------------
+    @abstractmethod
+    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list["Genre"],
+               gset: "GenreSet", rng: random.Random) -> tuple[list["Draft"], dict[str, Any]]:
+        """One draft per block (before filler) in its genre, drawn from ``rng``, plus what
+        was done (recorded in ``provenance.render``)."""
+
+    def slot_values(self, task: Task) -> dict[str, str]:
+        """Task-specific values of the genre file's ``task_slots`` in filler (default none)."""
+        return {}
+
+    @abstractmethod
+    def extract(self, task: Task) -> list[dict[str, Any]]:
+        """The block contents read back from ``task.documents`` alone, one per document
+        (VerificationError when the documents cannot be read)."""
+
+    # ---- back-translation (the LLM renderer's inverse call) ---------------------------------
+    @abstractmethod
+    def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        """The formal format of block ``index`` as described to the inverse model."""
+
+    @abstractmethod
+    def block_grammar(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        """The bounded Lark grammar that constrains the inverse call's output."""
+
+    @abstractmethod
+    def format_block(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        """The content in its formal format (what a faithful inverse call writes)."""
+
+    @abstractmethod
+    def parse_block(self, task: Task, index: int, text: str) -> dict[str, Any]:
+        """Parse a formalization of block ``index`` (FormalizationError if it does not)."""
+
+    def match_block(self, task: Task, index: int, original: dict[str, Any],
+                    recovered: dict[str, Any]) -> list[str]:
+        """How a recovered content falls short of the original (empty: accepted). The
+        default compares normal forms (:meth:`canonical`)."""
+        from scir.text.blocks import content_differences
+
+        return content_differences(self.canonical(index, original),
+                                   self.canonical(index, recovered))
+
+
+def codec_of(task: Task) -> RenderCodec:
+    """The rendering codec of ``task``'s track (ConfigError naming a track without one)."""
+    from scir.tracks import track_of
+
+    return track_of(task).codec()
+
+
+def codec_for(track: str) -> RenderCodec:
+    """The rendering codec of the track called ``track``."""
+    from scir.tracks import get_track
+
+    return get_track(track).codec()

@@ -1,0 +1,96 @@
+"""The causal track's rendering codec (:class:`scir.text.codec.RenderCodec`).
+
+Two blocks: block 1 ``{"nodes", "new_protein", "connections", "known_edges",
+"environments": [{"name", "kind", "targets"}], "samples"}``, block 2 ``{"columns",
+"environments": [{"name", "rows"}]}``. Stages: :mod:`.writer` (template documents: the
+network with condition labels, the data as tables or narrated cells), :mod:`.extractor` (the
+reference extractor), :mod:`.inverse` (the LLM renderer's block format), and ``genres.json``.
+"""
+
+from __future__ import annotations
+
+import random
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from scir.errors import TaskFormatError
+from scir.tasks import Task
+from scir.text.codec import RenderCodec
+from scir.text.document import Draft
+from scir.text.genres import Genre, GenreSet
+from scir.tracks.causal.codec import extractor, inverse, writer
+
+
+class CausalCodec(RenderCodec):
+    """The network block and the data block; rows matched as multisets."""
+
+    track = "causal"
+
+    def genre_file(self) -> Traversable:
+        return resources.files(__package__) / "genres.json"
+
+    def block_contents(self, task: Task) -> list[dict[str, Any]]:
+        f, meta = task.formal, task.domain_metadata
+        new = meta.get("new_protein", "XYZ")
+        try:
+            envs = f["environments"]
+            first = {"nodes": [n for n in f["nodes"] if n != new], "new_protein": new,
+                     "connections": int(task.params.get("connections", len(f["xyz_edges"]))),
+                     "known_edges": [list(e) for e in f["known_edges"]],
+                     "environments": [{"name": e["name"], "kind": e["kind"],
+                                       "targets": list(e["targets"])} for e in envs],
+                     "samples": [len(e["rows"]) for e in envs]}
+            second = {"columns": list(f["columns"]),
+                      "environments": [{"name": e["name"],
+                                        "rows": [list(r) for r in e["rows"]]}
+                                       for e in envs]}
+        except (KeyError, TypeError) as exc:
+            raise TaskFormatError(f"causal formal object lacks {exc}", task_id=task.task_id,
+                                  field="formal") from exc
+        return [first, second]
+
+    def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
+        if index == 0:
+            return {"nodes": list(content.get("nodes", [])),
+                    "new_protein": content.get("new_protein"),
+                    "connections": content.get("connections"),
+                    "known_edges": sorted(list(e) for e in content.get("known_edges", [])),
+                    "environments": [{"name": e.get("name"), "kind": e.get("kind"),
+                                      "targets": sorted(e.get("targets", []))}
+                                     for e in content.get("environments", [])],
+                    "samples": list(content.get("samples", []))}
+        columns = list(content.get("columns", []))
+        order = sorted(range(len(columns)), key=lambda i: columns[i])
+        return {"columns": [columns[i] for i in order],
+                "environments": [{"name": e.get("name"),
+                                  "rows": [[r[i] for i in order] for r in e.get("rows", [])]}
+                                 for e in content.get("environments", [])]}
+
+    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
+               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
+        return writer.drafts(task, contents, genres, gset, rng)
+
+    def slot_values(self, task: Task) -> dict[str, str]:
+        return writer.slot_values(task)
+
+    def extract(self, task: Task) -> list[dict[str, Any]]:
+        return extractor.extract(task)
+
+    def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.description(index)
+
+    def block_grammar(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.grammar(task, index, content, bounded=True)
+
+    def format_block(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.format_block(index, content)
+
+    def parse_block(self, task: Task, index: int, text: str) -> dict[str, Any]:
+        return inverse.parse(task, index, text)
+
+    def match_block(self, task: Task, index: int, original: dict[str, Any],
+                    recovered: dict[str, Any]) -> list[str]:
+        if index == 1:
+            original, recovered = inverse.sorted_rows(original), inverse.sorted_rows(recovered)
+        return super().match_block(task, index, original, recovered)

@@ -1,0 +1,62 @@
+"""The deduction track's rendering codec (:class:`scir.text.codec.RenderCodec`).
+
+Stages: :mod:`.contents` (block contents: the premises each block states), :mod:`.writer`
+(template documents: statements in the genre's wording, abbreviations defined in one
+document's glossary), :mod:`.extractor` (the reference extractor), :mod:`.inverse` (the
+LLM renderer's block format: Prover9 formulas, matched by proved equivalence), and
+``genres.json`` (the eight genres and the statement wordings).
+"""
+
+from __future__ import annotations
+
+import random
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from scir.tasks import Task
+from scir.text.codec import RenderCodec
+from scir.text.document import Draft
+from scir.text.genres import Genre, GenreSet
+from scir.tracks.deduction.codec import contents, extractor, inverse, writer
+
+
+class DeductionCodec(RenderCodec):
+    """Two blocks of premise sentences; documents of statements; Prover9 back-translation."""
+
+    track = "deduction"
+
+    def genre_file(self) -> Traversable:
+        return resources.files(__package__) / "genres.json"
+
+    def block_contents(self, task: Task) -> list[dict[str, Any]]:
+        return contents.block_contents(task)
+
+    def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
+        return contents.canonical(index, content)
+
+    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
+               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
+        return writer.drafts(task, contents, genres, gset, rng)
+
+    def slot_values(self, task: Task) -> dict[str, str]:
+        return writer.slot_values(task)
+
+    def extract(self, task: Task) -> list[dict[str, Any]]:
+        return extractor.extract(task)
+
+    def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.description(task)
+
+    def block_grammar(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.grammar(task, content)
+
+    def format_block(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.format_block(content)
+
+    def parse_block(self, task: Task, index: int, text: str) -> dict[str, Any]:
+        return inverse.parse(task, text)
+
+    def match_block(self, task: Task, index: int, original: dict[str, Any],
+                    recovered: dict[str, Any]) -> list[str]:
+        return inverse.match(original, recovered)

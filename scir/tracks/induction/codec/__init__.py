@@ -1,0 +1,63 @@
+"""The induction track's rendering codec (:class:`scir.text.codec.RenderCodec`).
+
+Three blocks: ``{"facts": [[relation, drug, protein], ...]}``, ``{"pos": [[a, b], ...]}``,
+``{"neg": [[a, b], ...]}``. Stages: :mod:`.writer` (template documents: facts as sentences,
+records or protein sections; drugs named by catalogue codes defined in the facts document),
+:mod:`.extractor` (the reference extractor), :mod:`.inverse` (the LLM renderer's block
+format), and ``genres.json`` (the eight genres and the relation wordings).
+"""
+
+from __future__ import annotations
+
+import random
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from scir.tasks import Task
+from scir.text.codec import RenderCodec
+from scir.text.document import Draft
+from scir.text.genres import Genre, GenreSet
+from scir.tracks.induction.codec import extractor, inverse, writer
+from scir.tracks.induction.codec.inverse import KEYS
+
+
+class InductionCodec(RenderCodec):
+    """Facts, positive pairs, negative pairs; each matched as a set."""
+
+    track = "induction"
+
+    def genre_file(self) -> Traversable:
+        return resources.files(__package__) / "genres.json"
+
+    def block_contents(self, task: Task) -> list[dict[str, Any]]:
+        f = task.formal
+        return [{"facts": [list(x) for x in f.get("facts", [])]},
+                {"pos": [sorted(p) for p in f.get("pos", [])]},
+                {"neg": [sorted(p) for p in f.get("neg", [])]}]
+
+    def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
+        key = KEYS[index]
+        return {key: sorted(list(x) for x in content.get(key, []))}
+
+    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
+               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
+        return writer.drafts(task, contents, genres, gset, rng)
+
+    def slot_values(self, task: Task) -> dict[str, str]:
+        return writer.slot_values(task)
+
+    def extract(self, task: Task) -> list[dict[str, Any]]:
+        return extractor.extract(task)
+
+    def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.description(task, index)
+
+    def block_grammar(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.grammar(task, index, len(content[KEYS[index]]), bounded=True)
+
+    def format_block(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.format_block(index, content)
+
+    def parse_block(self, task: Task, index: int, text: str) -> dict[str, Any]:
+        return inverse.parse(task, index, text)
