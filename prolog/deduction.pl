@@ -15,8 +15,8 @@
 % rule(Name, Conclusion, Premises): the syllogism Name derives Conclusion from Premises, listed
 % in this order. Moods that classically need existential import (darapti, bamalip, barbari,
 % felapton, fesapo, celaront, cesaro, camestros, calemos) carry an explicit existence premise,
-% exists(X) or fact(X, D). The generator's catalogue (scir/tracks/deduction/logic.py) states
-% the same rules; a test checks that both agree.
+% exists(X) or fact(X, D). This is the one catalogue: the generator reads it through
+% rule_schema/3 (scir/tracks/deduction/logic.py, catalogue()).
 
 rule(barbara,   all(S, P),      [all(M, P), all(S, M)]).
 rule(celarent,  no(S, P),       [no(M, P), all(S, M)]).
@@ -52,6 +52,28 @@ rule(camestres_singular, neg_fact(P, C), [all(P, M), neg_fact(M, C)]).
 % existence(X, F): F states that something is an X.
 existence(X, exists(X)).
 existence(X, fact(X, _)).
+
+% rule_schema(-Name, -Conclusion, -Premises): rule/3 in clause order with its variables named
+% by role, for the generator: s and p the conclusion's predicates (p and c for a singular
+% conclusion), m the middle predicate, d a fresh constant; an existence premise (either form of
+% existence/2) is existence(X).
+rule_schema(Name, Conclusion, Premises) :-
+    clause(rule(Name, Conclusion, Premises), Body),
+    (   Body = existence(X, E) -> E = existence(X) ; true ),
+    conclusion_roles(Conclusion),
+    maplist(premise_roles, Premises).
+
+conclusion_roles(fact(p, c)) :- !.
+conclusion_roles(neg_fact(p, c)) :- !.
+conclusion_roles(F) :- F =.. [_, s, p].
+
+premise_roles(existence(_)) :- !.
+premise_roles(F) :-
+    F =.. [Kind, A, B],
+    role(A, m),
+    (   memberchk(Kind, [fact, neg_fact]) -> role(B, d) ; role(B, m) ).
+
+role(X, Role) :- ( var(X) -> X = Role ; true ).
 
 % rule_name(Name): Name is a rule of the catalogue (each listed once).
 rule_name(Name) :- setof(N, C^Ps^rule(N, C, Ps), Names), member(Name, Names).

@@ -11,7 +11,8 @@ import pytest
 from scir.errors import TaskFormatError, VerificationError
 from scir.tracks.deduction import checks
 from scir.tracks.deduction.logic import (
-    KINDS, RULES, Formula, Node, from_ast, instantiate, parse, rules_for,
+    KINDS, RULES, Formula, Node, catalogue, from_ast, instantiate, negation_table, parse,
+    rules_for,
 )
 from solvers.fol import parse_formula, to_prover9
 
@@ -52,6 +53,21 @@ def test_negation_pairs():
         assert formula.negated().kind != formula.kind
     with pytest.raises(ValueError, match="not in the fragment"):
         F("exists", "s").negated()
+
+
+def test_negation_table_is_read_from_asp_and_each_entry_is_a_negation_for_prover9():
+    """The table comes from ``negation/2`` of asp/deduction.lp (every kind but ``exists``,
+    whose negation is outside the fragment), and Prover9 proves each entry: F <-> -(neg F)."""
+    from solvers.prover9 import proves
+
+    table = negation_table()
+    assert set(table) == set(KINDS) - {"exists"}
+    for formula in SAMPLES[:-1]:
+        negation = formula.negated()
+        assert negation.kind == table[formula.kind]
+        assert proves([], f"({formula.to_prover9()}) <-> -({negation.to_prover9()})")
+        # and it is not the formula itself: F & neg F is inconsistent, F alone is not
+        assert not proves([formula.to_prover9()], f"-({formula.to_prover9()})")
 
 
 def _conclusion_args(rule):
@@ -119,7 +135,14 @@ def test_double_check_raises_on_disagreement(monkeypatch):
                             F("fact", "b", "cell_a1"), task_id="deduction-e0d0-1-0")
 
 
-def test_prolog_catalogue_equals_the_generator_catalogue():
+def test_catalogue_read_from_prolog_instantiates_to_prolog_rules():
+    """The generator's catalogue is rule_schema/3 of prolog/deduction.pl (30 rules in clause
+    order); every instance the generator builds from a schema (both existence forms) is an
+    instance of rule/3 under its name, and nothing else is."""
+    assert list(RULES) == list(catalogue()) and len(RULES) == 30
+    assert list(RULES)[:3] == ["barbara", "celarent", "cesare"]
+    assert RULES["darapti"].premises == (("all", "M", "P"), ("all", "M", "S"),
+                                         ("existence", "M"))
     engine = checks.prolog_engine()
     with engine.module("test_deduction_") as module:
         module.consult("deduction")
