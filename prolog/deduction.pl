@@ -158,3 +158,70 @@ tree_steps(node(F, Rule, Subtrees), Steps) :-
     append(Lists, Before),
     maplist(conclusion, Subtrees, Fs),
     append(Before, [step(F, Rule, Fs)], Steps).
+
+% ---- the shape of a task's trees, per label (scir verify) -------------------------------------
+% shape_error(+Construction, +Label, +Statement, +Negation, +Trees, +RootNegation, +Premises,
+%             -Error)
+%   What is wrong with the trees [Proof|Distractors] of a task labelled Label ('True', 'False',
+%   'Unknown') built by Construction (paper, balanced), given the Statement, its Negation and
+%   RootNegation, the negation of the proof's conclusion (none for a formula whose negation is
+%   not in the fragment: Python passes the negations, whose table is asp/deduction.lp's). One
+%   solution per problem, in this order; a tree that fails check_tree/3 is skipped here
+%   (check_trees/3 names its fault):
+%     proof(Label, Wanted)  a True (False) task needs a complete proof of the statement (of
+%                           its negation), Wanted
+%     unknown_proof         an Unknown task needs a proof of the statement or its negation with
+%                           exactly one leaf missing (paper) or replaced by its converse
+%                           (balanced)
+%     distractor(I)         distractor I (from 1): paper: the proof's conclusion and exactly
+%                           one missing leaf; balanced: the proof's conclusion or its negation
+%                           and one or two leaves replaced by their converses (none deleted)
+%     half_negated          balanced: half of the trees conclude the negation of the others
+%     converse_count        balanced: as many converse (replaced) leaves as trees
+shape_error(_, Label, Statement, Negation, [Proof|_], _, Premises, proof(Label, Wanted)) :-
+    memberchk(Label-Wanted, ['True'-Statement, 'False'-Negation]),
+    once(check_tree(Proof, Premises, Missing)),
+    conclusion(Proof, F),
+    ( Missing \== [] ; F \== Wanted ), !.
+shape_error(Construction, 'Unknown', Statement, Negation, [Proof|_], _, Premises,
+            unknown_proof) :-
+    once(check_tree(Proof, Premises, Missing)),
+    conclusion(Proof, F),
+    \+ ( Missing = [_],
+         ( F == Statement ; F == Negation ),
+         ( Construction == paper ; replaced_count(Proof, 1) ) ).
+shape_error(Construction, _, _, _, [Proof|Distractors], RootNegation, Premises,
+            distractor(I)) :-
+    conclusion(Proof, Root),
+    nth1(I, Distractors, Tree),
+    once(check_tree(Tree, Premises, Missing)),
+    conclusion(Tree, F),
+    \+ distractor_shape(Construction, Root, RootNegation, Tree, F, Missing).
+shape_error(balanced, _, _, _, [Proof|Trees], _, _, half_negated) :-
+    conclusion(Proof, Root),
+    include(concludes(Root), Trees, Same),
+    length(Trees, N),
+    length(Same, K),
+    2 * (K + 1) =\= N + 1.
+shape_error(balanced, _, _, _, Trees, _, _, converse_count) :-
+    maplist(replaced_count, Trees, Counts),
+    sum_list(Counts, Replaced),
+    length(Trees, N),
+    Replaced =\= N.
+
+distractor_shape(paper, Root, _, _, F, [_]) :-
+    F == Root.
+distractor_shape(balanced, Root, RootNegation, Tree, F, Missing) :-
+    replaced_count(Tree, R),
+    length(Missing, R),
+    between(1, 2, R),
+    ( F == Root ; F == RootNegation ), !.
+
+concludes(Root, Tree) :- conclusion(Tree, F), F == Root.
+
+% replaced_count(+Tree, -N): the number of replaced(F, G) leaves of Tree.
+replaced_count(replaced(_, _), 1) :- !.
+replaced_count(node(_, _, Subtrees), N) :- !,
+    maplist(replaced_count, Subtrees, Ns),
+    sum_list(Ns, N).
+replaced_count(_, 0).

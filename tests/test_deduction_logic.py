@@ -256,3 +256,31 @@ def test_prover9_proof_found_while_processing_input_counts_as_proved():
     goal = "all x (stra8_positive(x) -> esrrb_positive(x))"
     assert checks.prover9_entails(premises, goal) == "False"
     assert checks.asp_label([parse(p) for p in premises], parse(goal)).label == "False"
+
+
+def test_tree_shapes_per_label_come_from_prolog():
+    """shape_error/8 of prolog/deduction.pl on hand-built trees: a barbara proof of all(s, p)
+    is the right shape for True, not for False or Unknown; a paper distractor needs exactly one
+    missing leaf; the balanced construction needs half the trees negated and one converse per
+    tree."""
+    stmt = F("all", "s", "p")
+    proof = Node(stmt, "barbara", [Node(F("all", "m", "p")), Node(F("all", "s", "m"))])
+    broken = Node(stmt, "barbara", [Node(F("all", "n", "p")),
+                                    Node(F("all", "s", "n"), missing=True)])
+    complete = Node(stmt, "barbara", [Node(F("all", "n", "p")), Node(F("all", "s", "n"))])
+    premises = [F("all", "m", "p"), F("all", "s", "m"), F("all", "n", "p")]
+    assert checks.shape_problems("paper", "True", stmt, [proof, broken], premises) == []
+    assert checks.shape_problems("paper", "False", stmt, [proof], premises) == [
+        "proof: a False task needs a complete proof of exists x (s(x) & -p(x))"]
+    assert checks.shape_problems("paper", "Unknown", stmt, [proof], premises) == [
+        "proof: an Unknown task needs a proof of the statement or its negation with exactly "
+        "one premise missing"]
+    assert checks.shape_problems("paper", "Unknown", stmt, [broken], premises) == []
+    both = premises + [F("all", "s", "n")]
+    assert checks.shape_problems("paper", "True", stmt, [proof, complete], both) == [
+        "distractor 1: needs the proof's conclusion and exactly one missing premise"]
+    assert checks.shape_problems("balanced", "True", stmt, [proof, complete], both) == [
+        "distractor 1: needs the proof's conclusion or its negation and one or two premises "
+        "replaced by their converses",
+        "trees: half of them must conclude the negation of the others",
+        "trees: there must be as many converse premises as trees"]

@@ -293,61 +293,29 @@ def _trees(task: Task) -> tuple[Node, list[Node]]:
 
 def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
                    label: str) -> list[str]:
-    """What is wrong with the stored proof and distractor trees, given the established label.
+    """What is wrong with the stored proof and distractor trees, given the established label:
+    each tree checked by ``check_trees/3``, their shape for the label by ``shape_error/8``
+    (both in ``prolog/deduction.pl``), and every premise a leaf of some tree.
 
     Paper: a distractor concludes the proof's conclusion with one leaf missing. Balanced:
     half of all trees conclude the negation; every distractor has one or two leaves replaced
     by their converses (none deleted), the proof of an Unknown task exactly one, and there
     are as many converses as trees."""
     proof, distractors = _trees(task)
-    paper = construction_of(task.params) == "paper"
     results = checks.check_trees([proof, *distractors], premises)
     problems = []
     names = ["proof"] + [f"distractor {i + 1}" for i in range(len(distractors))]
     for name, result in zip(names, results):
         if not result.ok:
             problems.append(f"{name}: {result.error}")
-    if results[0].ok:
-        wanted = statement if label == "True" else _negation_or_none(statement)
-        missing = len(results[0].missing)
-        if label in ("True", "False") and (missing or proof.formula != wanted):
-            problems.append(f"proof: a {label} task needs a complete proof of "
-                            f"{wanted.to_prover9() if wanted else 'the statement'}")
-        if label == "Unknown" and (missing != 1 or proof.formula not in
-                                   (statement, _negation_or_none(statement))
-                                   or (not paper and _replaced(proof) != 1)):
-            problems.append("proof: an Unknown task needs a proof of the statement or its "
-                            "negation with exactly one premise "
-                            + ("missing" if paper else "replaced by its converse"))
-    for name, tree, result in zip(names[1:], distractors, results[1:]):
-        if not result.ok:
-            continue
-        if paper and (len(result.missing) != 1 or tree.formula != proof.formula):
-            problems.append(f"{name}: needs the proof's conclusion and exactly one missing "
-                            "premise")
-        if not paper and (len(result.missing) != _replaced(tree)
-                          or _replaced(tree) not in (1, 2)
-                          or tree.formula not in (proof.formula,
-                                                  _negation_or_none(proof.formula))):
-            problems.append(f"{name}: needs the proof's conclusion or its negation and one or "
-                            "two premises replaced by their converses")
-    if not paper:
-        trees = [proof, *distractors]
-        roots = [t.formula for t in trees]
-        if 2 * roots.count(proof.formula) != len(roots):
-            problems.append("trees: half of them must conclude the negation of the others")
-        if sum(_replaced(t) for t in trees) != len(trees):
-            problems.append("trees: there must be as many converse premises as trees")
+    problems += checks.shape_problems(construction_of(task.params), label, statement,
+                                      [proof, *distractors], premises)
     stated = [leaf.stated for tree in [proof, *distractors] for leaf in tree.leaves()]
     leaves = {f for f in stated if f is not None}
     unused = [p.to_prover9() for p in premises if p not in leaves]
     if unused:
         problems.append(f"premises in no tree: {'; '.join(unused)}")
     return problems
-
-
-def _replaced(tree: Node) -> int:
-    return sum(1 for leaf in tree.leaves() if leaf.replaced_by is not None)
 
 
 def _balanced_problems(task: Task, premises: list[Formula], statement: Formula, label: str,
@@ -377,7 +345,3 @@ def _balanced_problems(task: Task, premises: list[Formula], statement: Formula, 
         problems.append(f"under existential import ASP says {label}, Prover9 "
                         f"{details['import_prover9']}")
     return problems
-
-
-def _negation_or_none(formula: Formula) -> Formula | None:
-    return formula.negated() if formula.kind != "exists" else None
