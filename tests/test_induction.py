@@ -18,6 +18,7 @@ from scir.tracks.induction.semantics import (
     asp_pool,
     brute_force_pool,
     coverage,
+    rule_categories,
     problem_from_formal,
     prolog_module,
 )
@@ -52,6 +53,23 @@ def test_world_has_45_rules_and_18_with_a_category():
     assert sum(len(category_rules(c, world)) for c in world.categories) == 18
     assert {world.category_of(r) for r in world.relation_names} == set(world.categories)
     assert any(len(p.roles) > 1 for p in world.proteins)
+
+
+def test_rule_categories_are_prologs():
+    """World.rule_category is rule_category/3 of prolog/induction.pl: a category exactly for
+    the pairs of one category's relations (substrate_of/inhibits_enzyme: enzyme; mixed: none),
+    either order."""
+    world = load_world()
+    assert world.rule_category(("inhibits_enzyme", "substrate_of")) == "enzyme"
+    assert world.rule_category(("substrate_of", "inhibits_enzyme")) == "enzyme"
+    assert world.rule_category(("binds", "binds")) == "target"
+    assert world.rule_category(("binds", "substrate_of")) is None
+    table = rule_categories(world)
+    assert len(table) == 18 and set(table.values()) == set(world.categories)
+    for category in world.categories:
+        names = world.relations_of(category)
+        assert sorted(r for r, c in table.items() if c == category) == \
+            sorted(tuple(sorted((a, b))) for i, a in enumerate(names) for b in names[i:])
 
 
 # ---- generation -----------------------------------------------------------------------------

@@ -43,11 +43,9 @@ class RuleCheck:
     covered_negatives: list[Pair]
     n_positives: int
     n_negatives: int
-
-    @property
-    def valid(self) -> bool:
-        """Covers at least one known interacting pair and no known non-interacting pair."""
-        return bool(self.covered_positives) and not self.covered_negatives
+    # covers at least one known interacting pair and no known non-interacting pair: Prolog's
+    # valid/2 (prolog/induction.pl), not restated here
+    valid: bool
 
     @property
     def in_pool(self) -> bool:
@@ -176,4 +174,4 @@ def check_rule(formal: dict[str, Any], text: str, world: World | None = None) ->
         cov = coverage(module, parsed.rule)
     return RuleCheck(parsed.rule, parsed.clause, world.rule_category(parsed.rule),
                      problem.category, cov.positives, cov.negatives, len(problem.pos),
-                     len(problem.neg))
+                     len(problem.neg), cov.valid)

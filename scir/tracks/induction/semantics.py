@@ -134,13 +134,26 @@ def _relation_rows(world: World) -> list[tuple[str, str]]:
     return [(r.name, r.category) for r in world.relations]
 
 
+def rule_categories(world: World) -> dict[Rule, str]:
+    """Rule -> its category, for the candidate rules that have one: ``rule/2`` and
+    ``rule_category/3`` of ``prolog/induction.pl`` over the world's relations."""
+    with engine().module() as m:
+        m.consult("induction")
+        m.add_facts("relation", _relation_rows(world))
+        rows = m.query("rule(R1, R2), rule_category(R1, R2, C)")
+    return {(str(row["R1"]), str(row["R2"])): str(row["C"]) for row in rows}
+
+
 def _example_rows(problem: InductionProblem) -> list[tuple[str, str, str]]:
     return [("pos", a, b) for a, b in problem.pos] + [("neg", a, b) for a, b in problem.neg]
 
 
 def asp_pool(problem: InductionProblem, category: str | None = None,
              world: World | None = None, time_limit: float = 10.0) -> PoolResult:
-    """The answer pool enumerated by ``asp/induction.lp`` (one clingo call).
+    """The answer pool enumerated by ``asp/induction.lp`` (one clingo call): its validity is
+    the independent check of ``prolog/induction.pl``'s (``independent_check_valid/2``;
+    compared with :func:`brute_force_pool` by the tests); the rules' categories come from
+    Prolog (:meth:`World.rule_category`), as facts.
 
     ``category`` defaults to ``problem.category``; without one, ``pool`` is empty and only the
     valid rules are reported.
@@ -151,6 +164,9 @@ def asp_pool(problem: InductionProblem, category: str | None = None,
     category = category or problem.category
     prog = AspProgram().load("induction")
     prog.add_facts("relation", _relation_rows(world))
+    categories = {r: c for r in all_rules(world)
+                  if (c := world.rule_category(r)) is not None}
+    prog.add_facts("rule_category", [(a, b, c) for (a, b), c in categories.items()])
     prog.add_facts("fact", problem.facts)
     prog.add_facts("example", _example_rows(problem))
     if category is not None:
@@ -159,11 +175,11 @@ def asp_pool(problem: InductionProblem, category: str | None = None,
     if len(models) != 1:
         raise SolverError(f"asp/induction.lp has {len(models)} answer sets, expected exactly 1")
     model = models[0]
-    valid = sorted(model.by_name("valid"))
+    valid = sorted(model.by_name("independent_check_valid"))
     return PoolResult(
         valid=[tuple(v) for v in valid],
         pool=[tuple(v) for v in model.by_name("pool")],
-        categories={(a, b): c for a, b, c in model.by_name("category")},
+        categories=categories,
         positives={(a, b): n for a, b, n in model.by_name("positives")},
     )
 
@@ -200,22 +216,21 @@ class Coverage:
     rule: Rule
     positives: list[Pair]
     negatives: list[Pair]
-
-    @property
-    def valid(self) -> bool:
-        """Covers at least one positive and no negative."""
-        return bool(self.positives) and not self.negatives
+    valid: bool                    # Prolog's valid/2: covers >= 1 positive and no negative
 
 
 def coverage(module: Any, rule: Rule, time_limit: float = 10.0) -> Coverage:
-    """The examples ``rule`` covers, asked of a module made by :func:`prolog_module`."""
+    """The examples ``rule`` covers and whether it is valid (``covered/5`` and ``valid/2``),
+    asked of a module made by :func:`prolog_module`."""
     r1, r2 = sorted(rule)
     rows = module.query("covered(R1, R2, Kind, A, B)", {"R1": r1, "R2": r2},
                         time_limit=time_limit)
     found: dict[str, set[Pair]] = {"pos": set(), "neg": set()}
     for row in rows:
         found[row["Kind"]].add(pair(row["A"], row["B"]))
-    return Coverage((r1, r2), sorted(found["pos"]), sorted(found["neg"]))
+    valid = module.query_once("valid(R1, R2)", {"R1": r1, "R2": r2},
+                              time_limit=time_limit) is not None
+    return Coverage((r1, r2), sorted(found["pos"]), sorted(found["neg"]), valid)
 
 
 def brute_force_pool(problem: InductionProblem, category: str | None = None,
