@@ -31,6 +31,7 @@ def _pairs(pairs: list[tuple[str, str]]) -> str:
 
 
 def run(args) -> int:
+    from scir.tracks import get_track
     from scir.tracks.induction.rules import check_rule
 
     tasks = {t.task_id: t for t in read_tasks(args.file)}
@@ -41,7 +42,7 @@ def run(args) -> int:
     if task.domain != "induction":
         raise ConfigError(f"task {args.task} is a {task.domain} task; check-rule takes "
                           "induction tasks", file=args.file, field="task")
-    result = check_rule(task.formal, args.rule)
+    result = check_rule(get_track("induction").formal(task), args.rule)
     category = result.category or "none (mixed pair)"
     print(f"rule:       {result.clause}")
     print(f"answer:     {result.answer} (category: {category}; target category: "

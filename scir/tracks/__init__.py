@@ -8,10 +8,10 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Callable
 
 from scir.errors import ConfigError
-from scir.tracks.base import Check, Formalization, Track, TrackParam
+from scir.tracks.base import Check, FormalObject, Formalization, Track, TrackParam, load_formal
 
-__all__ = ["Check", "Formalization", "Track", "TrackParam", "get_track", "track_names",
-           "register", "unregister"]
+__all__ = ["Check", "FormalObject", "Formalization", "Track", "TrackParam", "get_track",
+           "load_formal", "track_names", "register", "unregister"]
 
 # built-in tracks: name -> "module:Class" (imported lazily)
 BUILTIN: dict[str, str] = {

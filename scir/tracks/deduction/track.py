@@ -10,12 +10,13 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from scir.errors import ConfigError, ScirError, SolverInputError, TaskFormatError
+from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
 from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
 from scir.tracks.deduction import (balanced, checks, exports, formalize, generator, templates,
                                    validate)
-from scir.tracks.deduction.logic import Formula, Node, parse
+from scir.tracks.deduction.formal import DeductionFormal
+from scir.tracks.deduction.logic import Formula, Node
 
 GENERATOR = "scir.tracks.deduction"
 VERSION = "1.0"                # the paper construction (unchanged output)
@@ -39,6 +40,7 @@ class DeductionTrack(Track):
                    "labels True/False/Unknown")
     n_blocks = 2
     answer_kind = "label"
+    formal_type = DeductionFormal
     prover9_seconds = 10       # Prover9's max_seconds per run in solve_formal
 
     def __init__(self, workers: int | None = None) -> None:
@@ -100,15 +102,12 @@ class DeductionTrack(Track):
         lexicon = templates.Lexicon.of(problem.context, problem.predicates, problem.constants,
                                        wording)
         blocks = templates.blocks(problem.premises, lexicon, self.n_blocks)
-        formal = {
-            "premises": [p.to_prover9() for p in problem.premises],
-            "goal": problem.statement.to_prover9(),
-            "proof": problem.proof.to_json(),
-            "distractors": [d.to_json() for d in problem.distractors],
-            "premise_sources": problem.sources,
-            "predicates": {p: 1 for p in problem.predicates},
-            "constants": problem.constants,
-        }
+        formal = DeductionFormal(
+            premises=tuple(p.to_prover9() for p in problem.premises),
+            goal=problem.statement.to_prover9(), proof=problem.proof,
+            distractors=tuple(problem.distractors), premise_sources=tuple(problem.sources),
+            predicates=tuple((p, 1) for p in problem.predicates),
+            constants=tuple(problem.constants)).dump()
         return Task(
             task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
             tier=self.tier(params), seed=seed, params=dict(params),
@@ -170,8 +169,7 @@ class DeductionTrack(Track):
     # ---- checking and scoring ---------------------------------------------------------
     def verify(self, task: Task) -> Check:
         """Re-establish the label with ASP and Prover9 and check the proof trees in Prolog."""
-        formal = task.formal
-        premises, statement = _formal_formulas(task.task_id, formal)
+        premises, statement = self.formal(task).formulas
         verdict = checks.double_check(premises, statement, task_id=task.task_id)
         found = verdict.label
         problems = []
@@ -193,7 +191,7 @@ class DeductionTrack(Track):
     def explain(self, task: Task) -> list[str]:
         """The stored proof in English, one derivation per line in reading order (the steps
         come from ``tree_steps/2`` of ``prolog/deduction.pl``); a deleted premise is marked."""
-        proof = Node.from_json(task.formal.get("proof"), task_id=task.task_id)
+        proof = self.formal(task).trees[0]
         lexicon = templates.Lexicon.from_json(task.domain_metadata["lexicon"])
         lines = [templates.step(c, rule, ps, lexicon)
                  for c, rule, ps in checks.proof_steps(proof)]
@@ -210,20 +208,14 @@ class DeductionTrack(Track):
         """Label, pool, formulas, trees and lexicon of a record (``validate.py``)."""
         validate.validate(task)
 
-    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
-        """Prover9's label for ``formal["premises"]`` and ``formal["goal"]``
+    def solve_formal(self, task: Task, formal: DeductionFormal) -> str:
+        """Prover9's label for ``formal.premises`` and ``formal.goal``
         (:func:`checks.prover9_entails`, ``prover9_seconds`` per run).
 
         Every formula is parsed before Prover9 runs (SolverInputError); a limit raises
         SolverTimeout / SolverResourceLimit, inconsistent premises (Prover9 proves the goal
         and its negation) SolverError."""
-        premises, goal = formal.get("premises"), formal.get("goal")
-        if not (isinstance(premises, list) and all(isinstance(p, str) for p in premises)
-                and isinstance(goal, str)):
-            raise SolverInputError("a deduction formalization needs a list of premises and a "
-                                   "goal, as Prover9 strings", task_id=task.task_id,
-                                   field="formal")
-        return checks.prover9_entails(premises, goal, self.prover9_seconds)
+        return checks.prover9_entails(list(formal.premises), formal.goal, self.prover9_seconds)
 
     def parse_answer(self, task: Task, text: str) -> str | None:
         """True/False/Unknown from free text: the last ``Answer: X`` line (any case, with
@@ -248,9 +240,9 @@ class DeductionTrack(Track):
         """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/deduction/``)."""
         return formalize.prompt(kind, task, presentation, **extra)
 
-    def count_items(self, formal: dict[str, Any]) -> int:
+    def count_items(self, formal: DeductionFormal) -> int:
         """The number of premises."""
-        return len(formal.get("premises") or [])
+        return len(formal.premises)
 
     def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
         return {"prover9": exports.export_prover9}
@@ -264,18 +256,6 @@ def _generate_in_worker(params: dict[str, Any], seed: int, index: int) -> Task |
         return (type(exc), str(exc))
 
 
-def _formal_formulas(task_id: str, formal: dict[str, Any]) -> tuple[list[Formula], Formula]:
-    premises = formal.get("premises")
-    goal = formal.get("goal")
-    if not (isinstance(premises, list) and all(isinstance(p, str) for p in premises)
-            and isinstance(goal, str)):
-        raise TaskFormatError("deduction tasks need formal.premises (a list of strings) and "
-                              "formal.goal (a string)", task_id=task_id, field="formal")
-    parsed = [parse(p, task_id=task_id, field=f"formal.premises[{i}]")
-              for i, p in enumerate(premises)]
-    return parsed, parse(goal, task_id=task_id, field="formal.goal")
-
-
 def construction_of(params: dict[str, Any]) -> str:
     """The construction recorded in ``params`` (``paper`` when absent: files written before
     the parameter existed)."""
@@ -283,11 +263,7 @@ def construction_of(params: dict[str, Any]) -> str:
 
 
 def _trees(task: Task) -> tuple[Node, list[Node]]:
-    formal = task.formal
-    proof = Node.from_json(formal.get("proof"), task_id=task.task_id, field="formal.proof")
-    raw = formal.get("distractors", [])
-    distractors = [Node.from_json(d, task_id=task.task_id, field=f"formal.distractors[{i}]")
-                   for i, d in enumerate(raw if isinstance(raw, list) else [])]
+    proof, *distractors = DeductionTrack().formal(task).trees
     return proof, distractors
 
 

@@ -2,7 +2,7 @@
 and test it against a task's examples with the Prolog coverage of ``prolog/induction.pl``.
 
     >>> from scir.tracks.induction.rules import check_rule
-    >>> result = check_rule(task.formal,                                   # doctest: +SKIP
+    >>> result = check_rule(track.formal(task),                            # doctest: +SKIP
     ...     "interacts(A,B) :- substrate_of(A,P), inhibits_enzyme(B,P).")
     >>> result.valid, result.in_pool, result.covered_positives             # doctest: +SKIP
 
@@ -17,7 +17,8 @@ from functools import lru_cache
 from typing import Any
 
 from scir.errors import FormalizationError
-from scir.tracks.induction.semantics import Pair, coverage, problem_from_formal, prolog_module
+from scir.tracks.induction.formal import InductionProblem
+from scir.tracks.induction.semantics import Pair, coverage, prolog_module
 from scir.tracks.induction.world import Rule, World, load_world, rule_key
 
 HEAD = "interacts"
@@ -165,11 +166,11 @@ def _shape(head: _Atom, first: _Atom, second: _Atom, world: World) -> ParsedRule
     return ParsedRule(tuple(sorted((first.name, second.name))), clause)  # type: ignore[arg-type]
 
 
-def check_rule(formal: dict[str, Any], text: str, world: World | None = None) -> RuleCheck:
-    """Parse ``text`` and test the rule against a formal object (``task.formal``)."""
+def check_rule(problem: InductionProblem, text: str, world: World | None = None
+               ) -> RuleCheck:
+    """Parse ``text`` and test the rule against a formal object (``track.formal(task)``)."""
     world = world or load_world()
     parsed = parse_rule(text, world)
-    problem = problem_from_formal(formal, world)
     with prolog_module(problem, world) as module:
         cov = coverage(module, parsed.rule)
     return RuleCheck(parsed.rule, parsed.clause, world.rule_category(parsed.rule),

@@ -1,6 +1,6 @@
-"""Induction semantics in code: the formal object as a typed problem, answer pools with clingo
-(``asp/induction.lp``) and rule coverage with SWI-Prolog (``prolog/induction.pl``, the one
-definition of coverage).
+"""Induction semantics in code: answer pools with clingo (``asp/induction.lp``) and rule
+coverage, validity and categories with SWI-Prolog (``prolog/induction.pl``, the one definition
+of them). The typed formal object, :class:`InductionProblem`, is in ``formal.py``.
 
 Data crosses to both solvers as facts (``relation/2``, ``fact/3``, ``example/3``), never as
 program text.
@@ -13,101 +13,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator
 
-from scir.errors import FormalizationError, SolverError
-from scir.tracks.induction.world import IDENT, Rule, World, all_rules, load_world, rule_key
-
-Fact = tuple[str, str, str]          # (relation, drug, protein)
-Pair = tuple[str, str]               # an unordered drug pair, stored sorted
-
-
-def pair(a: str, b: str) -> Pair:
-    """The canonical (sorted) form of an unordered drug pair."""
-    return (a, b) if a <= b else (b, a)
-
-
-@dataclass(frozen=True)
-class InductionProblem:
-    """A checked induction formal object: background facts, examples, optional target info."""
-
-    facts: tuple[Fact, ...]
-    pos: tuple[Pair, ...]
-    neg: tuple[Pair, ...]
-    category: str | None = None
-    target: Rule | None = None
-    distractors: tuple[Rule, ...] = ()
-
-    @property
-    def relations(self) -> list[str]:
-        """The relation types used by the background facts, sorted."""
-        return sorted({f[0] for f in self.facts})
-
-
-def problem_from_formal(formal: dict[str, Any], world: World | None = None) -> InductionProblem:
-    """Check a formal object (``facts``, ``pos``, ``neg``; optional ``category``, ``target``,
-    ``distractors``) and return it as an :class:`InductionProblem`.
-
-    Raises :class:`FormalizationError` naming the field and item of the first problem.
-    """
-    world = world or load_world()
-    if not isinstance(formal, dict):
-        raise FormalizationError(f"formal object must be a mapping, got {type(formal).__name__}")
-    relations = set(world.relation_names)
-
-    def atom(value: Any, fld: str, index: int) -> str:
-        if not isinstance(value, str) or not IDENT.match(value):
-            raise FormalizationError(f"item {index}: {value!r} is not a lowercase identifier",
-                                     field=fld)
-        return value
-
-    facts: list[Fact] = []
-    for i, item in enumerate(_list(formal, "facts")):
-        if not isinstance(item, (list, tuple)) or len(item) != 3:
-            raise FormalizationError(f"item {i}: expected [relation, drug, protein], got {item!r}",
-                                     field="facts")
-        rel, drug, protein = (atom(v, "facts", i) for v in item)
-        if rel not in relations:
-            raise FormalizationError(f"item {i}: unknown relation {rel!r} (known: "
-                                     f"{', '.join(world.relation_names)})", field="facts")
-        facts.append((rel, drug, protein))
-    examples: dict[str, list[Pair]] = {}
-    for kind in ("pos", "neg"):
-        pairs = []
-        for i, item in enumerate(_list(formal, kind)):
-            if not isinstance(item, (list, tuple)) or len(item) != 2:
-                raise FormalizationError(f"item {i}: expected [drug, drug], got {item!r}",
-                                         field=kind)
-            a, b = (atom(v, kind, i) for v in item)
-            pairs.append(pair(a, b))
-        examples[kind] = pairs
-    both = set(examples["pos"]) & set(examples["neg"])
-    if both:
-        raise FormalizationError(f"pair {sorted(both)[0]} is both a positive and a negative",
-                                 field="neg")
-    category = formal.get("category")
-    if category is not None and category not in world.categories:
-        raise FormalizationError(f"unknown category {category!r}", field="category")
-    target = _rule(formal.get("target"), "target", relations)
-    distractors = tuple(_rule(r, "distractors", relations) for r in formal.get("distractors", []))
-    return InductionProblem(tuple(dict.fromkeys(facts)), tuple(dict.fromkeys(examples["pos"])),
-                            tuple(dict.fromkeys(examples["neg"])), category, target,
-                            tuple(r for r in distractors if r is not None))
-
-
-def _list(formal: dict[str, Any], key: str) -> list:
-    value = formal.get(key, [])
-    if not isinstance(value, list):
-        raise FormalizationError(f"expected a list, got {type(value).__name__}", field=key)
-    return value
-
-
-def _rule(value: Any, fld: str, relations: set[str]) -> Rule | None:
-    if value is None:
-        return None
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or not all(isinstance(v, str) and v in relations for v in value)):
-        raise FormalizationError(f"expected a pair of relation names, got {value!r}", field=fld)
-    return tuple(sorted(value))  # type: ignore[return-value]
-
+from scir.errors import SolverError
+from scir.tracks.induction.formal import (  # noqa: F401  (re-exported: the typed formal object)
+    Fact, InductionProblem, Pair, pair, problem_from_formal)
+from scir.tracks.induction.world import Rule, World, all_rules, load_world, rule_key
 
 # ---- answer pools with clingo ---------------------------------------------------------------
 
