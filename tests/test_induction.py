@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from scir.errors import ConfigError, FormalizationError, SolverError
+from scir.errors import ConfigError, FormalizationError, SolverError, TaskFormatError
 from scir.tracks import get_track
 from scir.tracks.induction.generate import construct
 from scir.tracks.induction.ilp_check import ilp_cross_check, ilp_problem, pair_run
+from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.semantics import (
     PoolResult,
     asp_pool,
@@ -233,32 +234,42 @@ def test_popper_export_is_learnable(tasks, tmp_path, track):
     result = learn(folder, mode="partial", timeout=60)
     assert result.status == "solution" and result.fp == 0
     # the learned directed clause is a valid rule of the task
-    assert check_rule(task.formal, result.program[0]).valid
+    assert check_rule(track.formal(task), result.program[0]).valid
 
 
 # ---- solving, answers, counting ---------------------------------------------------------------
 
 def test_solve_formal_answers_from_the_pool(tasks, track):
     for task in tasks["easy"][:5]:
-        assert track.solve_formal(task, task.formal) in task.answer_pool
+        assert track.solve_formal(task, track.formal(task)) in task.answer_pool
         no_category = {k: v for k, v in task.formal.items() if k not in ("category", "target")}
-        assert track.solve_formal(task, no_category) in task.answer_pool
+        assert track.solve_formal(task, InductionProblem.load(no_category)) in task.answer_pool
 
 
 def test_solve_formal_errors(tasks, track):
     task = tasks["easy"][0]
     with pytest.raises(SolverError, match="no rule of a single category"):
-        track.solve_formal(task, {"facts": [], "pos": [["a", "b"]], "neg": []})
-    with pytest.raises(FormalizationError, match="unknown relation 'metabolises'"):
-        track.solve_formal(task, {"facts": [["metabolises", "a", "p"]], "pos": [], "neg": []})
-    with pytest.raises(FormalizationError, match="both a positive and a negative"):
+        track.solve_formal(task, InductionProblem.load({"facts": [], "pos": [["a", "b"]],
+                                                        "neg": []}))
+    with pytest.raises(TaskFormatError, match="unknown relation 'metabolises'") as info:
+        InductionProblem.load({"facts": [["metabolises", "a", "p"]], "pos": [], "neg": []})
+    assert info.value.field == "formal.facts"
+    with pytest.raises(TaskFormatError, match="both a positive and a negative"):
         problem_from_formal({"facts": [], "pos": [["a", "b"]], "neg": [["b", "a"]]})
+
+
+def test_formal_dump_reproduces_the_json(tasks, track):
+    for task in tasks["easy"] + tasks["hard"]:
+        assert InductionProblem.load(task.formal).dump() == task.formal
+        assert list(InductionProblem.load(task.formal).dump()) == list(task.formal)
+    assert track.formal(tasks["easy"][0]) is track.formal(tasks["easy"][0])   # cached
 
 
 def test_count_items(tasks, track):
     task = tasks["hard"][0]
     f = task.formal
-    assert track.count_items(f) == len(f["facts"]) + len(f["pos"]) + len(f["neg"]) == 140 + 8 + 3
+    assert track.count_items(track.formal(task)) == len(f["facts"]) + len(f["pos"]) + \
+        len(f["neg"]) == 140 + 8 + 3
 
 
 @pytest.mark.parametrize("text,expected", [

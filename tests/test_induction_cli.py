@@ -90,7 +90,7 @@ def test_check_rule_reports_a_distractor_as_invalid(task_file, capsys):
     assert main(["check-rule", str(task_file), "--task", task.task_id, rule]) == 1
     out = capsys.readouterr().out
     assert "valid:      no (wrongly covers a non-interacting pair)" in out
-    result = check_rule(task.formal, rule)
+    result = check_rule(problem_from_formal(task.formal), rule)
     negative = "+".join(result.covered_negatives[0])
     assert negative in out and result.covered_positives
 
@@ -141,7 +141,7 @@ def test_rule_checks_agree_with_prolog_coverage_for_all_45_rules(task_file):
     with prolog_module(problem) as module:
         for rule in all_rules(world):
             r1, r2 = rule
-            result = check_rule(task.formal, f"interacts(X,Y) :- {r1}(X,Z), {r2}(Y,Z)")
+            result = check_rule(problem_from_formal(task.formal), f"interacts(X,Y) :- {r1}(X,Z), {r2}(Y,Z)")
             cov = coverage(module, rule)
             assert (result.covered_positives, result.covered_negatives) == (
                 cov.positives, cov.negatives)

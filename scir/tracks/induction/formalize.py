@@ -310,8 +310,7 @@ def parse_formalization(task: Task, text: str) -> Formalization:
         raise FormalizationError(f"no positive example: write one line pos({HEAD}(A, B)). "
                                  "for each pair of drugs known to interact",
                                  line=len(lines), column=1)
-    formal = InductionProblem(tuple(found["fact"]), tuple(found["pos"]),  # type: ignore[arg-type]
-                              tuple(found["neg"]))  # type: ignore[arg-type]
+    formal = InductionProblem.formalization(found["fact"], found["pos"], found["neg"])
     return Formalization(formal, sum(len(v) for v in found.values()))
 
 
