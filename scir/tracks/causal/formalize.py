@@ -88,23 +88,22 @@ def grammar_bounds(task: Task) -> GrammarBounds:
     environments, rows and targets, the integer digits of its largest value); without a gold
     object, the task's parameters (and 3 integer digits)."""
     nodes, new = task_nodes(task)
-    formal, params = task.formal or {}, task.params or {}
+    formal, params = load_formal(CausalFormal, task), task.params or {}
     sub = len(nodes) - 1
-    envs = [e for e in formal.get("environments") or [] if isinstance(e, dict)]
-    values = [abs(v) for e in envs for r in e.get("rows") or [] for v in r
-              if isinstance(v, (int, float)) and math.isfinite(v)]
-    edges = len(formal.get("known_edges") or [])
+    envs = formal.environments
+    values = [abs(v) for e in envs for r in e.rows for v in r]
+    edges = len(formal.known_edges)
     if envs:
         n_envs = len(envs)
-        rows = max(len(e.get("rows") or []) for e in envs)
-        targets = max(len(e.get("targets") or []) for e in envs)
+        rows = max(len(e.rows) for e in envs)
+        targets = max(len(e.targets) for e in envs)
     else:
         n_envs = int(params.get("interventions", 3)) + 1
         rows = int(params.get("samples", 16))
         targets = 1
     digits = len(str(int(max(values)))) if values else 3
-    printed = formal.get("columns")
-    order = tuple(printed) if isinstance(printed, list) and sorted(
+    printed = formal.columns
+    order = tuple(printed) if printed is not None and sorted(
         map(str, printed)) == sorted(nodes) else tuple(nodes)
     return GrammarBounds(tuple(nodes), new, order, min(edges + EDGE_MARGIN, sub * (sub - 1)),
                          max(1, min(n_envs, MAX_ENVIRONMENTS)), max(2, min(rows, MAX_ROWS)),

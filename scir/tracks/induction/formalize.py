@@ -113,11 +113,10 @@ def grammar_bounds(task: Task) -> GrammarBounds:
     positives and negatives + EXAMPLE_MARGIN each); without gold lists, from the task's
     parameters (``facts``; ``(distractors + 1) * positives``; ``distractors``)."""
     sig = task_signature(task)
-    formal, params = task.formal or {}, task.params or {}
+    formal, params = load_formal(InductionProblem, task), task.params or {}
 
     def count(key: str, default: int) -> int:
-        value = formal.get(key)
-        return len(value) if isinstance(value, list) else default
+        return len(getattr(formal, key)) or default
 
     k, m = int(params.get("distractors", 2)), int(params.get("positives", 2))
     facts = count("facts", int(params.get("facts", 100)))
