@@ -79,7 +79,8 @@ class CausalFormal:
         """Validate a formal object (TaskFormatError naming the field) and read it."""
         if not isinstance(data, dict):
             raise _fail("a causal formal object must be an object", "formal")
-        nodes = _names(data.get("nodes"), "formal.nodes")
+        nodes = _names(bounded_list(data.get("nodes"), "formal.nodes", MAX_NODES),
+                       "formal.nodes")
         known = {v.casefold() for v in nodes}
         columns = None
         if data.get("columns") is not None:
@@ -89,10 +90,9 @@ class CausalFormal:
         known_edges = _edges(data.get("known_edges", []), "formal.known_edges", nodes)
         xyz = data.get("xyz_edges")
         xyz_edges = None if xyz is None else _edges(xyz, "formal.xyz_edges", nodes)
-        envs = data.get("environments")
-        if not isinstance(envs, list) or not envs:
+        envs = bounded_list(data.get("environments"), "formal.environments", MAX_ENVIRONMENTS)
+        if not envs:
             raise _fail("expected a non-empty list of environments", "formal.environments")
-        bounded_list(envs, "formal.environments", MAX_ENVIRONMENTS)
         width = len(columns if columns is not None else nodes)
         environments: list[CausalEnvironment] = []
         for e, env in enumerate(envs):
@@ -161,9 +161,10 @@ def _environment(env: Any, where: str, nodes: tuple[str, ...], width: int,
     if len({t.casefold() for t in targets}) != len(targets):
         raise _fail("a target is listed twice", where + ".targets")
     rows = env.get("rows")
+    if "rows" in env:
+        bounded_list(rows, where + ".rows", MAX_ROWS)
     if not isinstance(rows, list) or len(rows) < 2:
         raise _fail("expected a list of at least 2 rows", where + ".rows")
-    bounded_list(rows, where + ".rows", MAX_ROWS)
     table = []
     for r, row in enumerate(rows):
         rwhere = f"{where}.rows[{r}]"
