@@ -12,7 +12,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
-from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
+from scir.tracks.base import (Check, Formalization, Track, TrackParam, construction_param,
+                              load_formal)
 from scir.tracks.deduction import (balanced, checks, exports, formalize, generator, templates,
                                    validate)
 from scir.tracks.deduction.formal import DeductionFormal
@@ -263,7 +264,7 @@ def construction_of(params: dict[str, Any]) -> str:
 
 
 def _trees(task: Task) -> tuple[Node, list[Node]]:
-    proof, *distractors = DeductionTrack().formal(task).trees
+    proof, *distractors = load_formal(DeductionFormal, task).trees
     return proof, distractors
 
 
