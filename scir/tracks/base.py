@@ -8,13 +8,14 @@ from __future__ import annotations
 import copy
 import random
 import re
+import threading
 import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterator, Protocol, Sequence, TypeVar
 
-from scir.errors import ConfigError
+from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
 
 
@@ -82,6 +83,7 @@ class FormalObject(Protocol):
 F = TypeVar("F")
 _CACHE_SIZE = 1024
 _cache: dict[int, tuple[Any, type, Any, Any]] = {}   # id(task) -> (ref, type, snapshot, object)
+_cache_lock = threading.Lock()                        # the pipelines run tasks in threads
 
 
 def load_formal(formal_type: type[F], task: Task) -> F:
@@ -89,20 +91,21 @@ def load_formal(formal_type: type[F], task: Task) -> F:
     (compared with a copy taken at load time, so an edit in place is seen). Errors of
     ``load`` get the task id."""
     key = id(task)
-    hit = _cache.get(key)
+    with _cache_lock:
+        hit = _cache.get(key)
     if hit is not None and hit[0]() is task and hit[1] is formal_type and hit[2] == task.formal:
         return hit[3]
-    from scir.errors import ScirError
-
     try:
         value = formal_type.load(task.formal)
     except ScirError as exc:
         if exc.task_id is None:
             exc.task_id = task.task_id
         raise
-    if len(_cache) >= _CACHE_SIZE:
-        _cache.pop(next(iter(_cache)))
-    _cache[key] = (weakref.ref(task), formal_type, copy.deepcopy(task.formal), value)
+    entry = (weakref.ref(task), formal_type, copy.deepcopy(task.formal), value)
+    with _cache_lock:
+        while len(_cache) >= _CACHE_SIZE:
+            _cache.pop(next(iter(_cache)))
+        _cache[key] = entry
     return value
 
 
