@@ -42,9 +42,7 @@ def negation_table() -> dict[str, str]:
     fragment (``exists`` has no negation among the seven forms; ``nothing`` is the ASP's)."""
     from solvers.asp import AspProgram
 
-    models = (AspProgram().load("deduction")
-              .add_program("#show negation/2.", origin="scir.tracks.deduction.logic")
-              .models(limit=2, time_limit=10.0))
+    models = AspProgram().load("deduction").models(limit=2, time_limit=10.0)
     if len(models) != 1:
         raise ResourceError(f"asp/deduction.lp without input has {len(models)} answer sets, "
                             "expected 1")
