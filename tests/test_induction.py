@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scir.errors import ConfigError, FormalizationError, SolverError, TaskFormatError
+from scir.errors import ConfigError, SolverError, TaskFormatError
 from scir.tracks import get_track
 from scir.tracks.induction.generate import construct
 from scir.tracks.induction.ilp_check import ilp_cross_check, ilp_problem, pair_run
