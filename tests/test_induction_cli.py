@@ -141,7 +141,7 @@ def test_rule_checks_agree_with_prolog_coverage_for_all_45_rules(task_file):
     with prolog_module(problem) as module:
         for rule in all_rules(world):
             r1, r2 = rule
-            result = check_rule(problem_from_formal(task.formal), f"interacts(X,Y) :- {r1}(X,Z), {r2}(Y,Z)")
+            result = check_rule(problem, f"interacts(X,Y) :- {r1}(X,Z), {r2}(Y,Z)")
             cov = coverage(module, rule)
             assert (result.covered_positives, result.covered_negatives) == (
                 cov.positives, cov.negatives)
