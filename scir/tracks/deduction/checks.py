@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from scir.errors import SolverError, VerificationError
-from scir.tracks.deduction.logic import Formula, Node
+from scir.tracks.deduction.logic import Formula, Node, negation_table
 
 PROVER9_MEGS = 200   # Prover9's max_megs for every label
 
@@ -258,7 +258,7 @@ def check_trees(trees: Sequence[Node], premises: Sequence[Formula]) -> list[Tree
 
 
 def _negation_term(formula: Formula) -> object:
-    return formula.negated().to_term() if formula.kind != "exists" else "none"
+    return formula.negated().to_term() if formula.kind in negation_table() else "none"
 
 
 def shape_problems(construction: str, label: str, statement: Formula, trees: Sequence[Node],
