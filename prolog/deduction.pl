@@ -15,8 +15,8 @@
 % rule(Name, Conclusion, Premises): the syllogism Name derives Conclusion from Premises, listed
 % in this order. Moods that classically need existential import (darapti, bamalip, barbari,
 % felapton, fesapo, celaront, cesaro, camestros, calemos) carry an explicit existence premise,
-% exists(X) or fact(X, D). The generator's catalogue (scir/tracks/deduction/logic.py) states
-% the same rules; a test checks that both agree.
+% exists(X) or fact(X, D). This is the one catalogue: the generator reads it through
+% rule_schema/3 (scir/tracks/deduction/logic.py, catalogue()).
 
 rule(barbara,   all(S, P),      [all(M, P), all(S, M)]).
 rule(celarent,  no(S, P),       [no(M, P), all(S, M)]).
@@ -52,6 +52,28 @@ rule(camestres_singular, neg_fact(P, C), [all(P, M), neg_fact(M, C)]).
 % existence(X, F): F states that something is an X.
 existence(X, exists(X)).
 existence(X, fact(X, _)).
+
+% rule_schema(-Name, -Conclusion, -Premises): rule/3 in clause order with its variables named
+% by role, for the generator: s and p the conclusion's predicates (p and c for a singular
+% conclusion), m the middle predicate, d a fresh constant; an existence premise (either form of
+% existence/2) is existence(X).
+rule_schema(Name, Conclusion, Premises) :-
+    clause(rule(Name, Conclusion, Premises), Body),
+    (   Body = existence(X, E) -> E = existence(X) ; true ),
+    conclusion_roles(Conclusion),
+    maplist(premise_roles, Premises).
+
+conclusion_roles(fact(p, c)) :- !.
+conclusion_roles(neg_fact(p, c)) :- !.
+conclusion_roles(F) :- F =.. [_, s, p].
+
+premise_roles(existence(_)) :- !.
+premise_roles(F) :-
+    F =.. [Kind, A, B],
+    role(A, m),
+    (   memberchk(Kind, [fact, neg_fact]) -> role(B, d) ; role(B, m) ).
+
+role(X, Role) :- ( var(X) -> X = Role ; true ).
 
 % rule_name(Name): Name is a rule of the catalogue (each listed once).
 rule_name(Name) :- setof(N, C^Ps^rule(N, C, Ps), Names), member(Name, Names).
@@ -126,3 +148,70 @@ tree_steps(node(F, Rule, Subtrees), Steps) :-
     append(Lists, Before),
     maplist(conclusion, Subtrees, Fs),
     append(Before, [step(F, Rule, Fs)], Steps).
+
+% ---- the shape of a task's trees, per label (scir verify) -------------------------------------
+% shape_error(+Construction, +Label, +Statement, +Negation, +Trees, +RootNegation, +Premises,
+%             -Error)
+%   What is wrong with the trees [Proof|Distractors] of a task labelled Label ('True', 'False',
+%   'Unknown') built by Construction (paper, balanced), given the Statement, its Negation and
+%   RootNegation, the negation of the proof's conclusion (none for a formula whose negation is
+%   not in the fragment: Python passes the negations, whose table is asp/deduction.lp's). One
+%   solution per problem, in this order; a tree that fails check_tree/3 is skipped here
+%   (check_trees/3 names its fault):
+%     proof(Label, Wanted)  a True (False) task needs a complete proof of the statement (of
+%                           its negation), Wanted
+%     unknown_proof         an Unknown task needs a proof of the statement or its negation with
+%                           exactly one leaf missing (paper) or replaced by its converse
+%                           (balanced)
+%     distractor(I)         distractor I (from 1): paper: the proof's conclusion and exactly
+%                           one missing leaf; balanced: the proof's conclusion or its negation
+%                           and one or two leaves replaced by their converses (none deleted)
+%     half_negated          balanced: half of the trees conclude the negation of the others
+%     converse_count        balanced: as many converse (replaced) leaves as trees
+shape_error(_, Label, Statement, Negation, [Proof|_], _, Premises, proof(Label, Wanted)) :-
+    memberchk(Label-Wanted, ['True'-Statement, 'False'-Negation]),
+    once(check_tree(Proof, Premises, Missing)),
+    conclusion(Proof, F),
+    ( Missing \== [] ; F \== Wanted ), !.
+shape_error(Construction, 'Unknown', Statement, Negation, [Proof|_], _, Premises,
+            unknown_proof) :-
+    once(check_tree(Proof, Premises, Missing)),
+    conclusion(Proof, F),
+    \+ ( Missing = [_],
+         ( F == Statement ; F == Negation ),
+         ( Construction == paper ; replaced_count(Proof, 1) ) ).
+shape_error(Construction, _, _, _, [Proof|Distractors], RootNegation, Premises,
+            distractor(I)) :-
+    conclusion(Proof, Root),
+    nth1(I, Distractors, Tree),
+    once(check_tree(Tree, Premises, Missing)),
+    conclusion(Tree, F),
+    \+ distractor_shape(Construction, Root, RootNegation, Tree, F, Missing).
+shape_error(balanced, _, _, _, [Proof|Trees], _, _, half_negated) :-
+    conclusion(Proof, Root),
+    include(concludes(Root), Trees, Same),
+    length(Trees, N),
+    length(Same, K),
+    2 * (K + 1) =\= N + 1.
+shape_error(balanced, _, _, _, Trees, _, _, converse_count) :-
+    maplist(replaced_count, Trees, Counts),
+    sum_list(Counts, Replaced),
+    length(Trees, N),
+    Replaced =\= N.
+
+distractor_shape(paper, Root, _, _, F, [_]) :-
+    F == Root.
+distractor_shape(balanced, Root, RootNegation, Tree, F, Missing) :-
+    replaced_count(Tree, R),
+    length(Missing, R),
+    between(1, 2, R),
+    ( F == Root ; F == RootNegation ), !.
+
+concludes(Root, Tree) :- conclusion(Tree, F), F == Root.
+
+% replaced_count(+Tree, -N): the number of replaced(F, G) leaves of Tree.
+replaced_count(replaced(_, _), 1) :- !.
+replaced_count(node(_, _, Subtrees), N) :- !,
+    maplist(replaced_count, Subtrees, Ns),
+    sum_list(Ns, N).
+replaced_count(_, 0).

@@ -18,6 +18,8 @@ from scir.errors import ConfigError, SolverInputError, TaskFormatError
 from scir.tasks import Task, read_tasks, write_tasks
 from scir.tracks import get_track
 from scir.tracks.causal import NO_MATCH
+from scir.tracks.causal.formal import CausalFormal
+from scir.tracks.causal.solve import dataset
 from scir.tracks.causal.generate import params_rng
 from scir.tracks.causal.graph import add_xyz, connected_subgraph, sachs_graph
 from scir.tracks.causal.scm import choose_interventions_blind, random_scm, sample_environments
@@ -307,14 +309,14 @@ def test_verify_catches_tampered_rows(tasks) -> None:
         if check.found is None:
             unmatched.append(task)
     assert unmatched, "noise in XYZ's column should leave GIES without an XYZ edge somewhere"
-    assert TRACK.solve_formal(unmatched[0], unmatched[0].formal) == NO_MATCH
+    assert TRACK.solve_formal(unmatched[0], TRACK.formal(unmatched[0])) == NO_MATCH
 
 
 # ---- solve_formal, GES, parse_answer, count_items -----------------------------------------
 def test_solve_formal_oracle_and_ges(tasks) -> None:
     for task in tasks["easy"][:5]:
-        assert TRACK.solve_formal(task, task.formal) == task.answer
-        ges = TRACK.solve_formal_ges(task, task.formal)
+        assert TRACK.solve_formal(task, TRACK.formal(task)) == task.answer
+        ges = TRACK.solve_formal_ges(task, TRACK.formal(task))
         assert ges == NO_MATCH or re.fullmatch(r"[A-J]", ges)
 
 
@@ -328,7 +330,7 @@ def test_solve_formal_accepts_formal_without_columns_or_kinds(tasks) -> None:
             {"name": e["name"], "targets": [t.lower() for t in e["targets"]],
              "rows": [[r[i] for i in perm] for r in e["rows"]]}
             for e in f["environments"]]}
-        assert TRACK.solve_formal(task, formal) == task.answer
+        assert TRACK.solve_formal(task, CausalFormal.load(formal)) == task.answer
 
 
 def _broken(task: Task, how: str) -> dict:
@@ -343,8 +345,6 @@ def _broken(task: Task, how: str) -> dict:
         f["environments"][1]["targets"] = ["Ras"]
     elif how == "edge":
         f["known_edges"].append([f["nodes"][0], "Nope"])
-    elif how == "xyz":
-        f["nodes"] = [n for n in f["nodes"] if n != NEW_PROTEIN]
     elif how == "kind":
         f["environments"][1]["kind"] = "knockout"
     elif how == "envs":
@@ -358,14 +358,27 @@ def _broken(task: Task, how: str) -> dict:
     ("nan", r"expected a finite number, got nan"),
     ("target", r"environments\[1\]\.targets.*unknown protein 'Ras'"),
     ("edge", r"known_edges\[\d+\].*unknown protein 'Nope'"),
-    ("xyz", r"the new protein XYZ is not among the nodes"),
     ("kind", r"kind must be one of observational, inhibition, activation"),
     ("envs", r"expected a non-empty list of environments"),
 ])
-def test_solve_formal_rejects_malformed_input(tasks, how: str, message: str) -> None:
+def test_formal_load_rejects_malformed_input(tasks, how: str, message: str) -> None:
+    """CausalFormal.load is the one validation of a formal object: TaskFormatError naming
+    the field."""
     task = tasks["easy"][0]
-    with pytest.raises(SolverInputError, match=message):
-        TRACK.solve_formal(task, _broken(task, how))
+    with pytest.raises(TaskFormatError, match=message):
+        CausalFormal.load(_broken(task, how))
+
+
+def test_solver_input_needs_the_new_protein(tasks) -> None:
+    task = tasks["easy"][0]
+    with pytest.raises(SolverInputError, match=r"the new protein ABC is not among the nodes"):
+        dataset(TRACK.formal(task), new_protein="ABC")
+
+
+def test_formal_dump_reproduces_the_json(tasks) -> None:
+    for task in tasks["easy"] + tasks["hard"]:
+        assert CausalFormal.load(task.formal).dump() == task.formal
+        assert list(CausalFormal.load(task.formal).dump()) == list(task.formal)
 
 
 def test_target_in_every_environment_is_a_solver_input_error(tasks) -> None:
@@ -374,7 +387,7 @@ def test_target_in_every_environment_is_a_solver_input_error(tasks) -> None:
     for env in f["environments"]:
         env["targets"] = [NEW_PROTEIN]
     with pytest.raises(SolverInputError, match="intervened on in every environment"):
-        TRACK.solve_formal(task, f)
+        TRACK.solve_formal(task, CausalFormal.load(f))
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -397,7 +410,7 @@ def test_count_items(tasks) -> None:
     task = tasks["hard"][0]
     _, params = TRACK.resolve_params("hard")
     expected = (1 + params["interventions"]) * params["samples"] + len(task.formal["known_edges"])
-    assert TRACK.count_items(task.formal) == expected
+    assert TRACK.count_items(TRACK.formal(task)) == expected
 
 
 # ---- parameters and determinism ----------------------------------------------------------

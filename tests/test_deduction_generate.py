@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from scir.errors import ConfigError, SolverInputError, TaskFormatError
 from scir.tasks import Task, write_tasks
 from scir.tracks.deduction import DeductionTrack, checks, generator
+from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.deduction.logic import Node, parse
 from scir.tracks.deduction.vocabulary import get_context
 
@@ -171,15 +172,29 @@ def test_verify_rejects_formulas_outside_the_fragment(easy_tasks):
 
 def test_solve_formal_and_count_items(easy_tasks):
     for task in easy_tasks[:3]:
-        assert TRACK.solve_formal(task, task.formal) == task.answer
-        assert TRACK.count_items(task.formal) == len(task.formal["premises"])
+        assert TRACK.solve_formal(task, TRACK.formal(task)) == task.answer
+        assert TRACK.count_items(TRACK.formal(task)) == len(task.formal["premises"])
     task = easy_tasks[0]
-    broken = {"premises": task.formal["premises"] + ["all x (a(x) ->"], "goal": "b(c1)"}
+    broken = DeductionFormal((*task.formal["premises"], "all x (a(x) ->"), "b(c1)")
     with pytest.raises(SolverInputError):
         TRACK.solve_formal(task, broken)
-    with pytest.raises(SolverInputError, match="a list of premises and a goal"):
-        TRACK.solve_formal(task, {"premises": "p(a)", "goal": "p(a)"})
-    assert TRACK.count_items({}) == 0
+    with pytest.raises(TaskFormatError, match="expected a list") as info:
+        DeductionFormal.load({"premises": "p(a)", "goal": "p(a)"})
+    assert info.value.field == "formal.premises"
+    assert TRACK.count_items(DeductionFormal((), "p(a)")) == 0
+
+
+def test_formal_dump_reproduces_the_json(easy_tasks):
+    """DeductionFormal.load then dump gives the stored JSON, key order included; an edit of
+    task.formal in place is seen by the cached Track.formal."""
+    for task in easy_tasks:
+        assert DeductionFormal.load(task.formal).dump() == task.formal
+        assert list(DeductionFormal.load(task.formal).dump()) == list(task.formal)
+    task = Task.from_dict(easy_tasks[0].to_dict())
+    first = TRACK.formal(task)
+    assert TRACK.formal(task) is first
+    task.formal["premises"].pop()
+    assert TRACK.formal(task).premises == first.premises[:-1]
 
 
 @pytest.mark.parametrize("text, label", [

@@ -11,7 +11,8 @@ import pytest
 from scir.errors import TaskFormatError, VerificationError
 from scir.tracks.deduction import checks
 from scir.tracks.deduction.logic import (
-    KINDS, RULES, Formula, Node, from_ast, instantiate, parse, rules_for,
+    KINDS, RULES, Formula, Node, catalogue, from_ast, instantiate, negation_table, parse,
+    rules_for,
 )
 from solvers.fol import parse_formula, to_prover9
 
@@ -52,6 +53,21 @@ def test_negation_pairs():
         assert formula.negated().kind != formula.kind
     with pytest.raises(ValueError, match="not in the fragment"):
         F("exists", "s").negated()
+
+
+def test_negation_table_is_read_from_asp_and_each_entry_is_a_negation_for_prover9():
+    """The table comes from ``negation/2`` of asp/deduction.lp (every kind but ``exists``,
+    whose negation is outside the fragment), and Prover9 proves each entry: F <-> -(neg F)."""
+    from solvers.prover9 import proves
+
+    table = negation_table()
+    assert set(table) == set(KINDS) - {"exists"}
+    for formula in SAMPLES[:-1]:
+        negation = formula.negated()
+        assert negation.kind == table[formula.kind]
+        assert proves([], f"({formula.to_prover9()}) <-> -({negation.to_prover9()})")
+        # and it is not the formula itself: F & neg F is inconsistent, F alone is not
+        assert not proves([formula.to_prover9()], f"-({formula.to_prover9()})")
 
 
 def _conclusion_args(rule):
@@ -119,7 +135,14 @@ def test_double_check_raises_on_disagreement(monkeypatch):
                             F("fact", "b", "cell_a1"), task_id="deduction-e0d0-1-0")
 
 
-def test_prolog_catalogue_equals_the_generator_catalogue():
+def test_catalogue_read_from_prolog_instantiates_to_prolog_rules():
+    """The generator's catalogue is rule_schema/3 of prolog/deduction.pl (30 rules in clause
+    order); every instance the generator builds from a schema (both existence forms) is an
+    instance of rule/3 under its name, and nothing else is."""
+    assert list(RULES) == list(catalogue()) and len(RULES) == 30
+    assert list(RULES)[:3] == ["barbara", "celarent", "cesare"]
+    assert RULES["darapti"].premises == (("all", "M", "P"), ("all", "M", "S"),
+                                         ("existence", "M"))
     engine = checks.prolog_engine()
     with engine.module("test_deduction_") as module:
         module.consult("deduction")
@@ -233,3 +256,31 @@ def test_prover9_proof_found_while_processing_input_counts_as_proved():
     goal = "all x (stra8_positive(x) -> esrrb_positive(x))"
     assert checks.prover9_entails(premises, goal) == "False"
     assert checks.asp_label([parse(p) for p in premises], parse(goal)).label == "False"
+
+
+def test_tree_shapes_per_label_come_from_prolog():
+    """shape_error/8 of prolog/deduction.pl on hand-built trees: a barbara proof of all(s, p)
+    is the right shape for True, not for False or Unknown; a paper distractor needs exactly one
+    missing leaf; the balanced construction needs half the trees negated and one converse per
+    tree."""
+    stmt = F("all", "s", "p")
+    proof = Node(stmt, "barbara", [Node(F("all", "m", "p")), Node(F("all", "s", "m"))])
+    broken = Node(stmt, "barbara", [Node(F("all", "n", "p")),
+                                    Node(F("all", "s", "n"), missing=True)])
+    complete = Node(stmt, "barbara", [Node(F("all", "n", "p")), Node(F("all", "s", "n"))])
+    premises = [F("all", "m", "p"), F("all", "s", "m"), F("all", "n", "p")]
+    assert checks.shape_problems("paper", "True", stmt, [proof, broken], premises) == []
+    assert checks.shape_problems("paper", "False", stmt, [proof], premises) == [
+        "proof: a False task needs a complete proof of exists x (s(x) & -p(x))"]
+    assert checks.shape_problems("paper", "Unknown", stmt, [proof], premises) == [
+        "proof: an Unknown task needs a proof of the statement or its negation with exactly "
+        "one premise missing"]
+    assert checks.shape_problems("paper", "Unknown", stmt, [broken], premises) == []
+    both = premises + [F("all", "s", "n")]
+    assert checks.shape_problems("paper", "True", stmt, [proof, complete], both) == [
+        "distractor 1: needs the proof's conclusion and exactly one missing premise"]
+    assert checks.shape_problems("balanced", "True", stmt, [proof, complete], both) == [
+        "distractor 1: needs the proof's conclusion or its negation and one or two premises "
+        "replaced by their converses",
+        "trees: half of them must conclude the negation of the others",
+        "trees: there must be as many converse premises as trees"]

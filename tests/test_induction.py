@@ -9,15 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from scir.errors import ConfigError, FormalizationError, SolverError
+from scir.errors import ConfigError, SolverError, TaskFormatError
 from scir.tracks import get_track
 from scir.tracks.induction.generate import construct
 from scir.tracks.induction.ilp_check import ilp_cross_check, ilp_problem, pair_run
+from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.semantics import (
     PoolResult,
     asp_pool,
     brute_force_pool,
     coverage,
+    rule_categories,
     problem_from_formal,
     prolog_module,
 )
@@ -52,6 +54,23 @@ def test_world_has_45_rules_and_18_with_a_category():
     assert sum(len(category_rules(c, world)) for c in world.categories) == 18
     assert {world.category_of(r) for r in world.relation_names} == set(world.categories)
     assert any(len(p.roles) > 1 for p in world.proteins)
+
+
+def test_rule_categories_are_prologs():
+    """World.rule_category is rule_category/3 of prolog/induction.pl: a category exactly for
+    the pairs of one category's relations (substrate_of/inhibits_enzyme: enzyme; mixed: none),
+    either order."""
+    world = load_world()
+    assert world.rule_category(("inhibits_enzyme", "substrate_of")) == "enzyme"
+    assert world.rule_category(("substrate_of", "inhibits_enzyme")) == "enzyme"
+    assert world.rule_category(("binds", "binds")) == "target"
+    assert world.rule_category(("binds", "substrate_of")) is None
+    table = rule_categories(world)
+    assert len(table) == 18 and set(table.values()) == set(world.categories)
+    for category in world.categories:
+        names = world.relations_of(category)
+        assert sorted(r for r, c in table.items() if c == category) == \
+            sorted(tuple(sorted((a, b))) for i, a in enumerate(names) for b in names[i:])
 
 
 # ---- generation -----------------------------------------------------------------------------
@@ -154,6 +173,8 @@ def test_pool_fixtures(case):
 
 
 def test_asp_pool_equals_prolog_brute_force_on_40_tasks():
+    """asp/induction.lp's independent_check_valid/2 (the independent check, kept on purpose)
+    against Prolog's valid/2 (the definition), rule by rule, on 40 generated tasks."""
     world = load_world()
     checked = 0
     for level, params in (("easy", EASY), ("hard", HARD)):
@@ -224,25 +245,35 @@ def test_popper_export_is_learnable(tasks, tmp_path, track):
 
 def test_solve_formal_answers_from_the_pool(tasks, track):
     for task in tasks["easy"][:5]:
-        assert track.solve_formal(task, task.formal) in task.answer_pool
+        assert track.solve_formal(task, track.formal(task)) in task.answer_pool
         no_category = {k: v for k, v in task.formal.items() if k not in ("category", "target")}
-        assert track.solve_formal(task, no_category) in task.answer_pool
+        assert track.solve_formal(task, InductionProblem.load(no_category)) in task.answer_pool
 
 
 def test_solve_formal_errors(tasks, track):
     task = tasks["easy"][0]
     with pytest.raises(SolverError, match="no rule of a single category"):
-        track.solve_formal(task, {"facts": [], "pos": [["a", "b"]], "neg": []})
-    with pytest.raises(FormalizationError, match="unknown relation 'metabolises'"):
-        track.solve_formal(task, {"facts": [["metabolises", "a", "p"]], "pos": [], "neg": []})
-    with pytest.raises(FormalizationError, match="both a positive and a negative"):
+        track.solve_formal(task, InductionProblem.load({"facts": [], "pos": [["a", "b"]],
+                                                        "neg": []}))
+    with pytest.raises(TaskFormatError, match="unknown relation 'metabolises'") as info:
+        InductionProblem.load({"facts": [["metabolises", "a", "p"]], "pos": [], "neg": []})
+    assert info.value.field == "formal.facts"
+    with pytest.raises(TaskFormatError, match="both a positive and a negative"):
         problem_from_formal({"facts": [], "pos": [["a", "b"]], "neg": [["b", "a"]]})
+
+
+def test_formal_dump_reproduces_the_json(tasks, track):
+    for task in tasks["easy"] + tasks["hard"]:
+        assert InductionProblem.load(task.formal).dump() == task.formal
+        assert list(InductionProblem.load(task.formal).dump()) == list(task.formal)
+    assert track.formal(tasks["easy"][0]) is track.formal(tasks["easy"][0])   # cached
 
 
 def test_count_items(tasks, track):
     task = tasks["hard"][0]
     f = task.formal
-    assert track.count_items(f) == len(f["facts"]) + len(f["pos"]) + len(f["neg"]) == 140 + 8 + 3
+    assert track.count_items(track.formal(task)) == len(f["facts"]) + len(f["pos"]) + \
+        len(f["neg"]) == 140 + 8 + 3
 
 
 @pytest.mark.parametrize("text,expected", [

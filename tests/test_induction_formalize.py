@@ -24,6 +24,7 @@ from scir.errors import FormalizationError, SolverError, SolverInputError, TaskF
 from scir.tasks import write_tasks
 from scir.tracks import get_track
 from scir.tracks.induction import formalize as F
+from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.solve import learn_rule
 from scir.tracks.induction.world import load_world
 
@@ -77,6 +78,11 @@ def gold_examples(task):
     return {k: task.formal[k] for k in ("facts", "pos", "neg")}
 
 
+def examples(f):
+    """A formalization's formal object with the facts and examples of ``f`` (a dict)."""
+    return InductionProblem.formalization(f["facts"], f["pos"], f["neg"])
+
+
 # ---- the gold formalization ------------------------------------------------------------------
 def test_gold_formalization_parses_and_solves(tasks, level):
     """Every gold text parses back to the gold examples; the solver runs on half of them (the
@@ -88,8 +94,8 @@ def test_gold_formalization_parses_and_solves(tasks, level):
         assert not HAVE_LLG or llguidance_accepts(grammar, text), task.task_id
         assert len(text) <= F.max_formalization_chars(task)
         parsed = TRACK.parse_formalization(task, text)
-        assert parsed.formal == gold_examples(task)           # no target, no category
-        assert parsed.items == TRACK.count_items(task.formal)
+        assert parsed.formal.dump() == gold_examples(task)    # no target, no category
+        assert parsed.items == TRACK.count_items(TRACK.formal(task))
         if index % 2 == 0:
             answer = TRACK.solve_formal(task, parsed.formal)
             assert answer in task.answer_pool, (task.task_id, answer, task.answer_pool)
@@ -244,9 +250,9 @@ def test_parser_is_lenient_about_layout_only(one):
     d0 = one.formal["pos"][0][0]
     loose = loose.replace(f"({d0},", f"({d0.upper()},", 1)
     parsed = TRACK.parse_formalization(one, loose)
-    assert sorted(parsed.formal["facts"]) == sorted(gold.formal["facts"])
+    assert sorted(parsed.formal.facts) == sorted(gold.formal.facts)
     for kind in ("pos", "neg"):
-        assert sorted(parsed.formal[kind]) == sorted(gold.formal[kind])
+        assert sorted(getattr(parsed.formal, kind)) == sorted(getattr(gold.formal, kind))
     assert parsed.items == gold.items
     a, b = one.formal["pos"][0]
     twice = TRACK.parse_formalization(one, text + f"pos(interacts({b}, {a})).\n")
@@ -280,21 +286,21 @@ def test_solver_uses_examples_only_and_picks_deterministically(one):
          "pos": [["aa", "bb"], ["cc", "dd"], ["ee", "ff"], ["aa", "gg"]], "neg": []}
     # inhibits_enzyme,substrate_of covers 2 positives, substrate_of,substrate_of 1; the mixed
     # pair agonist_of,substrate_of is valid but has no category
-    found = learn_rule(f)
+    found = learn_rule(examples(f))
     assert found.answer == "inhibits_enzyme,substrate_of" and found.covered_positives == 2
     assert ("agonist_of", "substrate_of") in found.learned
     assert ("agonist_of", "substrate_of") not in found.candidates
     assert found.clause.startswith("interacts(")
     lure = dict(f, target=["agonist_of", "agonist_of"], category="target")
-    assert TRACK.solve_formal(one, lure) == found.answer        # gold hints are ignored
+    assert TRACK.solve_formal(one, InductionProblem.load(lure)) == found.answer  # hints ignored
     tie = dict(f, pos=[["aa", "bb"], ["ee", "ff"]])              # 1 positive each: a-z first
-    assert TRACK.solve_formal(one, tie) == "inhibits_enzyme,substrate_of"
+    assert TRACK.solve_formal(one, examples(tie)) == "inhibits_enzyme,substrate_of"
     neg = dict(f, facts=f["facts"] + [["inhibits_enzyme", "hh", "p2"]],
                neg=[["cc", "hh"]])                               # now it covers a negative
-    assert TRACK.solve_formal(one, neg) == "substrate_of,substrate_of"
+    assert TRACK.solve_formal(one, examples(neg)) == "substrate_of,substrate_of"
     mixed = dict(f, pos=[["aa", "gg"]], neg=[["aa", "bb"], ["ee", "ff"]])
     with pytest.raises(SolverError, match="no rule of a single category"):
-        TRACK.solve_formal(one, mixed)
+        TRACK.solve_formal(one, examples(mixed))
 
 
 @pytest.mark.parametrize("change, message", [
@@ -304,7 +310,7 @@ def test_solver_uses_examples_only_and_picks_deterministically(one):
 ])
 def test_solver_input_errors(one, change, message):
     with pytest.raises(SolverInputError, match=message):
-        TRACK.solve_formal(one, change(gold_examples(one)))
+        TRACK.solve_formal(one, examples(change(gold_examples(one))))
 
 
 # ---- prompts -------------------------------------------------------------------------------

@@ -124,9 +124,25 @@ def test_score_verify_and_solve(name, generated):
         check = track.verify(task)
         assert check.ok, check.message
         assert check.task_id == task.task_id and check.expected == task.answer
-        assert track.score(task, track.solve_formal(task, task.formal))  # the oracle
+        assert track.score(task, track.solve_formal(task, track.formal(task)))  # the oracle
         parsed = track.parse_answer(task, f"Some reasoning.\nAnswer: {task.answer}")
         assert track.score(task, parsed)
+
+
+def test_typed_formal_object_round_trips(name, generated):
+    """Every track has a typed formal object: ``formal_type.load`` reads the stored JSON and
+    ``dump`` writes it back exactly (key order included, so the generator's bytes are the
+    dump's); ``Track.formal`` caches the load; the reference items are counted on it."""
+    track = get_track(name)
+    _, tasks = generated(name)
+    assert track.formal_type is not None
+    for task in tasks:
+        formal = track.formal(task)
+        assert isinstance(formal, track.formal_type) and track.formal(task) is formal
+        dumped = formal.dump()
+        assert json.dumps(dumped) == json.dumps(task.formal)
+        assert track.formal_type.load(dumped) == formal
+        assert track.reference_items(task) == track.count_items(formal) > 0
 
 
 def test_scir_verify(name, generated, capsys):

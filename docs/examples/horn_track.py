@@ -42,20 +42,21 @@ _MAX_ATTEMPTS = 200
 
 @dataclass(frozen=True)
 class HornProgram:
-    """A definite Horn program and a query: the track's formal object."""
+    """A definite Horn program and a query: the track's formal object (``formal_type``:
+    ``load`` validates the JSON form, ``dump`` writes it)."""
 
     facts: tuple[str, ...]
     rules: tuple[tuple[str, tuple[str, ...]], ...]      # (head, body atoms)
     query: str
 
-    def to_formal(self) -> dict[str, Any]:
+    def dump(self) -> dict[str, Any]:
         """The JSON form stored in ``Task.formal``."""
         return {"facts": list(self.facts),
                 "rules": [{"head": h, "body": list(b)} for h, b in self.rules],
                 "query": self.query}
 
     @classmethod
-    def from_formal(cls, formal: dict[str, Any]) -> "HornProgram":
+    def load(cls, formal: Any) -> "HornProgram":
         """Validate a formal object (gold or formalized); raises FormalizationError."""
         try:
             facts = tuple(formal["facts"])
@@ -109,6 +110,7 @@ class HornTrack(Track):
     description = "propositional Horn-clause entailment (the docs/extending.md example)"
     n_blocks = 2
     answer_kind = "label"
+    formal_type = HornProgram
 
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
@@ -165,7 +167,7 @@ class HornTrack(Track):
             answer=want,
             answer_pool=[want],
             chance=1 / len(LABELS),
-            formal=program.to_formal(),
+            formal=program.dump(),
             blocks=blocks,
             problem_nl="\n\n".join(blocks),
             domain_metadata={"query_depth": depth.get(program.query),
@@ -192,10 +194,10 @@ class HornTrack(Track):
             raise TaskFormatError(f"expected one of {', '.join(LABELS)}", field="answer")
         if task.answer_pool != [task.answer]:
             raise TaskFormatError("must be [answer]", field="answer_pool")
-        HornProgram.from_formal(task.formal)
+        self.formal(task)                       # HornProgram.load, cached
 
     def verify(self, task: Task) -> Check:
-        program = HornProgram.from_formal(task.formal)
+        program = self.formal(task)
         python_model = set(forward_chain(program))
         clingo_model, entailed = least_model_clingo(program)
         if python_model != clingo_model or entailed != (program.query in python_model):
@@ -209,8 +211,8 @@ class HornTrack(Track):
         return Check(task.task_id, ok, task.answer, found,
                      details={"derived": sorted(python_model)}, message=message)
 
-    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
-        _, entailed = least_model_clingo(HornProgram.from_formal(formal))
+    def solve_formal(self, task: Task, formal: HornProgram) -> str:
+        _, entailed = least_model_clingo(formal)
         return "True" if entailed else "False"
 
     def parse_answer(self, task: Task, text: str) -> str | None:
@@ -254,16 +256,16 @@ class HornTrack(Track):
                 rules.append({"head": names[0], "body": names[1:]})
             else:
                 query = names[0]
-        formal = {"facts": facts, "rules": rules, "query": query}
-        return Formalization(formal, self.count_items(formal))
+        program = HornProgram.load({"facts": facts, "rules": rules, "query": query})
+        return Formalization(program, self.count_items(program))
 
-    def count_items(self, formal: dict[str, Any]) -> int:
-        return len(formal["facts"]) + len(formal["rules"])
+    def count_items(self, formal: HornProgram) -> int:
+        return len(formal.facts) + len(formal.rules)
 
     def format_formal(self, task: Task, formal: dict[str, Any] | None = None) -> str:
         """A formal object (default: the task's gold one) in the syntax of ``horn.lark``:
         what a perfect formalization writes (the inverse of ``parse_formalization``)."""
-        program = HornProgram.from_formal(task.formal if formal is None else formal)
+        program = self.formal(task) if formal is None else HornProgram.load(formal)
         lines = [f"{a}." for a in program.facts]
         lines += [f"{head} :- {', '.join(body)}." for head, body in program.rules]
         return "\n".join(lines + [f"?- {program.query}."]) + "\n"
@@ -284,7 +286,7 @@ def export_lp(tasks: list[Task], out: Path) -> int:
     ``clingo docs/examples/horn.lp OUT/<task_id>.lp``."""
     out.mkdir(parents=True, exist_ok=True)
     for task in tasks:
-        program = HornProgram.from_formal(task.formal)
+        program = HornTrack().formal(task)
         atoms = [Atom("fact", (a,)) for a in program.facts]
         for i, (head, body) in enumerate(program.rules):
             atoms.append(Atom("rule", (i, head)))

@@ -51,8 +51,9 @@ def classify(exc: SolverError) -> SolverOutcome:
                          exc)
 
 
-def solve(track: Track, task: Task, formal: dict[str, Any]) -> SolverOutcome:
-    """Run ``track.solve_formal`` on a formal object, classifying typed solver failures."""
+def solve(track: Track, task: Task, formal: Any) -> SolverOutcome:
+    """Run ``track.solve_formal`` on a formal object (of ``track.formal_type``), classifying
+    typed solver failures."""
     try:
         with SOLVER_LOCK:
             answer = hook(track, "solve_formal", task, formal)

@@ -12,11 +12,12 @@ from scir.tracks.base import Track
 
 def run(track: Track, task: Task, backend: object, settings: PipelineSettings
         ) -> PipelineResult:
-    """Solve the gold formal object and score the answer (``backend`` is ignored)."""
+    """Solve the gold formal object (``track.formal(task)``, typed) and score the answer
+    (``backend`` is ignored)."""
     refs = track.reference_items(task)
     result = new_result(task, "oracle", settings, NO_MODEL, items=refs, reference_items=refs,
                         input_chars=len(problem_text(task, settings.presentation)))
-    outcome = solve(track, task, task.formal)
+    outcome = solve(track, task, track.formal(task))
     result.status, result.solver_status, result.solver_log = (outcome.status,
                                                              outcome.solver_status, outcome.log)
     if outcome.status == "ok":

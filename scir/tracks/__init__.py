@@ -11,14 +11,14 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Callable
 
 from scir.errors import ConfigError
-from scir.tracks.base import Check, Formalization, Track, TrackParam
+from scir.tracks.base import Check, FormalObject, Formalization, Track, TrackParam, load_formal
 from scir.tracks.files import ENV_VAR, load_file_tracks
 
 if TYPE_CHECKING:
     from scir.tasks import Task
 
-__all__ = ["Check", "Formalization", "Track", "TrackParam", "get_track", "track_names",
-           "track_of", "register", "unregister"]
+__all__ = ["Check", "FormalObject", "Formalization", "Track", "TrackParam", "get_track",
+           "load_formal", "track_names", "track_of", "register", "unregister"]
 
 # built-in tracks: name -> "module:Class" (imported lazily)
 BUILTIN: dict[str, str] = {

@@ -5,14 +5,17 @@ know about one logic domain. A new track is one subclass plus one registry entry
 
 from __future__ import annotations
 
+import copy
 import random
 import re
+import threading
+import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Protocol, Sequence, TypeVar
 
-from scir.errors import ConfigError
+from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
 
 if TYPE_CHECKING:
@@ -65,11 +68,56 @@ class Check:
     message: str = ""
 
 
+class FormalObject(Protocol):
+    """A track's typed formal object (``Track.formal_type``), e.g. a frozen dataclass.
+
+    ``load`` reads the JSON form stored in ``Task.formal`` and is the one place it is
+    validated (raising the ``scir.errors`` family -- TaskFormatError, FormalizationError --
+    with the field, e.g. ``formal.premises[3]``); ``dump`` writes it back, key order
+    included, so that a generator that builds its object and dumps it writes the same bytes.
+    """
+
+    @classmethod
+    def load(cls, data: Any) -> "FormalObject": ...
+
+    def dump(self) -> dict[str, Any]: ...
+
+
+F = TypeVar("F")
+_CACHE_SIZE = 1024
+_cache: dict[int, tuple[Any, type, Any, Any]] = {}   # id(task) -> (ref, type, snapshot, object)
+_cache_lock = threading.Lock()                        # the pipelines run tasks in threads
+
+
+def load_formal(formal_type: type[F], task: Task) -> F:
+    """``formal_type.load(task.formal)``, cached per task while ``task.formal`` is unchanged
+    (compared with a copy taken at load time, so an edit in place is seen). Errors of
+    ``load`` get the task id."""
+    key = id(task)
+    with _cache_lock:
+        hit = _cache.get(key)
+    if hit is not None and hit[0]() is task and hit[1] is formal_type and hit[2] == task.formal:
+        return hit[3]
+    try:
+        value = formal_type.load(task.formal)
+    except ScirError as exc:
+        if exc.task_id is None:
+            exc.task_id = task.task_id
+        raise
+    entry = (weakref.ref(task), formal_type, copy.deepcopy(task.formal), value)
+    with _cache_lock:
+        while len(_cache) >= _CACHE_SIZE:
+            _cache.pop(next(iter(_cache)))
+        _cache[key] = entry
+    return value
+
+
 @dataclass
 class Formalization:
-    """A parsed formalization: the track's formal object plus what was counted in it."""
+    """A parsed formalization: the track's formal object (``Track.formal_type``) plus what
+    was counted in it."""
 
-    formal: dict[str, Any]
+    formal: Any
     items: int                     # extracted items (FOL formulas, facts, data rows)
 
 
@@ -82,6 +130,15 @@ class Track(ABC):
     answer_kind: str = "label"     # "label", "rule", "option": how CoT answers are parsed
     answer_pools: bool = False     # whether a task may accept several answers (stats show
                                    # the pool sizes)
+    # the typed formal object (a FormalObject: ``load`` / ``dump``); None: the JSON dict itself
+    formal_type: ClassVar[type | None] = None
+
+    def formal(self, task: Task) -> Any:
+        """The task's formal object, ``formal_type.load(task.formal)`` (cached; see
+        :func:`load_formal`); ``task.formal`` itself when the track has no ``formal_type``."""
+        if self.formal_type is None:
+            return task.formal
+        return load_formal(self.formal_type, task)
 
     # ---- generation -------------------------------------------------------------------
     @abstractmethod
@@ -172,18 +229,22 @@ class Track(ABC):
         """Re-establish the task's answer (and pool) with the solvers."""
 
     @abstractmethod
-    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
-        """The answer a symbolic solver gives for a formal object (gold or formalized).
+    def solve_formal(self, task: Task, formal: Any) -> str:
+        """The answer a symbolic solver gives for a formal object (gold: ``self.formal(task)``,
+        or formalized: ``parse_formalization(...).formal``), of ``formal_type``.
 
         Raises ``SolverError`` subclasses on solver failure.
         """
 
     def validate_formal(self, task: Task) -> None:
         """Check a record read from a file against the track's shapes: ``answer``,
-        ``answer_pool``, ``options`` and the keys of ``formal`` (and ``domain_metadata``) that
-        the track reads, with bounded sizes; extra keys are allowed. Raises TaskFormatError
-        naming the field (``scir.tasks`` adds file, line and task). Called once per record by
-        the reader, so no command starts on a malformed record. The default accepts any."""
+        ``answer_pool``, ``options``, ``domain_metadata`` and the formal object (its
+        ``formal_type.load``), with bounded sizes; extra keys are allowed. Raises
+        TaskFormatError naming the field (``scir.tasks`` adds file, line and task). Called
+        once per record by the reader, so no command starts on a malformed record. The
+        default loads the formal object when the track has a ``formal_type``."""
+        if self.formal_type is not None:
+            self.formal(task)
 
     def score(self, task: Task, answer: str | None) -> bool:
         """Whether an answer is accepted (default: it is in the answer pool)."""
@@ -226,14 +287,15 @@ class Track(ABC):
         """The prompt of ``kind`` (``cot``, ``formalize``, ``symbcot``) for a task."""
         raise NotImplementedError(f"track {self.name} has no {kind} prompt yet")
 
-    def count_items(self, formal: dict[str, Any]) -> int:
-        """The number of reference items in a formal object (Table-2 statistics)."""
+    def count_items(self, formal: Any) -> int:
+        """The number of reference items in a formal object (of ``formal_type``; Table-2
+        statistics)."""
         raise NotImplementedError
 
     def reference_items(self, task: Task) -> int | None:
         """Items of the task's gold formal object, or None when the track does not count."""
         try:
-            return int(self.count_items(task.formal))
+            return int(self.count_items(self.formal(task)))
         except NotImplementedError:
             return None
 

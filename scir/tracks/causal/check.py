@@ -98,7 +98,8 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
 
     track = get_track(task.domain)
     new = task.domain_metadata.get("new_protein") or NEW_PROTEIN
-    ds = dataset(task.formal, task_id=task.task_id, new_protein=new)
+    gold_formal = track.formal(task)
+    ds = dataset(gold_formal, task_id=task.task_id, new_protein=new)
     known = list(ds.known_edges)
     edges = read_edges(text, ds.names, known)
     graph = known + [e for e in edges if e not in known]
@@ -108,7 +109,7 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     gies = fit(ds.data, ds.targets, names=ds.columns)       # the reference solver's run
     gies_match = match_options(xyz_directed(gies.directed_edges(), new), options)
     score = GaussIntScore(ds.data, ds.targets)
-    gold_xyz = [tuple(e) for e in task.formal.get("xyz_edges", [])]
+    gold_xyz = [tuple(e) for e in (gold_formal.xyz_edges or ())]
     scores = {"yours": _score(ds, graph, score),
               "gies": float(gies.score),
               "gold": _score(ds, known + gold_xyz, score)}

@@ -17,45 +17,41 @@ import json
 from pathlib import Path
 from typing import Any
 
-from scir.errors import TaskFormatError
 from scir.outputs import contained
 from scir.tasks import Task
+from scir.tracks.base import load_formal
+from scir.tracks.causal.formal import CausalFormal
 from scir.tracks.causal.scm import DECIMALS
 
 ENV_COLUMN = "environment"
 
 
-def _columns(task: Task) -> list[str]:
-    formal = task.formal
-    columns = formal.get("columns") or formal.get("nodes")
-    if not isinstance(columns, list) or not isinstance(formal.get("environments"), list):
-        raise TaskFormatError("causal tasks need formal.nodes (or columns) and "
-                              "formal.environments", task_id=task.task_id, field="formal")
-    return columns
+def _formal(task: Task) -> CausalFormal:
+    return load_formal(CausalFormal, task)
 
 
 def csv_rows(task: Task) -> list[list[str]]:
     """The CSV of a task as rows of strings, header first."""
-    columns = _columns(task)
-    out = [[ENV_COLUMN, *columns]]
-    for env in task.formal["environments"]:
-        for row in env["rows"]:
-            out.append([env["name"], *(f"{v:.{DECIMALS}f}" for v in row)])
+    formal = _formal(task)
+    out = [[ENV_COLUMN, *formal.column_order]]
+    for env in formal.environments:
+        for row in env.rows:
+            out.append([env.name, *(f"{v:.{DECIMALS}f}" for v in row)])
     return out
 
 
 def metadata(task: Task) -> dict[str, Any]:
     """The ``<task_id>.json`` content (everything but the data and the answer)."""
-    formal = task.formal
+    formal = _formal(task)
     return {
         "task_id": task.task_id,
-        "nodes": formal.get("nodes"),
-        "columns": _columns(task),
+        "nodes": list(formal.nodes),
+        "columns": list(formal.column_order),
         "new_protein": task.domain_metadata.get("new_protein", "XYZ"),
-        "known_edges": formal.get("known_edges", []),
-        "environments": [{"name": e["name"], "kind": e.get("kind"), "targets": e["targets"],
-                          "rows": len(e["rows"])} for e in formal["environments"]],
-        "targets": {e["name"]: e["targets"] for e in formal["environments"]},
+        "known_edges": [list(e) for e in formal.known_edges],
+        "environments": [{"name": e.name, "kind": e.kind, "targets": list(e.targets),
+                          "rows": len(e.rows)} for e in formal.environments],
+        "targets": {e.name: list(e.targets) for e in formal.environments},
         "options": list(task.options),
     }
 

@@ -19,7 +19,8 @@ from typing import Any
 from scir.errors import FormalizationError, TaskFormatError
 from scir.prompts import task_prompt
 from scir.tasks import Task
-from scir.tracks.base import Formalization
+from scir.tracks.base import Formalization, load_formal
+from scir.tracks.causal.formal import CausalEnvironment, CausalFormal
 from scir.tracks.causal.graph import NEW_PROTEIN
 from scir.tracks.causal.options import letter
 from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL
@@ -48,7 +49,7 @@ def task_nodes(task: Task) -> tuple[list[str], str]:
     if isinstance(meta.get("subgraph_nodes"), list):
         nodes = list(meta["subgraph_nodes"]) + [new]
     else:
-        nodes = list((task.formal or {}).get("nodes") or [])
+        nodes = list(load_formal(CausalFormal, task).nodes)
     if not isinstance(new, str) or new not in nodes:
         raise TaskFormatError("the new protein is not among the task's proteins",
                               task_id=task.task_id, field="domain_metadata.new_protein")
@@ -87,23 +88,22 @@ def grammar_bounds(task: Task) -> GrammarBounds:
     environments, rows and targets, the integer digits of its largest value); without a gold
     object, the task's parameters (and 3 integer digits)."""
     nodes, new = task_nodes(task)
-    formal, params = task.formal or {}, task.params or {}
+    formal, params = load_formal(CausalFormal, task), task.params or {}
     sub = len(nodes) - 1
-    envs = [e for e in formal.get("environments") or [] if isinstance(e, dict)]
-    values = [abs(v) for e in envs for r in e.get("rows") or [] for v in r
-              if isinstance(v, (int, float)) and math.isfinite(v)]
-    edges = len(formal.get("known_edges") or [])
+    envs = formal.environments
+    values = [abs(v) for e in envs for r in e.rows for v in r]
+    edges = len(formal.known_edges)
     if envs:
         n_envs = len(envs)
-        rows = max(len(e.get("rows") or []) for e in envs)
-        targets = max(len(e.get("targets") or []) for e in envs)
+        rows = max(len(e.rows) for e in envs)
+        targets = max(len(e.targets) for e in envs)
     else:
         n_envs = int(params.get("interventions", 3)) + 1
         rows = int(params.get("samples", 16))
         targets = 1
     digits = len(str(int(max(values)))) if values else 3
-    printed = formal.get("columns")
-    order = tuple(printed) if isinstance(printed, list) and sorted(
+    printed = formal.columns
+    order = tuple(printed) if printed is not None and sorted(
         map(str, printed)) == sorted(nodes) else tuple(nodes)
     return GrammarBounds(tuple(nodes), new, order, min(edges + EDGE_MARGIN, sub * (sub - 1)),
                          max(1, min(n_envs, MAX_ENVIRONMENTS)), max(2, min(rows, MAX_ROWS)),
@@ -183,17 +183,16 @@ def max_formalization_chars(task: Task) -> int:
 
 
 # ---- the gold formal object as text ----------------------------------------------------------
-def format_formal(task: Task, formal: dict[str, Any] | None = None) -> str:
+def format_formal(task: Task, formal: CausalFormal | None = None) -> str:
     """A formal object (default: the task's gold one) in the grammar's canonical syntax."""
-    f = task.formal if formal is None else formal
-    columns = f.get("columns") or f["nodes"]
-    lines = ["columns: " + ", ".join(columns)]
-    lines += [f"{a} -> {b}" for a, b in f.get("known_edges") or []]
-    for env in f["environments"]:
-        kind = env.get("kind") or (OBSERVATIONAL if not env["targets"] else INHIBITION)
-        what = kind if kind == OBSERVATIONAL else f"{kind} of {', '.join(env['targets'])}"
+    f = load_formal(CausalFormal, task) if formal is None else formal
+    lines = ["columns: " + ", ".join(f.column_order)]
+    lines += [f"{a} -> {b}" for a, b in f.known_edges]
+    for env in f.environments:
+        kind = env.kind or (OBSERVATIONAL if not env.targets else INHIBITION)
+        what = kind if kind == OBSERVATIONAL else f"{kind} of {', '.join(env.targets)}"
         lines.append(f"environment: {what}")
-        lines += [" ".join(f"{v:.{DECIMALS}f}" for v in row) for row in env["rows"]]
+        lines += [" ".join(f"{v:.{DECIMALS}f}" for v in row) for row in env.rows]
     return "\n".join(lines) + "\n"
 
 
@@ -281,8 +280,11 @@ def parse_formalization(task: Task, text: str) -> Formalization:
                                      line=item.meta.line, column=item.meta.column)
         else:
             environments.append(_environment(reader, item, len(columns), environments))
-    formal = {"nodes": nodes, "columns": columns, "known_edges": edges,
-              "environments": environments}
+    formal = CausalFormal(
+        tuple(nodes), tuple(CausalEnvironment(e["name"], tuple(e["targets"]),
+                                              tuple(tuple(r) for r in e["rows"]), e["kind"])
+                            for e in environments),
+        tuple((a, b) for a, b in edges), None, tuple(columns))
     return Formalization(formal, sum(len(e["rows"]) for e in environments) + len(edges))
 
 

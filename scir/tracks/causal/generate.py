@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from scir.errors import ConfigError, GenerationError, SolverInputError
+from scir.tracks.causal.formal import CausalEnvironment, CausalFormal
 from scir.tracks.causal.graph import NEW_PROTEIN, TaskGraph, add_xyz, connected_subgraph, sachs_graph
 from scir.tracks.causal.options import Edge, choose_options, max_options
 from scir.tracks.causal.scm import (Environment, choose_interventions,
@@ -70,14 +71,15 @@ class Problem:
     failures: dict[str, int]           # why the regenerated draws were rejected
 
     def formal(self) -> dict[str, Any]:
-        """The task's formal object."""
-        return {
-            "nodes": self.graph.nodes,
-            "known_edges": [list(e) for e in self.graph.known_edges],
-            "xyz_edges": [list(e) for e in self.graph.xyz_edges],
-            "environments": [e.to_formal() for e in self.environments],
-            "columns": list(self.columns),
-        }
+        """The task's formal object, in its JSON form (:meth:`CausalFormal.dump`)."""
+        return CausalFormal(
+            nodes=tuple(self.graph.nodes),
+            environments=tuple(CausalEnvironment(e.name, tuple(e.targets),
+                                                 tuple(tuple(r) for r in e.rows), e.kind)
+                               for e in self.environments),
+            known_edges=tuple(tuple(e) for e in self.graph.known_edges),
+            xyz_edges=tuple(tuple(e) for e in self.graph.xyz_edges),
+            columns=tuple(self.columns)).dump()
 
 
 def check_params(params: dict[str, Any]) -> None:

@@ -57,10 +57,6 @@ class Environment:
     targets: list[str]
     rows: list[list[float]] = field(default_factory=list)   # columns in the task's order
 
-    def to_formal(self) -> dict:
-        return {"name": self.name, "targets": list(self.targets), "kind": self.kind,
-                "rows": [list(r) for r in self.rows]}
-
 
 def random_scm(task_graph: TaskGraph, rng: np.random.Generator) -> SCM:
     """Draw weights, base levels and noise scales for the full graph (subgraph plus XYZ)."""

@@ -10,6 +10,7 @@ from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
 from scir.tracks.causal import exports, formalize, templates, validate
+from scir.tracks.causal.formal import CausalFormal
 from scir.tracks.causal.generate import build, params_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
 from scir.tracks.causal.options import (LETTERS, MAX_OPTIONS, letter, option_text,
@@ -32,6 +33,7 @@ class CausalTrack(Track):
                    "choose XYZ's edges from interventional data")
     n_blocks = 2
     answer_kind = "option"
+    formal_type = CausalFormal
 
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
@@ -97,7 +99,7 @@ class CausalTrack(Track):
         name = task.domain_metadata.get("new_protein", NEW_PROTEIN)
         return name if isinstance(name, str) and name else NEW_PROTEIN
 
-    def solve_gies(self, task: Task, formal: dict[str, Any]) -> Solution:
+    def solve_gies(self, task: Task, formal: CausalFormal) -> Solution:
         """GIES on a formal object's environments (targets used, known edges not), mapped to
         the task's options."""
         new = self._new_protein(task)
@@ -123,15 +125,15 @@ class CausalTrack(Track):
         if task.answer not in LETTERS[:len(sets)]:
             problems.append(f"answer {task.answer!r} is not an option letter "
                             f"(A..{letter(len(sets) - 1)})")
-        xyz = task.formal.get("xyz_edges")
-        if not (isinstance(xyz, list) and all(isinstance(e, list) and len(e) == 2 for e in xyz)):
+        formal = self.formal(task)
+        if formal.xyz_edges is None:
             raise TaskFormatError("formal.xyz_edges must be a list of [from, to] pairs",
                                   task_id=task.task_id, field="formal.xyz_edges")
-        stored = frozenset(tuple(e) for e in xyz)
+        stored = frozenset(formal.xyz_edges)
         if task.answer in LETTERS[:len(sets)] and sets[LETTERS.index(task.answer)] != stored:
             problems.append(f"formal.xyz_edges ({option_text(stored)}) are not the edges of "
                             f"option {task.answer} ({task.options[LETTERS.index(task.answer)]})")
-        solution = self.solve_gies(task, task.formal)
+        solution = self.solve_gies(task, formal)
         found = solution.letter
         if found != task.answer:
             what = option_text(solution.match.found) or "no directed XYZ edge"
@@ -146,13 +148,13 @@ class CausalTrack(Track):
         """Options, answer letter, pool and the formal object's shapes (``validate.py``)."""
         validate.validate(task)
 
-    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
+    def solve_formal(self, task: Task, formal: CausalFormal) -> str:
         """GIES's option letter for a formal object, or ``"none"`` (NO_MATCH) when XYZ's
         directed edges match no option -- a wrong answer, not a solver failure. Malformed
         input raises SolverInputError naming the field."""
         return self.solve_gies(task, formal).letter or NO_MATCH
 
-    def solve_formal_ges(self, task: Task, formal: dict[str, Any]) -> str:
+    def solve_formal_ges(self, task: Task, formal: CausalFormal) -> str:
         """The second solver: GES (causal-learn, BIC) on all rows pooled, intervention targets
         ignored; the option letter or ``"none"``."""
         new = self._new_protein(task)
@@ -185,11 +187,9 @@ class CausalTrack(Track):
         """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/causal/``)."""
         return formalize.prompt(kind, task, presentation, **extra)
 
-    def count_items(self, formal: dict[str, Any]) -> int:
+    def count_items(self, formal: CausalFormal) -> int:
         """Data rows over all environments plus known edges."""
-        envs = formal.get("environments") or []
-        rows = sum(len(e.get("rows") or []) for e in envs if isinstance(e, dict))
-        return rows + len(formal.get("known_edges") or [])
+        return sum(len(e.rows) for e in formal.environments) + len(formal.known_edges)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.causal.codec`)."""

@@ -115,8 +115,9 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
         if exc.line in shift and exc.column is not None:
             exc.column = max(1, exc.column - shift[exc.line])
         raise
-    mine, my_goal = list(formal["premises"]), formal["goal"]
-    gold, gold_goal = list(task.formal["premises"]), task.formal["goal"]
+    gold_formal = track.formal(task)
+    mine, my_goal = list(formal.premises), formal.goal
+    gold, gold_goal = list(gold_formal.premises), gold_formal.goal
     seconds = max(1, int(round(context.time_limit)))
     found = label(mine, my_goal, seconds)
     gold_in_mine = _entailed(mine, gold, seconds)

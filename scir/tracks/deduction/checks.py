@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from scir.errors import SolverError, VerificationError
-from scir.tracks.deduction.logic import Formula, Node
+from scir.tracks.deduction.logic import Formula, Node, negation_table
 
 PROVER9_MEGS = 200   # Prover9's max_megs for every label
 
@@ -255,6 +255,48 @@ def check_trees(trees: Sequence[Node], premises: Sequence[Formula]) -> list[Tree
         else:
             results.append(TreeCheck(False, error=_describe(result.args[0])))
     return results
+
+
+def _negation_term(formula: Formula) -> object:
+    return formula.negated().to_term() if formula.kind in negation_table() else "none"
+
+
+def shape_problems(construction: str, label: str, statement: Formula, trees: Sequence[Node],
+                   premises: Sequence[Formula]) -> list[str]:
+    """What is wrong with the shape of a task's trees ``[proof, *distractors]`` for its label
+    and construction (``paper`` or ``balanced``): ``shape_error/8`` of ``prolog/deduction.pl``
+    (the one statement of the shapes), in words, in its order."""
+    paper = construction == "paper"
+    with prolog_engine().module("scir_deduction_") as module:
+        module.consult("deduction")
+        rows = module.query("shape_error(C, L, S, N, Ts, RN, Ps, E)", {
+            "C": "paper" if paper else "balanced", "L": label, "S": statement.to_term(),
+            "N": _negation_term(statement), "Ts": [t.to_term() for t in trees],
+            "RN": _negation_term(trees[0].formula), "Ps": [p.to_term() for p in premises]})
+    problems = []
+    for row in rows:
+        error = row["E"]
+        name = getattr(error, "name", error)
+        if name == "proof":
+            wanted = error.args[1]
+            what = _formula(wanted).to_prover9() if hasattr(wanted, "name") else "the statement"
+            problems.append(f"proof: a {label} task needs a complete proof of {what}")
+        elif name == "unknown_proof":
+            problems.append("proof: an Unknown task needs a proof of the statement or its "
+                            "negation with exactly one premise "
+                            + ("missing" if paper else "replaced by its converse"))
+        elif name == "distractor":
+            problems.append(f"distractor {error.args[0]}: " + (
+                "needs the proof's conclusion and exactly one missing premise" if paper else
+                "needs the proof's conclusion or its negation and one or two premises "
+                "replaced by their converses"))
+        elif name == "half_negated":
+            problems.append("trees: half of them must conclude the negation of the others")
+        elif name == "converse_count":
+            problems.append("trees: there must be as many converse premises as trees")
+        else:
+            raise SolverError(f"shape_error/8 gave an unknown error {error!r}")
+    return problems
 
 
 def proof_steps(tree: Node) -> list[tuple[Formula, str, list[Formula]]]:

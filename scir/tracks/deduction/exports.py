@@ -12,7 +12,8 @@ from pathlib import Path
 from scir.errors import TaskFormatError
 from scir.outputs import contained
 from scir.tasks import Task, is_safe_task_id, shorten
-from scir.tracks.deduction.logic import parse
+from scir.tracks.base import load_formal
+from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.deduction.validate import LABELS
 
 PROVER9_SECONDS = 10     # assign(max_seconds, ...) written into every exported file
@@ -41,18 +42,9 @@ def prover9_input(task: Task, which: str) -> str:
     if task.answer not in LABELS:
         raise TaskFormatError(f"expected one of {', '.join(LABELS)}, got "
                               f"{shorten(task.answer)}", task_id=task.task_id, field="answer")
-    premises, goal = task.formal.get("premises"), task.formal.get("goal")
-    if not (isinstance(premises, list) and isinstance(goal, str)):
-        raise TaskFormatError("deduction tasks need formal.premises and formal.goal",
-                              task_id=task.task_id, field="formal")
-    printed = []
-    for i, premise in enumerate(premises):
-        if not isinstance(premise, str):
-            raise TaskFormatError("expected a formula (a string)", task_id=task.task_id,
-                                  field=f"formal.premises[{i}]")
-        printed.append(parse(premise, task_id=task.task_id,
-                             field=f"formal.premises[{i}]").to_prover9())
-    statement = parse(goal, task_id=task.task_id, field="formal.goal").to_prover9()
+    premises, goal = load_formal(DeductionFormal, task).formulas
+    printed = [premise.to_prover9() for premise in premises]
+    statement = goal.to_prover9()
     target = statement if which == "goal" else negated_goal(statement)
     header = [f"SciR deduction task {task.task_id} ({which} file)",
               f"answer {task.answer}: Prover9 should report {EXPECTED[(task.answer, which)]}"]

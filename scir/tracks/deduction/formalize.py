@@ -31,7 +31,8 @@ from typing import Any
 from scir.errors import FormalizationError, ResourceError, SolverInputError, TaskFormatError
 from scir.prompts import task_prompt
 from scir.tasks import Task
-from scir.tracks.base import Formalization
+from scir.tracks.base import Formalization, load_formal
+from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.formal_text import checked_grammar, unfence
 
 PREMISE_MARGIN = 3             # premise lines the grammar allows beyond the gold count
@@ -55,11 +56,13 @@ def task_signature(task: Task) -> tuple[dict[str, int], list[str]]:
     a name cannot be used in Prover9."""
     from solvers.fol import check_signature, signature
 
-    formal = task.formal or {}
-    predicates, constants = formal.get("predicates"), formal.get("constants")
+    formal = _gold(task)
+    predicates, constants = formal.predicates, formal.constants
     try:
-        if not isinstance(predicates, dict) or not isinstance(constants, list):
+        if predicates is None or constants is None:
             predicates, constants = signature(_gold_formulas(task))
+        else:
+            predicates, constants = dict(predicates), list(constants)
         checked, names = check_signature(predicates, constants)
     except SolverInputError as exc:
         raise TaskFormatError(f"the task's signature cannot be formalized: {exc.message}",
@@ -68,14 +71,18 @@ def task_signature(task: Task) -> tuple[dict[str, int], list[str]]:
     return dict(checked), names
 
 
+def _gold(task: Task) -> DeductionFormal:
+    """The task's gold formal object (TaskFormatError when malformed)."""
+    return load_formal(DeductionFormal, task)
+
+
 def _gold_formulas(task: Task) -> list:
     """The gold premises and goal, parsed (TaskFormatError when missing or malformed)."""
     from solvers.fol import parse_formula
 
-    formal = task.formal or {}
-    premises, goal = formal.get("premises"), formal.get("goal")
-    if not (isinstance(premises, list) and premises and isinstance(goal, str)
-            and all(isinstance(p, str) for p in premises)):
+    formal = _gold(task)
+    premises, goal = formal.premises, formal.goal
+    if not premises:
         raise TaskFormatError("deduction tasks need formal.premises (a non-empty list of "
                               "strings) and formal.goal", task_id=task.task_id, field="formal")
     parsed = []
@@ -152,13 +159,13 @@ def formalization_grammar(task: Task) -> str:
 
 
 # ---- the gold formal object as text --------------------------------------------------------
-def format_formal(task: Task, formal: dict[str, Any] | None = None) -> str:
+def format_formal(task: Task, formal: DeductionFormal | None = None) -> str:
     """A formal object (default: the task's gold one) in the grammar's canonical syntax."""
     from solvers.fol import parse_formula, to_prover9
 
-    f = task.formal if formal is None else formal
-    lines = [f"premise: {to_prover9(parse_formula(p))}." for p in f["premises"]]
-    lines.append(f"goal: {to_prover9(parse_formula(f['goal']))}.")
+    f = _gold(task) if formal is None else formal
+    lines = [f"premise: {to_prover9(parse_formula(p))}." for p in f.premises]
+    lines.append(f"goal: {to_prover9(parse_formula(f.goal))}.")
     return "\n".join(lines) + "\n"
 
 
@@ -274,7 +281,7 @@ def parse_formalization(task: Task, text: str) -> Formalization:
         raise FormalizationError("no premise line: write one 'premise: FORMULA.' per "
                                  "statement of the problem", **last)
     try:
-        formal = {"premises": [to_prover9(p) for p in premises], "goal": to_prover9(goal)}
+        formal = DeductionFormal(tuple(to_prover9(p) for p in premises), to_prover9(goal))
     except RecursionError as exc:
         raise FormalizationError("a formula is nested too deeply") from exc
     return Formalization(formal, len(premises))

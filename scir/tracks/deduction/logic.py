@@ -14,9 +14,10 @@ predicates, ``c`` a constant), with no existential import:
 The negation of every form except ``exists`` is again a form (``all`` <-> ``some_not``,
 ``no`` <-> ``some``, ``fact`` <-> ``neg_fact``), so goals and negated goals stay in the fragment.
 
-:data:`RULES` is the syllogism catalogue the generator instantiates; ``prolog/deduction.pl``
-states the same rules as the proof semantics (a test checks that both agree, and that every
-rule is valid and needs each of its premises).
+:func:`catalogue` (also ``RULES``) is the syllogism catalogue the generator instantiates, read
+from ``prolog/deduction.pl`` (the proof semantics); :func:`negation_table` is read from
+``asp/deduction.lp``. Neither is restated here (tests check every rule valid and minimal with
+ASP and Prover9, and every negation with Prover9).
 """
 
 from __future__ import annotations
@@ -25,16 +26,28 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator
 
-from scir.errors import TaskFormatError
+from scir.errors import ResourceError, TaskFormatError
 
 KINDS: dict[str, tuple[str, ...]] = {     # kind -> argument sorts (p: predicate, c: constant)
     "all": ("p", "p"), "no": ("p", "p"), "some": ("p", "p"), "some_not": ("p", "p"),
     "fact": ("p", "c"), "neg_fact": ("p", "c"), "exists": ("p",),
 }
-NEGATION = {"all": "some_not", "some_not": "all", "no": "some", "some": "no",
-            "fact": "neg_fact", "neg_fact": "fact"}
-EXISTENTIAL = ("some", "some_not", "exists")
 GOAL_KINDS = ("all", "no", "some", "some_not", "fact", "neg_fact")
+
+
+@lru_cache(maxsize=1)
+def negation_table() -> dict[str, str]:
+    """Kind -> the kind of its negation, read from ``negation/2`` of ``asp/deduction.lp`` (the
+    one definition: the countermodel search denies a statement with it), restricted to the
+    fragment (``exists`` has no negation among the seven forms; ``nothing`` is the ASP's)."""
+    from solvers.asp import AspProgram
+
+    models = AspProgram().load("deduction").models(limit=2, time_limit=10.0)
+    if len(models) != 1:
+        raise ResourceError(f"asp/deduction.lp without input has {len(models)} answer sets, "
+                            "expected 1")
+    table = {str(k): str(n) for k, n in models[0].by_name("negation")}
+    return {k: n for k, n in table.items() if k in KINDS and n in KINDS}
 
 
 @dataclass(frozen=True, order=True)
@@ -60,10 +73,12 @@ class Formula:
         return tuple(a for a, s in zip(self.args, KINDS[self.kind]) if s == "c")
 
     def negated(self) -> "Formula":
-        """The negation, itself a form of the fragment (not defined for ``exists``)."""
-        if self.kind not in NEGATION:
+        """The negation, itself a form of the fragment (not defined for ``exists``), by the
+        table of ``asp/deduction.lp`` (:func:`negation_table`)."""
+        table = negation_table()
+        if self.kind not in table:
             raise ValueError(f"the negation of {self.kind} is not in the fragment")
-        return Formula(NEGATION[self.kind], self.args)
+        return Formula(table[self.kind], self.args)
 
     def to_prover9(self) -> str:
         """Prover9 text, in the canonical form ``solvers.fol.to_prover9`` prints."""
@@ -166,59 +181,37 @@ class Rule:
     premises: tuple[tuple[str, ...], ...]
 
 
-def _rules() -> dict[str, Rule]:
-    table = [
-        ("barbara", ("all", "S", "P"), [("all", "M", "P"), ("all", "S", "M")]),
-        ("celarent", ("no", "S", "P"), [("no", "M", "P"), ("all", "S", "M")]),
-        ("cesare", ("no", "S", "P"), [("no", "P", "M"), ("all", "S", "M")]),
-        ("camestres", ("no", "S", "P"), [("all", "P", "M"), ("no", "S", "M")]),
-        ("camenes", ("no", "S", "P"), [("all", "P", "M"), ("no", "M", "S")]),
-        ("darii", ("some", "S", "P"), [("all", "M", "P"), ("some", "S", "M")]),
-        ("datisi", ("some", "S", "P"), [("all", "M", "P"), ("some", "M", "S")]),
-        ("disamis", ("some", "S", "P"), [("some", "M", "P"), ("all", "M", "S")]),
-        ("dimaris", ("some", "S", "P"), [("some", "P", "M"), ("all", "M", "S")]),
-        ("darapti", ("some", "S", "P"),
-         [("all", "M", "P"), ("all", "M", "S"), (EXISTENCE, "M")]),
-        ("bamalip", ("some", "S", "P"),
-         [("all", "P", "M"), ("all", "M", "S"), (EXISTENCE, "P")]),
-        ("barbari", ("some", "S", "P"),
-         [("all", "M", "P"), ("all", "S", "M"), (EXISTENCE, "S")]),
-        ("darapti_singular", ("some", "S", "P"), [("fact", "S", "D"), ("fact", "P", "D")]),
-        ("ferio", ("some_not", "S", "P"), [("no", "M", "P"), ("some", "S", "M")]),
-        ("festino", ("some_not", "S", "P"), [("no", "P", "M"), ("some", "S", "M")]),
-        ("ferison", ("some_not", "S", "P"), [("no", "M", "P"), ("some", "M", "S")]),
-        ("fresison", ("some_not", "S", "P"), [("no", "P", "M"), ("some", "M", "S")]),
-        ("baroco", ("some_not", "S", "P"), [("all", "P", "M"), ("some_not", "S", "M")]),
-        ("bocardo", ("some_not", "S", "P"), [("some_not", "M", "P"), ("all", "M", "S")]),
-        ("felapton", ("some_not", "S", "P"),
-         [("no", "M", "P"), ("all", "M", "S"), (EXISTENCE, "M")]),
-        ("fesapo", ("some_not", "S", "P"),
-         [("no", "P", "M"), ("all", "M", "S"), (EXISTENCE, "M")]),
-        ("celaront", ("some_not", "S", "P"),
-         [("no", "M", "P"), ("all", "S", "M"), (EXISTENCE, "S")]),
-        ("cesaro", ("some_not", "S", "P"),
-         [("no", "P", "M"), ("all", "S", "M"), (EXISTENCE, "S")]),
-        ("camestros", ("some_not", "S", "P"),
-         [("all", "P", "M"), ("no", "S", "M"), (EXISTENCE, "S")]),
-        ("calemos", ("some_not", "S", "P"),
-         [("all", "P", "M"), ("no", "M", "S"), (EXISTENCE, "S")]),
-        ("felapton_singular", ("some_not", "S", "P"),
-         [("fact", "S", "D"), ("neg_fact", "P", "D")]),
-        ("barbara_singular", ("fact", "P", "C"), [("all", "M", "P"), ("fact", "M", "C")]),
-        ("celarent_singular", ("neg_fact", "P", "C"), [("no", "M", "P"), ("fact", "M", "C")]),
-        ("cesare_singular", ("neg_fact", "P", "C"), [("no", "P", "M"), ("fact", "M", "C")]),
-        ("camestres_singular", ("neg_fact", "P", "C"),
-         [("all", "P", "M"), ("neg_fact", "M", "C")]),
-    ]
-    return {name: Rule(name, concl, tuple(prem)) for name, concl, prem in table}
+def _schema(term: Any) -> tuple[str, ...]:
+    return (str(term.name), *(str(a).upper() for a in term.args))
 
 
-RULES: dict[str, Rule] = _rules()
+@lru_cache(maxsize=1)
+def catalogue() -> dict[str, Rule]:
+    """The syllogism catalogue, read from ``rule_schema/3`` of ``prolog/deduction.pl`` (the one
+    definition: the proof semantics that checks the trees is the catalogue the generator
+    instantiates), in clause order, roles in upper case."""
+    from scir.tracks.deduction.checks import prolog_engine
+
+    with prolog_engine().module("scir_deduction_") as module:
+        module.consult("deduction")
+        rows = module.query("rule_schema(N, C, Ps)")
+    rules = {str(row["N"]): Rule(str(row["N"]), _schema(row["C"]),
+                                 tuple(_schema(p) for p in row["Ps"])) for row in rows}
+    if len(rules) != len(rows) or not rules:
+        raise ResourceError("prolog/deduction.pl: rule_schema/3 must give one schema per rule")
+    return rules
+
+
+def __getattr__(name: str) -> Any:
+    """``RULES``: the catalogue (:func:`catalogue`), read from Prolog on first use."""
+    if name == "RULES":
+        return catalogue()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def rules_for(kind: str) -> list[Rule]:
     """The rules concluding a formula of ``kind``, in catalogue order."""
-    return [r for r in RULES.values() if r.conclusion[0] == kind]
+    return [r for r in catalogue().values() if r.conclusion[0] == kind]
 
 
 def instantiate(rule: Rule, conclusion: Formula, fresh_predicate, fresh_constant,

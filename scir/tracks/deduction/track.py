@@ -10,13 +10,15 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from scir.errors import ConfigError, ScirError, SolverInputError, TaskFormatError
+from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
+from scir.tracks.base import (Check, Formalization, Track, TrackParam, construction_param,
+                              load_formal)
 from scir.tracks.deduction import (balanced, checks, exports, formalize, generator, templates,
                                    validate)
-from scir.tracks.deduction.logic import Formula, Node, parse
+from scir.tracks.deduction.formal import DeductionFormal
+from scir.tracks.deduction.logic import Formula, Node
 
 GENERATOR = "scir.tracks.deduction"
 VERSION = "1.0"                # the paper construction (unchanged output)
@@ -40,6 +42,7 @@ class DeductionTrack(Track):
                    "labels True/False/Unknown")
     n_blocks = 2
     answer_kind = "label"
+    formal_type = DeductionFormal
     prover9_seconds = 10       # Prover9's max_seconds per run in solve_formal
 
     def __init__(self, workers: int | None = None) -> None:
@@ -101,15 +104,12 @@ class DeductionTrack(Track):
         lexicon = templates.Lexicon.of(problem.context, problem.predicates, problem.constants,
                                        wording)
         blocks = templates.blocks(problem.premises, lexicon, self.n_blocks)
-        formal = {
-            "premises": [p.to_prover9() for p in problem.premises],
-            "goal": problem.statement.to_prover9(),
-            "proof": problem.proof.to_json(),
-            "distractors": [d.to_json() for d in problem.distractors],
-            "premise_sources": problem.sources,
-            "predicates": {p: 1 for p in problem.predicates},
-            "constants": problem.constants,
-        }
+        formal = DeductionFormal(
+            premises=tuple(p.to_prover9() for p in problem.premises),
+            goal=problem.statement.to_prover9(), proof=problem.proof,
+            distractors=tuple(problem.distractors), premise_sources=tuple(problem.sources),
+            predicates=tuple((p, 1) for p in problem.predicates),
+            constants=tuple(problem.constants)).dump()
         return Task(
             task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
             tier=self.tier(params), seed=seed, params=dict(params),
@@ -171,8 +171,7 @@ class DeductionTrack(Track):
     # ---- checking and scoring ---------------------------------------------------------
     def verify(self, task: Task) -> Check:
         """Re-establish the label with ASP and Prover9 and check the proof trees in Prolog."""
-        formal = task.formal
-        premises, statement = _formal_formulas(task.task_id, formal)
+        premises, statement = self.formal(task).formulas
         verdict = checks.double_check(premises, statement, task_id=task.task_id)
         found = verdict.label
         problems = []
@@ -194,7 +193,7 @@ class DeductionTrack(Track):
     def explain(self, task: Task) -> list[str]:
         """The stored proof in English, one derivation per line in reading order (the steps
         come from ``tree_steps/2`` of ``prolog/deduction.pl``); a deleted premise is marked."""
-        proof = Node.from_json(task.formal.get("proof"), task_id=task.task_id)
+        proof = self.formal(task).trees[0]
         lexicon = templates.Lexicon.from_json(task.domain_metadata["lexicon"])
         lines = [templates.step(c, rule, ps, lexicon)
                  for c, rule, ps in checks.proof_steps(proof)]
@@ -211,20 +210,14 @@ class DeductionTrack(Track):
         """Label, pool, formulas, trees and lexicon of a record (``validate.py``)."""
         validate.validate(task)
 
-    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
-        """Prover9's label for ``formal["premises"]`` and ``formal["goal"]``
+    def solve_formal(self, task: Task, formal: DeductionFormal) -> str:
+        """Prover9's label for ``formal.premises`` and ``formal.goal``
         (:func:`checks.prover9_entails`, ``prover9_seconds`` per run).
 
         Every formula is parsed before Prover9 runs (SolverInputError); a limit raises
         SolverTimeout / SolverResourceLimit, inconsistent premises (Prover9 proves the goal
         and its negation) SolverError."""
-        premises, goal = formal.get("premises"), formal.get("goal")
-        if not (isinstance(premises, list) and all(isinstance(p, str) for p in premises)
-                and isinstance(goal, str)):
-            raise SolverInputError("a deduction formalization needs a list of premises and a "
-                                   "goal, as Prover9 strings", task_id=task.task_id,
-                                   field="formal")
-        return checks.prover9_entails(premises, goal, self.prover9_seconds)
+        return checks.prover9_entails(list(formal.premises), formal.goal, self.prover9_seconds)
 
     def parse_answer(self, task: Task, text: str) -> str | None:
         """True/False/Unknown from free text: the last ``Answer: X`` line (any case, with
@@ -249,9 +242,9 @@ class DeductionTrack(Track):
         """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/deduction/``)."""
         return formalize.prompt(kind, task, presentation, **extra)
 
-    def count_items(self, formal: dict[str, Any]) -> int:
+    def count_items(self, formal: DeductionFormal) -> int:
         """The number of premises."""
-        return len(formal.get("premises") or [])
+        return len(formal.premises)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.deduction.codec`)."""
@@ -271,18 +264,6 @@ def _generate_in_worker(params: dict[str, Any], seed: int, index: int) -> Task |
         return (type(exc), str(exc))
 
 
-def _formal_formulas(task_id: str, formal: dict[str, Any]) -> tuple[list[Formula], Formula]:
-    premises = formal.get("premises")
-    goal = formal.get("goal")
-    if not (isinstance(premises, list) and all(isinstance(p, str) for p in premises)
-            and isinstance(goal, str)):
-        raise TaskFormatError("deduction tasks need formal.premises (a list of strings) and "
-                              "formal.goal (a string)", task_id=task_id, field="formal")
-    parsed = [parse(p, task_id=task_id, field=f"formal.premises[{i}]")
-              for i, p in enumerate(premises)]
-    return parsed, parse(goal, task_id=task_id, field="formal.goal")
-
-
 def construction_of(params: dict[str, Any]) -> str:
     """The construction recorded in ``params`` (``paper`` when absent: files written before
     the parameter existed)."""
@@ -290,71 +271,35 @@ def construction_of(params: dict[str, Any]) -> str:
 
 
 def _trees(task: Task) -> tuple[Node, list[Node]]:
-    formal = task.formal
-    proof = Node.from_json(formal.get("proof"), task_id=task.task_id, field="formal.proof")
-    raw = formal.get("distractors", [])
-    distractors = [Node.from_json(d, task_id=task.task_id, field=f"formal.distractors[{i}]")
-                   for i, d in enumerate(raw if isinstance(raw, list) else [])]
+    proof, *distractors = load_formal(DeductionFormal, task).trees
     return proof, distractors
 
 
 def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
                    label: str) -> list[str]:
-    """What is wrong with the stored proof and distractor trees, given the established label.
+    """What is wrong with the stored proof and distractor trees, given the established label:
+    each tree checked by ``check_trees/3``, their shape for the label by ``shape_error/8``
+    (both in ``prolog/deduction.pl``), and every premise a leaf of some tree.
 
     Paper: a distractor concludes the proof's conclusion with one leaf missing. Balanced:
     half of all trees conclude the negation; every distractor has one or two leaves replaced
     by their converses (none deleted), the proof of an Unknown task exactly one, and there
     are as many converses as trees."""
     proof, distractors = _trees(task)
-    paper = construction_of(task.params) == "paper"
     results = checks.check_trees([proof, *distractors], premises)
     problems = []
     names = ["proof"] + [f"distractor {i + 1}" for i in range(len(distractors))]
     for name, result in zip(names, results):
         if not result.ok:
             problems.append(f"{name}: {result.error}")
-    if results[0].ok:
-        wanted = statement if label == "True" else _negation_or_none(statement)
-        missing = len(results[0].missing)
-        if label in ("True", "False") and (missing or proof.formula != wanted):
-            problems.append(f"proof: a {label} task needs a complete proof of "
-                            f"{wanted.to_prover9() if wanted else 'the statement'}")
-        if label == "Unknown" and (missing != 1 or proof.formula not in
-                                   (statement, _negation_or_none(statement))
-                                   or (not paper and _replaced(proof) != 1)):
-            problems.append("proof: an Unknown task needs a proof of the statement or its "
-                            "negation with exactly one premise "
-                            + ("missing" if paper else "replaced by its converse"))
-    for name, tree, result in zip(names[1:], distractors, results[1:]):
-        if not result.ok:
-            continue
-        if paper and (len(result.missing) != 1 or tree.formula != proof.formula):
-            problems.append(f"{name}: needs the proof's conclusion and exactly one missing "
-                            "premise")
-        if not paper and (len(result.missing) != _replaced(tree)
-                          or _replaced(tree) not in (1, 2)
-                          or tree.formula not in (proof.formula,
-                                                  _negation_or_none(proof.formula))):
-            problems.append(f"{name}: needs the proof's conclusion or its negation and one or "
-                            "two premises replaced by their converses")
-    if not paper:
-        trees = [proof, *distractors]
-        roots = [t.formula for t in trees]
-        if 2 * roots.count(proof.formula) != len(roots):
-            problems.append("trees: half of them must conclude the negation of the others")
-        if sum(_replaced(t) for t in trees) != len(trees):
-            problems.append("trees: there must be as many converse premises as trees")
+    problems += checks.shape_problems(construction_of(task.params), label, statement,
+                                      [proof, *distractors], premises)
     stated = [leaf.stated for tree in [proof, *distractors] for leaf in tree.leaves()]
     leaves = {f for f in stated if f is not None}
     unused = [p.to_prover9() for p in premises if p not in leaves]
     if unused:
         problems.append(f"premises in no tree: {'; '.join(unused)}")
     return problems
-
-
-def _replaced(tree: Node) -> int:
-    return sum(1 for leaf in tree.leaves() if leaf.replaced_by is not None)
 
 
 def _balanced_problems(task: Task, premises: list[Formula], statement: Formula, label: str,
@@ -384,7 +329,3 @@ def _balanced_problems(task: Task, premises: list[Formula], statement: Formula, 
         problems.append(f"under existential import ASP says {label}, Prover9 "
                         f"{details['import_prover9']}")
     return problems
-
-
-def _negation_or_none(formula: Formula) -> Formula | None:
-    return formula.negated() if formula.kind != "exists" else None

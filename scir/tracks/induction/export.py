@@ -13,10 +13,11 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from scir.errors import FormalizationError, TaskFormatError
+from scir.errors import TaskFormatError
 from scir.outputs import contained
 from scir.tasks import Task, safe_id
-from scir.tracks.induction.semantics import InductionProblem, Pair, problem_from_formal
+from scir.tracks.base import load_formal
+from scir.tracks.induction.formal import InductionProblem, Pair
 
 HEAD = "interacts"
 _PLAIN = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
@@ -83,11 +84,10 @@ def export_popper(tasks: list[Task], out: Path) -> int:
     written = 0
     for task in tasks:
         try:
-            problem = problem_from_formal(task.formal)
-        except FormalizationError as exc:
-            raise TaskFormatError(exc.message, task_id=safe_id(task.task_id),
-                                  field=f"formal.{exc.field}" if exc.field else "formal"
-                                  ) from exc
+            problem = load_formal(InductionProblem, task)
+        except TaskFormatError as exc:
+            exc.task_id = safe_id(task.task_id)
+            raise
         texts = (("bk.pl", bk_text(problem)), ("exs.pl", exs_text(problem)),
                  ("bias.pl", bias_text(problem)))
         folder = contained(out, task.task_id, task_id=task.task_id)

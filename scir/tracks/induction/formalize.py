@@ -27,10 +27,10 @@ from typing import Any
 
 from scir.errors import FormalizationError, TaskFormatError
 from scir.tasks import Task
-from scir.tracks.base import Formalization
+from scir.tracks.base import Formalization, load_formal
 from scir.tracks.formal_text import (checked_grammar, generic_parser, lark_literal, lark_repeat,
                                      syntax_error, token_error, unfence)
-from scir.tracks.induction.semantics import pair
+from scir.tracks.induction.formal import InductionProblem, pair
 from scir.tracks.induction.world import IDENT, load_world
 
 HEAD = "interacts"
@@ -60,11 +60,8 @@ def task_signature(task: Task) -> Signature:
     (``relations``, ``drugs``, ``proteins``), or, when absent, the names of the gold formal
     object. TaskFormatError when a name cannot be used (not a lowercase identifier, too long,
     reserved, unknown relation type, a name both a drug and a protein)."""
-    meta, formal = task.domain_metadata or {}, task.formal or {}
-    facts = [f for f in formal.get("facts") or [] if isinstance(f, (list, tuple))
-             and len(f) == 3]
-    pairs = [p for k in EXAMPLE_KINDS for p in formal.get(k) or []
-             if isinstance(p, (list, tuple))]
+    meta, formal = task.domain_metadata or {}, load_formal(InductionProblem, task)
+    facts, pairs = formal.facts, formal.pos + formal.neg
     relations = meta.get("relations") or [f[0] for f in facts]
     drugs = meta.get("drugs") or [f[1] for f in facts] + [d for p in pairs for d in p]
     proteins = meta.get("proteins") or [f[2] for f in facts]
@@ -116,11 +113,10 @@ def grammar_bounds(task: Task) -> GrammarBounds:
     positives and negatives + EXAMPLE_MARGIN each); without gold lists, from the task's
     parameters (``facts``; ``(distractors + 1) * positives``; ``distractors``)."""
     sig = task_signature(task)
-    formal, params = task.formal or {}, task.params or {}
+    formal, params = load_formal(InductionProblem, task), task.params or {}
 
     def count(key: str, default: int) -> int:
-        value = formal.get(key)
-        return len(value) if isinstance(value, list) else default
+        return len(getattr(formal, key)) or default
 
     k, m = int(params.get("distractors", 2)), int(params.get("positives", 2))
     facts = count("facts", int(params.get("facts", 100)))
@@ -181,12 +177,12 @@ def max_formalization_chars(task: Task) -> int:
 
 
 # ---- the gold formal object as text ----------------------------------------------------------
-def format_formal(task: Task, formal: dict[str, Any] | None = None) -> str:
+def format_formal(task: Task, formal: InductionProblem | None = None) -> str:
     """A formal object (default: the task's gold one) in the grammar's canonical syntax."""
-    f = task.formal if formal is None else formal
-    lines = [f"{rel}({drug}, {protein})." for rel, drug, protein in f.get("facts") or []]
+    f = load_formal(InductionProblem, task) if formal is None else formal
+    lines = [f"{rel}({drug}, {protein})." for rel, drug, protein in f.facts]
     for kind in EXAMPLE_KINDS:
-        lines += [f"{kind}({HEAD}({a}, {b}))." for a, b in f.get(kind) or []]
+        lines += [f"{kind}({HEAD}({a}, {b}))." for a, b in getattr(f, kind)]
     return "\n".join(lines) + "\n"
 
 
@@ -313,8 +309,7 @@ def parse_formalization(task: Task, text: str) -> Formalization:
         raise FormalizationError(f"no positive example: write one line pos({HEAD}(A, B)). "
                                  "for each pair of drugs known to interact",
                                  line=len(lines), column=1)
-    formal = {"facts": [list(f) for f in found["fact"]],
-              "pos": [list(p) for p in found["pos"]], "neg": [list(p) for p in found["neg"]]}
+    formal = InductionProblem.formalization(found["fact"], found["pos"], found["neg"])
     return Formalization(formal, sum(len(v) for v in found.values()))
 
 

@@ -1,6 +1,6 @@
-"""Induction semantics in code: the formal object as a typed problem, answer pools with clingo
-(``asp/induction.lp``) and rule coverage with SWI-Prolog (``prolog/induction.pl``, the one
-definition of coverage).
+"""Induction semantics in code: answer pools with clingo (``asp/induction.lp``) and rule
+coverage, validity and categories with SWI-Prolog (``prolog/induction.pl``, the one definition
+of them). The typed formal object, :class:`InductionProblem`, is in ``formal.py``.
 
 Data crosses to both solvers as facts (``relation/2``, ``fact/3``, ``example/3``), never as
 program text.
@@ -13,101 +13,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator
 
-from scir.errors import FormalizationError, SolverError
-from scir.tracks.induction.world import IDENT, Rule, World, all_rules, load_world, rule_key
-
-Fact = tuple[str, str, str]          # (relation, drug, protein)
-Pair = tuple[str, str]               # an unordered drug pair, stored sorted
-
-
-def pair(a: str, b: str) -> Pair:
-    """The canonical (sorted) form of an unordered drug pair."""
-    return (a, b) if a <= b else (b, a)
-
-
-@dataclass(frozen=True)
-class InductionProblem:
-    """A checked induction formal object: background facts, examples, optional target info."""
-
-    facts: tuple[Fact, ...]
-    pos: tuple[Pair, ...]
-    neg: tuple[Pair, ...]
-    category: str | None = None
-    target: Rule | None = None
-    distractors: tuple[Rule, ...] = ()
-
-    @property
-    def relations(self) -> list[str]:
-        """The relation types used by the background facts, sorted."""
-        return sorted({f[0] for f in self.facts})
-
-
-def problem_from_formal(formal: dict[str, Any], world: World | None = None) -> InductionProblem:
-    """Check a formal object (``facts``, ``pos``, ``neg``; optional ``category``, ``target``,
-    ``distractors``) and return it as an :class:`InductionProblem`.
-
-    Raises :class:`FormalizationError` naming the field and item of the first problem.
-    """
-    world = world or load_world()
-    if not isinstance(formal, dict):
-        raise FormalizationError(f"formal object must be a mapping, got {type(formal).__name__}")
-    relations = set(world.relation_names)
-
-    def atom(value: Any, fld: str, index: int) -> str:
-        if not isinstance(value, str) or not IDENT.match(value):
-            raise FormalizationError(f"item {index}: {value!r} is not a lowercase identifier",
-                                     field=fld)
-        return value
-
-    facts: list[Fact] = []
-    for i, item in enumerate(_list(formal, "facts")):
-        if not isinstance(item, (list, tuple)) or len(item) != 3:
-            raise FormalizationError(f"item {i}: expected [relation, drug, protein], got {item!r}",
-                                     field="facts")
-        rel, drug, protein = (atom(v, "facts", i) for v in item)
-        if rel not in relations:
-            raise FormalizationError(f"item {i}: unknown relation {rel!r} (known: "
-                                     f"{', '.join(world.relation_names)})", field="facts")
-        facts.append((rel, drug, protein))
-    examples: dict[str, list[Pair]] = {}
-    for kind in ("pos", "neg"):
-        pairs = []
-        for i, item in enumerate(_list(formal, kind)):
-            if not isinstance(item, (list, tuple)) or len(item) != 2:
-                raise FormalizationError(f"item {i}: expected [drug, drug], got {item!r}",
-                                         field=kind)
-            a, b = (atom(v, kind, i) for v in item)
-            pairs.append(pair(a, b))
-        examples[kind] = pairs
-    both = set(examples["pos"]) & set(examples["neg"])
-    if both:
-        raise FormalizationError(f"pair {sorted(both)[0]} is both a positive and a negative",
-                                 field="neg")
-    category = formal.get("category")
-    if category is not None and category not in world.categories:
-        raise FormalizationError(f"unknown category {category!r}", field="category")
-    target = _rule(formal.get("target"), "target", relations)
-    distractors = tuple(_rule(r, "distractors", relations) for r in formal.get("distractors", []))
-    return InductionProblem(tuple(dict.fromkeys(facts)), tuple(dict.fromkeys(examples["pos"])),
-                            tuple(dict.fromkeys(examples["neg"])), category, target,
-                            tuple(r for r in distractors if r is not None))
-
-
-def _list(formal: dict[str, Any], key: str) -> list:
-    value = formal.get(key, [])
-    if not isinstance(value, list):
-        raise FormalizationError(f"expected a list, got {type(value).__name__}", field=key)
-    return value
-
-
-def _rule(value: Any, fld: str, relations: set[str]) -> Rule | None:
-    if value is None:
-        return None
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or not all(isinstance(v, str) and v in relations for v in value)):
-        raise FormalizationError(f"expected a pair of relation names, got {value!r}", field=fld)
-    return tuple(sorted(value))  # type: ignore[return-value]
-
+from scir.errors import SolverError
+from scir.tracks.induction.formal import (  # noqa: F401  (re-exported: the typed formal object)
+    Fact, InductionProblem, Pair, pair, problem_from_formal)
+from scir.tracks.induction.world import Rule, World, all_rules, load_world, rule_key
 
 # ---- answer pools with clingo ---------------------------------------------------------------
 
@@ -130,13 +39,26 @@ def _relation_rows(world: World) -> list[tuple[str, str]]:
     return [(r.name, r.category) for r in world.relations]
 
 
+def rule_categories(world: World) -> dict[Rule, str]:
+    """Rule -> its category, for the candidate rules that have one: ``rule/2`` and
+    ``rule_category/3`` of ``prolog/induction.pl`` over the world's relations."""
+    with engine().module() as m:
+        m.consult("induction")
+        m.add_facts("relation", _relation_rows(world))
+        rows = m.query("rule(R1, R2), rule_category(R1, R2, C)")
+    return {(str(row["R1"]), str(row["R2"])): str(row["C"]) for row in rows}
+
+
 def _example_rows(problem: InductionProblem) -> list[tuple[str, str, str]]:
     return [("pos", a, b) for a, b in problem.pos] + [("neg", a, b) for a, b in problem.neg]
 
 
 def asp_pool(problem: InductionProblem, category: str | None = None,
              world: World | None = None, time_limit: float = 10.0) -> PoolResult:
-    """The answer pool enumerated by ``asp/induction.lp`` (one clingo call).
+    """The answer pool enumerated by ``asp/induction.lp`` (one clingo call): its validity is
+    the independent check of ``prolog/induction.pl``'s (``independent_check_valid/2``;
+    compared with :func:`brute_force_pool` by the tests); the rules' categories come from
+    Prolog (:meth:`World.rule_category`), as facts.
 
     ``category`` defaults to ``problem.category``; without one, ``pool`` is empty and only the
     valid rules are reported.
@@ -147,6 +69,9 @@ def asp_pool(problem: InductionProblem, category: str | None = None,
     category = category or problem.category
     prog = AspProgram().load("induction")
     prog.add_facts("relation", _relation_rows(world))
+    categories = {r: c for r in all_rules(world)
+                  if (c := world.rule_category(r)) is not None}
+    prog.add_facts("rule_category", [(a, b, c) for (a, b), c in categories.items()])
     prog.add_facts("fact", problem.facts)
     prog.add_facts("example", _example_rows(problem))
     if category is not None:
@@ -155,11 +80,11 @@ def asp_pool(problem: InductionProblem, category: str | None = None,
     if len(models) != 1:
         raise SolverError(f"asp/induction.lp has {len(models)} answer sets, expected exactly 1")
     model = models[0]
-    valid = sorted(model.by_name("valid"))
+    valid = sorted(model.by_name("independent_check_valid"))
     return PoolResult(
         valid=[tuple(v) for v in valid],
         pool=[tuple(v) for v in model.by_name("pool")],
-        categories={(a, b): c for a, b, c in model.by_name("category")},
+        categories=categories,
         positives={(a, b): n for a, b, n in model.by_name("positives")},
     )
 
@@ -196,22 +121,21 @@ class Coverage:
     rule: Rule
     positives: list[Pair]
     negatives: list[Pair]
-
-    @property
-    def valid(self) -> bool:
-        """Covers at least one positive and no negative."""
-        return bool(self.positives) and not self.negatives
+    valid: bool                    # Prolog's valid/2: covers >= 1 positive and no negative
 
 
 def coverage(module: Any, rule: Rule, time_limit: float = 10.0) -> Coverage:
-    """The examples ``rule`` covers, asked of a module made by :func:`prolog_module`."""
+    """The examples ``rule`` covers and whether it is valid (``covered/5`` and ``valid/2``),
+    asked of a module made by :func:`prolog_module`."""
     r1, r2 = sorted(rule)
     rows = module.query("covered(R1, R2, Kind, A, B)", {"R1": r1, "R2": r2},
                         time_limit=time_limit)
     found: dict[str, set[Pair]] = {"pos": set(), "neg": set()}
     for row in rows:
         found[row["Kind"]].add(pair(row["A"], row["B"]))
-    return Coverage((r1, r2), sorted(found["pos"]), sorted(found["neg"]))
+    valid = module.query_once("valid(R1, R2)", {"R1": r1, "R2": r2},
+                              time_limit=time_limit) is not None
+    return Coverage((r1, r2), sorted(found["pos"]), sorted(found["neg"]), valid)
 
 
 def brute_force_pool(problem: InductionProblem, category: str | None = None,

@@ -5,9 +5,10 @@ Only ``facts``, ``pos`` and ``neg`` of a formal object are read: the gold ``targ
 ``distractors`` and ``category`` are never used, so the gold object (oracle) and a model's
 formalization (NS) are solved alike. Steps:
 
-1. Check the examples: a pair listed both as interacting and as not interacting, or a drug
-   paired with itself, is a :class:`SolverInputError` (the NS pipeline retries it with the
-   message); so is a formal object without positives.
+1. Check the examples (the formal object is an :class:`InductionProblem`): a pair listed
+   both as interacting and as not interacting, or a drug paired with itself, is a
+   :class:`SolverInputError` (the NS pipeline retries it with the message); so is a formal
+   object without positives.
 2. clingo (``asp/induction.lp``) computes, over the 45 candidate pairs, the valid rules (cover
    at least one positive and no negative) and how many positives each covers.
 3. The ILP learner (``solvers.ilp``, partial mode: the clause covering the most positives and
@@ -25,11 +26,11 @@ Data reaches clingo and Prolog as facts only (``add_facts``), never as program t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from scir.errors import SolverError, SolverInputError, VerificationError
 from scir.tracks.induction.ilp_check import ilp_cross_check
-from scir.tracks.induction.semantics import Pair, asp_pool, pair, problem_from_formal
+from scir.tracks.induction.formal import InductionProblem
+from scir.tracks.induction.semantics import asp_pool
 from scir.tracks.induction.world import Rule, World, load_world, rule_key
 
 ILP_TIMEOUT = 30.0             # seconds for the 45 restricted learning runs of one problem
@@ -52,45 +53,32 @@ class LearnedRule:
         return rule_key(self.rule)
 
 
-def _pairs(formal: dict[str, Any], key: str) -> list[Pair]:
-    """The well-formed pairs of ``formal[key]`` (malformed items are left to
-    :func:`problem_from_formal`, which names them)."""
-    items = formal.get(key)
-    if not isinstance(items, list):
-        return []
-    return [pair(*item) for item in items if isinstance(item, (list, tuple)) and len(item) == 2
-            and all(isinstance(v, str) for v in item)]
-
-
-def check_examples(formal: dict[str, Any], task_id: str | None = None) -> None:
+def check_examples(problem: InductionProblem, task_id: str | None = None) -> None:
     """SolverInputError when the examples contradict themselves (a pair both interacting and
-    not), pair a drug with itself, or include no interacting pair."""
-    pos, neg = _pairs(formal, "pos"), _pairs(formal, "neg")
-    for kind, pairs in (("pos", pos), ("neg", neg)):
+    not) or pair a drug with itself."""
+    for kind, pairs in (("pos", problem.pos), ("neg", problem.neg)):
         same = next((p for p in pairs if p[0] == p[1]), None)
         if same is not None:
             raise SolverInputError(f"{kind}(interacts({same[0]}, {same[1]})) pairs a drug with "
                                    "itself", task_id=task_id, field=kind)
-    both = sorted(set(pos) & set(neg))
+    both = sorted(set(problem.pos) & set(problem.neg))
     if both:
         a, b = both[0]
         raise SolverInputError(f"the pair {a}, {b} is listed both as interacting (pos) and as "
                                "not interacting (neg)", task_id=task_id, field="neg")
 
 
-def learn_rule(formal: dict[str, Any], world: World | None = None,
+def learn_rule(formal: InductionProblem, world: World | None = None,
                timeout: float = ILP_TIMEOUT, task_id: str | None = None) -> LearnedRule:
-    """The rule the symbolic side finds for ``formal`` (see the module docstring).
+    """The rule the symbolic side finds for ``formal`` (see the module docstring); only its
+    facts and examples are read.
 
-    Raises FormalizationError for a malformed formal object (not a mapping, unknown relation
-    type, bad items), SolverInputError for contradictory or missing examples, SolverTimeout
-    when the learner runs out of ``timeout``, SolverError when no rule with a category is
-    valid or when the learner and clingo disagree."""
+    Raises SolverInputError for contradictory or missing examples, SolverTimeout when the
+    learner runs out of ``timeout``, SolverError when no rule with a category is valid or
+    when the learner and clingo disagree."""
     world = world or load_world()
-    if isinstance(formal, dict):
-        check_examples(formal, task_id)
-        formal = {k: formal.get(k, []) for k in ("facts", "pos", "neg")}
-    problem = problem_from_formal(formal, world)
+    check_examples(formal, task_id)
+    problem = InductionProblem(formal.facts, formal.pos, formal.neg)
     if not problem.pos:
         raise SolverInputError("no known interacting pair (pos) to learn a rule from",
                                task_id=task_id, field="pos")

@@ -18,14 +18,13 @@ from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
 from scir.tracks.induction import formalize, prompts, validate
+from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.export import export_popper
 from scir.tracks.induction.generate import construct
 from scir.tracks.induction.ilp_check import ilp_cross_check
 from scir.tracks.induction.semantics import (
-    InductionProblem,
     PoolResult,
     asp_pool,
-    problem_from_formal,
 )
 from scir.tracks.induction.solve import learn_rule
 from scir.tracks.induction.text import question, render_blocks
@@ -45,6 +44,7 @@ class InductionTrack(Track):
     n_blocks = 3
     answer_kind = "rule"
     answer_pools = True
+    formal_type = InductionProblem
 
     @property
     def world(self) -> World:
@@ -91,14 +91,9 @@ class InductionTrack(Track):
         blocks = render_blocks(world, built.facts, built.pos, built.neg,
                                self.rng(seed, index, "induction-text"))
         pool = pools.pool_keys
-        formal = {
-            "facts": [list(f) for f in sorted(built.facts)],
-            "pos": [list(p) for p in sorted(built.pos)],
-            "neg": [list(p) for p in sorted(built.neg)],
-            "target": list(built.target),
-            "distractors": [list(r) for r in built.distractors],
-            "category": built.category,
-        }
+        formal = InductionProblem(tuple(sorted(built.facts)), tuple(sorted(built.pos)),
+                                  tuple(sorted(built.neg)), built.category, built.target,
+                                  tuple(built.distractors)).dump()
         return Task(
             task_id=task_id, domain=self.name, difficulty="custom", tier=self.tier(params),
             seed=seed, params=dict(params), question=question(world),
@@ -147,7 +142,7 @@ class InductionTrack(Track):
     def verify(self, task: Task) -> Check:
         """Re-establish the pool with clingo and cross-check it with the ILP learner."""
         world = self.world
-        problem = problem_from_formal(task.formal, world)
+        problem = self.formal(task)
         pools = asp_pool(problem, world=world)
         found = pools.pool_keys
         problems = self._pool_problems(problem, pools, world)
@@ -179,7 +174,7 @@ class InductionTrack(Track):
         validate.validate(task, self.world)
 
     # ---- solving and scoring --------------------------------------------------------------
-    def solve_formal(self, task: Task, formal: dict[str, Any]) -> str:
+    def solve_formal(self, task: Task, formal: InductionProblem) -> str:
         """The rule the symbolic side finds from ``formal``'s facts and examples only (never
         its target or category): clingo's valid rules cross-checked by the ILP learner over
         all 45 pairs; among those with a category, the one covering the most positives, ties
@@ -222,10 +217,9 @@ class InductionTrack(Track):
         """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/induction/``)."""
         return prompts.prompt(kind, task, presentation, **extra)
 
-    def count_items(self, formal: dict[str, Any]) -> int:
+    def count_items(self, formal: InductionProblem) -> int:
         """Background facts plus examples."""
-        return (len(formal.get("facts", [])) + len(formal.get("pos", []))
-                + len(formal.get("neg", [])))
+        return len(formal.facts) + len(formal.pos) + len(formal.neg)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.induction.codec`)."""

@@ -1,29 +1,21 @@
 """Checking an induction record when its file is read (``InductionTrack.validate_formal``).
 
 The answer is a rule key ``r1,r2`` (a sorted pair of known relation types) in the answer pool,
-every pool member is such a key, there are no options, and the formal object has the shapes
-:func:`semantics.problem_from_formal` (the one reader of it) accepts: ``facts`` triples of
-identifiers over known relations, ``pos`` / ``neg`` lists of drug pairs, optional ``category``,
-``target`` and ``distractors``. Sizes are bounded; other keys are allowed. The task's signature
+every pool member is such a key, there are no options, and the formal object loads
+(:meth:`formal.InductionProblem.load`, the one place it is validated). Other keys are
+allowed. The task's signature
 in ``domain_metadata`` is checked by :func:`formalize.task_signature`.
 """
 
 from __future__ import annotations
 
-from typing import Any
 
-from scir.errors import FormalizationError
 from scir.tracks.shapes import fail as _fail
 from scir.tasks import Task, shorten
+from scir.tracks.base import load_formal
+from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.formalize import task_signature
-from scir.tracks.induction.semantics import problem_from_formal
 from scir.tracks.induction.world import World, all_rules, rule_key
-
-MAX_FACTS = 100_000          # a Hard task has about 140
-MAX_EXAMPLES = 10_000        # positives or negatives (Hard: under 10)
-MAX_RULES = 100              # distractor rules
-LIST_KEYS = {"facts": MAX_FACTS, "pos": MAX_EXAMPLES, "neg": MAX_EXAMPLES,
-             "distractors": MAX_RULES}
 
 
 def _rule_key(value: str, field: str, keys: set[str]) -> None:
@@ -47,15 +39,5 @@ def validate(task: Task, world: World) -> None:
         raise _fail(f"the answer {task.answer} is not in the pool", "answer_pool")
     if task.options:
         raise _fail("induction tasks have no options", "options")
-    formal: dict[str, Any] = task.formal
-    for key, limit in LIST_KEYS.items():
-        value = formal.get(key, [])
-        if not isinstance(value, list):
-            raise _fail(f"expected a list, got {type(value).__name__}", f"formal.{key}")
-        if len(value) > limit:
-            raise _fail(f"more than {limit} items", f"formal.{key}")
-    try:
-        problem_from_formal(formal, world)
-    except FormalizationError as exc:
-        raise _fail(exc.message, f"formal.{exc.field}" if exc.field else "formal") from exc
+    load_formal(InductionProblem, task)    # the formal object: InductionProblem.load
     task_signature(task)

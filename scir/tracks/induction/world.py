@@ -51,6 +51,7 @@ class World:
     proteins: tuple[Protein, ...]
     _relations: dict = field(default_factory=dict, init=False, compare=False, repr=False)
     _proteins: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    _rule_categories: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self._relations.update((r.name, r) for r in self.relations)
@@ -69,9 +70,15 @@ class World:
         return self.relation(name).category
 
     def rule_category(self, rule: Rule) -> str | None:
-        """The category shared by both relations of ``rule``; None for a mixed pair."""
-        c1, c2 = self.category_of(rule[0]), self.category_of(rule[1])
-        return c1 if c1 == c2 else None
+        """The category shared by both relations of ``rule``; None for a mixed pair. Asked of
+        ``rule_category/3`` in ``prolog/induction.pl`` (the one definition) once per world,
+        for all 45 rules (:func:`scir.tracks.induction.semantics.rule_categories`)."""
+        if not self._rule_categories:
+            from scir.tracks.induction.semantics import rule_categories
+
+            self._rule_categories.update(rule_categories(self))
+        a, b = rule
+        return self._rule_categories.get((a, b) if a <= b else (b, a))
 
     def relations_of(self, category: str) -> tuple[str, ...]:
         """The relation names of ``category`` in file order."""
