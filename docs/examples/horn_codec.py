@@ -2,7 +2,8 @@
 through in docs/extending.md): how its two clean-NL blocks -- the facts, then the rules --
 become scientific-looking documents and are read back.
 
-* block contents: ``{"facts": [atom, ...]}`` and ``{"rules": [{"head", "body"}, ...]}``;
+* block contents: ``{"facts": [atom, ...]}`` and ``{"rules": [{"head", "body"}, ...]}``,
+  from the typed formal object (``HornProgram``) the generic layer passes;
 * genres: ``horn_genres.json`` beside this file (three genres; the statement wordings are in
   its ``phrases.statements``);
 * template writer: one statement per fact or rule in a wording of the genre, shuffled;
@@ -18,7 +19,7 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scir.errors import VerificationError
 from scir.tasks import Task
@@ -28,6 +29,9 @@ from scir.text.genres import Genre, GenreSet
 from scir.text.inverse import child_names, parse_tree
 from scir.text.patterns import alternation, compile_template, listing, listing_regex
 from solvers.fol_grammar import lark_literal
+
+if TYPE_CHECKING:
+    from horn_track import HornProgram
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("fact", "rule")                 # the statement kind of block 1 and block 2
@@ -55,11 +59,11 @@ class HornCodec(RenderCodec):
         return HERE / "horn_genres.json"
 
     # ---- block contents ------------------------------------------------------------------
-    def block_contents(self, task: Task) -> list[dict[str, Any]]:
-        formal = task.formal
-        return [{"facts": list(formal["facts"])},
-                {"rules": [{"head": r["head"], "body": list(r["body"])}
-                           for r in formal["rules"]]}]
+    def block_contents(self, task: Task, formal: HornProgram) -> list[dict[str, Any]]:
+        """``formal`` is the task's typed formal object (the track's ``formal_type``), given
+        by the generic layer: one block of its facts, one of its rules."""
+        return [{"facts": list(formal.facts)},
+                {"rules": [{"head": head, "body": list(body)} for head, body in formal.rules]}]
 
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         if index == 0:

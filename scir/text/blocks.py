@@ -16,13 +16,14 @@ from typing import Any
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
-from scir.text.codec import codec_for, codec_of
+from scir.text.codec import codec_for, codec_of, formal_of
 
 
 def block_contents(task: Task) -> list[dict[str, Any]]:
-    """The formal content of every block of ``task`` (TaskFormatError if it cannot be told;
-    ConfigError for a track without a rendering codec)."""
-    contents = codec_of(task).block_contents(task)
+    """The formal content of every block of ``task``, told by its codec from the typed formal
+    object (TaskFormatError if it cannot be told; ConfigError for a track without a rendering
+    codec)."""
+    contents = codec_of(task).block_contents(task, formal_of(task))
     if len(contents) != len(task.blocks):
         raise TaskFormatError(f"expected {len(contents)} blocks, found {len(task.blocks)}",
                               task_id=task.task_id, field="blocks")

@@ -4,8 +4,8 @@ blocks, implemented once per track in the track's own package and returned by
 
 A codec answers five questions about the clean-NL blocks of a task:
 
-* **contents** -- the formal content of every block (:meth:`RenderCodec.block_contents`) and
-  its normal form (:meth:`RenderCodec.canonical`: equal normal forms mean the same
+* **contents** -- the formal content of every block (:meth:`RenderCodec.block_contents`, which
+  receives the task's typed formal object, ``Track.formal(task)``) and its normal form (:meth:`RenderCodec.canonical`: equal normal forms mean the same
   information);
 * **genres** -- the track's scientific genres (:meth:`RenderCodec.genre_file`, a JSON file
   shipped as package data beside the codec; read by :mod:`scir.text.genres`);
@@ -19,7 +19,10 @@ A codec answers five questions about the clean-NL blocks of a task:
 
 The generic modules (:mod:`scir.text.blocks`, :mod:`scir.text.template`,
 :mod:`scir.text.extractors`, :mod:`scir.text.inverse`, :mod:`scir.text.llm_renderer`) ask the
-task's codec through :func:`codec_of` and never branch on a track's name.
+task's codec through :func:`codec_of` and never branch on a track's name. A codec reads the
+formal object only in its typed form (the track's ``formal_type``, e.g. ``DeductionFormal``):
+:meth:`RenderCodec.block_contents` is given it, and the other methods, which are given the
+task, ask :func:`formal_of` (cached per task), never ``task.formal``'s JSON.
 """
 
 from __future__ import annotations
@@ -63,9 +66,10 @@ class RenderCodec(ABC):
 
     # ---- block contents ---------------------------------------------------------------
     @abstractmethod
-    def block_contents(self, task: Task) -> list[dict[str, Any]]:
-        """The formal content of every block of ``task``, in block order (TaskFormatError
-        if it cannot be told)."""
+    def block_contents(self, task: Task, formal: Any) -> list[dict[str, Any]]:
+        """The formal content of every block of ``task``, in block order, from ``formal``,
+        the task's typed formal object (``Track.formal(task)``, of the track's
+        ``formal_type``); TaskFormatError if it cannot be told."""
 
     @abstractmethod
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
@@ -120,6 +124,14 @@ def codec_of(task: Task) -> RenderCodec:
     from scir.tracks import track_of
 
     return track_of(task).codec()
+
+
+def formal_of(task: Task) -> Any:
+    """The typed formal object of ``task`` (``Track.formal(task)``: its track's
+    ``formal_type.load(task.formal)``, cached while ``task.formal`` is unchanged)."""
+    from scir.tracks import track_of
+
+    return track_of(task).formal(task)
 
 
 def codec_for(track: str) -> RenderCodec:

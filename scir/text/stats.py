@@ -39,7 +39,8 @@ class TaskStats:
 
 
 def reference_items(task: Task) -> int | None:
-    """``track.count_items(task.formal)``, or None when the track cannot count."""
+    """``track.reference_items(task)`` (``count_items`` of the typed formal object), or None
+    when the track cannot count."""
     from scir.tracks import track_of
 
     try:

@@ -27,9 +27,10 @@ from typing import Any
 from scir.errors import (SandboxCrash, SandboxViolation, SolverError, SolverInputError,
                          SolverResourceLimit, SolverTimeout)
 from scir.tasks import Task
+from scir.tracks import get_track
 from scir.tracks.checking import CheckContext, HandCheck, listing
 from scir.tracks.induction.semantics import (InductionProblem, Pair, coverage, pair,
-                                             problem_from_formal, prolog_module)
+                                             prolog_module)
 from scir.tracks.induction.world import all_rules, load_world, rule_key
 
 HEAD = ("interacts", 2)
@@ -135,7 +136,7 @@ def _rules(keys: list[str], empty: str = "none") -> str:
 def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     """Check a Prolog program defining ``interacts/2`` against an induction task."""
     world = load_world()
-    problem = problem_from_formal(task.formal, world)
+    problem: InductionProblem = get_track(task.domain).formal(task)   # typed, cached
     cov = program_coverage(problem, text, context, world.relation_names)
     same: list[str] = []
     with prolog_module(problem, world) as module:

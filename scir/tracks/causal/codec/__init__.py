@@ -20,6 +20,7 @@ from scir.text.codec import RenderCodec
 from scir.text.document import Draft
 from scir.text.genres import Genre, GenreSet
 from scir.tracks.causal.codec import extractor, inverse, writer
+from scir.tracks.causal.formal import CausalFormal
 
 
 class CausalCodec(RenderCodec):
@@ -30,24 +31,24 @@ class CausalCodec(RenderCodec):
     def genre_file(self) -> Traversable:
         return resources.files(__package__) / "genres.json"
 
-    def block_contents(self, task: Task) -> list[dict[str, Any]]:
-        f, meta = task.formal, task.domain_metadata
-        new = meta.get("new_protein", "XYZ")
-        try:
-            envs = f["environments"]
-            first = {"nodes": [n for n in f["nodes"] if n != new], "new_protein": new,
-                     "connections": int(task.params.get("connections", len(f["xyz_edges"]))),
-                     "known_edges": [list(e) for e in f["known_edges"]],
-                     "environments": [{"name": e["name"], "kind": e["kind"],
-                                       "targets": list(e["targets"])} for e in envs],
-                     "samples": [len(e["rows"]) for e in envs]}
-            second = {"columns": list(f["columns"]),
-                      "environments": [{"name": e["name"],
-                                        "rows": [list(r) for r in e["rows"]]}
-                                       for e in envs]}
-        except (KeyError, TypeError) as exc:
-            raise TaskFormatError(f"causal formal object lacks {exc}", task_id=task.task_id,
-                                  field="formal") from exc
+    def block_contents(self, task: Task, formal: CausalFormal) -> list[dict[str, Any]]:
+        new = task.domain_metadata.get("new_protein", "XYZ")
+        envs = formal.environments
+        missing = [name for name, value in (("xyz_edges", formal.xyz_edges),
+                                            ("columns", formal.columns)) if value is None]
+        missing += [f"environments[{i}].kind" for i, e in enumerate(envs) if e.kind is None]
+        if missing:
+            raise TaskFormatError(f"causal formal object lacks {', '.join(missing)}",
+                                  task_id=task.task_id, field="formal")
+        first = {"nodes": [n for n in formal.nodes if n != new], "new_protein": new,
+                 "connections": int(task.params.get("connections", len(formal.xyz_edges))),
+                 "known_edges": [list(e) for e in formal.known_edges],
+                 "environments": [{"name": e.name, "kind": e.kind, "targets": list(e.targets)}
+                                  for e in envs],
+                 "samples": [len(e.rows) for e in envs]}
+        second = {"columns": list(formal.columns),
+                  "environments": [{"name": e.name, "rows": [list(r) for r in e.rows]}
+                                   for e in envs]}
         return [first, second]
 
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:

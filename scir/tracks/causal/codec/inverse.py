@@ -8,6 +8,7 @@ from typing import Any
 
 from scir.errors import FormalizationError
 from scir.tasks import Task
+from scir.text.codec import formal_of
 from scir.text.inverse import (_instantiate, _literals, _rep, child_names, child_terminals,
                                parse_tree)
 
@@ -15,8 +16,8 @@ from scir.text.inverse import (_instantiate, _literals, _rep, child_names, child
 def grammar(task: Task, index: int, content: dict[str, Any], bounded: bool) -> str:
     """The block's grammar over the task's proteins; ``bounded``: a few items more than the
     content has (the decoding constraint), else unbounded (for parsing)."""
-    nodes = list(task.formal.get("nodes") or [])
-    conditions = len(task.formal.get("environments") or [])
+    nodes = list(formal_of(task).nodes)
+    conditions = len(formal_of(task).environments)
     if index == 0:
         edges = len(content["known_edges"])
         start = (f"start: proteins newprotein edges "
@@ -90,7 +91,7 @@ def parse(task: Task, index: int, text: str) -> dict[str, Any]:
                 "known_edges": edges, "environments": envs, "samples": samples}
     envs = []
     columns: list[str] | None = None
-    names = [e["name"] for e in task.formal.get("environments") or []]
+    names = [e.name for e in formal_of(task).environments]
     for k, table in enumerate(tree.find_data("table")):
         rows = []
         for row in table.find_data("row"):

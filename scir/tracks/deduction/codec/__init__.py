@@ -19,6 +19,7 @@ from scir.text.codec import RenderCodec
 from scir.text.document import Draft
 from scir.text.genres import Genre, GenreSet
 from scir.tracks.deduction.codec import contents, extractor, inverse, writer
+from scir.tracks.deduction.formal import DeductionFormal
 
 
 class DeductionCodec(RenderCodec):
@@ -29,8 +30,8 @@ class DeductionCodec(RenderCodec):
     def genre_file(self) -> Traversable:
         return resources.files(__package__) / "genres.json"
 
-    def block_contents(self, task: Task) -> list[dict[str, Any]]:
-        return contents.block_contents(task)
+    def block_contents(self, task: Task, formal: DeductionFormal) -> list[dict[str, Any]]:
+        return contents.block_contents(task, formal)
 
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         return contents.canonical(index, content)

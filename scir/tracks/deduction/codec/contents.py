@@ -8,6 +8,7 @@ from typing import Any
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
+from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.deduction.templates import Lexicon
 
 
@@ -20,17 +21,14 @@ def deduction_lexicon(task: Task) -> Lexicon:
     return Lexicon.from_json(lex)
 
 
-def block_contents(task: Task) -> list[dict[str, Any]]:
-    """Split the premises into the blocks' consecutive runs, checked sentence by sentence."""
-    from scir.tracks.deduction.logic import parse
+def block_contents(task: Task, formal: DeductionFormal) -> list[dict[str, Any]]:
+    """Split the premises of ``formal`` (the task's typed formal object) into the blocks'
+    consecutive runs, checked sentence by sentence."""
     from scir.tracks.deduction.templates import sentence
 
     lexicon = deduction_lexicon(task)
-    premises = task.formal.get("premises")
-    if not isinstance(premises, list):
-        raise TaskFormatError("deduction tasks need formal.premises", task_id=task.task_id,
-                              field="formal")
-    sentences = [sentence(parse(p, task_id=task.task_id), lexicon) for p in premises]
+    premises = list(formal.premises)
+    sentences = [sentence(f, lexicon) for f in formal.formulas[0]]
     out, start = [], 0
     for i, block in enumerate(task.blocks):
         end, text = start, ""

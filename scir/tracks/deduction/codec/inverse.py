@@ -9,12 +9,16 @@ from typing import Any
 
 from scir.errors import FormalizationError, SolverError
 from scir.tasks import Task
+from scir.text.codec import formal_of
 from scir.text.inverse import equivalent
+from scir.tracks.deduction.formal import DeductionFormal
 
 
 def _signature(task: Task) -> tuple[dict[str, int], list[str]]:
-    preds = task.formal.get("predicates") or {}
-    return {p: 1 for p in sorted(preds)}, sorted(task.formal.get("constants") or [])
+    """The task's unary predicates and its constants (from its typed formal object)."""
+    formal: DeductionFormal = formal_of(task)
+    return ({p: 1 for p in sorted(name for name, _ in formal.predicates or ())},
+            sorted(formal.constants or ()))
 
 
 def description(task: Task) -> str:

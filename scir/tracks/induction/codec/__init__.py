@@ -20,6 +20,7 @@ from scir.text.document import Draft
 from scir.text.genres import Genre, GenreSet
 from scir.tracks.induction.codec import extractor, inverse, writer
 from scir.tracks.induction.codec.inverse import KEYS
+from scir.tracks.induction.formal import InductionProblem
 
 
 class InductionCodec(RenderCodec):
@@ -30,11 +31,10 @@ class InductionCodec(RenderCodec):
     def genre_file(self) -> Traversable:
         return resources.files(__package__) / "genres.json"
 
-    def block_contents(self, task: Task) -> list[dict[str, Any]]:
-        f = task.formal
-        return [{"facts": [list(x) for x in f.get("facts", [])]},
-                {"pos": [sorted(p) for p in f.get("pos", [])]},
-                {"neg": [sorted(p) for p in f.get("neg", [])]}]
+    def block_contents(self, task: Task, formal: InductionProblem) -> list[dict[str, Any]]:
+        return [{"facts": [list(x) for x in formal.facts]},
+                {"pos": [list(p) for p in formal.pos]},         # pairs are stored sorted
+                {"neg": [list(p) for p in formal.neg]}]
 
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         key = KEYS[index]
