@@ -10,6 +10,7 @@ entry is one clear error.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import os
@@ -32,6 +33,7 @@ from scir.text.blocks import block_contents, canonical, differences
 from scir.text.extractors import extract_blocks, recovery_problems
 from scir.text.inverse import block_format, format_block, match_block, parse_block
 from scir.text.llm_renderer import LLMRenderer
+from scir.text.stats import task_stats
 from scir.text.template import render_task
 from solvers.grammar_check import llguidance_available, validate_lark
 
@@ -206,6 +208,84 @@ def test_block_formats_round_trip_and_catch_losses(name, files):
                 assert differences(name, i, content, lossy)
             with pytest.raises(FormalizationError):
                 parse_block(task, i, "Every cell is a cell, probably.\n")
+
+
+class GuardedJSON(dict):
+    """A task's stored formal JSON that only its track's typed loader (``formal_type.load``)
+    may read: any other read raises, naming the key."""
+
+    readers = 0                           # > 0 while a load is running
+
+    def _check(self, what: object) -> None:
+        if not GuardedJSON.readers:
+            raise AssertionError(f"task.formal read outside Track.formal: {what!r}")
+
+    def __getitem__(self, key):
+        self._check(key)
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self._check(key)
+        return super().get(key, default)
+
+    def __contains__(self, key):
+        self._check(key)
+        return super().__contains__(key)
+
+    def __iter__(self):
+        self._check("iteration")
+        return super().__iter__()
+
+    def keys(self):
+        self._check("keys()")
+        return super().keys()
+
+    def items(self):
+        self._check("items()")
+        return super().items()
+
+    def values(self):
+        self._check("values()")
+        return super().values()
+
+    def __deepcopy__(self, memo):         # the loader's cache keeps a plain snapshot
+        return copy.deepcopy(dict(dict.items(self)), memo)
+
+
+def test_rendering_reads_only_the_typed_formal_object(name, files, monkeypatch):
+    """Block contents, back-translation, the template renderer, the reference extractor and
+    the statistics see the formal object only as ``Track.formal(task)`` (loaded by the
+    track's ``formal_type.load``), never the JSON dict ``task.formal``."""
+    track = registry.get_track(name)
+    ftype = track.formal_type
+    assert ftype is not None
+    load = ftype.__dict__["load"].__func__
+
+    def guarded_load(cls, data, *args, **kwargs):
+        GuardedJSON.readers += 1
+        try:
+            return load(cls, data, *args, **kwargs)
+        finally:
+            GuardedJSON.readers -= 1
+
+    monkeypatch.setattr(ftype, "load", classmethod(guarded_load))
+    clean, _ = files(name)
+    plain = read_tasks(clean)[0]
+    task = Task.from_dict(plain.to_dict())
+    task.formal = GuardedJSON(task.formal)
+    with pytest.raises(AssertionError, match="outside Track.formal"):
+        task.formal.get("anything")                                  # the guard works
+    contents = block_contents(task)
+    assert contents == block_contents(plain)
+    for i, content in enumerate(contents):
+        fmt = block_format(task, i, content)
+        assert fmt == block_format(plain, i, content)
+        text = format_block(task, i, content)
+        assert match_block(task, i, content, parse_block(task, i, text)) == []
+    rendered = render_task(task, RENDER_SEED)
+    assert rendered.documents == render_task(plain, RENDER_SEED).documents
+    assert recovery_problems(rendered) == [] and len(extract_blocks(rendered)) == len(contents)
+    assert task_stats(rendered).items == task_stats(render_task(plain, RENDER_SEED)).items
 
 
 class RenderScript:
