@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from scir.errors import TaskFormatError
 from scir.tasks import Task
 from scir.text.blocks import block_contents, differences
 from scir.text.extractors import extract_blocks, recovery_problems
@@ -113,6 +114,17 @@ def test_causal_data_tables_refer_to_labels_of_the_network_document():
         assert not re.search(r"inhibit|activat|observational", data)
         rows = sum(len(e["rows"]) for e in task.formal["environments"])
         assert data.count("\n") >= rows
+
+
+def test_causal_blocks_need_the_gold_fields_of_the_typed_object():
+    """A causal formal object without ``xyz_edges``, ``columns`` or an environment's ``kind``
+    loads (a formalization's shape) but cannot tell the blocks: one error naming them all."""
+    task = copy.deepcopy(tasks("causal", "easy")[0])
+    del task.formal["xyz_edges"], task.formal["columns"], task.formal["environments"][1]["kind"]
+    with pytest.raises(TaskFormatError) as info:
+        block_contents(task)
+    assert info.value.task_id == task.task_id and info.value.field == "formal"
+    assert "lacks xyz_edges, columns, environments[1].kind" in info.value.message
 
 
 def _mutations(task: Task):
