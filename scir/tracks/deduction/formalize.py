@@ -163,7 +163,7 @@ def _position(text: str, index: int) -> dict[str, int]:
     return {"line": line, "column": index - (text.rfind("\n", 0, index) + 1) + 1}
 
 
-class _Checker:
+class Checker:
     """Parses one formula of a formalization and checks its names against the signature."""
 
     def __init__(self, predicates: dict[str, int], constants: list[str]) -> None:
@@ -261,8 +261,6 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     is neither ``premise: F.`` nor ``goal: F.``, a formula that does not parse (or uses a
     reserved word), a predicate or individual the task does not have, a wrong arity, no
     premise, no goal or a second goal, and on texts beyond the size limits."""
-    from solvers.fol import to_prover9
-
     if not isinstance(text, str):
         raise FormalizationError(f"a formalization is text, got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
@@ -272,11 +270,18 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     if bad:
         raise FormalizationError(f"character {bad.group()!r} is not allowed (plain ASCII "
                                  "only)", **_position(text, bad.start()))
-    checker = _Checker(*task_signature(task))
+    checker = Checker(*task_signature(task))
     lines = unfence(text.split("\n"))
     decoded = _parse_decoded(task, "\n".join(lines))
-    if decoded is not None:
-        return decoded
+    return decoded if decoded is not None else parse_lines(checker, lines)
+
+
+def parse_lines(checker: "Checker", lines: list[str]) -> Formalization:
+    """The line-by-line reader of :func:`parse_formalization` (any layout; FormalizationError
+    with line and column); on the texts of the task's grammar it gives what its parse tree
+    gives (tests/test_grammar.py)."""
+    from solvers.fol import to_prover9
+
     premises, goal, goal_line = [], None, 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -344,6 +349,6 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
                        lambda: {} if kind == "cot" else {"signature": signature_text(task)})
 
 
-__all__ = ["GrammarBounds", "build_grammar", "format_formal", "formalization_grammar",
-           "grammar_bounds", "parse_formalization", "prompt", "signature_text",
-           "task_signature"]
+__all__ = ["Checker", "GrammarBounds", "build_grammar", "format_formal", "formalization_grammar",
+           "grammar_bounds", "parse_formalization", "parse_lines", "prompt", "signature_text",
+           "task_grammar", "task_signature"]
