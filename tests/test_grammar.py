@@ -102,6 +102,21 @@ def test_deduction_grammar_sentences_parse_into_what_they_state(deduction_tasks,
     assert DF.parse_formalization(task, DF.format_formal(task, parsed.formal)) == parsed
 
 
+def test_deduction_texts_beyond_the_grammar_bounds_are_read_line_by_line(deduction_tasks):
+    task = deduction_tasks[0]
+    b = DF.grammar_bounds(task)
+    a, c = sorted(task.formal["predicates"])[0], task.formal["constants"][0]
+    chain = " & ".join([f"{a}({c})"] * (b.max_operands + 1))
+    for text in [f"premise: {a}({c}).\n" * (b.max_premises + 1) + f"goal: {a}({c}).\n",
+                 f"premise: {chain}.\ngoal: {a}({c}).\n"]:
+        assert DF._parse_decoded(task, text) is None          # not in the grammar's language
+        lines = text.splitlines()
+        assert DF.parse_formalization(task, text) == DF.parse_lines(
+            DF.Checker(*DF.task_signature(task)), lines)
+    at_bound = f"premise: {a}({c}).\n" * b.max_premises + f"goal: {a}({c}).\n"
+    assert DF._parse_decoded(task, at_bound).items == b.max_premises
+
+
 @FEW
 @given(st.data())
 def test_deduction_grammar_sentences_reach_prover9(deduction_tasks, data):
