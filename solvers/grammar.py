@@ -158,6 +158,8 @@ def render(item: Item, nested: bool = False) -> str:
 
 def _render_rule(r: Rule) -> str:
     head = ("?" if r.inline else "") + r.name + (f".{r.priority}" if r.priority else "")
+    if len(r.alts) == 1 and isinstance(r.alts[0].item, Choice) and not r.alts[0].alias:
+        return f"{head}: " + " | ".join(render(o) for o in r.alts[0].item.options)
     alts = [render(a.item) + (f" -> {a.alias}" if a.alias else "") for a in r.alts]
     return f"{head}: " + "\n    | ".join(alts)
 

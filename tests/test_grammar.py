@@ -67,7 +67,7 @@ def test_rules_render_as_lark_and_edits_are_by_rule_name():
         Grammar.read("start: (((\n")
 
 
-@EXAMPLES
+@FEW
 @given(st.data())
 def test_generated_sentences_are_in_the_language(data):
     g = Grammar.read(resources.read_text("grammars", "causal_block.lark"))
@@ -161,6 +161,8 @@ def test_induction_grammar_sentences_parse_into_what_they_state(induction_tasks,
     assert not HAVE_LLG or llguidance_accepts(grammar.to_lark(), text), text
     parsed = IF.parse_formalization(task, text)
     assert parsed.formal == _induction_stated(node)
+    assert IF._parse_decoded(task, text) == parsed          # read from the grammar's tree
+    assert IF.parse_generic(IF.Reader(IF.task_signature(task)), text) == parsed
     assert IF.parse_formalization(task, IF.format_formal(task, parsed.formal)) == parsed
 
 
@@ -224,7 +226,7 @@ PARSERS = {"deduction": (DF, "deduction_tasks"), "induction": (IF, "induction_ta
 
 
 @pytest.mark.parametrize("track", sorted(PARSERS))
-@EXAMPLES
+@settings(EXAMPLES, max_examples=15)
 @given(data=st.data())
 def test_damaged_sentences_are_parsed_or_located_errors(request, track, data):
     module, fixture = PARSERS[track]
