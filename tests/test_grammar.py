@@ -21,6 +21,7 @@ from grammar_sentences import derivations, sentences
 from scir.errors import FormalizationError, SolverError
 from scir.tracks import get_track
 from scir.tracks.causal import formalize as CF
+from scir.tracks.causal.grammar import read_decoded
 from scir.tracks.deduction import formalize as DF
 from scir.tracks.induction import formalize as IF
 from scir.tracks.induction.semantics import pair
@@ -196,6 +197,9 @@ def test_causal_grammar_sentences_parse_into_what_they_state(causal_tasks, data)
     assert len(text) <= CF.max_formalization_chars(task)
     assert not HAVE_LLG or llguidance_accepts(grammar.to_lark(), text), text
     parsed = CF.parse_formalization(task, text)
+    decoded = read_decoded(CF.grammar_bounds(task), CF.task_nodes(task)[0], text)
+    assert decoded == parsed.formal                         # read from the grammar's tree
+    assert CF.parse_generic(task, text) == parsed           # the generic reader: the same
     edges = list(dict.fromkeys(n.text for n in node.find("edge")))     # each edge once
     assert CF.format_formal(task, parsed.formal) == "".join(
         [node.find("columns")[0].text, *edges, *(_numbers(e) for e in node.find("environment"))])
