@@ -72,9 +72,10 @@ def _min_sizes(grammar: Grammar) -> dict[str, float]:
 
 def derivations(grammar: Grammar, start: str | None = None,
                 budget: int = 120) -> st.SearchStrategy[Node]:
-    """Random derivations of ``grammar`` from ``start`` (default: the grammar's start). After
-    ``budget`` rule expansions the walk takes the smallest alternatives and the fewest
-    repetitions, so sentences stay small (every bound is still reached in small parts)."""
+    """Random derivations of ``grammar`` from ``start`` (default: the grammar's start). A
+    repetition draws at most half the expansions left of ``budget`` beyond its minimum, and
+    after ``budget`` expansions the walk takes the smallest alternatives, so sentences stay
+    small (the largest counts are tested by the tracks' own tests of the bounds)."""
     sizes = _min_sizes(grammar)
 
     def smallest(items) -> list:
@@ -99,7 +100,8 @@ def derivations(grammar: Grammar, start: str | None = None,
                 return walk(draw(st.sampled_from(options)), depth)
             if isinstance(item, Rep):
                 high = item.low + OPEN_REPEAT if item.high is None else item.high
-                count = draw(st.integers(item.low, high)) if used[0] < budget else item.low
+                high = min(high, item.low + max(0, budget - used[0]) // 2)
+                count = draw(st.integers(item.low, high))
                 return [p for _ in range(count) for p in walk(item.item, depth)]
             raise TypeError(item)
 
