@@ -74,13 +74,13 @@ def read_decoded(b: Any, nodes: list[str], text: str) -> dict[str, Any] | None:
     -- edges, environments, rows -- checked on the tree), or None when the text is not in the
     grammar's language."""
     from lark import Token
-    from lark.exceptions import UnexpectedInput
+    from lark.exceptions import LarkError
 
     from scir.tracks.causal.formalize import environment_name
 
     try:
         tree = task_grammar(b).unbounded().parse(text, keep_all_tokens=True)
-    except UnexpectedInput:
+    except LarkError:     # not in the language (or, a bug, no LALR tables): the other reader
         return None
 
     def tokens(node: Any) -> list[str]:

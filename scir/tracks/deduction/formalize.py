@@ -227,7 +227,7 @@ def _parse_decoded(task: Task, text: str) -> Formalization | None:
     counts -- premise lines, chain lengths -- checked on the tree); None when the text is not
     in that grammar's language (or a formula is over the length limit), which the
     line-by-line reader of :func:`parse_formalization` then explains with a position."""
-    from lark.exceptions import UnexpectedInput
+    from lark.exceptions import LarkError
 
     from solvers.fol import to_prover9
     from solvers.fol_grammar import formula_of_tree
@@ -239,7 +239,7 @@ def _parse_decoded(task: Task, text: str) -> Formalization | None:
     try:      # the counts are checked below: building the LALR tables is then ~3x faster
         tree = task_grammar(bounds).unbounded().parse(text, keep_all_tokens=True,
                                                       lexer="basic")
-    except UnexpectedInput:
+    except LarkError:     # not in the language (or, a bug, no LALR tables): the other reader
         return None
     lines = [c for c in tree.children if getattr(c, "data", None) in ("premise_line",
                                                                         "goal_line")]

@@ -291,12 +291,12 @@ def _parse_decoded(task: Task, text: str) -> Formalization | None:
     text constrained the decoder: :func:`task_grammar`; its line counts checked on the tree),
     or None when the text is not in that grammar's language: the generic parser of
     :func:`parse_formalization` then reads it (any layout) or explains the error."""
-    from lark.exceptions import UnexpectedInput
+    from lark.exceptions import LarkError
 
     bounds = grammar_bounds(task)
     try:
         tree = task_grammar(bounds).unbounded().parse(text, keep_all_tokens=True)
-    except UnexpectedInput:
+    except LarkError:     # not in the language (or, a bug, no LALR tables): the other reader
         return None
     found: dict[str, dict[tuple[str, ...], None]] = {"fact": {}, "pos": {}, "neg": {}}
     counts = dict.fromkeys(found, 0)
