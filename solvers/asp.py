@@ -20,7 +20,6 @@ the solver's order.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -201,10 +200,10 @@ class AspControl:
 class AspProgram:
     """A clingo program assembled from resources and Python facts, solved on demand.
 
-    With a time limit, grounding and solving run in a forked worker process that is killed
-    when the limit passes (clingo's grounding cannot be interrupted), so a program whose
-    grounding is too large ends in the same :class:`SolverTimeout` as one whose search is;
-    without fork (not POSIX) or without a limit they run in this process."""
+    With a time limit, grounding and solving run in the clingo worker process
+    (:mod:`solvers.asp_worker`), killed when the limit passes (clingo's grounding cannot be
+    interrupted), so a program whose grounding is too large ends in the same
+    :class:`SolverTimeout` as one whose search is; without a limit they run in this process."""
 
     def __init__(self, arguments: Sequence[str] = ()) -> None:
         self._arguments = list(arguments)
@@ -265,12 +264,13 @@ class AspProgram:
         extra = [str(limit)]
         if optimize:
             extra.append("--opt-mode=optN")
-        if time_limit is None or not hasattr(os, "fork"):
-            return self._solve(extra, optimize, time_limit)
-        from solvers.asp_worker import run_in_worker
+        if time_limit is None:
+            return self._solve(extra, optimize, None)
+        from solvers.asp_worker import solve_in_worker
 
-        return run_in_worker(lambda: self._solve(extra, optimize, time_limit), time_limit,
-                             lambda elapsed: _timeout(time_limit, elapsed))
+        request = (self._arguments, self._texts, self._facts, extra, optimize, time_limit)
+        return solve_in_worker(request, time_limit,
+                               lambda elapsed: _timeout(time_limit, elapsed))
 
     def _solve(self, extra: Sequence[str], optimize: bool,
                time_limit: float | None) -> list[AspModel]:
