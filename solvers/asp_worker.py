@@ -66,6 +66,7 @@ def _read(fd: int, deadline: float | None) -> Any:
 class _Worker:
     def __init__(self) -> None:
         self.proc: subprocess.Popen | None = None
+        self.owner = os.getpid()
         self.lock = threading.Lock()
 
     def _start(self) -> subprocess.Popen:
@@ -75,7 +76,7 @@ class _Worker:
                                 close_fds=True)
 
     def stop(self) -> None:
-        if self.proc is not None:
+        if self.proc is not None and self.owner == os.getpid():
             self.proc.kill()
             self.proc.wait()
             for stream in (self.proc.stdin, self.proc.stdout):
@@ -87,6 +88,8 @@ class _Worker:
              timeout_error: Callable[[float], ScirError]) -> Any:
         with self.lock:
             start = time.monotonic()
+            if self.owner != os.getpid():       # a forked copy of the owner: the worker (and
+                self.proc, self.owner = None, os.getpid()   # its pipes) are the parent's
             if self.proc is None or self.proc.poll() is not None:
                 self.stop()
                 self.proc = self._start()

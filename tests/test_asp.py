@@ -135,6 +135,21 @@ def test_worker_results_and_errors_cross_back_with_their_types():
         AspProgram().add_program("p(X) :- q.").models(time_limit=None)
 
 
+def test_a_forked_process_gets_its_own_worker():
+    import os
+
+    prog = AspProgram().add_program("q(1..3). #show q/1.")
+    assert len(prog.models(time_limit=5)[0].atoms) == 3        # the worker is running
+    pid = os.fork()
+    if pid == 0:                                                # the child: a worker of its own
+        try:
+            os._exit(0 if len(prog.models(time_limit=5)[0].atoms) == 3 else 1)
+        finally:
+            os._exit(2)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert len(prog.models(time_limit=5)[0].atoms) == 3        # the parent's still answers
+
+
 def test_control_wrapper_for_multi_shot_use():
     from solvers.asp import AspControl
 
