@@ -1,5 +1,6 @@
-"""clingo helpers: load ``.lp`` resources, add facts from Python records, ground, enumerate
-models as typed records, with a time limit.
+"""clingo helpers: the one wrapper that creates clingo Controls (:class:`AspControl`), and
+programs that load ``.lp`` resources, add facts from Python records, ground and enumerate
+models as typed records within one time limit for grounding and solving (:class:`AspProgram`).
 
 Data enters as clingo symbols built from Python values (never as program text):
 
@@ -126,14 +127,88 @@ def from_symbol(sym) -> Any:
     return str(sym)  # #inf / #sup
 
 
+class AspControl:
+    """The one place where the toolkit creates a clingo ``Control``: its logger collects
+    clingo's messages for the errors below. Program text that does not parse is a
+    SolverInputError naming its origin; a grounding error is a SolverInputError when clingo
+    reports it as an error of the program (unsafe variables, ...), else a SolverError.
+    :class:`AspProgram` builds on it; multi-shot users (the ILP generator) use :attr:`control`
+    for solving, externals and symbolic atoms."""
+
+    def __init__(self, arguments: Sequence[str] = (), message_limit: int = 50) -> None:
+        import clingo
+
+        self.messages: list[tuple[Any, str]] = []       # (clingo.MessageCode, text)
+        try:
+            self.control = clingo.Control(list(arguments), logger=self._log,
+                                          message_limit=message_limit)
+        except RuntimeError as exc:
+            raise SolverInputError(f"invalid clingo arguments {list(arguments)}: {exc}") from exc
+
+    def _log(self, code, message: str) -> None:
+        self.messages.append((code, message.strip()))
+
+    def detail(self, exc: Exception, last: int | None = None) -> str:
+        """clingo's messages since the last operation (or the error itself)."""
+        texts = [text for _, text in self.messages]
+        return "; ".join(texts[-last:] if last else texts) or str(exc)
+
+    def add(self, text: str, origin: str = "<program>", part: str = "base",
+            params: Sequence[str] = ()) -> None:
+        """Add program text to ``part`` (SolverInputError naming ``origin`` if it does not
+        parse)."""
+        self.messages.clear()
+        try:
+            self.control.add(part, list(params), text)
+        except RuntimeError as exc:
+            raise SolverInputError(f"clingo cannot parse {origin}: {self.detail(exc)}") from exc
+
+    def add_statements(self, statements: Iterable[Any], user_text: str | None = None,
+                       origin: str = "<program>") -> None:
+        """Add clingo AST statements, then ``user_text`` parsed as ASP (SolverInputError
+        naming ``origin`` if it does not parse)."""
+        from clingo import ast
+
+        with ast.ProgramBuilder(self.control) as builder:
+            for statement in statements:
+                builder.add(statement)
+            if user_text:
+                try:
+                    ast.parse_string(user_text, builder.add)
+                except RuntimeError as exc:
+                    raise SolverInputError(f"{origin} do not parse: {exc}") from exc
+
+    def add_facts(self, facts: Iterable[Any]) -> None:
+        """Add ground facts through the backend, as symbols (:func:`to_symbol`)."""
+        with self.control.backend() as backend:
+            for fact in facts:
+                backend.add_rule([backend.add_atom(to_symbol(fact))])
+
+    def ground(self, parts: Sequence[tuple[str, Sequence[Any]]] = (("base", ()),)) -> None:
+        """Ground ``parts`` (see the class doc for the errors)."""
+        import clingo
+
+        self.messages.clear()
+        try:
+            self.control.ground([(name, list(args)) for name, args in parts])
+        except RuntimeError as exc:
+            kind = SolverInputError if any(code == clingo.MessageCode.RuntimeError
+                                           for code, _ in self.messages) else SolverError
+            raise kind(f"clingo grounding failed: {self.detail(exc)}") from exc
+
+
 class AspProgram:
-    """A clingo program assembled from resources and Python facts, solved on demand."""
+    """A clingo program assembled from resources and Python facts, solved on demand.
+
+    With a time limit, grounding and solving run in the clingo worker process
+    (:mod:`solvers.asp_worker`), killed when the limit passes (clingo's grounding cannot be
+    interrupted), so a program whose grounding is too large ends in the same
+    :class:`SolverTimeout` as one whose search is; without a limit they run in this process."""
 
     def __init__(self, arguments: Sequence[str] = ()) -> None:
         self._arguments = list(arguments)
         self._texts: list[tuple[str, str]] = []  # (origin, text)
         self._facts: list[Any] = []
-        self._messages: list[tuple[Any, str]] = []  # (clingo.MessageCode, text) of the last run
 
     def load(self, name: str) -> "AspProgram":
         """Add the resource ``asp/<name>.lp``."""
@@ -169,52 +244,38 @@ class AspProgram:
         self._facts.extend(atoms)
         return self
 
-    def _control(self, extra: Sequence[str]):
-        import clingo
-
-        self._messages = []
-        try:
-            ctl = clingo.Control(self._arguments + list(extra), logger=self._log,
-                                 message_limit=50)
-        except RuntimeError as exc:
-            raise SolverInputError(f"invalid clingo arguments {self._arguments}: {exc}") from exc
+    def _control(self, extra: Sequence[str]) -> AspControl:
+        asp = AspControl(self._arguments + list(extra))
         for origin, text in self._texts:
-            self._messages = []
-            try:
-                ctl.add("base", [], text)
-            except RuntimeError as exc:
-                raise SolverInputError(f"clingo cannot parse {origin}: {self._detail(exc)}") from exc
-        with ctl.backend() as backend:
-            for fact in self._facts:
-                backend.add_rule([backend.add_atom(to_symbol(fact))])
-        self._messages = []
-        try:
-            ctl.ground([("base", [])])
-        except RuntimeError as exc:
-            # errors clingo reports about the program (unsafe variables, ...) are input errors
-            kind = SolverInputError if any(code == clingo.MessageCode.RuntimeError
-                                           for code, _ in self._messages) else SolverError
-            raise kind(f"clingo grounding failed: {self._detail(exc)}") from exc
-        return ctl
-
-    def _log(self, code, message: str) -> None:
-        self._messages.append((code, message.strip()))
-
-    def _detail(self, exc: Exception) -> str:
-        return "; ".join(text for _, text in self._messages) or str(exc)
+            asp.add(text, origin)
+        asp.add_facts(self._facts)
+        asp.ground()
+        return asp
 
     def models(self, limit: int = 0, time_limit: float | None = 10.0,
                optimize: bool = False) -> list[AspModel]:
         """Enumerate answer sets (``limit`` 0 = all; with ``optimize``, the optimal ones).
 
-        Raises :class:`SolverTimeout` when solving exceeds ``time_limit`` seconds.
+        Raises :class:`SolverTimeout` when grounding and solving exceed ``time_limit``
+        seconds together (see the class doc).
         """
         if limit < 0:
             raise SolverInputError(f"model limit must be >= 0, got {limit}")
         extra = [str(limit)]
         if optimize:
             extra.append("--opt-mode=optN")
-        ctl = self._control(extra)
+        if time_limit is None:
+            return self._solve(extra, optimize, None)
+        from solvers.asp_worker import solve_in_worker
+
+        request = (self._arguments, self._texts, self._facts, extra, optimize, time_limit)
+        return solve_in_worker(request, time_limit,
+                               lambda elapsed: _timeout(time_limit, elapsed))
+
+    def _solve(self, extra: Sequence[str], optimize: bool,
+               time_limit: float | None) -> list[AspModel]:
+        start = time.monotonic()
+        ctl = self._control(extra).control
         found: list[AspModel] = []
 
         def on_model(model) -> None:
@@ -224,9 +285,11 @@ class AspProgram:
             found.append(AspModel(atoms, model.number, list(model.cost),
                                   model.optimality_proven))
 
-        start = time.monotonic()
+        if time_limit is not None and time.monotonic() - start >= time_limit:
+            raise _timeout(time_limit, time.monotonic() - start)
         with ctl.solve(on_model=on_model, async_=True) as handle:
-            finished = handle.wait(time_limit if time_limit is not None else -1)
+            finished = handle.wait(-1 if time_limit is None
+                                   else max(0.001, time_limit - (time.monotonic() - start)))
             # wait() can return False early (a spurious wake-up, seen under load: "exceeded
             # 10 s after 0.0 s"); only the clock decides that the limit has passed
             while not finished and time_limit is not None \
@@ -234,14 +297,17 @@ class AspProgram:
                 finished = handle.wait(max(0.001, time_limit - (time.monotonic() - start)))
             if not finished:
                 handle.cancel()
-                raise SolverTimeout(f"clingo exceeded {time_limit} s "
-                                    f"(after {time.monotonic() - start:.1f} s)")
+                raise _timeout(time_limit, time.monotonic() - start)
             handle.get()
         return found
 
     def satisfiable(self, time_limit: float | None = 10.0) -> bool:
         """Whether the program has at least one answer set."""
         return bool(self.models(limit=1, time_limit=time_limit))
+
+
+def _timeout(limit: float | None, elapsed: float) -> SolverTimeout:
+    return SolverTimeout(f"clingo exceeded {limit} s (after {elapsed:.1f} s)")
 
 
 def from_atom(sym) -> Atom:

@@ -26,12 +26,14 @@ from solvers.fol_ast import (
     BINARY, And, Atom, Const, Eq, Exists, Forall, Formula, Iff, Implies, Not, Or, Term, Var,
     format_formulas, free_variables, is_literal, signature, to_prover9, universal_closure, walk,
 )
-from solvers.fol_grammar import RESERVED, check_signature, grammar_bounds, instantiate_grammar
+from solvers.fol_grammar import (RESERVED, check_signature, formula_grammar, grammar_bounds,
+                                 instantiate_grammar)
 
 __all__ = [
     "Const", "Var", "Term", "Atom", "Eq", "Not", "And", "Or", "Implies", "Iff", "Forall",
     "Exists", "Formula", "parse_formula", "parse_formulas", "to_prover9", "format_formulas",
     "signature", "free_variables", "universal_closure", "grammar_bounds", "instantiate_grammar",
+    "formula_grammar",
     "check_signature", "is_literal", "walk", "BINARY",
 ]
 

@@ -1,12 +1,14 @@
-"""Per-task FOL grammars: ``grammars/fol.lark`` with its placeholders filled by a signature.
+"""Per-task FOL grammars: ``grammars/fol.lark`` with its signature rules set per task.
 
-:func:`instantiate_grammar` turns a task's predicates (with arities) and constants into a Lark
+:func:`formula_grammar` (a :class:`solvers.grammar.Grammar` object; :func:`instantiate_grammar`
+gives its Lark text) turns a task's predicates (with arities) and constants into a Lark
 grammar that accepts formulas over exactly that signature. Names are checked against an
 identifier pattern before anything is built and enter the grammar only as escaped Lark string
 literals. Two variants:
 
 * unbounded (``max_formulas=None``): the generic grammar's structure, free whitespace, any
-  number of formulas; the signature section of ``fol.lark`` is replaced.
+  number of formulas; the signature rules of ``fol.lark`` (``atom``, ``term``,
+  ``constant``, ``VARIABLE``) are replaced by name, the placeholders no longer used dropped.
 * bounded (``max_formulas=N``): a finite language for constrained decoding -- 1..N formulas,
   each on its own line, in the canonical spacing of :func:`solvers.fol.to_prover9`, nesting
   depth at most ``max_depth`` and ``&``/``|`` chains of at most ``max_operands``; the formula
@@ -18,24 +20,21 @@ literals. Two variants:
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from solvers import resources
-from solvers.errors import ConfigError, ResourceError, SolverInputError
-from solvers.fol_ast import BINARY, And, Exists, Forall, Formula, Iff, Implies, Not, Or, is_literal
+from solvers.errors import ConfigError, SolverInputError
+from solvers.fol_ast import (BINARY, And, Atom, Const, Eq, Exists, Forall, Formula, Iff, Implies,
+                             Not, Or, Var, is_literal)
+from solvers.grammar import Grammar, Item, Lit, Pat, Ref, Rep, Rule, rep, rule, seq
+from solvers.grammar import lark_literal  # noqa: F401  (re-exported: quoting names for Lark)
 from solvers.grammar_check import llguidance_available, validate_lark
 
 NAME = re.compile(r"[a-z][A-Za-z0-9_]{0,63}")
 TASK_VARIABLE = re.compile(r"[u-z][0-9]*")
 RESERVED = frozenset({"all", "exists", "end_of_list"})  # end_of_list. ends a Prover9 list
 MAX_ARITY = 8
-_SECTION = re.compile(r"^// ---- signature: begin.*?^// ---- signature: end ----$\n?",
-                      re.M | re.S)
-
-
-def lark_literal(text: str) -> str:
-    """``text`` as a Lark string literal (backslash and double quote escaped)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+_SIGNATURE_RULES = ("atom", "term", "constant", "VARIABLE")   # replaced per task in fol.lark
 
 
 def _check_name(name: object, kind: str) -> None:
@@ -79,64 +78,62 @@ def check_signature(predicates: Mapping[str, int],
 
 
 def _signature_rules(predicates: list[tuple[str, int]], constants: list[str],
-                     variable_pattern: str) -> list[str]:
+                     variable_pattern: str) -> list[Rule]:
+    """``atom`` (one alternative per predicate, with its arity), ``term``, ``constant`` and
+    ``VARIABLE`` for this signature."""
     alternatives = []
     for name, arity in predicates:
-        args = ' "," term' * (arity - 1)
-        alternatives.append(f'{lark_literal(name)} "(" term{args} ")"' if arity
-                            else lark_literal(name))
-    rules = ["atom: " + "\n    | ".join(alternatives)]
+        args = [Ref("term")] + [Lit(","), Ref("term")] * (arity - 1)
+        alternatives.append(seq(name, "(", *args, ")") if arity else Lit(name))
+    rules = [rule("atom", *alternatives)]
     if constants:
-        rules += ["?term: constant | variable",
-                  "constant: " + "\n        | ".join(lark_literal(c) for c in constants)]
+        rules += [rule("term", Ref("constant"), Ref("variable"), inline=True),
+                  rule("constant", *(Lit(c) for c in constants))]
     else:
-        rules.append("?term: variable")
-    rules.append(f"VARIABLE: /{variable_pattern}/")
-    return rules
+        rules.append(rule("term", Ref("variable"), inline=True))
+    return rules + [rule("VARIABLE", Pat(variable_pattern))]
 
 
-def _unbounded(predicates: list[tuple[str, int]], constants: list[str]) -> str:
-    generic = resources.read_text("grammars", "fol.lark")
-    sections = _SECTION.findall(generic)
-    if len(sections) != 1:
-        raise ResourceError("grammars/fol.lark must hold exactly one signature section")
-    rules = _signature_rules(predicates, constants, r"[u-z][0-9]*")
-    section = ("// ---- signature: this task's predicates and constants ----\n"
-               + "\n".join(rules) + "\n")
-    return generic.replace(sections[0], section)
+def _unbounded(predicates: list[tuple[str, int]], constants: list[str]) -> Grammar:
+    """``grammars/fol.lark`` with its signature rules replaced (by name) for this signature."""
+    generic = Grammar.read(resources.read_text("grammars", "fol.lark"), "grammars/fol.lark")
+    for name in _SIGNATURE_RULES:
+        generic[name]            # ResourceError if the file no longer defines it
+    return generic.replace(*_signature_rules(predicates, constants, r"[u-z][0-9]*"),
+                           comment="grammars/fol.lark over this task's predicates and "
+                                   "constants (built by solvers.fol_grammar)")
 
 
-def _repeat(item: str, sep: str, count: int) -> str:
-    return item if count == 1 else f"{item} ({lark_literal(sep)} {item}) ~ 0..{count - 1}"
+def _repeat(item: str, sep: str, count: int) -> Item:
+    return Ref(item) if count == 1 else seq(Ref(item), Rep(seq(sep, Ref(item)), 0, count - 1))
 
 
 def _bounded(predicates: list[tuple[str, int]], constants: list[str], max_formulas: int,
-             max_depth: int, max_operands: int) -> str:
+             max_depth: int, max_operands: int) -> Grammar:
     top = f"formula_{max_depth}"
-    rules = [
-        "// Bounded per-task grammar of Prover9 formulas (generated by "
-        "solvers.fol_grammar from grammars/fol.lark):",
-        f"// 1..{max_formulas} formulas, one per line, nesting depth <= {max_depth}, "
-        f"&/| chains <= {max_operands} operands.",
-        "start: stmt" + (f" ~ 1..{max_formulas}" if max_formulas > 1 else ""),
-        f'stmt: {top} ".\\n"',
-    ]
+    rules = [rule("start", rep(Ref("stmt"), 1, max_formulas)),
+             rule("stmt", seq(Ref(top), ".\n"))]
     for k in range(max_depth + 1):
-        rules += [
-            f'formula_{k}: disjunction_{k}\n    | disjunction_{k} " -> " disjunction_{k}'
-            f'\n    | disjunction_{k} " <-> " disjunction_{k}',
-            f"disjunction_{k}: " + _repeat(f"conjunction_{k}", " | ", max_operands),
-            f"conjunction_{k}: " + _repeat(f"unary_{k}", " & ", max_operands),
-        ]
-        unary = ["literal"]
+        d = Ref(f"disjunction_{k}")
+        rules += [rule(f"formula_{k}", d, seq(d, " -> ", d), seq(d, " <-> ", d)),
+                  rule(f"disjunction_{k}", _repeat(f"conjunction_{k}", " | ", max_operands)),
+                  rule(f"conjunction_{k}", _repeat(f"unary_{k}", " & ", max_operands))]
+        unary: list[Item] = [Ref("literal")]
         if k > 0:
-            unary += [f'"-(" formula_{k - 1} ")"', f'"(" formula_{k - 1} ")"',
-                      f'QUANTIFIER VARIABLE " " unary_{k - 1}']
-        rules.append(f"unary_{k}: " + "\n    | ".join(unary))
-    rules += ['literal: atom | "-" atom | term " = " term | term " != " term',
-              'QUANTIFIER: "all " | "exists "', "variable: VARIABLE"]
+            below = Ref(f"formula_{k - 1}")
+            unary += [seq("-(", below, ")"), seq("(", below, ")"),
+                      seq(Ref("QUANTIFIER"), Ref("VARIABLE"), " ", Ref(f"unary_{k - 1}"))]
+        rules.append(rule(f"unary_{k}", *unary))
+    term = Ref("term")
+    rules += [rule("literal", Ref("atom"), seq("-", Ref("atom")), seq(term, " = ", term),
+                   seq(term, " != ", term)),
+              rule("QUANTIFIER", Lit("all "), Lit("exists ")),
+              rule("variable", Ref("VARIABLE"))]
     rules += _signature_rules(predicates, constants, r"[u-z][0-9]{0,2}")
-    return "\n".join(rules) + "\n"
+    comment = (f"Bounded per-task grammar of Prover9 formulas (generated by solvers.fol_grammar "
+               f"from grammars/fol.lark):\n1..{max_formulas} formulas, one per line, nesting "
+               f"depth <= {max_depth}, &/| chains <= {max_operands} operands.")
+    return Grammar(tuple(rules), comment=comment)
 
 
 def _check_bound(name: str, value: object, low: int) -> int:
@@ -145,25 +142,77 @@ def _check_bound(name: str, value: object, low: int) -> int:
     return value
 
 
+def formula_grammar(predicates: Mapping[str, int], constants: Sequence[str],
+                    max_formulas: int | None = None, *, max_depth: int = 4,
+                    max_operands: int = 6) -> Grammar:
+    """The grammar object of formulas over exactly this signature (names checked first):
+    ``max_formulas=None`` the unbounded grammar, an integer the bounded one (module doc)."""
+    preds, consts = check_signature(predicates, constants)
+    if max_formulas is None:
+        return _unbounded(preds, consts)
+    return _bounded(preds, consts, _check_bound("max_formulas", max_formulas, 1),
+                    _check_bound("max_depth", max_depth, 0),
+                    _check_bound("max_operands", max_operands, 1))
+
+
 def instantiate_grammar(predicates: Mapping[str, int], constants: Sequence[str],
                         max_formulas: int | None = None, *, max_depth: int = 4,
                         max_operands: int = 6, validate: bool = True) -> str:
-    """A Lark grammar of formulas over exactly this signature (names checked first).
-
-    ``max_formulas=None`` gives the unbounded grammar; an integer gives the bounded one (see
-    the module docstring). With ``validate`` the result is checked by llguidance when it is
-    installed (SolverInputError if rejected).
-    """
-    preds, consts = check_signature(predicates, constants)
-    if max_formulas is None:
-        text = _unbounded(preds, consts)
-    else:
-        text = _bounded(preds, consts, _check_bound("max_formulas", max_formulas, 1),
-                        _check_bound("max_depth", max_depth, 0),
-                        _check_bound("max_operands", max_operands, 1))
+    """:func:`formula_grammar` as Lark text. With ``validate`` the result is checked by
+    llguidance when it is installed (SolverInputError if rejected)."""
+    text = formula_grammar(predicates, constants, max_formulas, max_depth=max_depth,
+                           max_operands=max_operands).to_lark()
     if validate and llguidance_available():
         validate_lark(text)
     return text
+
+
+def formula_of_tree(node: Any) -> Formula:
+    """The formula of a ``stmt`` / ``formula_k`` / ... node of a bounded grammar's parse tree
+    (parsed with ``keep_all_tokens=True``: the operators are the tokens between the items)."""
+    from lark import Token
+
+    kind = node.data.rstrip("0123456789").rstrip("_")
+    parts = [c for c in node.children if not isinstance(c, Token) or c.type in
+             ("QUANTIFIER", "VARIABLE")]
+    ops = [str(c) for c in node.children if isinstance(c, Token)]
+    if kind in ("stmt", "variable", "constant") or (kind == "unary" and ops == ["(", ")"]):
+        if kind == "variable":
+            return Var(str(node.children[0]))              # type: ignore[return-value]
+        if kind == "constant":
+            return Const(str(node.children[0]))            # type: ignore[return-value]
+        return formula_of_tree(parts[0])
+    if kind == "formula":
+        if len(parts) == 1:
+            return formula_of_tree(parts[0])
+        cls = Implies if ops == [" -> "] else Iff
+        return cls(formula_of_tree(parts[0]), formula_of_tree(parts[1]))
+    if kind in ("disjunction", "conjunction"):
+        items = [formula_of_tree(p) for p in parts]
+        result = items[-1]
+        for item in reversed(items[:-1]):                   # right-nested, as Prover9 reads
+            result = (Or if kind == "disjunction" else And)(item, result)
+        return result
+    if kind == "unary":
+        if ops and ops[0] == "-(":
+            return Not(formula_of_tree(parts[0]))
+        if len(parts) == 1:
+            return formula_of_tree(parts[0])
+        quantifier, variable, body = parts
+        cls = Forall if str(quantifier) == "all " else Exists
+        return cls(str(variable), formula_of_tree(body))
+    if kind == "literal":
+        if len(parts) == 2:
+            left, right = (formula_of_tree(p) for p in parts)
+            equal = Eq(left, right)                         # type: ignore[arg-type]
+            return equal if ops == [" = "] else Not(equal)
+        atom = formula_of_tree(parts[0])
+        return Not(atom) if ops == ["-"] else atom
+    if kind == "atom":
+        name = str(node.children[0])
+        args = [formula_of_tree(p) for p in parts]
+        return Atom(name, tuple(args))                     # type: ignore[arg-type]
+    raise ValueError(f"not a node of the bounded formula grammar: {node.data}")
 
 
 def _chain(f: Formula, cls: type) -> list[Formula]:

@@ -1,14 +1,13 @@
 """Machinery shared by the tracks' formalization tests (``tests/test_{causal,deduction,
 induction}_formalize.py``): grammar acceptance by Lark and by llguidance, a scripted model, the
-NS run over hostile formalizations, the tiny model's sampling loop under the task grammars, and
-``scir solve`` with the tiny model. The session's tiny model and its cache folder are fixtures
+NS run over hostile formalizations, and ``scir solve`` with the tiny model (the agreement of
+the task grammars with the parsers is tested with generated sentences: tests/test_grammar.py). The session's tiny model and its cache folder are fixtures
 in ``conftest.py`` (``tiny``, ``tiny_cache``); assertions here are rewritten by pytest."""
 
 from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -17,8 +16,8 @@ import lark
 import pytest
 
 from scir.cli import main
-from scir.errors import ConfigError, FormalizationError, SolverError
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
+from scir.errors import ConfigError
+from scir.llm.base import Backend, LLMRequest, LLMResponse
 from scir.llm.cache import CachingBackend, RunStore
 from scir.pipelines import STATUSES, PipelineSettings
 from scir.pipelines.runner import RunSummary, run_tasks
@@ -66,10 +65,15 @@ def _llg_tokenizer():
     return LLTokenizer(TokenizerWrapper(_ByteTokenizer()))
 
 
-def llguidance_accepts(grammar: str, text: str) -> bool:
+@lru_cache(maxsize=32)
+def _llg_matcher(grammar: str):
     from llguidance import LLMatcher, grammar_from
 
-    matcher = LLMatcher(_llg_tokenizer(), grammar_from("lark", grammar), log_level=0)
+    return LLMatcher(_llg_tokenizer(), grammar_from("lark", grammar), log_level=0)
+
+
+def llguidance_accepts(grammar: str, text: str) -> bool:
+    matcher = _llg_matcher(grammar).deep_copy()     # compiled once per grammar
     ok = matcher.consume_tokens(list(text.encode("utf-8")))
     return bool(ok) and not matcher.is_error() and matcher.is_accepting()
 
@@ -148,65 +152,6 @@ def run_hostile(pool: Sequence[Task], hostile: Callable[[Task], HostileCases], r
 
 
 # ---- the tiny model --------------------------------------------------------------------------
-@dataclass
-class TinySamples:
-    """What :func:`sample_formalizations` counted."""
-
-    parsed: int = 0                # constrained samples that parse
-    solved: int = 0                # parsed samples the solver answered
-    free_ok: int = 0               # unconstrained samples that parse
-    free_n: int = 0                # unconstrained samples drawn
-    longest: int = 0               # completion tokens of the longest constrained sample
-    failures: list[tuple] = field(default_factory=list)   # (task id, seed, error, text)
-
-
-def sample_formalizations(track: Track, tiny: Backend, tasks: Sequence[Task], *,
-                          temperature: float, max_tokens: int | None = None,
-                          solve_samples: int = 5, free_tasks: int,
-                          free_max_tokens: int | None = None) -> TinySamples:
-    """Per task, 5 samples (seeds 0-4) of the formalize prompt under the task's grammar, each
-    ended by the model itself, parsed (failures collected), the first ``solve_samples`` given
-    to the solver (a SolverError is only counted); then one unconstrained sample on each of
-    the first ``free_tasks`` tasks. ``max_tokens`` None: the grammar's longest output + 1,
-    and no sample may be longer than that output; ``free_max_tokens`` None: the same as the
-    constrained samples'."""
-    out = TinySamples()
-    for task in tasks:
-        constraint = Constraint("lark", track.formalization_grammar(task))
-        limit = track.formalization_max_chars(task) if max_tokens is None else None
-        tokens = max_tokens if limit is None else limit + 1
-        prompt = track.prompt("formalize", task, "nl")
-        for seed in range(5):
-            r = tiny.complete(LLMRequest.chat([("user", prompt)], max_tokens=tokens,
-                                              temperature=temperature, seed=seed,
-                                              constraint=constraint))
-            assert r.raw_finish_reason == "stop", (task.task_id, seed, r.completion_tokens)
-            assert limit is None or len(r.text) <= limit, (task.task_id, seed, len(r.text))
-            out.longest = max(out.longest, r.completion_tokens)
-            try:
-                formal = track.parse_formalization(task, r.text).formal
-            except FormalizationError as exc:
-                out.failures.append((task.task_id, seed, str(exc), r.text))
-                continue
-            out.parsed += 1
-            if seed < solve_samples:
-                try:
-                    track.solve_formal(task, formal)
-                    out.solved += 1
-                except SolverError:            # e.g. no answer from these data: counted only
-                    pass
-        if out.free_n < free_tasks:
-            r = tiny.complete(LLMRequest.chat([("user", prompt)],
-                                              max_tokens=free_max_tokens or tokens))
-            out.free_n += 1
-            try:
-                track.parse_formalization(task, r.text)
-                out.free_ok += 1
-            except FormalizationError:
-                pass
-    return out
-
-
 def solve_with_tiny(path: Path, run_root: Path, capsys: Any, max_tokens: dict[str, int],
                     ns_statuses: tuple[str, ...]) -> dict[str, list[dict[str, Any]]]:
     """``scir solve FILE --model tiny`` with cot, ns and symbcot on the first 3 tasks of

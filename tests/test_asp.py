@@ -115,6 +115,61 @@ def test_time_limit_raises_solver_timeout():
     assert small.models(time_limit=5) == []
 
 
+def test_a_grounding_that_overruns_the_limit_times_out_near_it():
+    # ~10^9 ground atoms: grounding alone would take hours; clingo cannot interrupt it
+    huge = AspProgram().add_program("p(X,Y,Z) :- X=1..1000, Y=1..1000, Z=1..1000.")
+    start = time.monotonic()
+    with pytest.raises(SolverTimeout, match=r"clingo exceeded 1\.0 s"):
+        huge.models(limit=1, time_limit=1.0)
+    assert time.monotonic() - start < 1.0 + 1.5       # the worker was killed at the limit
+
+
+def test_worker_results_and_errors_cross_back_with_their_types():
+    prog = AspProgram().add_program("q(1..3). #show q/1.")
+    in_worker = prog.models(time_limit=5)                    # forked worker
+    assert in_worker == prog.models(time_limit=None)         # in this process: the same
+    assert [a.args for a in in_worker[0].atoms] == [(1,), (2,), (3,)]
+    with pytest.raises(SolverInputError, match="unsafe variables"):
+        AspProgram().add_program("p(X) :- q.").models(time_limit=5)
+    with pytest.raises(SolverInputError, match="unsafe variables"):
+        AspProgram().add_program("p(X) :- q.").models(time_limit=None)
+
+
+def test_a_forked_process_gets_its_own_worker():
+    import os
+
+    prog = AspProgram().add_program("q(1..3). #show q/1.")
+    assert len(prog.models(time_limit=5)[0].atoms) == 3        # the worker is running
+    pid = os.fork()
+    if pid == 0:                                                # the child: a worker of its own
+        try:
+            os._exit(0 if len(prog.models(time_limit=5)[0].atoms) == 3 else 1)
+        finally:
+            os._exit(2)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert len(prog.models(time_limit=5)[0].atoms) == 3        # the parent's still answers
+
+
+def test_control_wrapper_for_multi_shot_use():
+    from solvers.asp import AspControl
+
+    asp = AspControl(["0"])
+    asp.add("a(1). c.", "<base>")
+    asp.add("b(X) :- a(X), c.", "<step>", part="step")       # grounded in a later step
+    asp.add_facts([Atom("a", (2,))])
+    asp.ground()
+    asp.ground([("step", [])])
+    with asp.control.solve(yield_=True) as handle:
+        shown = [sorted(str(s) for s in m.symbols(atoms=True)) for m in handle]
+    assert shown == [["a(1)", "a(2)", "b(1)", "b(2)", "c"]]
+    with pytest.raises(SolverInputError, match=r"clingo cannot parse <bad>"):
+        asp.add("p(", "<bad>")
+    with pytest.raises(SolverInputError, match="invalid clingo arguments"):
+        AspControl(["--no-such-option"])
+    with pytest.raises(SolverInputError, match="bias statements do not parse"):
+        AspControl().add_statements([], "p(", "bias statements")
+
+
 def test_parse_error_names_origin_and_message():
     prog = AspProgram().add_program("ok.\np(X :- q.", origin="broken.lp")
     with pytest.raises(SolverInputError, match=r"clingo cannot parse broken\.lp: .*2:5-7: "

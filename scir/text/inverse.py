@@ -8,46 +8,42 @@ formulas matched by proved equivalence, :func:`equivalent`; induction and causal
 grammars ``grammars/induction_block.lark`` and ``grammars/causal_block.lark``). This module
 holds the generic helpers they share and the functions the renderer calls.
 
-The grammars' placeholder sections are replaced per task with the task's names as escaped
-Lark literals; the bounded variant (finite repetition) is the decoding constraint, the
+The grammars' placeholder rules (``start`` and the names) are replaced per task, by rule
+name in the grammar object (:mod:`solvers.grammar`), with the task's names as escaped Lark
+literals; the bounded variant (finite repetition) is the decoding constraint, the
 unbounded one is used for parsing.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from scir.errors import FormalizationError, SolverError, TaskFormatError
+from scir.errors import FormalizationError, SolverError
 from scir.tasks import Task
 from scir.text.codec import codec_of
 
 MAX_SECONDS = 2                       # Prover9 per equivalence direction
 
 
-def _section(name: str) -> re.Pattern[str]:
-    return re.compile(rf"^// ---- {name}: begin ----$.*?^// ---- {name}: end ----$\n?",
-                      re.M | re.S)
-
-
 def _literals(names: list[str]) -> str:
-    from solvers.fol_grammar import lark_literal
+    from solvers.grammar import lark_literal
 
     return "\n    | ".join(lark_literal(n) for n in sorted(set(names)))
 
 
 def _instantiate(file: str, start: str, signature: str) -> str:
+    """``grammars/<file>`` with the rules defined in ``start`` and ``signature`` (Lark text
+    of whole rules) in place of the file's rules of the same names, the rules no longer
+    reached from ``start`` dropped: a structural edit of the grammar object."""
     from solvers import resources
+    from solvers.grammar import Grammar
 
-    text = resources.read_text("grammars", file)
-    for name, body in (("start", start), ("signature", signature)):
-        pattern = _section(name)
-        if len(pattern.findall(text)) != 1:
-            raise TaskFormatError(f"grammars/{file} must hold one {name} section")
-        text = pattern.sub(lambda _: body.strip() + "\n", text, count=1)
-    return text
+    grammar = Grammar.read(resources.read_text("grammars", file), f"grammars/{file}")
+    new = Grammar.read(start + "\n" + signature, f"the {file} rules of this task").rules
+    return grammar.replace(*new, comment=f"grammars/{file} for this task and block "
+                                         "(built by scir.text.inverse)").to_lark()
 
 
 def _rep(item: str, low: int, high: int | None) -> str:

@@ -17,17 +17,6 @@ FENCE = re.compile(r"[ \t]*```[A-Za-z0-9_-]*[ \t\r]*")
 
 
 # ---- building per-task grammars ------------------------------------------------------------
-def lark_literal(text: str) -> str:
-    """``text`` as a Lark string literal: backslash, double quote and line break escaped (the
-    names are validated identifiers; escaped all the same)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def lark_repeat(item: str, low: int, high: int) -> str:
-    """``item ~ low..high`` (``item ~ n`` when both are ``n``)."""
-    return item + (f" ~ {low}" if low == high else f" ~ {low}..{high}")
-
-
 @lru_cache(maxsize=768)
 def checked_grammar(text: str) -> str:
     """``text``, validated by llguidance when it is installed (a bad Lark grammar would make
@@ -76,5 +65,4 @@ def syntax_error(exc: Exception, detail: str) -> FormalizationError:
                               column=column if isinstance(column, int) and column > 0 else None)
 
 
-__all__ = ["FENCE", "checked_grammar", "generic_parser", "lark_literal", "lark_repeat",
-           "syntax_error", "token_error", "unfence"]
+__all__ = ["FENCE", "checked_grammar", "generic_parser", "syntax_error", "token_error", "unfence"]

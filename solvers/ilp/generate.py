@@ -20,8 +20,8 @@ from functools import lru_cache
 from typing import Iterable, Iterator
 
 from solvers import resources
-from solvers.asp import Atom, to_symbol
-from solvers.errors import SolverError, SolverInputError, SolverTimeout
+from solvers.asp import AspControl, Atom
+from solvers.errors import SolverError, SolverTimeout
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, Literal
 
@@ -32,13 +32,9 @@ class Generator:
     """Candidate programs for one bias; see the module doc."""
 
     def __init__(self, bias: IlpBias) -> None:
-        import clingo
-        from clingo import ast
-
         self.bias = bias
-        self._messages: list[str] = []
-        self._ctl = clingo.Control(["--models=0"], logger=self._log,
-                                   message_limit=20)
+        self._asp = AspControl(["--models=0"], message_limit=20)
+        self._ctl = self._asp.control
         self._size: int | None = None
         self._stop = threading.Event()
         self._watchdog: threading.Thread | None = None
@@ -46,17 +42,8 @@ class Generator:
         self._pending: list = []
         self._parts = 0
         self.constraints = 0
-        with ast.ProgramBuilder(self._ctl) as builder:
-            for statement in _encoding():
-                builder.add(statement)
-            if bias.user_asp:
-                try:
-                    ast.parse_string(bias.user_asp, builder.add)
-                except RuntimeError as exc:
-                    raise SolverInputError(f"bias statements do not parse: {exc}") from exc
-        with self._ctl.backend() as backend:
-            for fact in self._facts():
-                backend.add_rule([backend.add_atom(to_symbol(fact))])
+        self._asp.add_statements(_encoding(), bias.user_asp, "bias statements")
+        self._asp.add_facts(self._facts())
         self._ground([("base", [])])
         self._index()
 
@@ -123,17 +110,11 @@ class Generator:
         for sa in atoms.by_signature("clause", 1):
             self.clause_lit[sa.symbol.arguments[0].number] = sa.literal
 
-    def _log(self, _code, message: str) -> None:
-        self._messages.append(message.strip())
-
     def _detail(self, exc: Exception) -> str:
-        return "; ".join(self._messages[-3:]) or str(exc)
+        return self._asp.detail(exc, last=3)
 
     def _ground(self, parts: list) -> None:
-        try:
-            self._ctl.ground(parts)
-        except RuntimeError as exc:
-            raise SolverError(f"clingo grounding failed: {self._detail(exc)}") from exc
+        self._asp.ground(parts)
 
     # ----------------------------------------------------------------- constraints
     def ban_now(self, nogoods: Iterable[list[int]], model) -> None:

@@ -24,15 +24,15 @@ from scir.tracks.causal.formal import CausalEnvironment, CausalFormal
 from scir.tracks.causal.graph import NEW_PROTEIN
 from scir.tracks.causal.options import letter
 from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL
-from scir.tracks.formal_text import (checked_grammar, generic_parser, lark_literal, lark_repeat,
-                                     syntax_error, token_error, unfence)
+from scir.tracks.causal.grammar import PERMUTATION_MAX  # noqa: F401  (re-exported)
+from scir.tracks.formal_text import (checked_grammar, generic_parser, syntax_error, token_error,
+                                     unfence)
 
 MAX_ABS = 1e6                  # |value| above this is not a concentration
 MAX_ENVIRONMENTS = 64          # parser limits (the per-task grammar is far tighter)
 MAX_ROWS = 10_000              # per environment (the generator's --samples maximum)
 MAX_TEXT_CHARS = 2_000_000
 EDGE_MARGIN = 2                # known-edge lines the grammar allows beyond the gold count
-PERMUTATION_MAX = 8            # columns as a permutation in the grammar up to this many
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 _KEYWORDS = frozenset({"columns", "environment", "observational", "inhibition", "activation",
                        "of"})
@@ -110,51 +110,15 @@ def grammar_bounds(task: Task) -> GrammarBounds:
                          max(1, min(targets, len(nodes))), max(1, min(digits, 6)))
 
 
-# ---- the per-task grammar ------------------------------------------------------------------
-def _columns_rules(b: GrammarBounds) -> list[str]:
-    """Every permutation of the proteins (one rule per set of names already written), or,
-    beyond PERMUTATION_MAX proteins, the printed column order as it stands."""
-    if b.width > PERMUTATION_MAX:
-        return ['columns: ' + lark_literal("columns: " + ", ".join(b.column_order) + "\n")]
-    full = (1 << b.width) - 1
-    rules = ['columns: "columns: " cols_0 "\\n"']
-    for used in range(full):
-        alternatives = []
-        for i, name in enumerate(b.nodes):
-            if not used & (1 << i):
-                after = used | (1 << i)
-                alternatives.append(lark_literal(name) if after == full
-                                    else f"{lark_literal(name + ', ')} cols_{after}")
-        rules.append(f"cols_{used}: " + " | ".join(alternatives))
-    return rules
-
-
+# ---- the per-task grammar (scir.tracks.causal.grammar) ---------------------------------------
 def build_grammar(b: GrammarBounds) -> str:
-    """The bounded Lark grammar of ``b``: canonical spacing, one line per item, each line
-    ending in a newline; the columns a permutation of the proteins, known edges between two
-    distinct proteins other than the new one, ``b.width`` numbers per row."""
-    sub = [n for n in b.nodes if n != b.new_protein]
-    pairs = [f"{x} -> {y}\n" for x in sub for y in sub if x != y]
-    edges = b.max_edges if pairs else 0
-    digits = f"{{1,{b.int_digits}}}" if b.int_digits > 1 else ""
-    rules = [
-        "// Per-task grammar of a causal formalization, built by scir.tracks.causal.formalize",
-        f"// from grammars/causal.lark: {b.width} columns, at most {edges} known edges, "
-        f"1..{b.max_environments} environments of 2..{b.max_rows} rows.",
-        "start: columns " + (lark_repeat("edge", 0, edges) + " " if edges else "")
-        + lark_repeat("environment", 1, b.max_environments),
-        *_columns_rules(b),
-        'environment: "environment: " kind "\\n" ' + lark_repeat("row", 2, b.max_rows),
-        'kind: "observational" | "inhibition of " targets | "activation of " targets',
-        "targets: node" + (f' (", " node) ~ 0..{b.max_targets - 1}' if b.max_targets > 1
-                           else ""),
-        "row: NUMBER" + (f' (" " NUMBER) ~ {b.width - 1}' if b.width > 1 else "") + ' "\\n"',
-        "node: " + " | ".join(lark_literal(n) for n in b.nodes),
-        f"NUMBER: /[0-9]{digits}\\.[0-9]{{{DECIMALS}}}/",
-    ]
-    if edges:
-        rules.append("edge: " + "\n    | ".join(lark_literal(p) for p in pairs))
-    return "\n".join(rules) + "\n"
+    """The Lark text of :func:`scir.tracks.causal.grammar.task_grammar` (the decoding
+    constraint): canonical spacing, one line per item, each line ending in a newline; the
+    columns a permutation of the proteins, known edges between two distinct proteins other
+    than the new one, ``b.width`` numbers per row."""
+    from scir.tracks.causal.grammar import task_grammar
+
+    return task_grammar(b).to_lark()
 
 
 def max_output_chars(b: GrammarBounds) -> int:
@@ -252,8 +216,11 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     FormalizationError with line and column on syntax errors, unknown or repeated column
     names, self-loops or edges at the new protein, rows of the wrong width, non-finite or
     out-of-range numbers and environments with fewer than 2 rows. A repeated edge or target
-    is kept once; environments are named after kind and targets (``inhibit_Akt``)."""
-    from lark.exceptions import UnexpectedInput
+    is kept once; environments are named after kind and targets (``inhibit_Akt``). A text in
+    the language of the task's grammar (what constrained decoding writes) is read from that
+    grammar's parse tree (:mod:`scir.tracks.causal.grammar`); any other text by the generic
+    grammar, with the same result where both apply."""
+    from scir.tracks.causal.grammar import read_decoded
 
     if not isinstance(text, str):
         raise FormalizationError(f"a formalization is text, got {type(text).__name__}")
@@ -261,6 +228,20 @@ def parse_formalization(task: Task, text: str) -> Formalization:
         raise FormalizationError(f"formalization too long ({len(text)} characters)")
     nodes, new = task_nodes(task)
     body = "\n".join(unfence(text.split("\n"), _FENCE))
+    decoded = read_decoded(grammar_bounds(task), nodes, body)
+    if decoded is not None:
+        return Formalization(decoded, sum(len(e["rows"]) for e in decoded["environments"])
+                             + len(decoded["known_edges"]))
+    return parse_generic(task, body)
+
+
+def parse_generic(task: Task, body: str) -> Formalization:
+    """The generic reader of :func:`parse_formalization` (``grammars/causal.lark``, any
+    layout; FormalizationError with line and column); on the texts of the task's grammar it
+    gives what that grammar's parse tree gives (tests/test_grammar.py)."""
+    from lark.exceptions import UnexpectedInput
+
+    nodes, new = task_nodes(task)
     try:
         tree = generic_parser("causal.lark").parse(body if body.endswith("\n") else body + "\n")
     except UnexpectedInput as exc:
@@ -372,4 +353,5 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
 
 __all__ = ["GrammarBounds", "build_grammar", "environment_name", "format_formal",
            "formalization_grammar", "grammar_bounds", "max_formalization_chars",
-           "max_output_chars", "options_text", "parse_formalization", "prompt", "task_nodes"]
+           "max_output_chars", "options_text", "parse_formalization", "parse_generic", "prompt",
+           "task_nodes"]

@@ -28,12 +28,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from scir.errors import FormalizationError, ResourceError, SolverInputError, TaskFormatError
+from scir.errors import FormalizationError, SolverInputError, TaskFormatError
 from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.tracks.base import Formalization, load_formal
 from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.formal_text import checked_grammar, unfence
+from solvers.grammar import Grammar, Ref, rep, rule, seq
 
 PREMISE_MARGIN = 3             # premise lines the grammar allows beyond the gold count
 DEPTH_MARGIN = 1               # nesting levels beyond the gold formulas' (e.g. -(exists x ..))
@@ -45,8 +46,6 @@ MAX_PREMISES = 500
 _STATEMENT = re.compile(r"[ \t]*(?P<kind>premise|goal)[ \t]*:[ \t]*(?P<formula>.*?)[ \t\r]*",
                         re.I)
 _BAD_CHARACTER = re.compile(r"[^\t\n\r\x20-\x7e]")
-_START = re.compile(r"^start: stmt$", re.M)          # instantiate_grammar(max_formulas=1)
-_HEADER = re.compile(r"\A(?://[^\n]*\n)+")
 
 
 # ---- the task's signature and the grammar's bounds -----------------------------------------
@@ -124,33 +123,29 @@ def grammar_bounds(task: Task) -> GrammarBounds:
 
 
 # ---- the per-task grammar ------------------------------------------------------------------
-def build_grammar(bounds: GrammarBounds) -> str:
-    """The bounded Lark grammar of ``bounds``: 1..max_premises lines ``premise: F.`` then one
-    line ``goal: F.``, each formula from the bounded FOL grammar over the signature."""
-    from solvers.fol import instantiate_grammar
+def task_grammar(bounds: GrammarBounds) -> Grammar:
+    """The grammar object of ``bounds``: 1..max_premises lines ``premise: F.`` then one line
+    ``goal: F.``, each formula from the bounded FOL grammar over the signature. Its Lark text is
+    the decoding constraint; its parser reads a decoded formalization back
+    (:func:`parse_formalization`)."""
+    from solvers.fol import formula_grammar
 
-    formula = instantiate_grammar(dict(bounds.predicates), list(bounds.constants), 1,
-                                  max_depth=bounds.max_depth, max_operands=bounds.max_operands,
-                                  validate=False)
-    if len(_START.findall(formula)) != 1:
-        raise ResourceError("solvers.fol.instantiate_grammar no longer starts its one-formula "
-                            "grammar with 'start: stmt'")
+    formula = formula_grammar(dict(bounds.predicates), list(bounds.constants), 1,
+                              max_depth=bounds.max_depth, max_operands=bounds.max_operands)
     n = bounds.max_premises
-    envelope = "\n".join([
-        "start: premise_line" + (f" ~ 1..{n}" if n > 1 else "") + " goal_line",
-        'premise_line: "premise: " stmt',
-        'goal_line: "goal: " stmt',
-    ])
-    header = "\n".join([
-        "// Per-task grammar of a deduction formalization, built by "
-        "scir.tracks.deduction.formalize",
-        f"// from grammars/fol.lark: 1..{n} premise lines and one goal line; formulas over "
-        f"{len(bounds.predicates)} predicates and {len(bounds.constants)} constants,",
-        f"// nesting depth <= {bounds.max_depth}, &/| chains <= {bounds.max_operands} "
-        "operands, canonical spacing.",
-    ])
-    body = _START.sub(lambda _: envelope, _HEADER.sub("", formula))
-    return header + "\n" + body
+    comment = (f"Per-task grammar of a deduction formalization, built by "
+               f"scir.tracks.deduction.formalize\nfrom grammars/fol.lark: 1..{n} premise lines "
+               f"and one goal line; formulas over {len(bounds.predicates)} predicates and "
+               f"{len(bounds.constants)} constants,\nnesting depth <= {bounds.max_depth}, &/| "
+               f"chains <= {bounds.max_operands} operands, canonical spacing.")
+    return formula.replace(rule("start", seq(rep(Ref("premise_line"), 1, n), Ref("goal_line"))),
+                           rule("premise_line", seq("premise: ", Ref("stmt"))),
+                           rule("goal_line", seq("goal: ", Ref("stmt"))), comment=comment)
+
+
+def build_grammar(bounds: GrammarBounds) -> str:
+    """The Lark text of :func:`task_grammar` (the decoding constraint)."""
+    return task_grammar(bounds).to_lark()
 
 
 def formalization_grammar(task: Task) -> str:
@@ -175,7 +170,7 @@ def _position(text: str, index: int) -> dict[str, int]:
     return {"line": line, "column": index - (text.rfind("\n", 0, index) + 1) + 1}
 
 
-class _Checker:
+class Checker:
     """Parses one formula of a formalization and checks its names against the signature."""
 
     def __init__(self, predicates: dict[str, int], constants: list[str]) -> None:
@@ -233,16 +228,54 @@ class _Checker:
                                term.name)
 
 
+def _parse_decoded(task: Task, text: str) -> Formalization | None:
+    """The formal object of ``text`` read by the task's own grammar object (the one whose Lark
+    text constrained the decoder: :func:`task_grammar`), from its parse tree (its repetition
+    counts -- premise lines, chain lengths -- checked on the tree); None when the text is not
+    in that grammar's language (or a formula is over the length limit), which the
+    line-by-line reader of :func:`parse_formalization` then explains with a position."""
+    from lark.exceptions import LarkError
+
+    from solvers.fol import to_prover9
+    from solvers.fol_grammar import formula_of_tree
+
+    try:
+        bounds = grammar_bounds(task)
+    except TaskFormatError:
+        return None
+    try:      # the counts are checked below: building the LALR tables is then ~3x faster
+        tree = task_grammar(bounds).unbounded().parse(text, keep_all_tokens=True,
+                                                      lexer="basic")
+    except LarkError:     # not in the language (or, a bug, no LALR tables): the other reader
+        return None
+    lines = [c for c in tree.children if getattr(c, "data", None) in ("premise_line",
+                                                                        "goal_line")]
+    chains = (t for t in tree.iter_subtrees() if t.data.startswith(("conjunction_",
+                                                                     "disjunction_")))
+    if len(lines) - 1 > bounds.max_premises or any(
+            sum(1 for c in t.children if not isinstance(c, str)) > bounds.max_operands
+            for t in chains):
+        return None
+    formulas = []
+    for line in lines:
+        stmt = next(c for c in line.children if getattr(c, "data", None) == "stmt")
+        if stmt.meta.end_pos - stmt.meta.start_pos > MAX_FORMULA_CHARS + 2:
+            return None
+        formulas.append(to_prover9(formula_of_tree(stmt)))
+    *premises, goal = formulas
+    return Formalization({"premises": premises, "goal": goal}, len(premises))
+
+
 def parse_formalization(task: Task, text: str) -> Formalization:
     """Parse a formalization of ``task`` into its formal object (``premises``, ``goal``: the
-    canonical Prover9 strings); items = premises. Blank lines and a Markdown code fence around
+    canonical Prover9 strings); items = premises. A text in the language of the task's
+    grammar (what constrained decoding writes) is read from that grammar's parse tree; any
+    other text line by line, with the same result where both apply. Blank lines and a Markdown code fence around
     the text are ignored; the formulas need not be in canonical spacing. Raises
     FormalizationError with line and column on non-ASCII or control characters, a line that
     is neither ``premise: F.`` nor ``goal: F.``, a formula that does not parse (or uses a
     reserved word), a predicate or individual the task does not have, a wrong arity, no
     premise, no goal or a second goal, and on texts beyond the size limits."""
-    from solvers.fol import to_prover9
-
     if not isinstance(text, str):
         raise FormalizationError(f"a formalization is text, got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
@@ -252,8 +285,18 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     if bad:
         raise FormalizationError(f"character {bad.group()!r} is not allowed (plain ASCII "
                                  "only)", **_position(text, bad.start()))
-    checker = _Checker(*task_signature(task))
+    checker = Checker(*task_signature(task))
     lines = unfence(text.split("\n"))
+    decoded = _parse_decoded(task, "\n".join(lines))
+    return decoded if decoded is not None else parse_lines(checker, lines)
+
+
+def parse_lines(checker: "Checker", lines: list[str]) -> Formalization:
+    """The line-by-line reader of :func:`parse_formalization` (any layout; FormalizationError
+    with line and column); on the texts of the task's grammar it gives what its parse tree
+    gives (tests/test_grammar.py)."""
+    from solvers.fol import to_prover9
+
     premises, goal, goal_line = [], None, 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -321,6 +364,6 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
                        lambda: {} if kind == "cot" else {"signature": signature_text(task)})
 
 
-__all__ = ["GrammarBounds", "build_grammar", "format_formal", "formalization_grammar",
-           "grammar_bounds", "parse_formalization", "prompt", "signature_text",
-           "task_signature"]
+__all__ = ["Checker", "GrammarBounds", "build_grammar", "format_formal", "formalization_grammar",
+           "grammar_bounds", "parse_formalization", "parse_lines", "prompt", "signature_text",
+           "task_grammar", "task_signature"]

@@ -28,10 +28,11 @@ from typing import Any
 from scir.errors import FormalizationError, TaskFormatError
 from scir.tasks import Task
 from scir.tracks.base import Formalization, load_formal
-from scir.tracks.formal_text import (checked_grammar, generic_parser, lark_literal, lark_repeat,
-                                     syntax_error, token_error, unfence)
+from scir.tracks.formal_text import (checked_grammar, generic_parser, syntax_error, token_error,
+                                     unfence)
 from scir.tracks.induction.formal import InductionProblem, pair
 from scir.tracks.induction.world import IDENT, load_world
+from solvers.grammar import Grammar, Ref, Rep, literals, rule, seq
 
 HEAD = "interacts"
 EXAMPLE_KINDS = ("pos", "neg")
@@ -126,33 +127,39 @@ def grammar_bounds(task: Task) -> GrammarBounds:
 
 
 # ---- the per-task grammar ------------------------------------------------------------------
-def build_grammar(b: GrammarBounds) -> str:
-    """The bounded Lark grammar of ``b``: 0..max_facts fact lines, 1..max_pos ``pos`` lines,
-    0..max_neg ``neg`` lines, in this order, one clause per line in canonical spacing."""
+def task_grammar(b: GrammarBounds) -> Grammar:
+    """The grammar object of ``b``: 0..max_facts fact lines, 1..max_pos ``pos`` lines, 0..max_neg
+    ``neg`` lines, in this order, one clause per line in canonical spacing. Its Lark text is
+    the decoding constraint; its parser reads a decoded formalization back
+    (:func:`parse_formalization`)."""
     sig = b.signature
-    parts = []
+    parts: list = []
     if b.max_facts:
-        parts.append(lark_repeat("fact", 0, b.max_facts))
-    parts.append(lark_repeat("pos", 1, b.max_pos))
+        parts.append(Rep(Ref("fact"), 0, b.max_facts))
+    parts.append(Rep(Ref("pos"), 1, b.max_pos))
     if b.max_neg:
-        parts.append(lark_repeat("neg", 0, b.max_neg))
-    rules = [
-        "// Per-task grammar of an induction formalization, built by "
-        "scir.tracks.induction.formalize",
-        f"// from grammars/prolog_facts.lark: at most {b.max_facts} facts over "
-        f"{len(sig.relations)} relation types, 1..{b.max_pos} pos and 0..{b.max_neg} neg "
-        "lines; canonical spacing.",
-        "start: " + " ".join(parts),
-        'pos: "pos(interacts(" drug ", " drug ")).\\n"',
-    ]
+        parts.append(Rep(Ref("neg"), 0, b.max_neg))
+    rules = [rule("start", seq(*parts)),
+             rule("pos", seq("pos(interacts(", Ref("drug"), ", ", Ref("drug"), ")).\n"))]
     if b.max_neg:
-        rules.append('neg: "neg(interacts(" drug ", " drug ")).\\n"')
+        rules.append(rule("neg", seq("neg(interacts(", Ref("drug"), ", ", Ref("drug"),
+                                     ")).\n")))
     if b.max_facts:
-        rules += ['fact: relation "(" drug ", " protein ").\\n"',
-                  "relation: " + " | ".join(lark_literal(r) for r in sig.relations),
-                  "protein: " + " | ".join(lark_literal(p) for p in sig.proteins)]
-    rules.append("drug: " + " | ".join(lark_literal(d) for d in sig.drugs))
-    return "\n".join(rules) + "\n"
+        rules += [rule("fact", seq(Ref("relation"), "(", Ref("drug"), ", ", Ref("protein"),
+                                   ").\n")),
+                  rule("relation", literals(sig.relations)),
+                  rule("protein", literals(sig.proteins))]
+    rules.append(rule("drug", literals(sig.drugs)))
+    comment = ("Per-task grammar of an induction formalization, built by "
+               "scir.tracks.induction.formalize\nfrom grammars/prolog_facts.lark: at most "
+               f"{b.max_facts} facts over {len(sig.relations)} relation types, 1..{b.max_pos} pos "
+               f"and 0..{b.max_neg} neg lines; canonical spacing.")
+    return Grammar(tuple(rules), comment=comment)
+
+
+def build_grammar(b: GrammarBounds) -> str:
+    """The Lark text of :func:`task_grammar` (the decoding constraint)."""
+    return task_grammar(b).to_lark()
 
 
 def max_output_chars(b: GrammarBounds) -> int:
@@ -201,7 +208,7 @@ def _syntax_error(exc: Exception) -> FormalizationError:
     return syntax_error(exc, str(exc))
 
 
-class _Reader:
+class Reader:
     """Checks the clauses of one parse tree against a task's signature."""
 
     def __init__(self, sig: Signature) -> None:
@@ -275,26 +282,66 @@ class _Reader:
         return pair(a, b)
 
 
+def _parse_decoded(task: Task, text: str) -> Formalization | None:
+    """The formal object of ``text`` read by the task's own grammar object (the one whose Lark
+    text constrained the decoder: :func:`task_grammar`; its line counts checked on the tree),
+    or None when the text is not in that grammar's language: the generic parser of
+    :func:`parse_formalization` then reads it (any layout) or explains the error."""
+    from lark.exceptions import LarkError
+
+    bounds = grammar_bounds(task)
+    try:
+        tree = task_grammar(bounds).unbounded().parse(text, keep_all_tokens=True)
+    except LarkError:     # not in the language (or, a bug, no LALR tables): the other reader
+        return None
+    found: dict[str, dict[tuple[str, ...], None]] = {"fact": {}, "pos": {}, "neg": {}}
+    counts = dict.fromkeys(found, 0)
+    for clause in tree.children:
+        if isinstance(clause, str):
+            continue
+        names = [str(n.children[0]) for n in clause.children if not isinstance(n, str)]
+        counts[clause.data] += 1
+        found[clause.data][tuple(names) if clause.data == "fact" else pair(*names)] = None
+    if any(counts[k] > m for k, m in (("fact", bounds.max_facts), ("pos", bounds.max_pos),
+                                       ("neg", bounds.max_neg))):
+        return None
+    formal = {"facts": [list(f) for f in found["fact"]],
+              "pos": [list(p) for p in found["pos"]], "neg": [list(p) for p in found["neg"]]}
+    return Formalization(formal, sum(len(v) for v in found.values()))
+
+
 def parse_formalization(task: Task, text: str) -> Formalization:
     """Parse a formalization of ``task`` into its formal object (``facts``: ``[relation,
     drug, protein]``, ``pos`` / ``neg``: sorted drug pairs; each kept once, in order of
-    appearance); items = facts + positives + negatives. Names are read case-insensitively;
+    appearance); items = facts + positives + negatives. A text in the language of the task's
+    grammar (what constrained decoding writes) is read from that grammar's parse tree; any
+    other text by the generic grammar below, with the same result where both apply. Names are read case-insensitively;
     clauses may come in any order, with free spacing, ``%`` comments and a Markdown code fence.
     Raises FormalizationError with line and column on syntax errors (rules, directives,
     quoted atoms, numbers, ...), undeclared predicates or wrong arities, unknown drugs or
     proteins or one in the other's place, over-long names, no positive example, and texts
     beyond the size limits. Contradictory examples are the solver's concern
     (SolverInputError there), not a parse error: the grammar cannot rule them out."""
-    from lark.exceptions import UnexpectedInput
 
     if not isinstance(text, str):
         raise FormalizationError(f"a formalization is text, got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
         raise FormalizationError(f"formalization too long ({len(text)} characters; at most "
                                  f"{MAX_TEXT_CHARS})")
-    reader = _Reader(task_signature(task))
+    reader = Reader(task_signature(task))
+    text = "\n".join(unfence(text.split("\n")))
+    decoded = _parse_decoded(task, text)
+    return decoded if decoded is not None else parse_generic(reader, text)
+
+
+def parse_generic(reader: "Reader", text: str) -> Formalization:
+    """The generic reader of :func:`parse_formalization` (``grammars/prolog_facts.lark``, any
+    layout; FormalizationError with line and column); on the texts of the task's grammar it
+    gives what that grammar's parse tree gives (tests/test_grammar.py)."""
+    from lark.exceptions import UnexpectedInput
+
     try:
-        tree = generic_parser("prolog_facts.lark").parse("\n".join(unfence(text.split("\n"))))
+        tree = generic_parser("prolog_facts.lark").parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(exc) from exc
     found: dict[str, dict[tuple[str, ...], None]] = {"fact": {}, "pos": {}, "neg": {}}
@@ -313,6 +360,6 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     return Formalization(formal, sum(len(v) for v in found.values()))
 
 
-__all__ = ["GrammarBounds", "Signature", "build_grammar", "fact_margin", "format_formal",
-           "formalization_grammar", "grammar_bounds", "max_formalization_chars",
-           "max_output_chars", "parse_formalization", "task_signature"]
+__all__ = ["GrammarBounds", "Reader", "Signature", "build_grammar", "fact_margin", "format_formal",
+           "formalization_grammar", "grammar_bounds", "max_formalization_chars", "task_grammar",
+           "max_output_chars", "parse_formalization", "parse_generic", "task_signature"]
