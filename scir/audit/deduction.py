@@ -20,7 +20,6 @@ from scir.audit.text import NEGATION, text_features
 
 LABELS = ("True", "False", "Unknown")
 NEGATIVE_KINDS = ("no", "some_not", "neg_fact")
-KINDS = ("all", "no", "some", "some_not", "fact", "neg_fact", "exists")
 
 
 def statement(question: str) -> str:
@@ -97,7 +96,9 @@ def features(item: Item) -> dict[str, float]:
         "stmt_terms_in_negative": float(sum(1 for f in premises if f.kind in NEGATIVE_KINDS
                                             for t in terms if t in f.predicates)),
     })
-    for kind in KINDS:
+    from scir.tracks.deduction.logic import kinds as forms   # the forms, from asp/deduction.lp
+
+    for kind in forms():
         out[f"premises_{kind}"] = float(kinds[kind])
     return out
 

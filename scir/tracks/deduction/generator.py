@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 from scir.errors import ConfigError, GenerationError, SolverResourceLimit, SolverTimeout
 from scir.tracks.deduction import checks
-from scir.tracks.deduction.logic import GOAL_KINDS, Formula, Node, instantiate, rules_for
+from scir.tracks.deduction.logic import (Formula, Node, goal_kinds, instantiate, kinds,
+                                        rules_for)
 from scir.tracks.deduction.vocabulary import Context, FreshNames, contexts
 
 MAX_ATTEMPTS = 50
@@ -112,11 +113,9 @@ def start(depth: int, width: int, rng: random.Random) -> tuple[Context, FreshNam
     conclusion of a random goal form over fresh names (both constructions begin so)."""
     context = rng.choice(eligible_contexts(depth, width))
     fresh = FreshNames(context, rng)
-    kind = rng.choice(GOAL_KINDS)
-    if kind in ("fact", "neg_fact"):
-        conclusion = Formula(kind, (fresh.predicate(), fresh.individual()))
-    else:
-        conclusion = Formula(kind, (fresh.predicate(), fresh.predicate()))
+    kind = rng.choice(goal_kinds())
+    draw = {"p": fresh.predicate, "c": fresh.individual}        # by the form's argument sorts
+    conclusion = Formula(kind, tuple(draw[sort]() for sort in kinds()[kind]))
     return context, fresh, conclusion
 
 
