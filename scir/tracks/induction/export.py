@@ -20,6 +20,9 @@ from scir.tracks.induction.formal import InductionProblem, Pair
 from solvers.prolog.terms import quote_atom
 
 HEAD = "interacts"
+# the language bias of the rule shape interacts(A,B) :- r1(A,P), r2(B,P): two body literals,
+# three variables, one clause (this export's bias.pl and the ILP cross-check's IlpBias)
+MAX_VARS, MAX_BODY, MAX_CLAUSES = 3, 2, 1
 
 
 def _fact(pred: str, *args: str) -> str:
@@ -63,7 +66,8 @@ def bias_text(problem: InductionProblem) -> str:
         lines.append(f"body_pred({quote_atom(rel)},2).")
     for rel in relations:
         lines.append(f"type({quote_atom(rel)},(drug,protein)).")
-    lines += ["max_vars(3).", "max_body(2).", "max_clauses(1)."]
+    lines += [f"max_vars({MAX_VARS}).", f"max_body({MAX_BODY}).",
+              f"max_clauses({MAX_CLAUSES})."]
     return "\n".join(lines) + "\n"
 
 
