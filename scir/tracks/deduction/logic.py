@@ -220,11 +220,14 @@ def _schema(term: Any) -> tuple[str, ...]:
 def catalogue() -> dict[str, Rule]:
     """The syllogism catalogue, read from ``rule_schema/3`` of ``prolog/deduction.pl`` (the one
     definition: the proof semantics that checks the trees is the catalogue the generator
-    instantiates), in clause order, roles in upper case."""
+    instantiates), in clause order, roles in upper case. The forms' argument sorts it names
+    the roles by are ASP's (:func:`kinds`), passed as ``form/3`` facts."""
     from scir.tracks.deduction.checks import prolog_engine
 
+    forms = [(k, *sorts, *["none"] * (2 - len(sorts))) for k, sorts in kinds().items()]
     with prolog_engine().module("scir_deduction_") as module:
         module.consult("deduction")
+        module.add_facts("form", forms)
         rows = module.query("rule_schema(N, C, Ps)")
     rules = {str(row["N"]): Rule(str(row["N"]), _schema(row["C"]),
                                  tuple(_schema(p) for p in row["Ps"])) for row in rows}
@@ -277,14 +280,18 @@ def instantiate(rule: Rule, conclusion: Formula, fresh_predicate, fresh_constant
 # ---------------------------------------------------------------- proof trees
 
 PREMISE, MISSING, REPLACED = "premise", "missing", "replaced"
+# The forms whose converse (predicates swapped) is not equivalent to them: ``no`` and ``some``
+# are symmetric (Prover9 checks both claims in the tests). The leaves the balanced
+# construction can break.
+CONVERSE_KINDS = ("all", "some_not")
 
 
 def converse(formula: Formula) -> Formula:
     """``formula`` with its two predicates swapped (same form, same terms): the premise that
-    replaces a leaf of a broken tree in the balanced construction. Only ``all`` and
-    ``some_not`` have a converse that is not equivalent to them (``no`` and ``some`` are
-    symmetric), so only these are used."""
-    if formula.kind not in ("all", "some_not"):
+    replaces a leaf of a broken tree in the balanced construction. Only the
+    :data:`CONVERSE_KINDS` have a converse that is not equivalent to them, so only these are
+    used."""
+    if formula.kind not in CONVERSE_KINDS:
         raise ValueError(f"no non-equivalent converse of a {formula.kind} formula")
     return Formula(formula.kind, (formula.args[1], formula.args[0]))
 
