@@ -18,7 +18,6 @@ from scir.audit.baselines import Baseline, Spec, cached, standard_specs
 from scir.audit.items import Item
 from scir.audit.text import NEGATION, text_features
 
-LABELS = ("True", "False", "Unknown")
 NEGATIVE_KINDS = ("no", "some_not", "neg_fact")
 
 

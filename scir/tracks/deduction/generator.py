@@ -28,6 +28,7 @@ from scir.errors import ConfigError, GenerationError, SolverResourceLimit, Solve
 from scir.tracks.deduction import checks
 from scir.tracks.deduction.logic import (Formula, Node, goal_kinds, instantiate, kinds,
                                         rules_for)
+from scir.tracks.deduction.validate import LABELS
 from scir.tracks.deduction.vocabulary import Context, FreshNames, contexts
 
 MAX_ATTEMPTS = 50
@@ -60,7 +61,7 @@ def eligible_contexts(depth: int, width: int) -> list[Context]:
 def target_label(seed: int, index: int) -> str:
     """The label task ``index`` aims at: each run of three consecutive indices holds True,
     False and Unknown once, in an order shuffled by ``seed``."""
-    order = ["True", "False", "Unknown"]
+    order = list(LABELS)
     random.Random(f"deduction-labels:{seed}:{index // 3}").shuffle(order)
     return order[index % 3]
 
