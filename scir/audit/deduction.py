@@ -95,9 +95,9 @@ def features(item: Item) -> dict[str, float]:
         "stmt_terms_in_negative": float(sum(1 for f in premises if f.kind in NEGATIVE_KINDS
                                             for t in terms if t in f.predicates)),
     })
-    from scir.tracks.deduction.logic import kinds as forms   # the forms, from asp/deduction.lp
+    from scir.tracks.deduction.logic import kinds as forms
 
-    for kind in forms():
+    for kind in forms():                         # the forms, from asp/deduction.lp
         out[f"premises_{kind}"] = float(kinds[kind])
     return out
 

@@ -14,8 +14,8 @@ numbers.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Collection, Sequence
 
 import networkx as nx
 import numpy as np

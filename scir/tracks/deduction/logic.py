@@ -29,6 +29,7 @@ from typing import Any, Iterator
 
 from scir.errors import ResourceError, TaskFormatError
 
+
 @dataclass(frozen=True)
 class Fragment:
     """The fragment's forms as ``asp/deduction.lp`` states them (the one definition)."""

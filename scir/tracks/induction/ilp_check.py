@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import SolverError, SolverTimeout, VerificationError
-from scir.tracks.induction.export import (HEAD, MAX_BODY, MAX_CLAUSES, MAX_VARS,
-                                         both_orientations)
+from scir.tracks.induction.export import HEAD, MAX_BODY, MAX_CLAUSES, MAX_VARS, both_orientations
 from scir.tracks.induction.semantics import InductionProblem, PoolResult
 from scir.tracks.induction.world import Rule, World, all_rules, load_world, rule_key
 
