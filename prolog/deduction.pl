@@ -56,22 +56,26 @@ existence(X, fact(X, _)).
 % rule_schema(-Name, -Conclusion, -Premises): rule/3 in clause order with its variables named
 % by role, for the generator: s and p the conclusion's predicates (p and c for a singular
 % conclusion), m the middle predicate, d a fresh constant; an existence premise (either form of
-% existence/2) is existence(X).
+% existence/2) is existence(X). Which forms are singular (a predicate and a constant) is data:
+%   form(Kind, Sort1, Sort2)   the argument sorts of each form (p predicate, c constant, none),
+%                              form/4 of asp/deduction.lp, added by Python as facts
+:- dynamic form/3.
+
 rule_schema(Name, Conclusion, Premises) :-
     clause(rule(Name, Conclusion, Premises), Body),
     (   Body = existence(X, E) -> E = existence(X) ; true ),
     conclusion_roles(Conclusion),
     maplist(premise_roles, Premises).
 
-conclusion_roles(fact(p, c)) :- !.
-conclusion_roles(neg_fact(p, c)) :- !.
-conclusion_roles(F) :- F =.. [_, s, p].
+conclusion_roles(F) :-
+    F =.. [Kind, A, B],
+    (   form(Kind, p, c) -> A = p, B = c ; A = s, B = p ).
 
 premise_roles(existence(_)) :- !.
 premise_roles(F) :-
     F =.. [Kind, A, B],
     role(A, m),
-    (   memberchk(Kind, [fact, neg_fact]) -> role(B, d) ; role(B, m) ).
+    (   form(Kind, p, c) -> role(B, d) ; role(B, m) ).
 
 role(X, Role) :- ( var(X) -> X = Role ; true ).
 

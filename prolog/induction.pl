@@ -1,10 +1,11 @@
 % Induction track semantics (SciR): coverage of drug pairs by relational rules.
 %
-% This file is THE definition of coverage, validity and a rule's category (Python asks it:
-% semantics.coverage, World.rule_category). asp/induction.lp, which enumerates answer pools,
-% restates coverage and validity on purpose as an independent check
-% (independent_check_covers/4, independent_check_valid/2; clingo cannot call Prolog) and takes
-% the categories from here as facts; the tests check the two agree on every candidate rule.
+% This file is THE definition of coverage, validity, the candidate rules and a rule's category
+% (Python asks it: semantics.coverage, World.rules, World.rule_category). asp/induction.lp,
+% which enumerates answer pools, restates coverage and validity on purpose as an independent
+% check (independent_check_covers/4, independent_check_valid/2; clingo cannot call Prolog) and
+% takes the candidates and their categories from here as facts; the tests check the two agree
+% on every candidate rule.
 %
 % Data, added by Python as facts into a fresh temporary module per task (never as text):
 %   relation(Rel, Category)     the nine relation types and their category

@@ -11,8 +11,8 @@ import pytest
 from scir.errors import TaskFormatError, VerificationError
 from scir.tracks.deduction import checks
 from scir.tracks.deduction.logic import (
-    KINDS, RULES, Formula, Node, catalogue, from_ast, instantiate, negation_table, parse,
-    rules_for,
+    CONVERSE_KINDS, KINDS, RULES, Formula, Node, catalogue, converse, fragment, from_ast,
+    goal_kinds, instantiate, negation_table, parse, rules_for,
 )
 from solvers.fol import parse_formula, to_prover9
 
@@ -53,6 +53,39 @@ def test_negation_pairs():
         assert formula.negated().kind != formula.kind
     with pytest.raises(ValueError, match="not in the fragment"):
         F("exists", "s").negated()
+
+
+def test_forms_and_universal_forms_are_read_from_asp():
+    """form/4 and universal/1 of asp/deduction.lp are the one table of the forms: in its
+    order, each form's argument sorts (arity, which argument is a constant); the universal
+    forms (those that carry their subject's existence under import, for ASP's reading(import)
+    and the Prover9 check of it alike) are exactly those Prover9 writes with ``all``."""
+    frag = fragment()
+    assert list(frag.kinds) == [f.kind for f in SAMPLES] and KINDS == frag.kinds
+    for formula in SAMPLES:
+        assert len(formula.args) == len(frag.kinds[formula.kind])
+        assert formula.constants == tuple(a for a in formula.args if a.startswith("cell_"))
+    assert frag.universal == {f.kind for f in SAMPLES if f.to_prover9().startswith("all ")}
+    assert goal_kinds() == tuple(f.kind for f in SAMPLES[:-1])
+    with pytest.raises(ValueError, match="not a formula"):
+        F("exists", "s", "p")
+    assert checks._import_of(F("no", "s", "p")) == F("exists", "s")
+    assert checks._import_of(F("some", "s", "p")) is None
+
+
+def test_converse_kinds_are_exactly_the_asymmetric_binary_forms_for_prover9():
+    """CONVERSE_KINDS (the leaves the balanced construction breaks) are the binary forms whose
+    converse Prover9 does not prove equivalent; the other binary forms are symmetric."""
+    from solvers.prover9 import proves
+
+    for formula in SAMPLES:
+        if fragment().kinds[formula.kind] != ("p", "p"):
+            continue
+        swapped = F(formula.kind, *reversed(formula.args))
+        equivalent = proves([], f"({formula.to_prover9()}) <-> ({swapped.to_prover9()})")
+        assert equivalent == (formula.kind not in CONVERSE_KINDS), formula.kind
+        if not equivalent:
+            assert converse(formula) == swapped
 
 
 def test_negation_table_is_read_from_asp_and_each_entry_is_a_negation_for_prover9():

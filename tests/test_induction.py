@@ -73,6 +73,35 @@ def test_rule_categories_are_prologs():
             sorted(tuple(sorted((a, b))) for i, a in enumerate(names) for b in names[i:])
 
 
+def test_candidate_rules_are_prologs_and_clingo_gets_them_as_facts():
+    """The candidates are rule/2 of prolog/induction.pl over a world's relations (asked once
+    per world, not restated in Python or ASP): a world of three relations has six; clingo's
+    answer pool ranges over exactly those (its rule/2 facts) and agrees with Prolog's."""
+    from scir.tracks.induction.world import Relation, World
+
+    small = World(("enzyme", "target"),
+                  (Relation("substrate_of", "enzyme", "{drug} {protein}", "g"),
+                   Relation("inhibits_enzyme", "enzyme", "{drug} {protein}", "g"),
+                   Relation("binds", "target", "{drug} {protein}", "g")),
+                  ("da", "db", "dc"), ())
+    rules = all_rules(small)
+    assert rules == [("binds", "binds"), ("binds", "inhibits_enzyme"),
+                     ("binds", "substrate_of"), ("inhibits_enzyme", "inhibits_enzyme"),
+                     ("inhibits_enzyme", "substrate_of"), ("substrate_of", "substrate_of")]
+    assert small.rules == tuple(rules)
+    assert [r for r in rules if small.rule_category(r)] == [
+        ("binds", "binds"), ("inhibits_enzyme", "inhibits_enzyme"),
+        ("inhibits_enzyme", "substrate_of"), ("substrate_of", "substrate_of")]
+    problem = InductionProblem(
+        facts=(("substrate_of", "da", "p1"), ("inhibits_enzyme", "db", "p1"),
+               ("binds", "dc", "p1")),
+        pos=(("da", "db"),), neg=(("da", "dc"),), category="enzyme")
+    asp, prolog = asp_pool(problem, world=small), brute_force_pool(problem, world=small)
+    assert asp.valid == prolog.valid == [("inhibits_enzyme", "substrate_of")]
+    assert asp.pool == prolog.pool == [("inhibits_enzyme", "substrate_of")]
+    assert asp.categories == prolog.categories == rule_categories(small)
+
+
 # ---- generation -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("level,params", [("easy", EASY), ("hard", HARD)])

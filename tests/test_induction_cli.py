@@ -12,7 +12,7 @@ import pytest
 
 from scir.cli import main
 from scir.tasks import read_tasks
-from scir.tracks.induction.export import prolog_atom
+from solvers.prolog.terms import quote_atom
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,18 +90,20 @@ def test_export_popper_from_the_command_line(task_file, tmp_path, capsys):
 @pytest.mark.parametrize("name,quoted", [
     ("velorastat", "velorastat"), ("kx3a1", "kx3a1"), ("KX3A1", "'KX3A1'"),
     ("o'neil", "'o\\'neil'"), ("two words", "'two words'"), ("back\\slash", "'back\\\\slash'"),
-    ("_x", "'_x'"), ("", "''"),
+    ("_x", "'_x'"), ("", "''"), ("+", "+"), ("tab\there", "'tab\\there'"),
 ])
-def test_prolog_atom_quoting(name, quoted):
-    assert prolog_atom(name) == quoted
+def test_export_quotes_atoms_with_quote_atom(name, quoted):
+    """The Popper export writes atoms with solvers.prolog.terms.quote_atom (the one writer;
+    the ids of a task are plain identifiers, written bare)."""
+    assert quote_atom(name) == quoted
 
 
 def test_quoted_atoms_read_back_in_prolog():
     from solvers.prolog import Engine
 
-    names = ["o'neil", "two words", "back\\slash", "KX3A1", "velorastat"]
+    names = ["o'neil", "two words", "back\\slash", "KX3A1", "velorastat", "+", "tab\there"]
     with Engine().module() as module:
         for name in names:
             # the quoted text read by Prolog's own reader is the original atom
-            row = module.query_once("term_to_atom(T, Text)", {"Text": prolog_atom(name)})
+            row = module.query_once("term_to_atom(T, Text)", {"Text": quote_atom(name)})
             assert row is not None and row["T"] == name

@@ -18,9 +18,7 @@ from scir.audit.baselines import Baseline, Spec, cached, standard_specs
 from scir.audit.items import Item
 from scir.audit.text import NEGATION, text_features
 
-LABELS = ("True", "False", "Unknown")
 NEGATIVE_KINDS = ("no", "some_not", "neg_fact")
-KINDS = ("all", "no", "some", "some_not", "fact", "neg_fact", "exists")
 
 
 def statement(question: str) -> str:
@@ -97,7 +95,9 @@ def features(item: Item) -> dict[str, float]:
         "stmt_terms_in_negative": float(sum(1 for f in premises if f.kind in NEGATIVE_KINDS
                                             for t in terms if t in f.predicates)),
     })
-    for kind in KINDS:
+    from scir.tracks.deduction.logic import kinds as forms
+
+    for kind in forms():                         # the forms, from asp/deduction.lp
         out[f"premises_{kind}"] = float(kinds[kind])
     return out
 

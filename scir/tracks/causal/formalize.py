@@ -23,7 +23,8 @@ from scir.tracks.base import Formalization, load_formal
 from scir.tracks.causal.formal import CausalEnvironment, CausalFormal
 from scir.tracks.causal.graph import NEW_PROTEIN
 from scir.tracks.causal.options import letter
-from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL
+from scir.tracks.causal.scm import (ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL,
+                                    environment_name)
 from scir.tracks.causal.grammar import PERMUTATION_MAX  # noqa: F401  (re-exported)
 from scir.tracks.formal_text import (checked_grammar, generic_parser, syntax_error, token_error,
                                      unfence)
@@ -293,17 +294,6 @@ def _edge(reader: _Reader, tree: Any, new: str) -> list[str]:
     if a == b:
         raise reader.fail(f"edge {a} -> {b} is a self-loop", a_tok)
     return [a, b]
-
-
-def environment_name(kind: str, targets: list[str], taken: list[str]) -> str:
-    """``observational``, ``inhibit_Akt``, ``activate_Raf_Mek``; ``_2``, ``_3``, ... appended
-    when the name is taken already."""
-    base = OBSERVATIONAL if kind == OBSERVATIONAL else "_".join(
-        ["inhibit" if kind == INHIBITION else "activate", *targets])
-    name, k = base, 2
-    while name in taken:
-        name, k = f"{base}_{k}", k + 1
-    return name
 
 
 def _environment(reader: _Reader, tree: Any, width: int, seen: list[dict[str, Any]]

@@ -14,6 +14,7 @@ numbers.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -69,11 +70,20 @@ def random_scm(task_graph: TaskGraph, rng: np.random.Generator) -> SCM:
     return SCM(g, weights, base, noise)
 
 
-def environment_name(kind: str, target: str | None) -> str:
-    """``observational``, or e.g. ``inhibit_Raf`` / ``activate_XYZ``."""
-    if kind == OBSERVATIONAL:
-        return OBSERVATIONAL
-    return f"{'inhibit' if kind == INHIBITION else 'activate'}_{target}"
+def environment_name(kind: str, targets: str | Sequence[str] | None = (),
+                     taken: Collection[str] = ()) -> str:
+    """An environment's name, the one naming scheme (the generator, the formalization parser
+    and the codecs' readers use it): ``observational``, ``inhibit_Raf``, ``activate_XYZ``,
+    ``activate_Raf_Mek`` for several targets (``targets``: one protein, several, or None);
+    ``_2``, ``_3``, ... appended while the name is in ``taken``."""
+    if isinstance(targets, str):
+        targets = [targets]
+    base = OBSERVATIONAL if kind == OBSERVATIONAL else "_".join(
+        ["inhibit" if kind == INHIBITION else "activate", *(targets or ())])
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    return name
 
 
 def choose_interventions(task_graph: TaskGraph, k: int, rng: np.random.Generator

@@ -43,13 +43,13 @@ from scir.errors import (ConfigError, GenerationError, SolverResourceLimit, Solv
                          VerificationError)
 from scir.tracks.deduction import checks
 from scir.tracks.deduction.generator import MAX_ATTEMPTS, Problem, grow, start
-from scir.tracks.deduction.logic import Formula, Node, converse
+from scir.tracks.deduction.logic import CONVERSE_KINDS, Formula, Node, converse
 from scir.tracks.deduction.vocabulary import Context, FreshNames
 
 RETRY_REASONS = ("vocabulary", "duplicate_premise", "unbreakable_tree", "unsatisfiable",
                  "not_proved", "redundant_premise", "distractors_decide", "unknown_decided",
                  "import_flip", "prover9_limit")
-BREAKABLE = ("all", "some_not")
+BREAKABLE = CONVERSE_KINDS          # a leaf is broken by stating its (non-equivalent) converse
 
 
 def check_width(width: int) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from scir.errors import SolverError, VerificationError
-from scir.tracks.deduction.logic import Formula, Node, negation_table
+from scir.tracks.deduction.logic import Formula, Node, fragment, negation_table
 
 PROVER9_MEGS = 200   # Prover9's max_megs for every label
 
@@ -108,8 +108,11 @@ def import_agrees(premises: Sequence[Formula], statement: Formula,
 
 def _import_of(formula: Formula) -> Formula | None:
     """The existence a universal formula carries under existential import (its subject has
-    an element, as ``reading(import)`` of ``asp/deduction.lp`` states), else None."""
-    return Formula("exists", (formula.args[0],)) if formula.kind in ("all", "no") else None
+    an element, as ``reading(import)`` of ``asp/deduction.lp`` states for the forms of its
+    ``universal/1``, read through :func:`fragment`), else None."""
+    if formula.kind not in fragment().universal:
+        return None
+    return Formula("exists", (formula.args[0],))
 
 
 def _with_import(formula: Formula) -> str:

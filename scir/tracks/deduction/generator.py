@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 
 from scir.errors import ConfigError, GenerationError, SolverResourceLimit, SolverTimeout
 from scir.tracks.deduction import checks
-from scir.tracks.deduction.logic import GOAL_KINDS, Formula, Node, instantiate, rules_for
+from scir.tracks.deduction.logic import (Formula, Node, goal_kinds, instantiate, kinds,
+                                        rules_for)
+from scir.tracks.deduction.validate import LABELS
 from scir.tracks.deduction.vocabulary import Context, FreshNames, contexts
 
 MAX_ATTEMPTS = 50
@@ -59,7 +61,7 @@ def eligible_contexts(depth: int, width: int) -> list[Context]:
 def target_label(seed: int, index: int) -> str:
     """The label task ``index`` aims at: each run of three consecutive indices holds True,
     False and Unknown once, in an order shuffled by ``seed``."""
-    order = ["True", "False", "Unknown"]
+    order = list(LABELS)
     random.Random(f"deduction-labels:{seed}:{index // 3}").shuffle(order)
     return order[index % 3]
 
@@ -112,11 +114,9 @@ def start(depth: int, width: int, rng: random.Random) -> tuple[Context, FreshNam
     conclusion of a random goal form over fresh names (both constructions begin so)."""
     context = rng.choice(eligible_contexts(depth, width))
     fresh = FreshNames(context, rng)
-    kind = rng.choice(GOAL_KINDS)
-    if kind in ("fact", "neg_fact"):
-        conclusion = Formula(kind, (fresh.predicate(), fresh.individual()))
-    else:
-        conclusion = Formula(kind, (fresh.predicate(), fresh.predicate()))
+    kind = rng.choice(goal_kinds())
+    draw = {"p": fresh.predicate, "c": fresh.individual}        # by the form's argument sorts
+    conclusion = Formula(kind, tuple(draw[sort]() for sort in kinds()[kind]))
     return context, fresh, conclusion
 
 

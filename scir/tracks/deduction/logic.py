@@ -15,9 +15,10 @@ The negation of every form except ``exists`` is again a form (``all`` <-> ``some
 ``no`` <-> ``some``, ``fact`` <-> ``neg_fact``), so goals and negated goals stay in the fragment.
 
 :func:`catalogue` (also ``RULES``) is the syllogism catalogue the generator instantiates, read
-from ``prolog/deduction.pl`` (the proof semantics); :func:`negation_table` is read from
-``asp/deduction.lp``. Neither is restated here (tests check every rule valid and minimal with
-ASP and Prover9, and every negation with Prover9).
+from ``prolog/deduction.pl`` (the proof semantics); the forms and their argument sorts
+(:func:`kinds`, also ``KINDS``), :func:`negation_table` and the universal forms are read from
+``asp/deduction.lp`` (:func:`fragment`). None is restated here (tests check every rule valid
+and minimal with ASP and Prover9, and every negation with Prover9).
 """
 
 from __future__ import annotations
@@ -28,26 +29,57 @@ from typing import Any, Iterator
 
 from scir.errors import ResourceError, TaskFormatError
 
-KINDS: dict[str, tuple[str, ...]] = {     # kind -> argument sorts (p: predicate, c: constant)
-    "all": ("p", "p"), "no": ("p", "p"), "some": ("p", "p"), "some_not": ("p", "p"),
-    "fact": ("p", "c"), "neg_fact": ("p", "c"), "exists": ("p",),
-}
-GOAL_KINDS = ("all", "no", "some", "some_not", "fact", "neg_fact")
+
+@dataclass(frozen=True)
+class Fragment:
+    """The fragment's forms as ``asp/deduction.lp`` states them (the one definition)."""
+
+    kinds: dict[str, tuple[str, ...]]    # kind -> argument sorts (p: predicate, c: constant)
+    negation: dict[str, str]             # kind -> the kind of its negation, within the fragment
+    universal: frozenset[str]            # kinds that carry their subject under import
 
 
 @lru_cache(maxsize=1)
-def negation_table() -> dict[str, str]:
-    """Kind -> the kind of its negation, read from ``negation/2`` of ``asp/deduction.lp`` (the
-    one definition: the countermodel search denies a statement with it), restricted to the
-    fragment (``exists`` has no negation among the seven forms; ``nothing`` is the ASP's)."""
+def fragment() -> Fragment:
+    """The forms (``form/4``, in its order), the negation table (``negation/2``) and the
+    universal forms (``universal/1``), read from the answer set of ``asp/deduction.lp``
+    without input (one clingo call per process; the countermodel search uses the same
+    facts). The negation table is restricted to the fragment (``exists`` has no negation among
+    the seven forms; ``nothing`` is the ASP's)."""
     from solvers.asp import AspProgram
 
     models = AspProgram().load("deduction").models(limit=2, time_limit=10.0)
     if len(models) != 1:
         raise ResourceError(f"asp/deduction.lp without input has {len(models)} answer sets, "
                             "expected 1")
-    table = {str(k): str(n) for k, n in models[0].by_name("negation")}
-    return {k: n for k, n in table.items() if k in KINDS and n in KINDS}
+    model = models[0]
+    forms = sorted((int(i), str(k), str(a), str(b)) for i, k, a, b in model.by_name("form"))
+    kinds = {k: tuple(s for s in (a, b) if s != "none") for _, k, a, b in forms}
+    if len(kinds) != len(forms) or not kinds:
+        raise ResourceError("asp/deduction.lp: form/4 must list each form once")
+    table = {str(k): str(n) for k, n in model.by_name("negation")}
+    return Fragment(kinds, {k: n for k, n in table.items() if k in kinds and n in kinds},
+                    frozenset(str(k) for (k,) in model.by_name("universal")))
+
+
+def kinds() -> dict[str, tuple[str, ...]]:
+    """Kind -> argument sorts (``p`` predicate, ``c`` constant), in the track's order:
+    ``form/4`` of ``asp/deduction.lp`` (:func:`fragment`)."""
+    return fragment().kinds
+
+
+def goal_kinds() -> tuple[str, ...]:
+    """The forms a statement can take: those whose negation is in the fragment (all but
+    ``exists``), in the order of :func:`kinds`."""
+    negation = fragment().negation
+    return tuple(k for k in kinds() if k in negation)
+
+
+def negation_table() -> dict[str, str]:
+    """Kind -> the kind of its negation, read from ``negation/2`` of ``asp/deduction.lp`` (the
+    one definition: the countermodel search denies a statement with it), restricted to the
+    fragment (:func:`fragment`)."""
+    return fragment().negation
 
 
 @dataclass(frozen=True, order=True)
@@ -58,19 +90,19 @@ class Formula:
     args: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        sorts = KINDS.get(self.kind)
+        sorts = kinds().get(self.kind)
         if sorts is None or len(sorts) != len(self.args):
             raise ValueError(f"not a formula of the fragment: {self.kind}{self.args}")
 
     @property
     def predicates(self) -> tuple[str, ...]:
         """The predicate names, in argument order."""
-        return tuple(a for a, s in zip(self.args, KINDS[self.kind]) if s == "p")
+        return tuple(a for a, s in zip(self.args, kinds()[self.kind]) if s == "p")
 
     @property
     def constants(self) -> tuple[str, ...]:
         """The constant names (one for ``fact``/``neg_fact``, none otherwise)."""
-        return tuple(a for a, s in zip(self.args, KINDS[self.kind]) if s == "c")
+        return tuple(a for a, s in zip(self.args, kinds()[self.kind]) if s == "c")
 
     def negated(self) -> "Formula":
         """The negation, itself a form of the fragment (not defined for ``exists``), by the
@@ -189,11 +221,14 @@ def _schema(term: Any) -> tuple[str, ...]:
 def catalogue() -> dict[str, Rule]:
     """The syllogism catalogue, read from ``rule_schema/3`` of ``prolog/deduction.pl`` (the one
     definition: the proof semantics that checks the trees is the catalogue the generator
-    instantiates), in clause order, roles in upper case."""
+    instantiates), in clause order, roles in upper case. The forms' argument sorts it names
+    the roles by are ASP's (:func:`kinds`), passed as ``form/3`` facts."""
     from scir.tracks.deduction.checks import prolog_engine
 
+    forms = [(k, *sorts, *["none"] * (2 - len(sorts))) for k, sorts in kinds().items()]
     with prolog_engine().module("scir_deduction_") as module:
         module.consult("deduction")
+        module.add_facts("form", forms)
         rows = module.query("rule_schema(N, C, Ps)")
     rules = {str(row["N"]): Rule(str(row["N"]), _schema(row["C"]),
                                  tuple(_schema(p) for p in row["Ps"])) for row in rows}
@@ -203,9 +238,14 @@ def catalogue() -> dict[str, Rule]:
 
 
 def __getattr__(name: str) -> Any:
-    """``RULES``: the catalogue (:func:`catalogue`), read from Prolog on first use."""
+    """``RULES``: the catalogue (:func:`catalogue`), read from Prolog on first use;
+    ``KINDS`` and ``GOAL_KINDS``: :func:`kinds` and :func:`goal_kinds`, read from ASP."""
     if name == "RULES":
         return catalogue()
+    if name == "KINDS":
+        return kinds()
+    if name == "GOAL_KINDS":
+        return goal_kinds()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -241,14 +281,18 @@ def instantiate(rule: Rule, conclusion: Formula, fresh_predicate, fresh_constant
 # ---------------------------------------------------------------- proof trees
 
 PREMISE, MISSING, REPLACED = "premise", "missing", "replaced"
+# The forms whose converse (predicates swapped) is not equivalent to them: ``no`` and ``some``
+# are symmetric (Prover9 checks both claims in the tests). The leaves the balanced
+# construction can break.
+CONVERSE_KINDS = ("all", "some_not")
 
 
 def converse(formula: Formula) -> Formula:
     """``formula`` with its two predicates swapped (same form, same terms): the premise that
-    replaces a leaf of a broken tree in the balanced construction. Only ``all`` and
-    ``some_not`` have a converse that is not equivalent to them (``no`` and ``some`` are
-    symmetric), so only these are used."""
-    if formula.kind not in ("all", "some_not"):
+    replaces a leaf of a broken tree in the balanced construction. Only the
+    :data:`CONVERSE_KINDS` have a converse that is not equivalent to them, so only these are
+    used."""
+    if formula.kind not in CONVERSE_KINDS:
         raise ValueError(f"no non-equivalent converse of a {formula.kind} formula")
     return Formula(formula.kind, (formula.args[1], formula.args[0]))
 

@@ -159,7 +159,7 @@ def _varied(formula: Formula, lexicon: Lexicon, sg, pl, a) -> str:
     key = f"{lexicon.wording}:{formula.to_prover9()}".encode()
     template = bank[zlib.crc32(key) % len(bank)]
     args = formula.args
-    if formula.kind in ("fact", "neg_fact"):
+    if formula.constants:                        # a singular form (ASP's form/4 sorts)
         name = lexicon.names[args[1]]
         values = {"P": sg(args[0]), "aP": a(args[0]), "c": name, "C": _capitalised(name)}
     elif formula.kind == "exists":

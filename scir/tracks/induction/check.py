@@ -29,11 +29,12 @@ from scir.errors import (SandboxCrash, SandboxViolation, SolverError, SolverInpu
 from scir.tasks import Task
 from scir.tracks import get_track
 from scir.tracks.checking import CheckContext, HandCheck, listing
+from scir.tracks.induction.export import HEAD as HEAD_NAME
 from scir.tracks.induction.semantics import (InductionProblem, Pair, coverage, pair,
                                              prolog_module)
 from scir.tracks.induction.world import all_rules, load_world, rule_key
 
-HEAD = ("interacts", 2)
+HEAD = (HEAD_NAME, 2)
 _TEMP_MODULE = re.compile(r"\bscir_sandbox_\d+:")   # the worker's temporary module, in messages
 SHOWN = 6                       # candidate rules named in the text report (JSON: all)
 # The trusted goal run in the sandbox's module after the checked program is loaded: the task's

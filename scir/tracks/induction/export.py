@@ -9,7 +9,6 @@ bodies, types ``drug``/``protein``, ``max_vars(3)``, ``max_body(2)``, ``max_clau
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Iterable
 
@@ -18,22 +17,16 @@ from scir.outputs import contained
 from scir.tasks import Task, safe_id
 from scir.tracks.base import load_formal
 from scir.tracks.induction.formal import InductionProblem, Pair
+from solvers.prolog.terms import quote_atom
 
 HEAD = "interacts"
-_PLAIN = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
-
-
-def prolog_atom(name: str) -> str:
-    """``name`` as a Prolog atom: bare when it is a plain identifier, else single-quoted with
-    backslash and quote escaped (``o'neil`` -> ``'o\\'neil'``)."""
-    if _PLAIN.match(name):
-        return name
-    escaped = name.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
-    return f"'{escaped}'"
+# the language bias of the rule shape interacts(A,B) :- r1(A,P), r2(B,P): two body literals,
+# three variables, one clause (this export's bias.pl and the ILP cross-check's IlpBias)
+MAX_VARS, MAX_BODY, MAX_CLAUSES = 3, 2, 1
 
 
 def _fact(pred: str, *args: str) -> str:
-    return f"{prolog_atom(pred)}({','.join(prolog_atom(a) for a in args)})."
+    return f"{quote_atom(pred)}({','.join(quote_atom(a) for a in args)})."
 
 
 def both_orientations(pairs: Iterable[Pair]) -> list[tuple[str, str]]:
@@ -60,7 +53,7 @@ def exs_text(problem: InductionProblem) -> str:
              "each in both orientations"]
     for kind, pairs in (("pos", problem.pos), ("neg", problem.neg)):
         for a, b in both_orientations(pairs):
-            lines.append(f"{kind}({HEAD}({prolog_atom(a)},{prolog_atom(b)})).")
+            lines.append(f"{kind}({HEAD}({quote_atom(a)},{quote_atom(b)})).")
     return "\n".join(lines) + "\n"
 
 
@@ -70,10 +63,11 @@ def bias_text(problem: InductionProblem) -> str:
     lines = [f"% language bias: {HEAD}(A,B) :- r1(A,P), r2(B,P) over the task's relation types",
              f"head_pred({HEAD},2).", f"type({HEAD},(drug,drug))."]
     for rel in relations:
-        lines.append(f"body_pred({prolog_atom(rel)},2).")
+        lines.append(f"body_pred({quote_atom(rel)},2).")
     for rel in relations:
-        lines.append(f"type({prolog_atom(rel)},(drug,protein)).")
-    lines += ["max_vars(3).", "max_body(2).", "max_clauses(1)."]
+        lines.append(f"type({quote_atom(rel)},(drug,protein)).")
+    lines += [f"max_vars({MAX_VARS}).", f"max_body({MAX_BODY}).",
+              f"max_clauses({MAX_CLAUSES})."]
     return "\n".join(lines) + "\n"
 
 

@@ -21,12 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import SolverError, SolverTimeout, VerificationError
-from scir.tracks.induction.export import both_orientations
+from scir.tracks.induction.export import HEAD, MAX_BODY, MAX_CLAUSES, MAX_VARS, both_orientations
 from scir.tracks.induction.semantics import InductionProblem, PoolResult
 from scir.tracks.induction.world import Rule, World, all_rules, load_world, rule_key
-
-HEAD = "interacts"
-MAX_VARS, MAX_BODY = 3, 2
 
 
 @dataclass
@@ -87,7 +84,7 @@ def ilp_problem(problem: InductionProblem, world: World | None = None) -> Any:
         rows[rel].append((drug, protein))
     types = {HEAD: ("drug", "drug"), **{r: ("drug", "protein") for r in world.relation_names}}
     bias = IlpBias(head_pred=(HEAD, 2), body_preds=tuple((r, 2) for r in world.relation_names),
-                   types=types, max_vars=MAX_VARS, max_body=MAX_BODY, max_clauses=1,
+                   types=types, max_vars=MAX_VARS, max_body=MAX_BODY, max_clauses=MAX_CLAUSES,
                    mode="partial")
     return IlpProblem(bias=bias, pos=both_orientations(problem.pos),
                       neg=both_orientations(problem.neg),

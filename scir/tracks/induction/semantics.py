@@ -39,14 +39,22 @@ def _relation_rows(world: World) -> list[tuple[str, str]]:
     return [(r.name, r.category) for r in world.relations]
 
 
-def rule_categories(world: World) -> dict[Rule, str]:
-    """Rule -> its category, for the candidate rules that have one: ``rule/2`` and
-    ``rule_category/3`` of ``prolog/induction.pl`` over the world's relations."""
+def rule_table(world: World) -> tuple[list[Rule], dict[Rule, str]]:
+    """The candidate rules, sorted, and rule -> category for those that have one: ``rule/2``
+    and ``rule_category/3`` of ``prolog/induction.pl`` (the one definition of both) over the
+    world's relations, in one Prolog module. :attr:`World.rules` and
+    :meth:`World.rule_category` ask this once per world."""
     with engine().module() as m:
         m.consult("induction")
         m.add_facts("relation", _relation_rows(world))
+        rules = sorted((str(row["R1"]), str(row["R2"])) for row in m.query("rule(R1, R2)"))
         rows = m.query("rule(R1, R2), rule_category(R1, R2, C)")
-    return {(str(row["R1"]), str(row["R2"])): str(row["C"]) for row in rows}
+    return rules, {(str(row["R1"]), str(row["R2"])): str(row["C"]) for row in rows}
+
+
+def rule_categories(world: World) -> dict[Rule, str]:
+    """Rule -> its category, for the candidate rules that have one (:func:`rule_table`)."""
+    return rule_table(world)[1]
 
 
 def _example_rows(problem: InductionProblem) -> list[tuple[str, str, str]]:
@@ -57,8 +65,8 @@ def asp_pool(problem: InductionProblem, category: str | None = None,
              world: World | None = None, time_limit: float = 10.0) -> PoolResult:
     """The answer pool enumerated by ``asp/induction.lp`` (one clingo call): its validity is
     the independent check of ``prolog/induction.pl``'s (``independent_check_valid/2``;
-    compared with :func:`brute_force_pool` by the tests); the rules' categories come from
-    Prolog (:meth:`World.rule_category`), as facts.
+    compared with :func:`brute_force_pool` by the tests); the candidate rules and their
+    categories come from Prolog (:attr:`World.rules`, :meth:`World.rule_category`), as facts.
 
     ``category`` defaults to ``problem.category``; without one, ``pool`` is empty and only the
     valid rules are reported.
@@ -68,7 +76,7 @@ def asp_pool(problem: InductionProblem, category: str | None = None,
     world = world or load_world()
     category = category or problem.category
     prog = AspProgram().load("induction")
-    prog.add_facts("relation", _relation_rows(world))
+    prog.add_facts("rule", all_rules(world))
     categories = {r: c for r in all_rules(world)
                   if (c := world.rule_category(r)) is not None}
     prog.add_facts("rule_category", [(a, b, c) for (a, b), c in categories.items()])

@@ -2,8 +2,9 @@
 the JSON files in ``world/``), and the 45 candidate rules.
 
 A rule is a sorted pair of relation types with repetition, ``(r1, r2)`` with ``r1 <= r2``,
-standing for ``interacts(A, B) :- r1(A, P), r2(B, P)`` read symmetrically (see
-``prolog/induction.pl``). Every id (relation, drug, protein) is a plain lowercase identifier,
+standing for ``interacts(A, B) :- r1(A, P), r2(B, P)`` read symmetrically. The candidates and
+their categories are defined by ``rule/2`` and ``rule_category/3`` of ``prolog/induction.pl``;
+a :class:`World` asks Prolog for them once (:func:`scir.tracks.induction.semantics.rule_table`). Every id (relation, drug, protein) is a plain lowercase identifier,
 so it is the same atom in Prolog, clingo and the Popper export.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources as importlib_resources
@@ -20,6 +22,8 @@ from scir.errors import ResourceError
 IDENT = re.compile(r"[a-z][a-z0-9_]*\Z")
 
 Rule = tuple[str, str]
+
+_ASK_LOCK = threading.Lock()       # the runner solves tasks in threads: ask Prolog once
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class World:
     proteins: tuple[Protein, ...]
     _relations: dict = field(default_factory=dict, init=False, compare=False, repr=False)
     _proteins: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    _rules: list = field(default_factory=list, init=False, compare=False, repr=False)
     _rule_categories: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -69,14 +74,27 @@ class World:
         """The category of relation ``name``."""
         return self.relation(name).category
 
+    def _ask_rules(self) -> None:
+        with _ASK_LOCK:
+            if not self._rules:
+                from scir.tracks.induction.semantics import rule_table
+
+                rules, categories = rule_table(self)
+                self._rule_categories.update(categories)
+                self._rules.extend(rules)
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The candidate rules, sorted: ``rule/2`` of ``prolog/induction.pl`` (the one
+        definition) over this world's relations, asked once per world."""
+        self._ask_rules()
+        return tuple(self._rules)
+
     def rule_category(self, rule: Rule) -> str | None:
         """The category shared by both relations of ``rule``; None for a mixed pair. Asked of
         ``rule_category/3`` in ``prolog/induction.pl`` (the one definition) once per world,
-        for all 45 rules (:func:`scir.tracks.induction.semantics.rule_categories`)."""
-        if not self._rule_categories:
-            from scir.tracks.induction.semantics import rule_categories
-
-            self._rule_categories.update(rule_categories(self))
+        with the candidates (:func:`scir.tracks.induction.semantics.rule_table`)."""
+        self._ask_rules()
         a, b = rule
         return self._rule_categories.get((a, b) if a <= b else (b, a))
 
@@ -138,9 +156,9 @@ def _check(world: World) -> None:
 
 
 def all_rules(world: World | None = None) -> list[Rule]:
-    """The candidate rules: every sorted pair of relation names with repetition (45)."""
-    names = sorted((world or load_world()).relation_names)
-    return [(a, b) for i, a in enumerate(names) for b in names[i:]]
+    """The candidate rules, sorted (45: every sorted pair of relation types with repetition,
+    as ``rule/2`` of ``prolog/induction.pl`` defines them; :attr:`World.rules`)."""
+    return list((world or load_world()).rules)
 
 
 def category_rules(category: str, world: World | None = None) -> list[Rule]:
