@@ -96,7 +96,7 @@ def test_deduction_grammar_sentences_parse_into_what_they_state(deduction_tasks,
     parsed = DF.parse_formalization(task, text)
     assert DF._parse_decoded(task, text) == parsed          # read from the grammar's tree
     lines = text.splitlines()
-    assert parsed.formal == {                               # the line reader: the same object
+    assert parsed.formal.dump() == {                        # what the sentence states
         "premises": [to_prover9(parse_formula(s.split(": ", 1)[1])) for s in lines[:-1]],
         "goal": to_prover9(parse_formula(lines[-1].split(": ", 1)[1]))}
     assert DF.parse_lines(DF.Checker(*DF.task_signature(task)), lines) == parsed
@@ -148,7 +148,7 @@ def _induction_stated(node) -> dict:
             found["facts"][tuple(names)] = None
         else:
             found[clause.name][tuple(pair(*names))] = None
-    return {k: [list(x) for x in v] for k, v in found.items()}
+    return {k: [tuple(x) for x in v] for k, v in found.items()}
 
 
 @EXAMPLES
@@ -161,7 +161,9 @@ def test_induction_grammar_sentences_parse_into_what_they_state(induction_tasks,
     assert len(text) <= IF.max_formalization_chars(task)
     assert not HAVE_LLG or llguidance_accepts(grammar.to_lark(), text), text
     parsed = IF.parse_formalization(task, text)
-    assert parsed.formal == _induction_stated(node)
+    stated = _induction_stated(node)
+    assert (list(parsed.formal.facts), list(parsed.formal.pos), list(parsed.formal.neg)) == (
+        stated["facts"], stated["pos"], stated["neg"])
     assert IF._parse_decoded(task, text) == parsed          # read from the grammar's tree
     assert IF.parse_generic(IF.Reader(IF.task_signature(task)), text) == parsed
     assert IF.parse_formalization(task, IF.format_formal(task, parsed.formal)) == parsed
@@ -198,7 +200,8 @@ def test_causal_grammar_sentences_parse_into_what_they_state(causal_tasks, data)
     assert not HAVE_LLG or llguidance_accepts(grammar.to_lark(), text), text
     parsed = CF.parse_formalization(task, text)
     decoded = read_decoded(CF.grammar_bounds(task), CF.task_nodes(task)[0], text)
-    assert decoded == parsed.formal                         # read from the grammar's tree
+    assert CF.formalization(decoded["nodes"], decoded["columns"], decoded["known_edges"],
+                            decoded["environments"]) == parsed  # read from the grammar's tree
     assert CF.parse_generic(task, text) == parsed           # the generic reader: the same
     edges = list(dict.fromkeys(n.text for n in node.find("edge")))     # each edge once
     assert CF.format_formal(task, parsed.formal) == "".join(

@@ -231,8 +231,8 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     body = "\n".join(unfence(text.split("\n"), _FENCE))
     decoded = read_decoded(grammar_bounds(task), nodes, body)
     if decoded is not None:
-        return Formalization(decoded, sum(len(e["rows"]) for e in decoded["environments"])
-                             + len(decoded["known_edges"]))
+        return formalization(decoded["nodes"], decoded["columns"], decoded["known_edges"],
+                             decoded["environments"])
     return parse_generic(task, body)
 
 
@@ -262,6 +262,13 @@ def parse_generic(task: Task, body: str) -> Formalization:
                                      line=item.meta.line, column=item.meta.column)
         else:
             environments.append(_environment(reader, item, len(columns), environments))
+    return formalization(nodes, columns, edges, environments)
+
+
+def formalization(nodes: list[str], columns: list[str], edges: list[list[str]],
+                  environments: list[dict[str, Any]]) -> Formalization:
+    """The typed formal object of a parsed formalization (both readers build it here); items
+    = rows + edges."""
     formal = CausalFormal(
         tuple(nodes), tuple(CausalEnvironment(e["name"], tuple(e["targets"]),
                                               tuple(tuple(r) for r in e["rows"]), e["kind"])

@@ -263,7 +263,7 @@ def _parse_decoded(task: Task, text: str) -> Formalization | None:
             return None
         formulas.append(to_prover9(formula_of_tree(stmt)))
     *premises, goal = formulas
-    return Formalization({"premises": premises, "goal": goal}, len(premises))
+    return Formalization(DeductionFormal(tuple(premises), goal), len(premises))
 
 
 def parse_formalization(task: Task, text: str) -> Formalization:

@@ -305,8 +305,7 @@ def _parse_decoded(task: Task, text: str) -> Formalization | None:
     if any(counts[k] > m for k, m in (("fact", bounds.max_facts), ("pos", bounds.max_pos),
                                        ("neg", bounds.max_neg))):
         return None
-    formal = {"facts": [list(f) for f in found["fact"]],
-              "pos": [list(p) for p in found["pos"]], "neg": [list(p) for p in found["neg"]]}
+    formal = InductionProblem.formalization(found["fact"], found["pos"], found["neg"])
     return Formalization(formal, sum(len(v) for v in found.values()))
 
 
