@@ -217,3 +217,40 @@ ilp_shrink([L|Ls], Kept, Limit, Core) :-
     ;   append(Kept, [L], Kept1),
         ilp_shrink(Ls, Kept1, Limit, Core)
     ).
+
+		 /*******************************
+		 *   CORES COVERING NO POSITIVE *
+		 *******************************/
+
+%!  ilp_pos_cores(+Datas, +Limit, -Cores) is det.
+%   For each clause data term clause(Head, Body) that covers no positive example: a part
+%   of Body (in Body's order; each literal dropped in turn, dropped for good when the
+%   clause Head :- Rest still surely covers no positive) such that Head :- Core covers no
+%   positive either. Every clause containing Head and Core then covers no positive (it
+%   covers a subset of what Head :- Core covers). "Surely": a positive on which the part
+%   raises an error or runs out of Limit inferences counts as covered, so an input left
+%   unbound by a dropped literal never makes a part look useless.
+ilp_pos_cores(Datas, Limit, Cores) :-
+    maplist(ilp_pos_core(Limit), Datas, Cores).
+
+ilp_pos_core(Limit, clause(Head, Body), Core) :-
+    ilp_pos_shrink(Body, [], Head, Limit, Core).
+
+ilp_pos_shrink([], Kept, _, _, Kept).
+ilp_pos_shrink([L|Ls], Kept, Head, Limit, Core) :-
+    append(Kept, Ls, Rest),
+    (   Rest \== [],
+        \+ ilp_may_cover_pos(Limit, clause(Head, Rest))
+    ->  ilp_pos_shrink(Ls, Kept, Head, Limit, Core)
+    ;   append(Kept, [L], Kept1),
+        ilp_pos_shrink(Ls, Kept1, Head, Limit, Core)
+    ).
+
+%   ilp_may_cover_pos(+Limit, +Data): the clause covers some positive, or raises an error
+%   or runs out of inferences on one.
+ilp_may_cover_pos(Limit, Data) :-
+    ilp_clause(Data, Head, Body),
+    ilp_example(pos, _, Example),
+    \+ \+ catch(call_with_inference_limit(once((Head = Example, Body)), Limit, _),
+                error(_, _), true),
+    !.

@@ -117,3 +117,34 @@ def variant_nogoods(gen: Any, program: list[tuple[int, Clause]]) -> Iterator[lis
     tail = [-closing] if closing is not None else []
     for combo in itertools.product(*per_clause):
         yield sorted(set(itertools.chain(tail, *combo)))
+
+
+def spec_nogoods(gen: Any, clause: Clause, any_program: bool) -> Iterator[list[int]]:
+    """Ground nogoods for the running enumeration banning every clause that contains
+    ``clause`` (its head and body literals) under every injective renaming of its
+    body-only variables onto the variables above the head's: the ground form of
+    ``constraint_rule([(0, clause)], "spec_any" if any_program else "spec", slots)``, in
+    every slot."""
+    own = clause.body_only_vars
+    arity = len(clause.head.args)
+    free = range(arity, gen.bias.max_vars)
+    tail: list[int] = []
+    if not any_program and gen.slots > 1:
+        closing = gen.clause_lit.get(1)
+        tail = [-closing] if closing is not None else []
+    for slot in range(gen.slots):
+        head = gen.head_lit.get((slot, clause.head.pred, clause.head.args))
+        if head is None:
+            continue
+        for image in itertools.permutations(free, len(own)):
+            mapping = dict(zip(own, image))
+            lits = [head, *tail]
+            for lit in clause.body:
+                found = gen.body_lit.get((slot, lit.pred, tuple(mapping.get(v, v) for v in lit.args)))
+                if found is None:
+                    break
+                lits.append(found)
+            else:
+                yield sorted(set(lits))
+        if not any_program:
+            break                      # a one-clause program has its clause in slot 0

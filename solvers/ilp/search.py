@@ -15,6 +15,9 @@ and recursive or invented ones):
   so far covers too: ``spec`` -- its specialisations are never better than that clause.
 - Noisy mode (score = FN + FP + size, Popper's MDL): ``spec`` when P covers no positive, no
   negative, or (one clause) no more positives than its size; ``exact`` (variants) otherwise.
+- One clause covering no positive: a smaller part of its body that, with the head, surely
+  covers no positive either is banned from every clause containing it (``spec`` of that
+  part; Popper's explanation of a totally incomplete program).
 - One clause covering no example whose body has no solution at all in the background
   knowledge: ``unsat`` -- a minimal unsatisfiable part of its body is banned from every clause
   (Popper's UNSAT constraint).
@@ -36,11 +39,14 @@ from dataclasses import dataclass, field
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, canonical, sort_key
 from solvers.ilp.combine import combine, combine_noisy
-from solvers.ilp.constraints import constraint_rule, unsat_rule, variant_nogoods
+from solvers.ilp.constraints import constraint_rule, spec_nogoods, unsat_rule, variant_nogoods
 from solvers.ilp.generate import Generator, Program
 from solvers.ilp.tester import Tester
 
-# Programs tested together (one Prolog call for the single clauses among them).
+# Programs tested together (one Prolog call for the single clauses among them): within a
+# size, batches grow from FIRST_BATCH to BATCH programs (doubling), so that the first
+# programs of a size are tested, and their constraints join the running enumeration, early.
+FIRST_BATCH = 8
 BATCH = 64
 
 
@@ -115,9 +121,11 @@ class _Loop:
             if limit is not None and size >= limit:
                 break
             batch: list[Program] = []
+            batch_size = FIRST_BATCH
             for program, model in self.gen.programs(size, self.deadline):
-                # variants are banned at once; tests and constraints wait for a batch (the
-                # constraints concern larger programs only, so the enumeration is the same)
+                # variants are banned at once; tests and constraints wait for a batch (most
+                # constraints concern larger programs only; those that may concern this size,
+                # the parts of useless clauses, join the running enumeration as nogoods)
                 self.gen.ban_now(variant_nogoods(self.gen, program), model)
                 key = program_key(program)
                 if key in self.seen:
@@ -125,10 +133,10 @@ class _Loop:
                     continue
                 self.seen.add(key)
                 batch.append(program)
-                if len(batch) >= BATCH and self.visit_batch(batch):
-                    return self.state
-                if len(batch) >= BATCH:
-                    batch = []
+                if len(batch) >= batch_size:
+                    if self.visit_batch(batch, model):
+                        return self.state
+                    batch, batch_size = [], min(2 * batch_size, BATCH)
             if batch and self.visit_batch(batch):
                 return self.state
             if self.partial and len(self.state.covered) == self.n_pos:
@@ -155,9 +163,11 @@ class _Loop:
                                  for kind in kinds if kind != "exact")
         self.state.bans = self.gen.constraints
 
-    def visit_batch(self, batch: list[Program]) -> bool:
+    def visit_batch(self, batch: list[Program], model=None) -> bool:
         """Test a batch of new programs in generation order (one Prolog call for the single
-        clauses); True when the search is over."""
+        clauses); True when the search is over. ``model``: the generator's current model,
+        when the enumeration of this size goes on (constraints that concern programs of
+        this size are then also added to it as nogoods)."""
         singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
         if not self.noisy and singles:
             outcomes = self.tester.test_many(singles, self.bias.directions, self.deadline)
@@ -165,6 +175,8 @@ class _Loop:
             if empty:
                 self.explain_unsat(empty)
                 self.explained.update(empty)
+            self.explain_incomplete([c for c, o in zip(singles, outcomes)
+                                     if not o.pos and len(c.body) > 1], model)
         return any(self.visit(program) for program in batch)
 
     def visit(self, program: Program) -> bool:
@@ -231,6 +243,26 @@ class _Loop:
             if not outcome.pos:
                 self.gen.add_constraints([constraint_rule([(0, part)], "spec_any",
                                                           self.gen.slots)])
+
+    def explain_incomplete(self, clauses: list[Clause], model=None) -> None:
+        """For single non-recursive clauses covering no positive: ban every clause
+        containing the head and a smaller part of the body that surely covers no positive
+        either (:meth:`Tester.pos_cores`), in one-clause programs (without recursion, in
+        any program: the clause's coverage does not depend on the others); at once in the
+        running enumeration too when ``model`` is given (the part may be small enough to
+        occur in programs of the current size)."""
+        if not clauses:
+            return
+        cores = self.tester.pos_cores(clauses, self.bias.directions, self.deadline)
+        any_program = self.direct or self.gen.slots == 1
+        kind = "spec_any" if any_program else "spec"
+        parts = sorted({Clause(c.head, core) for c, core in zip(clauses, cores)
+                        if core and len(core) < len(c.body)}, key=sort_key)
+        self.gen.add_constraints(constraint_rule([(0, part)], kind, self.gen.slots)
+                                 for part in parts)
+        if model is not None:
+            for part in parts:
+                self.gen.ban_now(spec_nogoods(self.gen, part, any_program), model)
 
     def explain_unsat(self, clauses: list[Clause]) -> None:
         """For clauses covering no example whose bodies have no solution at all in the

@@ -86,6 +86,7 @@ class Tester:
         self._declared: set[tuple[str, int]] = set()
         self._cache: dict[tuple, Outcome] = {}
         self._sat_cache: dict[tuple, tuple | None] = {}
+        self._core_cache: dict[Clause, tuple[Literal, ...]] = {}
         self.prolog_calls = 0
         for pred in problem.bk_facts:
             if pred.startswith(RESERVED_PREFIX):
@@ -241,3 +242,23 @@ class Tester:
                 self._sat_cache[body] = None if core == "sat" else tuple(
                     Literal(t.name, tuple(t.args)) for t in core)
         return [self._sat_cache[b] for b in bodies]
+
+    def pos_cores(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
+                  deadline: float) -> list[tuple[Literal, ...]]:
+        """For non-recursive clauses known to cover no positive example: for each, a part of
+        its body (literals dropped one at a time, in execution order) with which the head
+        still surely covers no positive (an error or running out of the per-example
+        inference limit counts as covering), so that every clause containing the head and
+        that part covers no positive (Popper's explanation of a totally incomplete
+        program). One Prolog call for all; cached per clause."""
+        todo = [c for c in dict.fromkeys(clauses) if c not in self._core_cache]
+        if todo:
+            answer = self._query("ilp_pos_cores(Clauses, Limit, Cores)",
+                                 {"Clauses": [to_term(c, directions) for c in todo],
+                                  "Limit": self.example_inference_limit}, deadline)
+            if answer is None:
+                raise SolverError("ilp_pos_cores failed unexpectedly")
+            self.prolog_calls += 1
+            for clause, core in zip(todo, answer["Cores"]):
+                self._core_cache[clause] = tuple(Literal(t.name, tuple(t.args)) for t in core)
+        return [self._core_cache[c] for c in clauses]
