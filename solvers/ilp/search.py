@@ -257,7 +257,8 @@ class _Loop:
         any_program = self.direct or self.gen.slots == 1
         kind = "spec_any" if any_program else "spec"
         parts = sorted({Clause(c.head, core) for c, core in zip(clauses, cores)
-                        if core and len(core) < len(c.body)}, key=sort_key)
+                        if core and len(core) < len(c.body)},
+                       key=lambda part: (sort_key(part), part.body))
         self.gen.add_constraints(constraint_rule([(0, part)], kind, self.gen.slots)
                                  for part in parts)
         if model is not None:
