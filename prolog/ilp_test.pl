@@ -8,7 +8,7 @@
 % (added from Python, or copied from an example store module, see prolog/ilp_read.pl).
 %
 % One clause (ilp_test_clause): it covers an example when its head unifies with the example
-% and its body succeeds; nothing is asserted. A program (ilp_test_program: several clauses,
+% and its body succeeds; it is asserted as ilp_candidate/1 for the call only. A program (ilp_test_program: several clauses,
 % possibly recursive, possibly defining invented predicates) is asserted as dynamic clauses
 % of its head predicates, each example atom is called under a depth limit too, and the
 % clauses are retracted afterwards (also on error or timeout). An error raised while proving
@@ -57,6 +57,7 @@ ilp_own(Name, Arity) :-
 %   Copy the ilp_example/3 facts of the example store module Store into this module.
 ilp_copy_examples(Store) :-
     retractall(ilp_example(_, _, _)),
+    retractall(ilp_chunked),
     forall(Store:ilp_example(Kind, Id, Atom), assertz(ilp_example(Kind, Id, Atom))).
 
 %!  ilp_clause(+Data, -Head, -Body) is det.
@@ -98,12 +99,91 @@ ilp_example_call(Limit, Goal) :-
 ilp_not_covered(error(_, _)) :- !, fail.
 ilp_not_covered(Ball) :- throw(Ball).
 
+%   Examples are run in chunks of ilp_chunk_size/1 (in ilp_example/3 order): a chunk is
+%   first run as a whole under ONE inference limit of Limit. When it finishes within it,
+%   every example in it finished within Limit too, so the outcome is exactly that of the
+%   per-example limit, without its cost (call_with_inference_limit/3 per example doubles
+%   the cost of a cheap clause); otherwise the chunk is halved, down to single examples
+%   under their own limit.
+:- dynamic ilp_chunk/3, ilp_chunked/0.
+ilp_chunk_size(32).
+
+ilp_chunks_ready :-
+    (   ilp_chunked
+    ->  true
+    ;   retractall(ilp_chunk(_, _, _)),
+        ilp_chunk_size(Size),
+        forall(member(Kind, [pos, neg]),
+               ( findall(Id-Atom, ilp_example(Kind, Id, Atom), All),
+                 ilp_assert_chunks(All, Kind, 0, Size) )),
+        assertz(ilp_chunked)
+    ).
+
+ilp_assert_chunks([], _, _, _) :- !.
+ilp_assert_chunks(All, Kind, No, Size) :-
+    ilp_take(Size, All, Chunk, Rest),
+    assertz(ilp_chunk(Kind, No, Chunk)),
+    No1 is No + 1,
+    ilp_assert_chunks(Rest, Kind, No1, Size).
+
+ilp_take(0, Xs, [], Xs) :- !.
+ilp_take(_, [], [], []) :- !.
+ilp_take(N, [X|Xs], [X|Ys], Rest) :- N1 is N - 1, ilp_take(N1, Xs, Ys, Rest).
+
+%   ilp_covered(+Kind, :Goal, +Limit, -Ids): the ids of the Kind examples E for which
+%   call(Goal, E) succeeds within Limit inferences (an error: not covered), in order.
+ilp_covered(Kind, Goal, Limit, Ids) :-
+    ilp_chunks_ready,
+    findall(Chunk, ilp_chunk(Kind, _, Chunk), Chunks),
+    foldl(ilp_chunk_ids(Goal, Limit), Chunks, Ids, []).
+
+ilp_chunk_ids(Goal, Limit, Chunk, Ids, Tail) :-
+    ilp_chunk_covered(Chunk, Goal, Limit, Covered),
+    append(Covered, Tail, Ids).
+
+%   ilp_first_covered(+Kind, :Goal, +Limit, -Id): the first such id; fails if none.
+ilp_first_covered(Kind, Goal, Limit, Id) :-
+    ilp_chunks_ready,
+    ilp_chunk(Kind, _, Chunk),
+    ilp_chunk_covered(Chunk, Goal, Limit, [Id|_]),
+    !.
+
+ilp_chunk_covered([], _, _, []) :- !.
+ilp_chunk_covered([Id-Example], Goal, Limit, Ids) :- !,
+    (   ilp_example_call(Limit, call(Goal, Example))
+    ->  Ids = [Id]
+    ;   Ids = []
+    ).
+ilp_chunk_covered(Chunk, Goal, Limit, Ids) :-
+    call_with_inference_limit(
+        findall(Id, ( member(Id-Example, Chunk), ilp_quiet_call(Goal, Example) ), Ids0),
+        Limit, Result),
+    (   Result \== inference_limit_exceeded
+    ->  Ids = Ids0
+    ;   length(Chunk, N),
+        Half is N // 2,
+        ilp_take(Half, Chunk, Front, Back),
+        ilp_chunk_covered(Front, Goal, Limit, Ids1),
+        ilp_chunk_covered(Back, Goal, Limit, Ids2),
+        append(Ids1, Ids2, Ids)
+    ).
+
+%   One example without a limit of its own (inside a chunk's limit): an error means "not
+%   covered"; anything else (the chunk's inference limit, the overall deadline) passes.
+ilp_quiet_call(Goal, Example) :-
+    \+ \+ catch(call(Goal, Example), Ball, ilp_not_covered(Ball)).
+
 		 /*******************************
 		 *          ONE CLAUSE          *
 		 *******************************/
 
-ilp_covers(Limit, Head, Body, Example) :-
-    ilp_example_call(Limit, ( Head = Example, Body )).
+%   The clause is asserted (compiled once) as ilp_candidate(Head) :- Body for the call and
+%   erased afterwards: calling a conjunction built at run time would compile it again for
+%   every example (several times slower on problems with many examples).
+:- dynamic ilp_candidate/1.
+
+ilp_covers(Example) :-
+    ilp_candidate(Example).
 
 %!  ilp_test_clause(+Data, +Limit, +StopAtNeg, -Neg, -Pos, -NegAll) is det.
 %   StopAtNeg == true: Neg is the id of the first negative example the clause covers, or
@@ -112,32 +192,36 @@ ilp_covers(Limit, Head, Body, Example) :-
 %   [Neg]. StopAtNeg == false: Pos and NegAll list every covered positive and negative.
 ilp_test_clause(Data, Limit, StopAtNeg, Neg, Pos, NegAll) :-
     ilp_clause(Data, Head, Body),
-    ilp_coverage(StopAtNeg, ilp_covers(Limit, Head, Body), Neg, Pos, NegAll).
+    setup_call_cleanup(
+        assertz((ilp_candidate(Head) :- Body), Ref),
+        ilp_coverage(StopAtNeg, ilp_covers, Limit, Neg, Pos, NegAll),
+        erase(Ref)).
 
-%   ilp_coverage(+StopAtNeg, :Covers, -Neg, -Pos, -NegAll): call(Covers, Example).
-ilp_coverage(true, Covers, Neg, Pos, NegAll) :-
-    (   ilp_example(neg, Id, Example), call(Covers, Example)
-    ->  Neg = Id, NegAll = [Id]
-    ;   Neg = none, NegAll = []
-    ),
+%   ilp_coverage(+StopAtNeg, :Covers, +Limit, -Neg, -Pos, -NegAll): call(Covers, Example),
+%   each example within Limit inferences.
+ilp_coverage(true, Covers, Limit, Neg, Pos, NegAll) :-
+    ilp_first_neg(Covers, Limit, Neg, NegAll),
     (   Neg == none
-    ->  findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos)
-    ;   ilp_example(pos, P, E), call(Covers, E)
+    ->  ilp_covered(pos, Covers, Limit, Pos)
+    ;   ilp_first_covered(pos, Covers, Limit, P)
     ->  Pos = [P]
     ;   Pos = []
     ).
-ilp_coverage(pos, Covers, Neg, Pos, NegAll) :-       % the first negative, every positive
-    (   ilp_example(neg, Id, Example), call(Covers, Example)
-    ->  Neg = Id, NegAll = [Id]
-    ;   Neg = none, NegAll = []
-    ),
-    findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos).
-ilp_coverage(false, Covers, Neg, Pos, NegAll) :-
-    findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos),
-    findall(N, ( ilp_example(neg, N, E), call(Covers, E) ), NegAll),
+ilp_coverage(pos, Covers, Limit, Neg, Pos, NegAll) :-   % the first negative, every positive
+    ilp_first_neg(Covers, Limit, Neg, NegAll),
+    ilp_covered(pos, Covers, Limit, Pos).
+ilp_coverage(false, Covers, Limit, Neg, Pos, NegAll) :-
+    ilp_covered(pos, Covers, Limit, Pos),
+    ilp_covered(neg, Covers, Limit, NegAll),
     (   NegAll = [Neg|_]
     ->  true
     ;   Neg = none
+    ).
+
+ilp_first_neg(Covers, Limit, Neg, NegAll) :-
+    (   ilp_first_covered(neg, Covers, Limit, Id)
+    ->  Neg = Id, NegAll = [Id]
+    ;   Neg = none, NegAll = []
     ).
 
 		 /*******************************
@@ -155,14 +239,14 @@ ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll) :-
     forall(member(Name/Arity, Preds), ilp_own(Name, Arity)),
     setup_call_cleanup(
         forall(member(H-B, Clauses), assertz((H :- B))),
-        ilp_coverage(StopAtNeg, ilp_proves(Limit, Depth), Neg, Pos, NegAll),
+        ilp_coverage(StopAtNeg, ilp_proves(Depth), Limit, Neg, Pos, NegAll),
         forall(member(Name/Arity, Preds), ( functor(G, Name, Arity), retractall(G) ))).
 
 ilp_clause_pair(Data, Head-Body) :- ilp_clause(Data, Head, Body).
 
-ilp_proves(Limit, Depth, Example) :-
-    ilp_example_call(Limit, ( call_with_depth_limit(Example, Depth, Reached),
-                              integer(Reached) )).
+ilp_proves(Depth, Example) :-
+    call_with_depth_limit(Example, Depth, Reached),
+    integer(Reached).
 
 		 /*******************************
 		 *       SATISFIABLE BODY       *
