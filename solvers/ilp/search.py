@@ -48,6 +48,9 @@ from solvers.ilp.tester import Tester
 # programs of a size are tested, and their constraints join the running enumeration, early.
 FIRST_BATCH = 8
 BATCH = 64
+# Within a size, good clauses are combined once their number has doubled since the last
+# combination (and is at least this): a long size still leaves a program at a time-out.
+MID_COMBINE = 32
 
 
 @dataclass
@@ -137,6 +140,10 @@ class _Loop:
                     if self.visit_batch(batch, model):
                         return self.state
                     batch, batch_size = [], min(2 * batch_size, BATCH)
+                    if not self.noisy and len(self.good) >= max(2 * self.combined, MID_COMBINE):
+                        # a program to report if time runs out within this size (the bound
+                        # is only used between sizes, so the search itself is unchanged)
+                        self.combine_good(max(self.deadline - time.monotonic(), 0.001))
             if batch and self.visit_batch(batch):
                 return self.state
             if self.partial and len(self.state.covered) == self.n_pos:
@@ -302,6 +309,11 @@ class _Loop:
                         self.state.covered = frozenset().union(*(self.units[canonical(c)][0] for c in chosen))
                         self.state.neg_covered = frozenset().union(*(self.units[canonical(c)][1] for c in chosen))
             return
+        self.combine_good(remaining)
+
+    def combine_good(self, remaining: float) -> None:
+        """Classic mode: combine the good clauses found so far, when there are new ones, and
+        keep the combination when it is smaller than the best program so far."""
         if self.partial or self.bias.max_clauses <= 1 and not self.bias.multi_clause:
             return
         if len(self.good) <= self.combined:
