@@ -272,12 +272,14 @@ ilp_body_sat(Literals, Limit) :-
 %!  ilp_test_clauses(+Datas, +Limit, -Results) is det.
 %   ilp_test_clause/6 for each clause of Datas in one call, stopping at the first negative
 %   but listing every positive covered (StopAtNeg = pos): Results lists r(Neg, Pos) in the
-%   same order.
+%   same order, Pos as a string of the ids separated by spaces.
 ilp_test_clauses(Datas, Limit, Results) :-
     maplist(ilp_test_one(Limit), Datas, Results).
 
-ilp_test_one(Limit, Data, r(Neg, Pos)) :-
-    ilp_test_clause(Data, Limit, pos, Neg, Pos, _).
+ilp_test_one(Limit, Data, r(Neg, Text)) :-
+    ilp_test_clause(Data, Limit, pos, Neg, Pos, _),
+    atomic_list_concat(Pos, ' ', Atom),       % one string, not a list of integers: many
+    atom_string(Atom, Text).                  % times cheaper to pass to Python
 
 %!  ilp_unsat_cores(+Bodies, +Limit, -Cores) is det.
 %   For each body (a list of data literals): sat when ilp_body_sat/2 holds, otherwise a

@@ -41,6 +41,11 @@ class Clause:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "body", tuple(sorted(set(self.body))))
+        # clauses are dict keys and set members throughout the search: hash once
+        object.__setattr__(self, "_hash", hash((self.head, self.body)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def size(self) -> int:

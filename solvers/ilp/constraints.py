@@ -31,6 +31,7 @@ in later steps): :func:`variant_nogoods` gives them as ground nogoods over P's o
 from __future__ import annotations
 
 import itertools
+from functools import lru_cache
 from typing import Any, Iterator
 
 from solvers.ilp.clauses import Clause
@@ -38,6 +39,7 @@ from solvers.ilp.clauses import Clause
 KINDS = ("spec", "spec_any", "gen", "exact")
 
 
+@lru_cache(maxsize=4096)
 def _sym(name: str) -> str:
     """A predicate name as clingo prints its symbol (a constant, or a quoted string when
     the name is not an ASP identifier): data never becomes program syntax."""

@@ -238,16 +238,22 @@ def _encoding() -> tuple:
     return _parse_resource("ilp_generate")
 
 
+@lru_cache(maxsize=100_000)
+def _decode_atom(sym) -> tuple[bool, int, Literal]:
+    """(is a head, clause slot, literal) of a shown atom (symbols recur across models)."""
+    c, pred, _arity, vs = sym.arguments
+    return sym.name == "head_literal", c.number, Literal(pred.name, tuple(v.number for v in vs.arguments))
+
+
 def _decode(symbols) -> Program:
     heads: dict[int, Literal] = {}
     bodies: dict[int, list[Literal]] = {}
     for sym in symbols:
-        c, pred, _arity, vs = sym.arguments
-        lit = Literal(pred.name, tuple(v.number for v in vs.arguments))
-        if sym.name == "head_literal":
-            heads[c.number] = lit
+        is_head, c, lit = _decode_atom(sym)
+        if is_head:
+            heads[c] = lit
         else:
-            bodies.setdefault(c.number, []).append(lit)
+            bodies.setdefault(c, []).append(lit)
     if 0 not in heads:
         raise SolverError("ILP generator produced a model without a head literal")
     return tuple((c, Clause(heads[c], tuple(bodies.get(c, ())))) for c in sorted(heads))

@@ -215,7 +215,8 @@ class Tester:
             self.prolog_calls += 1
             for (i, _), result in zip(todo, answer["Results"]):
                 neg, pos = result.args
-                outcome = Outcome(None if neg == "none" else int(neg), frozenset(pos),
+                outcome = Outcome(None if neg == "none" else int(neg),
+                                  frozenset(map(int, pos.split())),
                                   frozenset() if neg == "none" else frozenset({int(neg)}), False)
                 self._cache[(keys[i], False)] = outcome
                 self._cache[(keys[i], "pos")] = outcome
