@@ -103,8 +103,8 @@ ilp_not_covered(Ball) :- throw(Ball).
 %   first run as a whole under ONE inference limit of Limit. When it finishes within it,
 %   every example in it finished within Limit too, so the outcome is exactly that of the
 %   per-example limit, without its cost (call_with_inference_limit/3 per example doubles
-%   the cost of a cheap clause); otherwise the chunk is halved, down to single examples
-%   under their own limit.
+%   the cost of a cheap clause); otherwise (or when an example raises an error) the chunk
+%   is halved, down to single examples under their own limit.
 :- dynamic ilp_chunk/3, ilp_chunked/0.
 ilp_chunk_size(32).
 
@@ -134,12 +134,11 @@ ilp_take(N, [X|Xs], [X|Ys], Rest) :- N1 is N - 1, ilp_take(N1, Xs, Ys, Rest).
 %   call(Goal, E) succeeds within Limit inferences (an error: not covered), in order.
 ilp_covered(Kind, Goal, Limit, Ids) :-
     ilp_chunks_ready,
-    findall(Chunk, ilp_chunk(Kind, _, Chunk), Chunks),
-    foldl(ilp_chunk_ids(Goal, Limit), Chunks, Ids, []).
+    findall(Covered, ( ilp_chunk(Kind, _, Chunk),
+                       ilp_chunk_covered(Chunk, Goal, Limit, Covered) ), Lists),
+    foldl(ilp_append_to, Lists, Ids, []).
 
-ilp_chunk_ids(Goal, Limit, Chunk, Ids, Tail) :-
-    ilp_chunk_covered(Chunk, Goal, Limit, Covered),
-    append(Covered, Tail, Ids).
+ilp_append_to(List, Front, Tail) :- append(List, Tail, Front).
 
 %   ilp_first_covered(+Kind, :Goal, +Limit, -Id): the first such id; fails if none.
 ilp_first_covered(Kind, Goal, Limit, Id) :-
@@ -155,10 +154,11 @@ ilp_chunk_covered([Id-Example], Goal, Limit, Ids) :- !,
     ;   Ids = []
     ).
 ilp_chunk_covered(Chunk, Goal, Limit, Ids) :-
-    call_with_inference_limit(
-        findall(Id, ( member(Id-Example, Chunk), ilp_quiet_call(Goal, Example) ), Ids0),
-        Limit, Result),
-    (   Result \== inference_limit_exceeded
+    (   catch(call_with_inference_limit(
+                  findall(Id, ( member(Id-Example, Chunk), \+ \+ call(Goal, Example) ), Ids0),
+                  Limit, Result),
+              error(_, _), fail),         % an error: each example on its own, below
+        Result \== inference_limit_exceeded
     ->  Ids = Ids0
     ;   length(Chunk, N),
         Half is N // 2,
@@ -168,10 +168,6 @@ ilp_chunk_covered(Chunk, Goal, Limit, Ids) :-
         append(Ids1, Ids2, Ids)
     ).
 
-%   One example without a limit of its own (inside a chunk's limit): an error means "not
-%   covered"; anything else (the chunk's inference limit, the overall deadline) passes.
-ilp_quiet_call(Goal, Example) :-
-    \+ \+ catch(call(Goal, Example), Ball, ilp_not_covered(Ball)).
 
 		 /*******************************
 		 *          ONE CLAUSE          *
@@ -182,9 +178,6 @@ ilp_quiet_call(Goal, Example) :-
 %   every example (several times slower on problems with many examples).
 :- dynamic ilp_candidate/1.
 
-ilp_covers(Example) :-
-    ilp_candidate(Example).
-
 %!  ilp_test_clause(+Data, +Limit, +StopAtNeg, -Neg, -Pos, -NegAll) is det.
 %   StopAtNeg == true: Neg is the id of the first negative example the clause covers, or
 %   none; Pos lists the ids of the positives it covers: all of them when Neg == none,
@@ -194,7 +187,7 @@ ilp_test_clause(Data, Limit, StopAtNeg, Neg, Pos, NegAll) :-
     ilp_clause(Data, Head, Body),
     setup_call_cleanup(
         assertz((ilp_candidate(Head) :- Body), Ref),
-        ilp_coverage(StopAtNeg, ilp_covers, Limit, Neg, Pos, NegAll),
+        ilp_coverage(StopAtNeg, ilp_candidate, Limit, Neg, Pos, NegAll),
         erase(Ref)).
 
 %   ilp_coverage(+StopAtNeg, :Covers, +Limit, -Neg, -Pos, -NegAll): call(Covers, Example),
