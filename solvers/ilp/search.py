@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, canonical, sort_key
-from solvers.ilp.combine import combine, combine_noisy
+from solvers.ilp.combine import combine, combine_noisy, unite_pairs
 from solvers.ilp.constraints import constraint_rule, spec_nogoods, unsat_rule, variant_nogoods
 from solvers.ilp.generate import Generator, Program
 from solvers.ilp.tester import Tester
@@ -102,6 +102,11 @@ class _Loop:
         self.explained: set[Clause] = set()      # clauses whose unsat core is known
         self.good: dict[Clause, frozenset[int]] = {}       # classic: consistent clauses
         self.units: dict[Clause, tuple[frozenset[int], frozenset[int]]] = {}   # noisy
+        # classic, recursion without invention: good programs (canonical clause sets), whose
+        # unions the combine stage tries (invented names would clash in a union)
+        self.unite = bias.enable_recursion and not bias.enable_pi
+        self.programs: dict[frozenset[Clause], frozenset[int]] = {}
+        self.united: set[frozenset[Clause]] = set()
         # clauses of the head predicate cover examples directly (no recursion)
         self.direct = bias.multi_clause and not bias.enable_recursion
         self.invented = {f"inv{i}" for i in range(1, bias.max_clauses)} if bias.enable_pi \
@@ -140,7 +145,8 @@ class _Loop:
                     if self.visit_batch(batch, model):
                         return self.state
                     batch, batch_size = [], min(2 * batch_size, BATCH)
-                    if not self.noisy and len(self.good) >= max(2 * self.combined, MID_COMBINE):
+                    if not self.noisy and self.units_found() >= max(2 * self.combined,
+                                                                     MID_COMBINE):
                         # a program to report if time runs out within this size (the bound
                         # is only used between sizes, so the search itself is unchanged)
                         self.combine_good(max(self.deadline - time.monotonic(), 0.001))
@@ -226,6 +232,8 @@ class _Loop:
             return True
         if single:
             self.good[canonical(clauses[0])] = pos
+        if self.unite:
+            self.programs[program_key(program)] = pos
         return False
 
     def subsumed(self, pos: frozenset[int]) -> bool:
@@ -316,9 +324,12 @@ class _Loop:
         keep the combination when it is smaller than the best program so far."""
         if self.partial or self.bias.max_clauses <= 1 and not self.bias.multi_clause:
             return
-        if len(self.good) <= self.combined:
+        if self.units_found() <= self.combined:
             return
-        self.combined = len(self.good)
+        self.combined = self.units_found()
+        if self.unite:
+            self.unite_programs()
+            return
         limit = self.bias.max_clauses if not self.bias.multi_clause else len(self.good)
         chosen = combine(self.good, self.n_pos, limit, remaining)
         if chosen is not None:
@@ -327,3 +338,26 @@ class _Loop:
                 self.best_size = total
                 self.state.program = chosen
                 self.state.covered = frozenset().union(*(self.good[canonical(c)] for c in chosen))
+
+    def units_found(self) -> int:
+        """How many units the classic combine stage has to choose from."""
+        return len(self.programs) if self.unite else len(self.good)
+
+    def unite_programs(self) -> None:
+        """Recursion: a complete, consistent union of two good programs smaller than the
+        best program so far becomes the best (it need not be optimal: smaller programs are
+        still generated, up to the bound it sets)."""
+        directions = self.bias.directions
+
+        def test(clauses: list[Clause]) -> tuple[bool, frozenset[int]]:
+            outcome = self.tester.test_program(clauses, directions, self.deadline)
+            return outcome.neg is None, outcome.pos
+
+        new = [k for k in self.programs if k not in self.united]
+        self.united.update(new)
+        chosen = unite_pairs(self.programs, new, self.n_pos, self.bias.max_clauses,
+                             self.best_size, test)
+        if chosen is not None:
+            self.best_size = sum(c.size for c in chosen)
+            self.state.program = chosen
+            self.state.covered = frozenset(range(self.n_pos))
