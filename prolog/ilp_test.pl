@@ -103,8 +103,9 @@ ilp_not_covered(Ball) :- throw(Ball).
 %   first run as a whole under ONE inference limit of Limit. When it finishes within it,
 %   every example in it finished within Limit too, so the outcome is exactly that of the
 %   per-example limit, without its cost (call_with_inference_limit/3 per example doubles
-%   the cost of a cheap clause); otherwise (or when an example raises an error) the chunk
-%   is halved, down to single examples under their own limit.
+%   the cost of a cheap clause); otherwise (or when an example raises an error) the
+%   chunk's examples run again, each under its own limit (at most one chunk's limit of
+%   inferences wasted per chunk).
 :- dynamic ilp_chunk/3, ilp_chunked/0.
 ilp_chunk_size(32).
 
@@ -131,7 +132,8 @@ ilp_take(_, [], [], []) :- !.
 ilp_take(N, [X|Xs], [X|Ys], Rest) :- N1 is N - 1, ilp_take(N1, Xs, Ys, Rest).
 
 %   ilp_covered(+Kind, :Goal, +Limit, -Ids): the ids of the Kind examples E for which
-%   call(Goal, E) succeeds within Limit inferences (an error: not covered), in order.
+%   call(Goal, E) succeeds within Limit inferences (an error: not covered), in order;
+%   Limit = each(L): every example under its own limit L, no chunk run first.
 ilp_covered(Kind, Goal, Limit, Ids) :-
     ilp_chunks_ready,
     findall(Covered, ( ilp_chunk(Kind, _, Chunk),
@@ -147,12 +149,8 @@ ilp_first_covered(Kind, Goal, Limit, Id) :-
     ilp_chunk_covered(Chunk, Goal, Limit, [Id|_]),
     !.
 
-ilp_chunk_covered([], _, _, []) :- !.
-ilp_chunk_covered([Id-Example], Goal, Limit, Ids) :- !,
-    (   ilp_example_call(Limit, call(Goal, Example))
-    ->  Ids = [Id]
-    ;   Ids = []
-    ).
+ilp_chunk_covered(Chunk, Goal, each(Limit), Ids) :- !,
+    ilp_each_covered(Chunk, Goal, Limit, Ids).
 ilp_chunk_covered(Chunk, Goal, Limit, Ids) :-
     (   catch(call_with_inference_limit(
                   findall(Id, ( member(Id-Example, Chunk), \+ \+ call(Goal, Example) ), Ids0),
@@ -160,13 +158,12 @@ ilp_chunk_covered(Chunk, Goal, Limit, Ids) :-
               error(_, _), fail),         % an error: each example on its own, below
         Result \== inference_limit_exceeded
     ->  Ids = Ids0
-    ;   length(Chunk, N),
-        Half is N // 2,
-        ilp_take(Half, Chunk, Front, Back),
-        ilp_chunk_covered(Front, Goal, Limit, Ids1),
-        ilp_chunk_covered(Back, Goal, Limit, Ids2),
-        append(Ids1, Ids2, Ids)
+    ;   ilp_each_covered(Chunk, Goal, Limit, Ids)
     ).
+
+ilp_each_covered(Chunk, Goal, Limit, Ids) :-
+    findall(Id, ( member(Id-Example, Chunk),
+                  ilp_example_call(Limit, call(Goal, Example)) ), Ids).
 
 
 		 /*******************************
@@ -232,7 +229,9 @@ ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll) :-
     forall(member(Name/Arity, Preds), ilp_own(Name, Arity)),
     setup_call_cleanup(
         forall(member(H-B, Clauses), assertz((H :- B))),
-        ilp_coverage(StopAtNeg, ilp_proves(Depth), Limit, Neg, Pos, NegAll),
+        % each example under its own limit: recursive programs often run long on many
+        % examples (to the depth limit), where a chunk's first run would be wasted
+        ilp_coverage(StopAtNeg, ilp_proves(Depth), each(Limit), Neg, Pos, NegAll),
         forall(member(Name/Arity, Preds), ( functor(G, Name, Arity), retractall(G) ))).
 
 ilp_clause_pair(Data, Head-Body) :- ilp_clause(Data, Head, Body).
