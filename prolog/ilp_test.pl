@@ -200,6 +200,12 @@ ilp_coverage(true, Covers, Limit, Neg, Pos, NegAll) :-
 ilp_coverage(pos, Covers, Limit, Neg, Pos, NegAll) :-   % the first negative, every positive
     ilp_first_neg(Covers, Limit, Neg, NegAll),
     ilp_covered(pos, Covers, Limit, Pos).
+ilp_coverage(posfirst, Covers, Limit, Neg, Pos, NegAll) :-  % as pos; no positive: no
+    ilp_covered(pos, Covers, Limit, Pos),                 % negative tested (Neg unknown)
+    (   Pos == []
+    ->  Neg = unknown, NegAll = []
+    ;   ilp_first_neg(Covers, Limit, Neg, NegAll)
+    ).
 ilp_coverage(false, Covers, Limit, Neg, Pos, NegAll) :-
     ilp_covered(pos, Covers, Limit, Pos),
     ilp_covered(neg, Covers, Limit, NegAll),
@@ -261,15 +267,16 @@ ilp_body_sat(Literals, Limit) :-
 		 *       MANY CLAUSES AT ONCE   *
 		 *******************************/
 
-%!  ilp_test_clauses(+Datas, +Limit, -Results) is det.
+%!  ilp_test_clauses(+Datas, +Limit, +Mode, -Results) is det.
 %   ilp_test_clause/6 for each clause of Datas in one call, stopping at the first negative
-%   but listing every positive covered (StopAtNeg = pos): Results lists r(Neg, Pos) in the
-%   same order, Pos as a string of the ids separated by spaces.
-ilp_test_clauses(Datas, Limit, Results) :-
-    maplist(ilp_test_one(Limit), Datas, Results).
+%   but listing every positive covered (StopAtNeg = Mode = pos; Mode = posfirst: the
+%   positives first, and no negative tested when none is covered, Neg = unknown): Results
+%   lists r(Neg, Pos) in the same order, Pos as a string of the ids separated by spaces.
+ilp_test_clauses(Datas, Limit, Mode, Results) :-
+    maplist(ilp_test_one(Limit, Mode), Datas, Results).
 
-ilp_test_one(Limit, Data, r(Neg, Text)) :-
-    ilp_test_clause(Data, Limit, pos, Neg, Pos, _),
+ilp_test_one(Limit, Mode, Data, r(Neg, Text)) :-
+    ilp_test_clause(Data, Limit, Mode, Neg, Pos, _),
     atomic_list_concat(Pos, ' ', Atom),       % one string, not a list of integers: many
     atom_string(Atom, Text).                  % times cheaper to pass to Python
 

@@ -41,7 +41,7 @@ from solvers.ilp.clauses import Clause, canonical, sort_key
 from solvers.ilp.combine import combine, combine_noisy, unite_pairs
 from solvers.ilp.constraints import constraint_rule, spec_nogoods, unsat_rule, variant_nogoods
 from solvers.ilp.generate import Generator, Program
-from solvers.ilp.tester import Tester
+from solvers.ilp.tester import Outcome, Tester
 
 # Programs tested together (one Prolog call for the single clauses among them): within a
 # size, batches grow from FIRST_BATCH to BATCH programs (doubling), so that the first
@@ -182,19 +182,30 @@ class _Loop:
         when the enumeration of this size goes on (constraints that concern programs of
         this size are then also added to it as nogoods)."""
         singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
+        known: dict[Clause, Outcome] = {}
         if not self.noisy and singles:
-            outcomes = self.tester.test_many(singles, self.bias.directions, self.deadline)
+            # with one clause slot, a clause covering no positive needs no negative tested:
+            # it gets ``spec`` either way, and ``gen`` would only ban its own variants
+            outcomes = self.tester.test_many(singles, self.bias.directions, self.deadline,
+                                             negatives_without_positives=self.gen.slots > 1)
+            known = dict(zip(singles, outcomes))
             empty = [c for c, o in zip(singles, outcomes) if not o.pos and o.neg is None]
             if empty:
                 self.explain_unsat(empty)
                 self.explained.update(empty)
             self.explain_incomplete([c for c, o in zip(singles, outcomes)
                                      if not o.pos and len(c.body) > 1], model)
-        return any(self.visit(program) for program in batch)
+        return any(self.visit(program, known.get(program[0][1]) if len(program) == 1 else None)
+                   for program in batch)
 
-    def visit(self, program: Program) -> bool:
-        """Test one generated program; True when the search is over."""
-        pos, neg = self.test(program)
+    def visit(self, program: Program, outcome: Outcome | None = None) -> bool:
+        """Test one generated program (``outcome``: its test's, when known already); True
+        when the search is over."""
+        if outcome is not None:
+            pos = outcome.pos
+            neg = frozenset() if outcome.neg is None else frozenset({outcome.neg})
+        else:
+            pos, neg = self.test(program)
         self.state.tested += 1
         size = sum(c.size for _, c in program)
         single = len(program) == 1 and not is_recursive(program)

@@ -49,6 +49,7 @@ class Outcome:
     pos: frozenset[int]
     neg_covered: frozenset[int] = frozenset()
     full: bool = False
+    neg_known: bool = True      # False: no positive covered, the negatives not tested
 
     def stopped(self) -> "Outcome":
         """This outcome as a ``stop_at_neg`` test would report it."""
@@ -199,28 +200,38 @@ class Tester:
         return outcome.pos, outcome.neg_covered
 
     def test_many(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
-                  deadline: float) -> list[Outcome]:
+                  deadline: float, negatives_without_positives: bool = True) -> list[Outcome]:
         """:meth:`test` (stopping at the first negative, but with every positive covered
         even when a negative is) for many non-recursive clauses in one Prolog call; outcomes
-        cached as ``test`` caches them."""
+        cached as ``test`` caches them. ``negatives_without_positives=False``: the
+        positives are tested first, and for a clause covering none the negatives are not
+        tested at all (its outcome has ``neg_known`` False; not cached for ``test``)."""
         keys = [(canonical(c),) for c in clauses]
         todo = [(i, c) for i, (c, key) in enumerate(zip(clauses, keys))
-                if (key, "pos") not in self._cache and (key, True) not in self._cache]
+                if (key, "pos") not in self._cache and (key, True) not in self._cache
+                and (negatives_without_positives or (key, "posfirst") not in self._cache)]
         if todo:
-            answer = self._query("ilp_test_clauses(Clauses, Limit, Results)",
+            answer = self._query("ilp_test_clauses(Clauses, Limit, Mode, Results)",
                                  {"Clauses": [to_term(c, directions) for _, c in todo],
-                                  "Limit": self.example_inference_limit}, deadline)
+                                  "Limit": self.example_inference_limit,
+                                  "Mode": "pos" if negatives_without_positives else "posfirst"},
+                                 deadline)
             if answer is None:
                 raise SolverError("ilp_test_clauses failed unexpectedly")
             self.prolog_calls += 1
             for (i, _), result in zip(todo, answer["Results"]):
                 neg, pos = result.args
+                if neg == "unknown":
+                    self._cache[(keys[i], "posfirst")] = Outcome(None, frozenset(),
+                                                                 neg_known=False)
+                    continue
                 outcome = Outcome(None if neg == "none" else int(neg),
                                   frozenset(map(int, pos.split())),
                                   frozenset() if neg == "none" else frozenset({int(neg)}), False)
                 self._cache[(keys[i], False)] = outcome
                 self._cache[(keys[i], "pos")] = outcome
-        return [self._cache.get((key, "pos")) or self._cached(key, True) for key in keys]
+        return [self._cache.get((key, "pos")) or self._cached(key, True)
+                or self._cache[(key, "posfirst")] for key in keys]
 
     def unsat_cores(self, bodies: list[tuple[Literal, ...]],
                     directions: Mapping[str, tuple[str, ...]], deadline: float,
