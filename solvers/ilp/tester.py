@@ -60,6 +60,16 @@ class Outcome:
         return Outcome(self.neg, frozenset(sorted(self.pos)[:1]), frozenset((self.neg,)))
 
 
+def _every_positive(full: Outcome | None) -> Outcome | None:
+    """A full outcome as :meth:`Tester.test_many` reports it: the first negative, every
+    positive."""
+    if full is None:
+        return None
+    if full.neg is None:
+        return Outcome(None, full.pos)
+    return Outcome(full.neg, full.pos, frozenset((full.neg,)))
+
+
 def _outcome(answer: dict[str, Any] | None, full: bool, what: str) -> Outcome:
     if answer is None:
         raise SolverError(f"{what} failed unexpectedly")
@@ -230,7 +240,7 @@ class Tester:
                                   frozenset() if neg == "none" else frozenset({int(neg)}), False)
                 self._cache[(keys[i], False)] = outcome
                 self._cache[(keys[i], "pos")] = outcome
-        return [self._cache.get((key, "pos")) or self._cached(key, True)
+        return [self._cache.get((key, "pos")) or _every_positive(self._cache.get((key, True)))
                 or self._cache[(key, "posfirst")] for key in keys]
 
     def unsat_cores(self, bodies: list[tuple[Literal, ...]],
