@@ -340,7 +340,7 @@ class _Loop:
         self.combined = self.units_found()
         if self.unite:
             self.unite_programs()
-            return
+            remaining = max(self.deadline - time.monotonic(), 0.001)
         limit = self.bias.max_clauses if not self.bias.multi_clause else len(self.good)
         chosen = combine(self.good, self.n_pos, limit, remaining)
         if chosen is not None:
@@ -352,7 +352,7 @@ class _Loop:
 
     def units_found(self) -> int:
         """How many units the classic combine stage has to choose from."""
-        return len(self.programs) if self.unite else len(self.good)
+        return len(self.good) + (len(self.programs) if self.unite else 0)
 
     def unite_programs(self) -> None:
         """Recursion: a complete, consistent union of two good programs smaller than the
