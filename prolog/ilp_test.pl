@@ -19,7 +19,7 @@
 % of the whole call. Limit (inferences) is passed in from Python.
 
 :- use_module(library(time)).
-:- use_module(library(lists), [member/2, append/3]).  % only these: a learned program may define last/2
+:- use_module(library(lists), [member/2, append/3, reverse/2]).  % only these: a learned program may define last/2
 :- use_module(library(apply), [foldl/4, foldl/6, maplist/3]).  % (not include/3, ...)
 :- dynamic ilp_example/3.
 :- dynamic ilp_owned/2.
@@ -308,28 +308,55 @@ ilp_shrink([L|Ls], Kept, Limit, Core) :-
 		 *******************************/
 
 %!  ilp_pos_cores(+Datas, +Limit, -Cores) is det.
-%   For each clause data term clause(Head, Body) that covers no positive example: a part
-%   of Body (in Body's order; each literal dropped in turn, dropped for good when the
-%   clause Head :- Rest still surely covers no positive) such that Head :- Core covers no
-%   positive either. Every clause containing Head and Core then covers no positive (it
-%   covers a subset of what Head :- Core covers). "Surely": a positive on which the part
-%   raises an error or runs out of Limit inferences counts as covered, so an input left
-%   unbound by a dropped literal never makes a part look useless.
+%   For each clause data term clause(Head, Body) (Body in execution order) that covers no
+%   positive example: a part of Body (in Body's order; each literal dropped in turn, last
+%   first, dropped for good when the clause Head :- Rest still surely covers no positive)
+%   such that Head :- Core covers no positive either. A literal is only dropped when every
+%   remaining literal is then called with the same variables bound as before (the head's,
+%   and those of the remaining literals before it): each remaining call is then the call
+%   it was, and every clause containing Head and Core covers a subset of what Head :- Core
+%   covers, whatever the background predicates do with unbound arguments. "Surely": a
+%   positive on which the part raises an error or runs out of Limit inferences counts as
+%   covered.
 ilp_pos_cores(Datas, Limit, Cores) :-
     maplist(ilp_pos_core(Limit), Datas, Cores).
 
 ilp_pos_core(Limit, clause(Head, Body), Core) :-
-    ilp_pos_shrink(Body, [], Head, Limit, Core).
+    Head =.. [_|HeadVars],
+    reverse(Body, Order),
+    foldl(ilp_pos_drop(Head, HeadVars, Limit), Order, Body, Core).
 
-ilp_pos_shrink([], Kept, _, _, Kept).
-ilp_pos_shrink([L|Ls], Kept, Head, Limit, Core) :-
-    append(Kept, Ls, Rest),
+ilp_pos_drop(Head, HeadVars, Limit, Literal, Current, Next) :-
+    ilp_without(Current, Literal, Rest),
     (   Rest \== [],
+        ilp_same_calls(Current, Rest, HeadVars, HeadVars),
         \+ ilp_may_cover_pos(Limit, clause(Head, Rest))
-    ->  ilp_pos_shrink(Ls, Kept, Head, Limit, Core)
-    ;   append(Kept, [L], Kept1),
-        ilp_pos_shrink(Ls, Kept1, Head, Limit, Core)
+    ->  Next = Rest
+    ;   Next = Current
     ).
+
+ilp_without([], _, []).
+ilp_without([X|Xs], Y, Rest) :-
+    (   X == Y
+    ->  Rest = Xs
+    ;   Rest = [X|Rest1],
+        ilp_without(Xs, Y, Rest1)
+    ).
+
+%   ilp_same_calls(+Current, +Rest, +BoundC, +BoundR): Rest is Current without one
+%   literal, and every literal of Rest has its variables bound before it in Rest that
+%   were bound before it in Current.
+ilp_same_calls([], _, _, _).
+ilp_same_calls([L|Ls], Rest0, BoundC, BoundR) :-
+    L =.. [_|Args],
+    (   Rest0 = [R|Rest], R == L
+    ->  forall(( member(V, Args), memberchk(V, BoundC) ), memberchk(V, BoundR)),
+        append(Args, BoundR, BoundR1)
+    ;   Rest = Rest0,
+        BoundR1 = BoundR
+    ),
+    append(Args, BoundC, BoundC1),
+    ilp_same_calls(Ls, Rest, BoundC1, BoundR1).
 
 %   ilp_may_cover_pos(+Limit, +Data): the clause covers some positive, or raises an error
 %   or runs out of inferences on one.

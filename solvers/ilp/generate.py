@@ -45,6 +45,7 @@ class Generator:
         self._deadline = 0.0
         self._pending: list = []
         self._parts = 0
+        self._ground_rate = 0.0           # seconds per learned rule at the last grounding
         self.constraints = 0
         with ast.ProgramBuilder(self._ctl) as builder:
             for statement in _encoding():
@@ -147,9 +148,17 @@ class Generator:
         they are grounded before the next enumeration."""
         self._pending.extend(rules)
 
-    def _flush(self) -> None:
+    def _flush(self, deadline: float) -> None:
+        """Ground the queued constraints. Grounding cannot be interrupted: when the last
+        grounding's seconds per rule, doubled, say these would run past ``deadline``, raise
+        SolverTimeout at once instead (the search would time out in this size anyway)."""
         if not self._pending:
             return
+        if time.monotonic() + 2 * self._ground_rate * len(self._pending) >= deadline:
+            raise SolverTimeout("ILP search ran out of time (grounding the learned "
+                                "constraints would pass the deadline)")
+        started = time.monotonic()
+        count = len(self._pending)
         self._parts += 1
         part = f"learned_{self._parts}"
         try:
@@ -159,6 +168,7 @@ class Generator:
         self.constraints += len(self._pending)
         self._pending = []
         self._ground([(part, [])])
+        self._ground_rate = (time.monotonic() - started) / count
 
     # ----------------------------------------------------------------- solving
     def programs(self, size: int, deadline: float) -> Iterator[tuple[Program, object]]:
@@ -167,7 +177,7 @@ class Generator:
         ``deadline`` (a ``time.monotonic()`` value)."""
         import clingo
 
-        self._flush()
+        self._flush(deadline)
         if self._size is not None:
             self._ctl.assign_external(clingo.Function("size_is", [clingo.Number(self._size)]),
                                       False)
