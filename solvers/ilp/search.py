@@ -26,8 +26,9 @@ tested again.
 
 Goals. Classic: the smallest program covering every positive and no negative: a complete
 program found at size n is optimal (sizes increase); consistent non-recursive clauses are
-combined after each size (:mod:`solvers.ilp.combine`), and the search stops once no larger
-unit can take part in a smaller program. Partial: the clause with the most positives and no
+combined after each size and within a size as their number doubles
+(:mod:`solvers.ilp.combine`; with recursion, also unions of two good programs, tested), and
+the search stops once no larger unit can take part in a smaller program. Partial: the clause with the most positives and no
 negative (ties by size, then canonical order). Noisy: the program of least score.
 """
 
