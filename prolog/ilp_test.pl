@@ -8,7 +8,7 @@
 % (added from Python, or copied from an example store module, see prolog/ilp_read.pl).
 %
 % One clause (ilp_test_clause): it covers an example when its head unifies with the example
-% and its body succeeds; nothing is asserted. A program (ilp_test_program: several clauses,
+% and its body succeeds; it is asserted as ilp_candidate/1 for the call only. A program (ilp_test_program: several clauses,
 % possibly recursive, possibly defining invented predicates) is asserted as dynamic clauses
 % of its head predicates, each example atom is called under a depth limit too, and the
 % clauses are retracted afterwards (also on error or timeout). An error raised while proving
@@ -19,7 +19,7 @@
 % of the whole call. Limit (inferences) is passed in from Python.
 
 :- use_module(library(time)).
-:- use_module(library(lists), [member/2, append/3]).  % only these: a learned program may define last/2
+:- use_module(library(lists), [member/2, append/3, reverse/2]).  % only these: a learned program may define last/2
 :- use_module(library(apply), [foldl/4, foldl/6, maplist/3]).  % (not include/3, ...)
 :- dynamic ilp_example/3.
 :- dynamic ilp_owned/2.
@@ -57,6 +57,7 @@ ilp_own(Name, Arity) :-
 %   Copy the ilp_example/3 facts of the example store module Store into this module.
 ilp_copy_examples(Store) :-
     retractall(ilp_example(_, _, _)),
+    retractall(ilp_chunked),
     forall(Store:ilp_example(Kind, Id, Atom), assertz(ilp_example(Kind, Id, Atom))).
 
 %!  ilp_clause(+Data, -Head, -Body) is det.
@@ -98,12 +99,81 @@ ilp_example_call(Limit, Goal) :-
 ilp_not_covered(error(_, _)) :- !, fail.
 ilp_not_covered(Ball) :- throw(Ball).
 
+%   Examples are run in chunks of ilp_chunk_size/1 (in ilp_example/3 order): a chunk is
+%   first run as a whole under ONE inference limit of Limit. When it finishes within it,
+%   every example in it finished within Limit too, so the outcome is exactly that of the
+%   per-example limit, without its cost (call_with_inference_limit/3 per example doubles
+%   the cost of a cheap clause); otherwise (or when an example raises an error) the
+%   chunk's examples run again, each under its own limit (at most one chunk's limit of
+%   inferences wasted per chunk).
+:- dynamic ilp_chunk/3, ilp_chunked/0.
+ilp_chunk_size(32).
+
+ilp_chunks_ready :-
+    (   ilp_chunked
+    ->  true
+    ;   retractall(ilp_chunk(_, _, _)),
+        ilp_chunk_size(Size),
+        forall(member(Kind, [pos, neg]),
+               ( findall(Id-Atom, ilp_example(Kind, Id, Atom), All),
+                 ilp_assert_chunks(All, Kind, 0, Size) )),
+        assertz(ilp_chunked)
+    ).
+
+ilp_assert_chunks([], _, _, _) :- !.
+ilp_assert_chunks(All, Kind, No, Size) :-
+    ilp_take(Size, All, Chunk, Rest),
+    assertz(ilp_chunk(Kind, No, Chunk)),
+    No1 is No + 1,
+    ilp_assert_chunks(Rest, Kind, No1, Size).
+
+ilp_take(0, Xs, [], Xs) :- !.
+ilp_take(_, [], [], []) :- !.
+ilp_take(N, [X|Xs], [X|Ys], Rest) :- N1 is N - 1, ilp_take(N1, Xs, Ys, Rest).
+
+%   ilp_covered(+Kind, :Goal, +Limit, -Ids): the ids of the Kind examples E for which
+%   call(Goal, E) succeeds within Limit inferences (an error: not covered), in order;
+%   Limit = each(L): every example under its own limit L, no chunk run first.
+ilp_covered(Kind, Goal, Limit, Ids) :-
+    ilp_chunks_ready,
+    findall(Covered, ( ilp_chunk(Kind, _, Chunk),
+                       ilp_chunk_covered(Chunk, Goal, Limit, Covered) ), Lists),
+    foldl(ilp_append_to, Lists, Ids, []).
+
+ilp_append_to(List, Front, Tail) :- append(List, Tail, Front).
+
+%   ilp_first_covered(+Kind, :Goal, +Limit, -Id): the first such id; fails if none.
+ilp_first_covered(Kind, Goal, Limit, Id) :-
+    ilp_chunks_ready,
+    ilp_chunk(Kind, _, Chunk),
+    ilp_chunk_covered(Chunk, Goal, Limit, [Id|_]),
+    !.
+
+ilp_chunk_covered(Chunk, Goal, each(Limit), Ids) :- !,
+    ilp_each_covered(Chunk, Goal, Limit, Ids).
+ilp_chunk_covered(Chunk, Goal, Limit, Ids) :-
+    (   catch(call_with_inference_limit(
+                  findall(Id, ( member(Id-Example, Chunk), \+ \+ call(Goal, Example) ), Ids0),
+                  Limit, Result),
+              error(_, _), fail),         % an error: each example on its own, below
+        Result \== inference_limit_exceeded
+    ->  Ids = Ids0
+    ;   ilp_each_covered(Chunk, Goal, Limit, Ids)
+    ).
+
+ilp_each_covered(Chunk, Goal, Limit, Ids) :-
+    findall(Id, ( member(Id-Example, Chunk),
+                  ilp_example_call(Limit, call(Goal, Example)) ), Ids).
+
+
 		 /*******************************
 		 *          ONE CLAUSE          *
 		 *******************************/
 
-ilp_covers(Limit, Head, Body, Example) :-
-    ilp_example_call(Limit, ( Head = Example, Body )).
+%   The clause is asserted (compiled once) as ilp_candidate(Head) :- Body for the call and
+%   erased afterwards: calling a conjunction built at run time would compile it again for
+%   every example (several times slower on problems with many examples).
+:- dynamic ilp_candidate/1.
 
 %!  ilp_test_clause(+Data, +Limit, +StopAtNeg, -Neg, -Pos, -NegAll) is det.
 %   StopAtNeg == true: Neg is the id of the first negative example the clause covers, or
@@ -112,32 +182,42 @@ ilp_covers(Limit, Head, Body, Example) :-
 %   [Neg]. StopAtNeg == false: Pos and NegAll list every covered positive and negative.
 ilp_test_clause(Data, Limit, StopAtNeg, Neg, Pos, NegAll) :-
     ilp_clause(Data, Head, Body),
-    ilp_coverage(StopAtNeg, ilp_covers(Limit, Head, Body), Neg, Pos, NegAll).
+    setup_call_cleanup(
+        assertz((ilp_candidate(Head) :- Body), Ref),
+        ilp_coverage(StopAtNeg, ilp_candidate, Limit, Neg, Pos, NegAll),
+        erase(Ref)).
 
-%   ilp_coverage(+StopAtNeg, :Covers, -Neg, -Pos, -NegAll): call(Covers, Example).
-ilp_coverage(true, Covers, Neg, Pos, NegAll) :-
-    (   ilp_example(neg, Id, Example), call(Covers, Example)
-    ->  Neg = Id, NegAll = [Id]
-    ;   Neg = none, NegAll = []
-    ),
+%   ilp_coverage(+StopAtNeg, :Covers, +Limit, -Neg, -Pos, -NegAll): call(Covers, Example),
+%   each example within Limit inferences.
+ilp_coverage(true, Covers, Limit, Neg, Pos, NegAll) :-
+    ilp_first_neg(Covers, Limit, Neg, NegAll),
     (   Neg == none
-    ->  findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos)
-    ;   ilp_example(pos, P, E), call(Covers, E)
+    ->  ilp_covered(pos, Covers, Limit, Pos)
+    ;   ilp_first_covered(pos, Covers, Limit, P)
     ->  Pos = [P]
     ;   Pos = []
     ).
-ilp_coverage(pos, Covers, Neg, Pos, NegAll) :-       % the first negative, every positive
-    (   ilp_example(neg, Id, Example), call(Covers, Example)
-    ->  Neg = Id, NegAll = [Id]
-    ;   Neg = none, NegAll = []
-    ),
-    findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos).
-ilp_coverage(false, Covers, Neg, Pos, NegAll) :-
-    findall(P, ( ilp_example(pos, P, E), call(Covers, E) ), Pos),
-    findall(N, ( ilp_example(neg, N, E), call(Covers, E) ), NegAll),
+ilp_coverage(pos, Covers, Limit, Neg, Pos, NegAll) :-   % the first negative, every positive
+    ilp_first_neg(Covers, Limit, Neg, NegAll),
+    ilp_covered(pos, Covers, Limit, Pos).
+ilp_coverage(posfirst, Covers, Limit, Neg, Pos, NegAll) :-  % as pos; no positive: no
+    ilp_covered(pos, Covers, Limit, Pos),                 % negative tested (Neg unknown)
+    (   Pos == []
+    ->  Neg = unknown, NegAll = []
+    ;   ilp_first_neg(Covers, Limit, Neg, NegAll)
+    ).
+ilp_coverage(false, Covers, Limit, Neg, Pos, NegAll) :-
+    ilp_covered(pos, Covers, Limit, Pos),
+    ilp_covered(neg, Covers, Limit, NegAll),
     (   NegAll = [Neg|_]
     ->  true
     ;   Neg = none
+    ).
+
+ilp_first_neg(Covers, Limit, Neg, NegAll) :-
+    (   ilp_first_covered(neg, Covers, Limit, Id)
+    ->  Neg = Id, NegAll = [Id]
+    ;   Neg = none, NegAll = []
     ).
 
 		 /*******************************
@@ -155,14 +235,16 @@ ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll) :-
     forall(member(Name/Arity, Preds), ilp_own(Name, Arity)),
     setup_call_cleanup(
         forall(member(H-B, Clauses), assertz((H :- B))),
-        ilp_coverage(StopAtNeg, ilp_proves(Limit, Depth), Neg, Pos, NegAll),
+        % each example under its own limit: recursive programs often run long on many
+        % examples (to the depth limit), where a chunk's first run would be wasted
+        ilp_coverage(StopAtNeg, ilp_proves(Depth), each(Limit), Neg, Pos, NegAll),
         forall(member(Name/Arity, Preds), ( functor(G, Name, Arity), retractall(G) ))).
 
 ilp_clause_pair(Data, Head-Body) :- ilp_clause(Data, Head, Body).
 
-ilp_proves(Limit, Depth, Example) :-
-    ilp_example_call(Limit, ( call_with_depth_limit(Example, Depth, Reached),
-                              integer(Reached) )).
+ilp_proves(Depth, Example) :-
+    call_with_depth_limit(Example, Depth, Reached),
+    integer(Reached).
 
 		 /*******************************
 		 *       SATISFIABLE BODY       *
@@ -185,15 +267,18 @@ ilp_body_sat(Literals, Limit) :-
 		 *       MANY CLAUSES AT ONCE   *
 		 *******************************/
 
-%!  ilp_test_clauses(+Datas, +Limit, -Results) is det.
+%!  ilp_test_clauses(+Datas, +Limit, +Mode, -Results) is det.
 %   ilp_test_clause/6 for each clause of Datas in one call, stopping at the first negative
-%   but listing every positive covered (StopAtNeg = pos): Results lists r(Neg, Pos) in the
-%   same order.
-ilp_test_clauses(Datas, Limit, Results) :-
-    maplist(ilp_test_one(Limit), Datas, Results).
+%   but listing every positive covered (StopAtNeg = Mode = pos; Mode = posfirst: the
+%   positives first, and no negative tested when none is covered, Neg = unknown): Results
+%   lists r(Neg, Pos) in the same order, Pos as a string of the ids separated by spaces.
+ilp_test_clauses(Datas, Limit, Mode, Results) :-
+    maplist(ilp_test_one(Limit, Mode), Datas, Results).
 
-ilp_test_one(Limit, Data, r(Neg, Pos)) :-
-    ilp_test_clause(Data, Limit, pos, Neg, Pos, _).
+ilp_test_one(Limit, Mode, Data, r(Neg, Text)) :-
+    ilp_test_clause(Data, Limit, Mode, Neg, Pos, _),
+    atomic_list_concat(Pos, ' ', Atom),       % one string, not a list of integers: many
+    atom_string(Atom, Text).                  % times cheaper to pass to Python
 
 %!  ilp_unsat_cores(+Bodies, +Limit, -Cores) is det.
 %   For each body (a list of data literals): sat when ilp_body_sat/2 holds, otherwise a
@@ -217,3 +302,67 @@ ilp_shrink([L|Ls], Kept, Limit, Core) :-
     ;   append(Kept, [L], Kept1),
         ilp_shrink(Ls, Kept1, Limit, Core)
     ).
+
+		 /*******************************
+		 *   CORES COVERING NO POSITIVE *
+		 *******************************/
+
+%!  ilp_pos_cores(+Datas, +Limit, -Cores) is det.
+%   For each clause data term clause(Head, Body) (Body in execution order) that covers no
+%   positive example: a part of Body (in Body's order; each literal dropped in turn, last
+%   first, dropped for good when the clause Head :- Rest still surely covers no positive)
+%   such that Head :- Core covers no positive either. A literal is only dropped when every
+%   remaining literal is then called with the same variables bound as before (the head's,
+%   and those of the remaining literals before it): each remaining call is then the call
+%   it was, and every clause containing Head and Core covers a subset of what Head :- Core
+%   covers, whatever the background predicates do with unbound arguments. "Surely": a
+%   positive on which the part raises an error or runs out of Limit inferences counts as
+%   covered.
+ilp_pos_cores(Datas, Limit, Cores) :-
+    maplist(ilp_pos_core(Limit), Datas, Cores).
+
+ilp_pos_core(Limit, clause(Head, Body), Core) :-
+    Head =.. [_|HeadVars],
+    reverse(Body, Order),
+    foldl(ilp_pos_drop(Head, HeadVars, Limit), Order, Body, Core).
+
+ilp_pos_drop(Head, HeadVars, Limit, Literal, Current, Next) :-
+    ilp_without(Current, Literal, Rest),
+    (   Rest \== [],
+        ilp_same_calls(Current, Rest, HeadVars, HeadVars),
+        \+ ilp_may_cover_pos(Limit, clause(Head, Rest))
+    ->  Next = Rest
+    ;   Next = Current
+    ).
+
+ilp_without([], _, []).
+ilp_without([X|Xs], Y, Rest) :-
+    (   X == Y
+    ->  Rest = Xs
+    ;   Rest = [X|Rest1],
+        ilp_without(Xs, Y, Rest1)
+    ).
+
+%   ilp_same_calls(+Current, +Rest, +BoundC, +BoundR): Rest is Current without one
+%   literal, and every literal of Rest has its variables bound before it in Rest that
+%   were bound before it in Current.
+ilp_same_calls([], _, _, _).
+ilp_same_calls([L|Ls], Rest0, BoundC, BoundR) :-
+    L =.. [_|Args],
+    (   Rest0 = [R|Rest], R == L
+    ->  forall(( member(V, Args), memberchk(V, BoundC) ), memberchk(V, BoundR)),
+        append(Args, BoundR, BoundR1)
+    ;   Rest = Rest0,
+        BoundR1 = BoundR
+    ),
+    append(Args, BoundC, BoundC1),
+    ilp_same_calls(Ls, Rest, BoundC1, BoundR1).
+
+%   ilp_may_cover_pos(+Limit, +Data): the clause covers some positive, or raises an error
+%   or runs out of inferences on one.
+ilp_may_cover_pos(Limit, Data) :-
+    ilp_clause(Data, Head, Body),
+    ilp_example(pos, _, Example),
+    \+ \+ catch(call_with_inference_limit(once((Head = Example, Body)), Limit, _),
+                error(_, _), true),
+    !.

@@ -24,7 +24,7 @@ from solvers.errors import ConfigError, SolverInputError
 from solvers.ilp import (IlpBias, IlpProblem, IlpSession, learn, learn_problem, load_problem,
                          parse_bias)
 from solvers.ilp.__main__ import main
-from solvers.ilp.clauses import Clause, Literal, canonical, renamings, show
+from solvers.ilp.clauses import Clause, Literal, canonical, show
 from solvers.ilp.generate import Generator
 from solvers.ilp import tester as ilp_tester
 
@@ -536,14 +536,11 @@ def test_problem_needs_a_positive_example() -> None:
         IlpProblem(bias=bias, pos=[], neg=[("a",)])
 
 
-def test_canonical_forms_and_renamings() -> None:
+def test_canonical_forms() -> None:
     head = Literal("h", (0, 1))
     one = Clause(head, (Literal("p", (0, 2)), Literal("q", (2, 3)), Literal("p", (3, 1))))
     two = one.rename({2: 3, 3: 2})
     assert one != two and canonical(one) == canonical(two)
-    variants = list(renamings(one, 5, 100))
-    assert variants[0] == one and len(variants) == 6 and len(set(variants)) == 6
-    assert len(list(renamings(one, 5, 4))) == 4
     assert show(canonical(one)) == show(canonical(two))
     assert show(Clause(head, (Literal("p", (0, 1)),))) == "h(A,B) :- p(A,B)."
 
@@ -624,3 +621,55 @@ def test_timeouts_are_a_status_never_an_error() -> None:
         result = learn(FIXTURES / "timeout", timeout=timeout)
         assert result.status == "timeout", (timeout, result)
         assert result.tp + result.fn == 1 and result.tn + result.fp == 1
+
+
+# ------------------------------------------------------------------ unions of recursive programs
+
+FILTER_BK = """empty([]).
+head([H|_], H).
+tail([_|T], T).
+odd(X) :- integer(X), 1 is X mod 2.
+even(X) :- integer(X), 0 is X mod 2.
+prepend(X, T, [X|T]).
+"""
+
+
+def test_unions_of_recursive_programs(tmp_path: Path) -> None:
+    from solvers.ilp.combine import unite_pairs
+
+    (tmp_path / "bk.pl").write_text(FILTER_BK)
+    bias = IlpBias(head_pred=("f", 2), body_preds=(("empty", 1),), enable_recursion=True)
+    pos = [([1, 2, 3, 4], [2, 4]), ([1, 1], []), ([2], [2]), ([6, 1], [6])]
+    neg = [([1, 2], [1, 2]), ([4], [])]
+    problem = IlpProblem(bias=bias, pos=pos, neg=neg, bk_files=[tmp_path / "bk.pl"])
+    tester = ilp_tester.Tester(problem, time.monotonic() + 30)
+    head = Literal("f", (0, 1))
+    base = Clause(head, (Literal("empty", (0,)), Literal("empty", (1,))))
+    skip_odd = Clause(head, (Literal("head", (0, 2)), Literal("odd", (2,)),
+                             Literal("tail", (0, 3)), Literal("f", (3, 1))))
+    keep_even = Clause(head, (Literal("head", (0, 2)), Literal("even", (2,)),
+                              Literal("tail", (0, 3)), Literal("f", (3, 4)),
+                              Literal("prepend", (2, 4, 1))))
+    directions = {"head": ("in", "out"), "tail": ("in", "out"), "prepend": ("in", "in", "out")}
+
+    def test(clauses: list[Clause]) -> tuple[bool, frozenset[int]]:
+        outcome = tester.test_program(clauses, directions, time.monotonic() + 30)
+        return outcome.neg is None, outcome.pos
+
+    try:
+        programs = {}
+        for rec in (skip_odd, keep_even):
+            consistent, covered = test([base, rec])
+            assert consistent and 0 < len(covered) < len(pos)       # each alone: incomplete
+            programs[frozenset({canonical(base), canonical(rec)})] = covered
+        # together they cover every positive, more than their coverages put together
+        assert len(frozenset().union(*programs.values())) < len(pos)
+        union = unite_pairs(dict(programs), list(programs), len(pos), 3, None, test)
+        assert union is not None and set(union) == {canonical(c) for c in (base, skip_odd, keep_even)}
+        assert test(union) == (True, frozenset(range(len(pos))))
+        # a bound at the union's size (14 literals) or below: no union is tested
+        assert unite_pairs(dict(programs), list(programs), len(pos), 3, 14, test) is None
+        # max_clauses 2: the union (3 clauses) is out of the space
+        assert unite_pairs(dict(programs), list(programs), len(pos), 2, None, test) is None
+    finally:
+        tester.close()

@@ -180,6 +180,60 @@ def test_full_counts_against_stop_at_first_negative(tmp_path: Path) -> None:
         fresh.close()
 
 
+def test_chunks_give_the_per_example_outcome(tmp_path: Path) -> None:
+    # cost(N) runs about N inferences: inside one chunk of 32 examples, most cheap and a few
+    # past the per-example limit, the slow ones are not covered, the cheap ones are, and
+    # errors (x is not a number) count as not covered -- as with a limit per example
+    bk = ("cost(N) :- integer(N), burn(N).\n"
+          "burn(0) :- !.\nburn(N) :- M is N - 1, burn(M).\n")
+    cheap = [(i,) for i in range(40)]
+    slow = [(200_000,), (300_000,)]
+    pos = cheap[:20] + slow + [("x",)] + cheap[20:]
+    neg = [(150_000,), (5,)]
+    tester = _tester(tmp_path, bk, ("h", 1), pos, neg, example_inference_limit=100_000)
+    try:
+        clause = _clause("h(0) :- cost(0)")
+        full = tester.test(clause, {}, _deadline(), stop_at_neg=False)
+        assert full.pos == frozenset(set(range(20)) | set(range(23, 43)))
+        assert full.neg_covered == frozenset({1})            # 150,000 runs past the limit
+        [batch] = tester.test_many([clause], {}, _deadline())
+        assert batch.neg == 1 and batch.pos == full.pos       # every positive, past a negative
+        program = tester.test_program([clause], {}, _deadline(), stop_at_neg=False)
+        assert (program.pos, program.neg_covered) == (full.pos, full.neg_covered)
+    finally:
+        tester.close()
+
+
+def test_positives_first_and_useless_parts(tmp_path: Path) -> None:
+    bk = "p(a, 1).\np(b, 2).\nq(1).\nq(2).\nr(3).\ns(X) :- X > a.\n"
+    pos = [("a",), ("b",)]
+    neg = [("c",)]
+    tester = _tester(tmp_path, bk + "p(c, 3).\n", ("h", 1), pos, neg)
+    try:
+        covers_neg_only = _clause("h(0) :- p(0,1), r(1)")     # covers c only
+        useless = _clause("h(0) :- p(0,1), r(1), q(1)")       # covers nothing
+        good = _clause("h(0) :- p(0,1), q(1)")
+        outcomes = tester.test_many([covers_neg_only, useless, good], {}, _deadline(),
+                                    negatives_without_positives=False)
+        assert [o.neg_known for o in outcomes] == [False, False, True]
+        assert outcomes[2] == Outcome(None, frozenset({0, 1}), frozenset())
+        # negatives tested: the first clause covers negative 0
+        assert tester.test_many([covers_neg_only], {}, _deadline())[0].neg == 0
+        # the part of a useless body that, with the head, still covers no positive, each
+        # remaining literal called as before: q(1) goes (r(1) still has 1 bound by p), p(0,1)
+        # stays (r(1) would run with 1 unbound)
+        cores = tester.pos_cores([useless, covers_neg_only], {}, _deadline())
+        assert cores == [(Literal("p", (0, 1)), Literal("r", (1,))),
+                         (Literal("p", (0, 1)), Literal("r", (1,)))]
+        # an error does not make a part look useless: s(1) raises one on every positive, so
+        # dropping q(1) from h(0) :- p(0,1), q(1), s(1) is not taken
+        erring = _clause("h(0) :- p(0,1), q(1), s(1)")
+        [core] = tester.pos_cores([erring], {}, _deadline())
+        assert core == (Literal("p", (0, 1)), Literal("q", (1,)), Literal("s", (1,)))
+    finally:
+        tester.close()
+
+
 def test_deadline_is_honoured(tmp_path: Path) -> None:
     bk = "spin(X) :- spin(X).\n"
     tester = _tester(tmp_path, bk, ("h", 1), [(i,) for i in range(50)], [],

@@ -1,5 +1,5 @@
-"""Candidate clauses as Python records: literals over variable indices, canonical forms,
-variable renamings, execution order, Prolog printing and the data term sent to the tester.
+"""Candidate clauses as Python records: literals over variable indices, canonical forms
+under renaming, execution order, Prolog printing and the data term sent to the tester.
 
 A clause's variables are small integers: the head of ``p/2`` is always ``p(0, 1)``; variables
 that occur only in the body are numbered from the head's arity upwards (``max_vars`` in all).
@@ -11,7 +11,7 @@ import itertools
 import math
 from functools import lru_cache
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
     from solvers.prolog import Term
@@ -41,6 +41,11 @@ class Clause:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "body", tuple(sorted(set(self.body))))
+        # clauses are dict keys and set members throughout the search: hash once
+        object.__setattr__(self, "_hash", hash((self.head, self.body)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def size(self) -> int:
@@ -104,23 +109,6 @@ def canonical(clause: Clause) -> Clause:
         if best is None or candidate.body < best.body:
             best = candidate
     return best if best is not None else clause
-
-
-def renamings(clause: Clause, max_vars: int, limit: int) -> Iterator[Clause]:
-    """Variants of ``clause`` under injective renamings of its body-only variables into
-    ``arity .. max_vars-1``: the clause itself first, then the others in lexicographic order,
-    at most ``limit`` in all. Used to ban a failed clause's pattern modulo renaming."""
-    body_vars = clause.body_only_vars
-    first = len(clause.head.args)
-    yield clause
-    count = 1
-    for image in itertools.permutations(range(first, max_vars), len(body_vars)):
-        if count >= limit:
-            return
-        if image == body_vars:
-            continue
-        yield clause.rename(dict(zip(body_vars, image)))
-        count += 1
 
 
 def is_recursive(clause: Clause) -> bool:

@@ -1,11 +1,17 @@
 """The combine stage: the smallest set of good clauses that together cover every positive
 example (classic mode, ``asp/ilp_combine.lp``), or the set of least minimum description
-length (noisy mode, ``asp/ilp_combine_noisy.lp``), found by clingo."""
+length (noisy mode, ``asp/ilp_combine_noisy.lp``), found by clingo; with recursion, the
+smallest complete and consistent union of two good programs (:func:`unite_pairs`)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from solvers.asp import AspProgram
 from solvers.ilp.clauses import Clause, sort_key
+
+# Unions of good recursive programs tested per combine call (unite_pairs).
+UNITE_LIMIT = 2000
 
 
 def undominated(good: dict[Clause, frozenset[int]]) -> list[Clause]:
@@ -66,3 +72,39 @@ def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_
     pos = frozenset().union(*(units[c][0] for c in chosen)) if chosen else frozenset()
     neg = frozenset().union(*(units[c][1] for c in chosen)) if chosen else frozenset()
     return chosen, (n_pos - len(pos)) + len(neg) + sum(c.size for c in chosen)
+
+
+
+def unite_pairs(programs: dict[frozenset[Clause], frozenset[int]],
+                new: list[frozenset[Clause]], n_pos: int, max_clauses: int,
+                bound: int | None, test: Callable[[list[Clause]], tuple[bool, frozenset[int]]],
+                limit: int = UNITE_LIMIT) -> list[Clause] | None:
+    """Recursion: unions of two good programs (canonical clause sets -> positives covered),
+    one of them in ``new``, with at most ``max_clauses`` clauses and fewer literals than
+    ``bound``, tested (``test(clauses) -> (consistent, positives)``) in order of size: the
+    first complete and consistent one, or None. A union of recursive programs may cover
+    more than its parts together (a base clause serves both recursive clauses), so unions
+    are tested, not predicted; a consistent union covering more than each part becomes a
+    good program itself (added to ``programs``), so later unions can extend it. At most
+    ``limit`` unions are tested per call."""
+    pending: dict[frozenset[Clause], None] = {}
+    for first in new:
+        for second in programs:
+            union = first | second
+            if union == first or union == second or union in programs or len(union) > max_clauses:
+                continue
+            if bound is not None and sum(c.size for c in union) >= bound:
+                continue
+            pending[union] = None
+    ordered = sorted(pending, key=lambda u: (sum(c.size for c in u),
+                                             sorted(sort_key(c) for c in u)))
+    for union in ordered[:limit]:
+        clauses = sorted(union, key=sort_key)
+        consistent, pos = test(clauses)
+        if not consistent:
+            continue
+        if len(pos) == n_pos:
+            return clauses
+        if all(not pos <= programs[part] for part in programs if part < union):
+            programs[union] = pos
+    return None

@@ -31,6 +31,7 @@ in later steps): :func:`variant_nogoods` gives them as ground nogoods over P's o
 from __future__ import annotations
 
 import itertools
+from functools import lru_cache
 from typing import Any, Iterator
 
 from solvers.ilp.clauses import Clause
@@ -38,6 +39,7 @@ from solvers.ilp.clauses import Clause
 KINDS = ("spec", "spec_any", "gen", "exact")
 
 
+@lru_cache(maxsize=4096)
 def _sym(name: str) -> str:
     """A predicate name as clingo prints its symbol (a constant, or a quoted string when
     the name is not an ASP identifier): data never becomes program syntax."""
@@ -117,3 +119,34 @@ def variant_nogoods(gen: Any, program: list[tuple[int, Clause]]) -> Iterator[lis
     tail = [-closing] if closing is not None else []
     for combo in itertools.product(*per_clause):
         yield sorted(set(itertools.chain(tail, *combo)))
+
+
+def spec_nogoods(gen: Any, clause: Clause, any_program: bool) -> Iterator[list[int]]:
+    """Ground nogoods for the running enumeration banning every clause that contains
+    ``clause`` (its head and body literals) under every injective renaming of its
+    body-only variables onto the variables above the head's: the ground form of
+    ``constraint_rule([(0, clause)], "spec_any" if any_program else "spec", slots)``, in
+    every slot."""
+    own = clause.body_only_vars
+    arity = len(clause.head.args)
+    free = range(arity, gen.bias.max_vars)
+    tail: list[int] = []
+    if not any_program and gen.slots > 1:
+        closing = gen.clause_lit.get(1)
+        tail = [-closing] if closing is not None else []
+    for slot in range(gen.slots):
+        head = gen.head_lit.get((slot, clause.head.pred, clause.head.args))
+        if head is None:
+            continue
+        for image in itertools.permutations(free, len(own)):
+            mapping = dict(zip(own, image))
+            lits = [head, *tail]
+            for lit in clause.body:
+                found = gen.body_lit.get((slot, lit.pred, tuple(mapping.get(v, v) for v in lit.args)))
+                if found is None:
+                    break
+                lits.append(found)
+            else:
+                yield sorted(set(lits))
+        if not any_program:
+            break                      # a one-clause program has its clause in slot 0

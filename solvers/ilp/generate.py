@@ -41,6 +41,7 @@ class Generator:
         self._deadline = 0.0
         self._pending: list = []
         self._parts = 0
+        self._ground_rate = 0.0           # seconds per learned rule at the last grounding
         self.constraints = 0
         self._asp.add_statements(_encoding(), bias.user_asp, "bias statements")
         self._asp.add_facts(self._facts())
@@ -128,9 +129,17 @@ class Generator:
         they are grounded before the next enumeration."""
         self._pending.extend(rules)
 
-    def _flush(self) -> None:
+    def _flush(self, deadline: float) -> None:
+        """Ground the queued constraints. Grounding cannot be interrupted: when the last
+        grounding's seconds per rule, doubled, say these would run past ``deadline``, raise
+        SolverTimeout at once instead (the search would time out in this size anyway)."""
         if not self._pending:
             return
+        if time.monotonic() + 2 * self._ground_rate * len(self._pending) >= deadline:
+            raise SolverTimeout("ILP search ran out of time (grounding the learned "
+                                "constraints would pass the deadline)")
+        started = time.monotonic()
+        count = len(self._pending)
         self._parts += 1
         part = f"learned_{self._parts}"
         try:
@@ -140,6 +149,7 @@ class Generator:
         self.constraints += len(self._pending)
         self._pending = []
         self._ground([(part, [])])
+        self._ground_rate = (time.monotonic() - started) / count
 
     # ----------------------------------------------------------------- solving
     def programs(self, size: int, deadline: float) -> Iterator[tuple[Program, object]]:
@@ -148,7 +158,7 @@ class Generator:
         ``deadline`` (a ``time.monotonic()`` value)."""
         import clingo
 
-        self._flush()
+        self._flush(deadline)
         if self._size is not None:
             self._ctl.assign_external(clingo.Function("size_is", [clingo.Number(self._size)]),
                                       False)
@@ -219,16 +229,22 @@ def _encoding() -> tuple:
     return _parse_resource("ilp_generate")
 
 
+@lru_cache(maxsize=100_000)
+def _decode_atom(sym) -> tuple[bool, int, Literal]:
+    """(is a head, clause slot, literal) of a shown atom (symbols recur across models)."""
+    c, pred, _arity, vs = sym.arguments
+    return sym.name == "head_literal", c.number, Literal(pred.name, tuple(v.number for v in vs.arguments))
+
+
 def _decode(symbols) -> Program:
     heads: dict[int, Literal] = {}
     bodies: dict[int, list[Literal]] = {}
     for sym in symbols:
-        c, pred, _arity, vs = sym.arguments
-        lit = Literal(pred.name, tuple(v.number for v in vs.arguments))
-        if sym.name == "head_literal":
-            heads[c.number] = lit
+        is_head, c, lit = _decode_atom(sym)
+        if is_head:
+            heads[c] = lit
         else:
-            bodies.setdefault(c.number, []).append(lit)
+            bodies.setdefault(c, []).append(lit)
     if 0 not in heads:
         raise SolverError("ILP generator produced a model without a head literal")
     return tuple((c, Clause(heads[c], tuple(bodies.get(c, ())))) for c in sorted(heads))

@@ -15,6 +15,9 @@ and recursive or invented ones):
   so far covers too: ``spec`` -- its specialisations are never better than that clause.
 - Noisy mode (score = FN + FP + size, Popper's MDL): ``spec`` when P covers no positive, no
   negative, or (one clause) no more positives than its size; ``exact`` (variants) otherwise.
+- One clause covering no positive: a smaller part of its body that, with the head, surely
+  covers no positive either is banned from every clause containing it (``spec`` of that
+  part; Popper's explanation of a totally incomplete program).
 - One clause covering no example whose body has no solution at all in the background
   knowledge: ``unsat`` -- a minimal unsatisfiable part of its body is banned from every clause
   (Popper's UNSAT constraint).
@@ -23,8 +26,9 @@ tested again.
 
 Goals. Classic: the smallest program covering every positive and no negative: a complete
 program found at size n is optimal (sizes increase); consistent non-recursive clauses are
-combined after each size (:mod:`solvers.ilp.combine`), and the search stops once no larger
-unit can take part in a smaller program. Partial: the clause with the most positives and no
+combined after each size and within a size as their number doubles
+(:mod:`solvers.ilp.combine`; with recursion, also unions of two good programs, tested), and
+the search stops once no larger unit can take part in a smaller program. Partial: the clause with the most positives and no
 negative (ties by size, then canonical order). Noisy: the program of least score.
 """
 
@@ -35,13 +39,19 @@ from dataclasses import dataclass, field
 
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, canonical, sort_key
-from solvers.ilp.combine import combine, combine_noisy
-from solvers.ilp.constraints import constraint_rule, unsat_rule, variant_nogoods
+from solvers.ilp.combine import combine, combine_noisy, unite_pairs
+from solvers.ilp.constraints import constraint_rule, spec_nogoods, unsat_rule, variant_nogoods
 from solvers.ilp.generate import Generator, Program
-from solvers.ilp.tester import Tester
+from solvers.ilp.tester import Outcome, Tester
 
-# Programs tested together (one Prolog call for the single clauses among them).
+# Programs tested together (one Prolog call for the single clauses among them): within a
+# size, batches grow from FIRST_BATCH to BATCH programs (doubling), so that the first
+# programs of a size are tested, and their constraints join the running enumeration, early.
+FIRST_BATCH = 8
 BATCH = 64
+# Within a size, good clauses are combined once their number has doubled since the last
+# combination (and is at least this): a long size still leaves a program at a time-out.
+MID_COMBINE = 32
 
 
 @dataclass
@@ -93,6 +103,11 @@ class _Loop:
         self.explained: set[Clause] = set()      # clauses whose unsat core is known
         self.good: dict[Clause, frozenset[int]] = {}       # classic: consistent clauses
         self.units: dict[Clause, tuple[frozenset[int], frozenset[int]]] = {}   # noisy
+        # classic, recursion without invention: good programs (canonical clause sets), whose
+        # unions the combine stage tries (invented names would clash in a union)
+        self.unite = bias.enable_recursion and not bias.enable_pi
+        self.programs: dict[frozenset[Clause], frozenset[int]] = {}
+        self.united: set[frozenset[Clause]] = set()
         # clauses of the head predicate cover examples directly (no recursion)
         self.direct = bias.multi_clause and not bias.enable_recursion
         self.invented = {f"inv{i}" for i in range(1, bias.max_clauses)} if bias.enable_pi \
@@ -115,9 +130,11 @@ class _Loop:
             if limit is not None and size >= limit:
                 break
             batch: list[Program] = []
+            batch_size = FIRST_BATCH
             for program, model in self.gen.programs(size, self.deadline):
-                # variants are banned at once; tests and constraints wait for a batch (the
-                # constraints concern larger programs only, so the enumeration is the same)
+                # variants are banned at once; tests and constraints wait for a batch (most
+                # constraints concern larger programs only; those that may concern this size,
+                # the parts of useless clauses, join the running enumeration as nogoods)
                 self.gen.ban_now(variant_nogoods(self.gen, program), model)
                 key = program_key(program)
                 if key in self.seen:
@@ -125,10 +142,15 @@ class _Loop:
                     continue
                 self.seen.add(key)
                 batch.append(program)
-                if len(batch) >= BATCH and self.visit_batch(batch):
-                    return self.state
-                if len(batch) >= BATCH:
-                    batch = []
+                if len(batch) >= batch_size:
+                    if self.visit_batch(batch, model):
+                        return self.state
+                    batch, batch_size = [], min(2 * batch_size, BATCH)
+                    if not self.noisy and self.units_found() >= max(2 * self.combined,
+                                                                     MID_COMBINE):
+                        # a program to report if time runs out within this size (the bound
+                        # is only used between sizes, so the search itself is unchanged)
+                        self.combine_good(max(self.deadline - time.monotonic(), 0.001))
             if batch and self.visit_batch(batch):
                 return self.state
             if self.partial and len(self.state.covered) == self.n_pos:
@@ -155,21 +177,36 @@ class _Loop:
                                  for kind in kinds if kind != "exact")
         self.state.bans = self.gen.constraints
 
-    def visit_batch(self, batch: list[Program]) -> bool:
+    def visit_batch(self, batch: list[Program], model=None) -> bool:
         """Test a batch of new programs in generation order (one Prolog call for the single
-        clauses); True when the search is over."""
+        clauses); True when the search is over. ``model``: the generator's current model,
+        when the enumeration of this size goes on (constraints that concern programs of
+        this size are then also added to it as nogoods)."""
         singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
+        known: dict[Clause, Outcome] = {}
         if not self.noisy and singles:
-            outcomes = self.tester.test_many(singles, self.bias.directions, self.deadline)
+            # with one clause slot, a clause covering no positive needs no negative tested:
+            # it gets ``spec`` either way, and ``gen`` would only ban its own variants
+            outcomes = self.tester.test_many(singles, self.bias.directions, self.deadline,
+                                             negatives_without_positives=self.gen.slots > 1)
+            known = dict(zip(singles, outcomes))
             empty = [c for c, o in zip(singles, outcomes) if not o.pos and o.neg is None]
             if empty:
                 self.explain_unsat(empty)
                 self.explained.update(empty)
-        return any(self.visit(program) for program in batch)
+            self.explain_incomplete([c for c, o in zip(singles, outcomes)
+                                     if not o.pos and len(c.body) > 1], model)
+        return any(self.visit(program, known.get(program[0][1]) if len(program) == 1 else None)
+                   for program in batch)
 
-    def visit(self, program: Program) -> bool:
-        """Test one generated program; True when the search is over."""
-        pos, neg = self.test(program)
+    def visit(self, program: Program, outcome: Outcome | None = None) -> bool:
+        """Test one generated program (``outcome``: its test's, when known already); True
+        when the search is over."""
+        if outcome is not None:
+            pos = outcome.pos
+            neg = frozenset() if outcome.neg is None else frozenset({outcome.neg})
+        else:
+            pos, neg = self.test(program)
         self.state.tested += 1
         size = sum(c.size for _, c in program)
         single = len(program) == 1 and not is_recursive(program)
@@ -207,6 +244,8 @@ class _Loop:
             return True
         if single:
             self.good[canonical(clauses[0])] = pos
+        if self.unite:
+            self.programs[program_key(program)] = pos
         return False
 
     def subsumed(self, pos: frozenset[int]) -> bool:
@@ -231,6 +270,27 @@ class _Loop:
             if not outcome.pos:
                 self.gen.add_constraints([constraint_rule([(0, part)], "spec_any",
                                                           self.gen.slots)])
+
+    def explain_incomplete(self, clauses: list[Clause], model=None) -> None:
+        """For single non-recursive clauses covering no positive: ban every clause
+        containing the head and a smaller part of the body that surely covers no positive
+        either (:meth:`Tester.pos_cores`), in one-clause programs (without recursion, in
+        any program: the clause's coverage does not depend on the others); at once in the
+        running enumeration too when ``model`` is given (the part may be small enough to
+        occur in programs of the current size)."""
+        if not clauses:
+            return
+        cores = self.tester.pos_cores(clauses, self.bias.directions, self.deadline)
+        any_program = self.direct or self.gen.slots == 1
+        kind = "spec_any" if any_program else "spec"
+        parts = sorted({Clause(c.head, core) for c, core in zip(clauses, cores)
+                        if core and len(core) < len(c.body)},
+                       key=lambda part: (sort_key(part), part.body))
+        self.gen.add_constraints(constraint_rule([(0, part)], kind, self.gen.slots)
+                                 for part in parts)
+        if model is not None:
+            for part in parts:
+                self.gen.ban_now(spec_nogoods(self.gen, part, any_program), model)
 
     def explain_unsat(self, clauses: list[Clause]) -> None:
         """For clauses covering no example whose bodies have no solution at all in the
@@ -269,11 +329,19 @@ class _Loop:
                         self.state.covered = frozenset().union(*(self.units[canonical(c)][0] for c in chosen))
                         self.state.neg_covered = frozenset().union(*(self.units[canonical(c)][1] for c in chosen))
             return
+        self.combine_good(remaining)
+
+    def combine_good(self, remaining: float) -> None:
+        """Classic mode: combine the good clauses found so far, when there are new ones, and
+        keep the combination when it is smaller than the best program so far."""
         if self.partial or self.bias.max_clauses <= 1 and not self.bias.multi_clause:
             return
-        if len(self.good) <= self.combined:
+        if self.units_found() <= self.combined:
             return
-        self.combined = len(self.good)
+        self.combined = self.units_found()
+        if self.unite:
+            self.unite_programs()
+            remaining = max(self.deadline - time.monotonic(), 0.001)
         limit = self.bias.max_clauses if not self.bias.multi_clause else len(self.good)
         chosen = combine(self.good, self.n_pos, limit, remaining)
         if chosen is not None:
@@ -282,3 +350,26 @@ class _Loop:
                 self.best_size = total
                 self.state.program = chosen
                 self.state.covered = frozenset().union(*(self.good[canonical(c)] for c in chosen))
+
+    def units_found(self) -> int:
+        """How many units the classic combine stage has to choose from."""
+        return len(self.good) + (len(self.programs) if self.unite else 0)
+
+    def unite_programs(self) -> None:
+        """Recursion: a complete, consistent union of two good programs smaller than the
+        best program so far becomes the best (it need not be optimal: smaller programs are
+        still generated, up to the bound it sets)."""
+        directions = self.bias.directions
+
+        def test(clauses: list[Clause]) -> tuple[bool, frozenset[int]]:
+            outcome = self.tester.test_program(clauses, directions, self.deadline)
+            return outcome.neg is None, outcome.pos
+
+        new = [k for k in self.programs if k not in self.united]
+        self.united.update(new)
+        chosen = unite_pairs(self.programs, new, self.n_pos, self.bias.max_clauses,
+                             self.best_size, test)
+        if chosen is not None:
+            self.best_size = sum(c.size for c in chosen)
+            self.state.program = chosen
+            self.state.covered = frozenset(range(self.n_pos))

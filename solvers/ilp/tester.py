@@ -49,6 +49,7 @@ class Outcome:
     pos: frozenset[int]
     neg_covered: frozenset[int] = frozenset()
     full: bool = False
+    neg_known: bool = True      # False: no positive covered, the negatives not tested
 
     def stopped(self) -> "Outcome":
         """This outcome as a ``stop_at_neg`` test would report it."""
@@ -57,6 +58,16 @@ class Outcome:
         if self.neg is None:
             return Outcome(None, self.pos)
         return Outcome(self.neg, frozenset(sorted(self.pos)[:1]), frozenset((self.neg,)))
+
+
+def _every_positive(full: Outcome | None) -> Outcome | None:
+    """A full outcome as :meth:`Tester.test_many` reports it: the first negative, every
+    positive."""
+    if full is None:
+        return None
+    if full.neg is None:
+        return Outcome(None, full.pos)
+    return Outcome(full.neg, full.pos, frozenset((full.neg,)))
 
 
 def _outcome(answer: dict[str, Any] | None, full: bool, what: str) -> Outcome:
@@ -86,6 +97,7 @@ class Tester:
         self._declared: set[tuple[str, int]] = set()
         self._cache: dict[tuple, Outcome] = {}
         self._sat_cache: dict[tuple, tuple | None] = {}
+        self._core_cache: dict[Clause, tuple[Literal, ...]] = {}
         self.prolog_calls = 0
         for pred in problem.bk_facts:
             if pred.startswith(RESERVED_PREFIX):
@@ -198,27 +210,38 @@ class Tester:
         return outcome.pos, outcome.neg_covered
 
     def test_many(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
-                  deadline: float) -> list[Outcome]:
+                  deadline: float, negatives_without_positives: bool = True) -> list[Outcome]:
         """:meth:`test` (stopping at the first negative, but with every positive covered
         even when a negative is) for many non-recursive clauses in one Prolog call; outcomes
-        cached as ``test`` caches them."""
+        cached as ``test`` caches them. ``negatives_without_positives=False``: the
+        positives are tested first, and for a clause covering none the negatives are not
+        tested at all (its outcome has ``neg_known`` False; not cached for ``test``)."""
         keys = [(canonical(c),) for c in clauses]
         todo = [(i, c) for i, (c, key) in enumerate(zip(clauses, keys))
-                if (key, "pos") not in self._cache and (key, True) not in self._cache]
+                if (key, "pos") not in self._cache and (key, True) not in self._cache
+                and (negatives_without_positives or (key, "posfirst") not in self._cache)]
         if todo:
-            answer = self._query("ilp_test_clauses(Clauses, Limit, Results)",
+            answer = self._query("ilp_test_clauses(Clauses, Limit, Mode, Results)",
                                  {"Clauses": [to_term(c, directions) for _, c in todo],
-                                  "Limit": self.example_inference_limit}, deadline)
+                                  "Limit": self.example_inference_limit,
+                                  "Mode": "pos" if negatives_without_positives else "posfirst"},
+                                 deadline)
             if answer is None:
                 raise SolverError("ilp_test_clauses failed unexpectedly")
             self.prolog_calls += 1
             for (i, _), result in zip(todo, answer["Results"]):
                 neg, pos = result.args
-                outcome = Outcome(None if neg == "none" else int(neg), frozenset(pos),
+                if neg == "unknown":
+                    self._cache[(keys[i], "posfirst")] = Outcome(None, frozenset(),
+                                                                 neg_known=False)
+                    continue
+                outcome = Outcome(None if neg == "none" else int(neg),
+                                  frozenset(map(int, pos.split())),
                                   frozenset() if neg == "none" else frozenset({int(neg)}), False)
                 self._cache[(keys[i], False)] = outcome
                 self._cache[(keys[i], "pos")] = outcome
-        return [self._cache.get((key, "pos")) or self._cached(key, True) for key in keys]
+        return [self._cache.get((key, "pos")) or _every_positive(self._cache.get((key, True)))
+                or self._cache[(key, "posfirst")] for key in keys]
 
     def unsat_cores(self, bodies: list[tuple[Literal, ...]],
                     directions: Mapping[str, tuple[str, ...]], deadline: float,
@@ -241,3 +264,23 @@ class Tester:
                 self._sat_cache[body] = None if core == "sat" else tuple(
                     Literal(t.name, tuple(t.args)) for t in core)
         return [self._sat_cache[b] for b in bodies]
+
+    def pos_cores(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
+                  deadline: float) -> list[tuple[Literal, ...]]:
+        """For non-recursive clauses known to cover no positive example: for each, a part of
+        its body (literals dropped one at a time, in execution order) with which the head
+        still surely covers no positive (an error or running out of the per-example
+        inference limit counts as covering), so that every clause containing the head and
+        that part covers no positive (Popper's explanation of a totally incomplete
+        program). One Prolog call for all; cached per clause."""
+        todo = [c for c in dict.fromkeys(clauses) if c not in self._core_cache]
+        if todo:
+            answer = self._query("ilp_pos_cores(Clauses, Limit, Cores)",
+                                 {"Clauses": [to_term(c, directions) for c in todo],
+                                  "Limit": self.example_inference_limit}, deadline)
+            if answer is None:
+                raise SolverError("ilp_pos_cores failed unexpectedly")
+            self.prolog_calls += 1
+            for clause, core in zip(todo, answer["Cores"]):
+                self._core_cache[clause] = tuple(Literal(t.name, tuple(t.args)) for t in core)
+        return [self._core_cache[c] for c in clauses]
