@@ -13,7 +13,7 @@ demo: setup
 	@bash scripts/demo.sh
 
 test: setup
-	@$(PY) -m pytest -q
+	@$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal
 
 clean:
 	rm -rf $(VENV) build dist demo-out .pytest_cache

@@ -74,6 +74,42 @@ done
 step "report"
 scir report "$OUT"/runs/* -o "$OUT/report"
 
+step "scir check: a hand-written rule (sandbox), formalization (Prover9) and graph (GIES) against a task"
+mkdir -p "$OUT/check"
+python - "$OUT" <<'PY'
+import sys
+from pathlib import Path
+from scir.tasks import read_tasks
+from scir.tracks import get_track
+out = Path(sys.argv[1])
+ind = read_tasks(out / "induction.jsonl")[0]
+r1, r2 = get_track("induction").formal(ind).target
+(out / "check/rule.pl").write_text(
+    f"% the target rule with a helper predicate\n"
+    f"interacts(A, B) :- via(A, P), {r2}(B, P).\nvia(D, P) :- {r1}(D, P).\n")
+ded = read_tasks(out / "deduction.jsonl")[0]
+gold = get_track("deduction").formal(ded)
+(out / "check/mine.fol").write_text(
+    "".join(f"premise: {p}.\n" for p in gold.premises) + f"goal: {gold.goal}.\n")
+cau = read_tasks(out / "causal.jsonl")[0]
+formal = get_track("causal").formal(cau)
+edges = [f"{a} -> {b}" for a, b in (*formal.known_edges, *(formal.xyz_edges or ()))]
+(out / "check/graph.txt").write_text("\n".join(edges) + "\n")
+for name, task in (("induction", ind), ("deduction", ded), ("causal", cau)):
+    (out / f"check/{name}.id").write_text(task.task_id)
+PY
+scir check "$OUT/induction.jsonl" "$OUT/check/rule.pl" --task "$(cat "$OUT/check/induction.id")"
+scir check "$OUT/deduction.jsonl" "$OUT/check/mine.fol" --task "$(cat "$OUT/check/deduction.id")"
+scir check "$OUT/causal.jsonl" "$OUT/check/graph.txt" --task "$(cat "$OUT/check/causal.id")"
+
+step "a track added in one file (docs/examples/horn_track.py), loaded with SCIR_TRACKS: generate, render, verify, solve"
+export SCIR_TRACKS="$PWD/docs/examples/horn_track.py:HornTrack"
+scir generate horn --difficulty easy -n "$N" --seed 1 -o "$OUT/horn.jsonl"
+scir render "$OUT/horn.jsonl" --renderer template --seed 1 -o "$OUT/horn.obf.jsonl"
+scir verify "$OUT/horn.obf.jsonl"
+scir solve "$OUT/horn.obf.jsonl" --arch oracle --presentation obf --run "$OUT/horn-run"
+unset SCIR_TRACKS
+
 step "one task per track: clean NL and the rendered documents"
 for track in $tracks; do
     python - "$OUT/$track.obf.jsonl" <<'PY'

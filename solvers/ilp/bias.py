@@ -123,7 +123,6 @@ def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
     does not define a directive (constraints over ``clause/1``, ``body_literal/4``, ...,
     helper facts such as ``only_once(head).``) is kept in :attr:`IlpBias.user_asp` for the
     generator."""
-    import clingo
     from clingo import ast
 
     statements = _parse_statements(text, file)
@@ -141,9 +140,10 @@ def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
                                    line=stmt.location.begin.line)
         if head is None or head not in _DIRECTIVES:
             user.append(str(stmt))
-    messages: list[str] = []
-    ctl = clingo.Control(["--models=2", "--warn=none"], logger=lambda _c, m: messages.append(m),
-                         message_limit=5)
+    from solvers.asp import AspControl
+
+    asp = AspControl(["--models=2", "--warn=none"], message_limit=5)
+    ctl = asp.control
     try:
         with ast.ProgramBuilder(ctl) as builder:
             for stmt in statements:
@@ -155,7 +155,7 @@ def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
         models: list[list] = []
         ctl.solve(on_model=lambda m: models.append(list(m.symbols(atoms=True))))
     except RuntimeError as exc:
-        first = messages[0].strip() if messages else str(exc)
+        first = asp.messages[0][1] if asp.messages else str(exc)
         pos = _CLINGO_POS.match(first)
         detail = pos.group(3).strip() if pos else first
         raise SolverInputError(f"clingo cannot ground the bias: {detail}", file=file,
