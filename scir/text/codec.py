@@ -31,7 +31,8 @@ import random
 from abc import ABC, abstractmethod
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from scir.tasks import Task
 
@@ -139,3 +140,22 @@ def codec_for(track: str) -> RenderCodec:
     from scir.tracks import get_track
 
     return get_track(track).codec()
+
+
+class ModularCodec(RenderCodec):
+    """A codec whose template writer and reference extractor are modules of the track's codec
+    package (the built-in tracks' layout): ``writer.drafts`` / ``writer.slot_values`` and
+    ``extractor.extract`` with the signatures of the methods above."""
+
+    writer: ClassVar[ModuleType]
+    extractor: ClassVar[ModuleType]
+
+    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list["Genre"],
+               gset: "GenreSet", rng: random.Random) -> tuple[list["Draft"], dict[str, Any]]:
+        return self.writer.drafts(task, contents, genres, gset, rng)
+
+    def slot_values(self, task: Task) -> dict[str, str]:
+        return self.writer.slot_values(task)
+
+    def extract(self, task: Task) -> list[dict[str, Any]]:
+        return self.extractor.extract(task)

@@ -9,22 +9,22 @@ reference extractor), :mod:`.inverse` (the LLM renderer's block format), and ``g
 
 from __future__ import annotations
 
-import random
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
-from scir.text.codec import RenderCodec
-from scir.text.document import Draft
-from scir.text.genres import Genre, GenreSet
+from scir.text.codec import ModularCodec
 from scir.tracks.causal.codec import extractor, inverse, writer
 from scir.tracks.causal.formal import CausalFormal
 
 
-class CausalCodec(RenderCodec):
+class CausalCodec(ModularCodec):
     """The network block and the data block; rows matched as multisets."""
+
+    writer = writer
+    extractor = extractor
 
     track = "causal"
 
@@ -67,16 +67,6 @@ class CausalCodec(RenderCodec):
                 "environments": [{"name": e.get("name"),
                                   "rows": [[r[i] for i in order] for r in e.get("rows", [])]}
                                  for e in content.get("environments", [])]}
-
-    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
-               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
-        return writer.drafts(task, contents, genres, gset, rng)
-
-    def slot_values(self, task: Task) -> dict[str, str]:
-        return writer.slot_values(task)
-
-    def extract(self, task: Task) -> list[dict[str, Any]]:
-        return extractor.extract(task)
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(index)

@@ -9,21 +9,21 @@ LLM renderer's block format: Prover9 formulas, matched by proved equivalence), a
 
 from __future__ import annotations
 
-import random
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
 from scir.tasks import Task
-from scir.text.codec import RenderCodec
-from scir.text.document import Draft
-from scir.text.genres import Genre, GenreSet
+from scir.text.codec import ModularCodec
 from scir.tracks.deduction.codec import contents, extractor, inverse, writer
 from scir.tracks.deduction.formal import DeductionFormal
 
 
-class DeductionCodec(RenderCodec):
+class DeductionCodec(ModularCodec):
     """Two blocks of premise sentences; documents of statements; Prover9 back-translation."""
+
+    writer = writer
+    extractor = extractor
 
     track = "deduction"
 
@@ -35,16 +35,6 @@ class DeductionCodec(RenderCodec):
 
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         return contents.canonical(index, content)
-
-    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
-               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
-        return writer.drafts(task, contents, genres, gset, rng)
-
-    def slot_values(self, task: Task) -> dict[str, str]:
-        return writer.slot_values(task)
-
-    def extract(self, task: Task) -> list[dict[str, Any]]:
-        return extractor.extract(task)
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(task)

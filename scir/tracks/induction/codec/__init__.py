@@ -9,22 +9,22 @@ format), and ``genres.json`` (the eight genres and the relation wordings).
 
 from __future__ import annotations
 
-import random
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
 from scir.tasks import Task
-from scir.text.codec import RenderCodec
-from scir.text.document import Draft
-from scir.text.genres import Genre, GenreSet
+from scir.text.codec import ModularCodec
 from scir.tracks.induction.codec import extractor, inverse, writer
 from scir.tracks.induction.codec.inverse import KEYS
 from scir.tracks.induction.formal import InductionProblem
 
 
-class InductionCodec(RenderCodec):
+class InductionCodec(ModularCodec):
     """Facts, positive pairs, negative pairs; each matched as a set."""
+
+    writer = writer
+    extractor = extractor
 
     track = "induction"
 
@@ -39,16 +39,6 @@ class InductionCodec(RenderCodec):
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         key = KEYS[index]
         return {key: sorted(list(x) for x in content.get(key, []))}
-
-    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
-               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
-        return writer.drafts(task, contents, genres, gset, rng)
-
-    def slot_values(self, task: Task) -> dict[str, str]:
-        return writer.slot_values(task)
-
-    def extract(self, task: Task) -> list[dict[str, Any]]:
-        return extractor.extract(task)
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(task, index)
