@@ -70,8 +70,10 @@ class _Worker:
         self.lock = threading.Lock()
 
     def _start(self) -> subprocess.Popen:
+        # the caller's import path, and -P: not the working directory first (a `solvers`
+        # folder there, e.g. another checkout, would shadow the caller's package)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        return subprocess.Popen([sys.executable, "-m", "solvers.asp_worker"],
+        return subprocess.Popen([sys.executable, "-P", "-m", "solvers.asp_worker"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                                 close_fds=True)
 

@@ -237,3 +237,23 @@ def test_load_checkout_resources():
 def test_version():
     assert asp.version() == clingo.__version__
     assert asp.version().split(".")[0] == "5"
+
+
+def test_worker_imports_the_callers_package_not_one_in_the_working_directory(tmp_path):
+    """A `solvers` folder in the working directory (another checkout) must not shadow the
+    caller's package in the clingo worker."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "solvers").mkdir()
+    (tmp_path / "solvers" / "__init__.py").write_text("raise ImportError('the wrong solvers')\n")
+    repo = Path(__file__).resolve().parents[1]
+    code = ("from solvers.asp import AspProgram\n"
+            "p = AspProgram().add_program('a(1). a(2).', 't')\n"
+            "print(len(p.models(time_limit=5.0)))\n")
+    out = subprocess.run([sys.executable, "-P", "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60, env={**__import__("os").environ,
+                                                     "PYTHONPATH": str(repo)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "1"
