@@ -308,5 +308,5 @@ def test_scir_solve_with_the_tiny_model(small_tasks, tiny_cache, tmp_path, capsy
     write_tasks(path, small_tasks[:4])
     assert max(F.max_formalization_chars(t) for t in small_tasks[:3]) < 300
     results = solve_with_tiny(path, tmp_path, capsys, dict.fromkeys(("cot", "ns", "symbcot"), 300),
-                              ns_statuses=("ok", "solver_error"))
+                              ns_statuses=("ok", "wrong", "solver_error"))
     assert all(r["items"] is not None for r in results["symbcot"])

@@ -360,4 +360,4 @@ def test_scir_solve_with_the_tiny_model(tasks, tiny_cache, tmp_path, capsys):
     path = tmp_path / "deduction.jsonl"
     write_tasks(path, tasks["easy"][:4])
     solve_with_tiny(path, tmp_path, capsys, {"cot": 128, "ns": 1024, "symbcot": 128},
-                    ns_statuses=("ok", "solver_error", "timeout"))
+                    ns_statuses=("ok", "wrong", "solver_error", "timeout"))

@@ -393,4 +393,4 @@ def test_scir_solve_with_the_tiny_model(small_tasks, tiny_cache, tmp_path, capsy
     write_tasks(path, small_tasks[:4])
     limit = max(F.max_formalization_chars(t) for t in small_tasks[:3]) + 1
     solve_with_tiny(path, tmp_path, capsys, {"cot": 120, "ns": limit, "symbcot": 120},
-                    ns_statuses=("ok", "solver_error", "timeout"))
+                    ns_statuses=("ok", "wrong", "solver_error", "timeout"))

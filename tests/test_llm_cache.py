@@ -74,3 +74,42 @@ def test_results_are_stored_and_replaced(tmp_path):
         assert store.get_result("t1", "ns", "nl", "m") is None
         assert [r["task_id"] for r in store.results(arch="cot")] == ["t1", "t2"]
         assert store.results(model="other") == []
+
+
+def test_a_schema_1_store_is_migrated_with_its_results_and_old_statuses_read_anew(tmp_path):
+    import json
+    import sqlite3
+
+    db = sqlite3.connect(str(tmp_path / "run.sqlite"))
+    db.executescript("""
+        CREATE TABLE results (task_id TEXT NOT NULL, arch TEXT NOT NULL,
+            presentation TEXT NOT NULL, model TEXT NOT NULL, status TEXT NOT NULL,
+            correct INTEGER NOT NULL, result TEXT NOT NULL, created_at REAL NOT NULL,
+            PRIMARY KEY (task_id, arch, presentation, model));
+        PRAGMA user_version=1;""")
+    rows = [("t1", "cot", "ok", 1, ""), ("t2", "cot", "ok", 0, ""),
+            ("t3", "cot", "parse_error", 0, "no answer found in the response"),
+            ("t4", "ns", "parse_error", 0, "line 1: bad")]
+    for task_id, arch, status, correct, error in rows:
+        body = {"task_id": task_id, "arch": arch, "presentation": "nl", "model": "m",
+                "status": status, "correct": bool(correct), "error": error}
+        db.execute("INSERT INTO results VALUES (?, ?, 'nl', 'm', ?, ?, ?, 0)",
+                   (task_id, arch, status, correct, json.dumps(body)))
+    db.commit()
+    db.close()
+    with RunStore(tmp_path) as store:
+        got = {r["task_id"]: (r["status"], r["constrained"], r["seed"]) for r in store.results()}
+        assert got == {"t1": ("ok", True, 0), "t2": ("wrong", True, 0),
+                       "t3": ("no_answer", True, 0), "t4": ("parse_error", True, 0)}
+        assert store.get_result("t1", "cot", "nl", "m", True, 0)["status"] == "ok"
+        # the new key: the same task under an unconstrained formalization is a second result
+        store.put_result({"task_id": "t4", "arch": "ns", "presentation": "nl", "model": "m",
+                          "status": "wrong", "correct": False, "constrained": False,
+                          "seed": 0})
+        assert len(store.results(arch="ns")) == 2
+        assert [r["status"] for r in store.results(arch="ns", constrained=False)] == ["wrong"]
+        store.put_plan({"track": "x", "arch": "ns"}, 5)
+        store.put_plan({"track": "x", "arch": "ns"}, 7)
+        assert store.plan() == [({"arch": "ns", "track": "x"}, 7)]
+    with RunStore(tmp_path) as store:                       # reopening does not migrate again
+        assert len(store.results()) == 5

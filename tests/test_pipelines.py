@@ -67,8 +67,8 @@ def task(numbers, index=0, obf=""):
 def test_cot_scores_parsed_answers_and_counts_unparseable_ones():
     t = task([1, 2, 4])                                   # odd
     for reply, status, correct, answer in [("7 is odd.\nAnswer: odd", "ok", True, "odd"),
-                                           ("Answer: even", "ok", False, "even"),
-                                           ("I am not sure.", "parse_error", False, None)]:
+                                           ("Answer: even", "wrong", False, "even"),
+                                           ("I am not sure.", "no_answer", False, None)]:
         b = ScriptedBackend([reply])
         r = run_task("cot", t, b, NL)
         assert (r.status, r.correct, r.answer) == (status, correct, answer)
@@ -135,7 +135,8 @@ def test_symbcot_answers_from_the_formalization():
     assert "Formalization: numbers: 2, 2" in b.requests[1].chat_messages()[0]["content"]
     b = ScriptedBackend(["garbage", "Answer: odd"])        # formalized once, no retry
     r = run_task("symbcot", task([2, 2]), b, NL)
-    assert (r.status, r.correct, r.items, r.calls) == ("ok", False, None, 2)
+    assert (r.status, r.correct, r.items, r.calls) == ("wrong", False, None, 2)
+    assert r.executable is False
     assert "does not parse" in r.solver_log
 
 

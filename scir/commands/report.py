@@ -81,8 +81,9 @@ def summarize(results: Iterable[dict[str, Any]]) -> list[Row]:
             normalised=normalised_accuracy(accuracy, chance),
             parse_error=status.count("parse_error"), solver_error=status.count("solver_error"),
             timeout=status.count("timeout"), backend_error=status.count("backend_error"),
-            wrong=sum(1 for r in items if r["status"] == "ok" and not r["correct"]),
-            executable=(status.count("ok") / n if key[1] == "ns" else None),
+            wrong=status.count("wrong"),
+            executable=(sum(bool(r.get("executable")) for r in items) / n
+                        if key[1] in ("ns", "symbcot") else None),
             input_chars=sum(r.get("input_chars", 0) for r in items) / n,
             reference_items=_mean(refs), extracted_items=_mean(extracted),
             tokens=sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in items),
@@ -92,7 +93,7 @@ def summarize(results: Iterable[dict[str, Any]]) -> list[Row]:
 
 def load_results(run_dirs: list[str]) -> list[dict[str, Any]]:
     """Every result of the runs; a task solved in two runs under one cell counts once (first)."""
-    seen: set[tuple[str, str, str, str]] = set()
+    seen: set[tuple] = set()
     out = []
     for run in run_dirs:
         path = Path(run)
@@ -100,7 +101,8 @@ def load_results(run_dirs: list[str]) -> list[dict[str, Any]]:
             raise ConfigError(f"not a run directory (no {STORE_NAME})", file=str(path))
         with RunStore(path) as store:
             for r in store.results():
-                key = (r["task_id"], r["arch"], r["presentation"], r["model"])
+                key = (r["task_id"], r["arch"], r["presentation"], r["model"],
+                       r["constrained"], r["seed"])
                 if key not in seen:
                     seen.add(key)
                     out.append(r)

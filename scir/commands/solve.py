@@ -21,7 +21,8 @@ from scir.pipelines.runner import model_label, run_tasks
 from scir.tasks import read_tasks
 
 # settings that must stay the same across the invocations of one run (per arch/presentation/model)
-_FIXED = ("max_tokens", "temperature", "seed", "max_retries")
+_FIXED = ("max_tokens", "temperature", "max_retries")
+_CELL = ("arch", "presentation", "model", "constrained", "seed")
 
 
 def add_parser(sub) -> None:
@@ -52,6 +53,10 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed sent with every LLM call")
     p.add_argument("--max-retries", type=int, default=2,
                    help="ns: retries on parse or solver-input errors")
+    p.add_argument("--unconstrained", action="store_true",
+                   help="ns / symbcot: let the model write its formalization freely instead of "
+                        "decoding it under the track's grammar (the parser still decides); "
+                        "stored as a cell of its own")
     p.add_argument("--redo", action="store_true",
                    help="run every task again, replacing stored results; LLM calls are still "
                         "served from the run store (e.g. after fixing a track's parser)")
@@ -69,7 +74,8 @@ def add_parser(sub) -> None:
 def _check_consistent(store: RunStore, config: dict) -> None:
     """Refuse to mix generation settings within one (arch, presentation, model) of a run."""
     for old in store.invocations():
-        if all(old.get(k) == config[k] for k in ("arch", "presentation", "model")):
+        if all(old.get(k, {"constrained": True, "seed": 0}.get(k)) == config[k]
+               for k in _CELL):
             changed = [k for k in _FIXED if old.get(k) != config[k]]
             if changed:
                 k = changed[0]
@@ -87,7 +93,8 @@ def run(args) -> int:
         raise ConfigError(f"--arch {args.arch} needs --model", field="model")
     settings = PipelineSettings(presentation=args.presentation, max_tokens=args.max_tokens,
                                 temperature=args.temperature, seed=args.seed,
-                                max_retries=args.max_retries)
+                                max_retries=args.max_retries,
+                                constrained=not args.unconstrained)
     tasks = read_tasks(args.file)
     if args.limit is not None:
         tasks = tasks[:args.limit]
@@ -123,7 +130,7 @@ def _solve(args, tasks, name, settings) -> int:
                   "model": model_label(args.arch, cached), "presentation": args.presentation,
                   "limit": args.limit, "max_tokens": args.max_tokens,
                   "temperature": args.temperature, "seed": args.seed,
-                  "max_retries": args.max_retries}
+                  "max_retries": args.max_retries, "constrained": not args.unconstrained}
         _check_consistent(store, config)
         store.log_invocation(config)
         try:

@@ -4,7 +4,11 @@ finished result and repeats no finished call.
 
 Calls are keyed by :func:`scir.llm.base.request_key` -- sha256 of (backend, model, messages,
 constraint, params) -- and store the response text, tokens, latency, cost and time. Results are
-keyed by (task_id, arch, presentation, model). Every write is its own committed transaction
+keyed by (task_id, arch, presentation, model, constrained, seed). The ``plan`` table holds what
+an experiment set out to run (cells and their planned task counts), so that a report can tell
+a finished cell from an incomplete one. A schema-1 store (results keyed without constrained and
+seed) is migrated in place on opening: its results keep their values with ``constrained`` 1
+and ``seed`` 0. Every write is its own committed transaction
 (autocommit, ``synchronous=FULL``), made as soon as the call or result is finished; a write that
 fails (disk full, I/O error) is rolled back by SQLite and raised as one StoreError, so the store
 keeps exactly what it held before. Only finished completions are stored: a backend that fails
@@ -24,9 +28,25 @@ from scir.errors import ConfigError, StoreError
 from scir.llm.base import Backend, LLMRequest, LLMResponse, request_key
 
 STORE_NAME = "run.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+RESULT_KEY = ("task_id", "arch", "presentation", "model", "constrained", "seed")
 
-_SCHEMA = """
+_RESULTS_TABLE = """
+CREATE TABLE IF NOT EXISTS results (
+    task_id TEXT NOT NULL,
+    arch TEXT NOT NULL,
+    presentation TEXT NOT NULL,
+    model TEXT NOT NULL,
+    constrained INTEGER NOT NULL DEFAULT 1,
+    seed INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL,
+    correct INTEGER NOT NULL,
+    result TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (task_id, arch, presentation, model, constrained, seed)
+);
+"""
+_SCHEMA = _RESULTS_TABLE + """
 CREATE TABLE IF NOT EXISTS calls (
     key TEXT PRIMARY KEY,
     backend TEXT NOT NULL,
@@ -40,16 +60,10 @@ CREATE TABLE IF NOT EXISTS calls (
     finish_reason TEXT,
     created_at REAL NOT NULL
 );
-CREATE TABLE IF NOT EXISTS results (
-    task_id TEXT NOT NULL,
-    arch TEXT NOT NULL,
-    presentation TEXT NOT NULL,
-    model TEXT NOT NULL,
-    status TEXT NOT NULL,
-    correct INTEGER NOT NULL,
-    result TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (task_id, arch, presentation, model)
+CREATE TABLE IF NOT EXISTS plan (
+    cell TEXT PRIMARY KEY,
+    planned INTEGER NOT NULL,
+    created_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS invocations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -78,9 +92,11 @@ class RunStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
+            if version not in (0, 1, SCHEMA_VERSION):
                 raise ConfigError(f"run store schema {version} is not supported (this toolkit "
                                   f"writes {SCHEMA_VERSION})", file=str(path))
+            if version == 1:
+                _migrate_v1(self._db)
             self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
@@ -131,35 +147,55 @@ class RunStore:
     # ---- results -----------------------------------------------------------------------------
     def put_result(self, result: dict[str, Any]) -> None:
         """Store (or replace) one pipeline result, given as its JSON-ready dict."""
-        key = (result["task_id"], result["arch"], result["presentation"], result["model"])
+        key = (result["task_id"], result["arch"], result["presentation"], result["model"],
+               int(bool(result.get("constrained", True))), int(result.get("seed", 0)))
         self._write(
-            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO results (task_id, arch, presentation, model, constrained, "
+            "seed, status, correct, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (*key, result["status"], int(bool(result["correct"])),
              json.dumps(result, ensure_ascii=False, sort_keys=True), time.time()))
 
-    def get_result(self, task_id: str, arch: str, presentation: str, model: str
-                   ) -> dict[str, Any] | None:
+    def get_result(self, task_id: str, arch: str, presentation: str, model: str,
+                   constrained: bool = True, seed: int = 0) -> dict[str, Any] | None:
         """One stored result, or None."""
         with self._lock:
             row = self._db.execute(
                 "SELECT result FROM results WHERE task_id = ? AND arch = ? AND presentation = ? "
-                "AND model = ?", (task_id, arch, presentation, model)).fetchone()
-        return None if row is None else json.loads(row[0])
+                "AND model = ? AND constrained = ? AND seed = ?",
+                (task_id, arch, presentation, model, int(bool(constrained)), seed)).fetchone()
+        return None if row is None else _stored(row[0])
 
     def results(self, arch: str | None = None, presentation: str | None = None,
-                model: str | None = None) -> list[dict[str, Any]]:
-        """Stored results, optionally filtered, in (task_id, arch, presentation, model) order."""
+                model: str | None = None, constrained: bool | None = None,
+                seed: int | None = None) -> list[dict[str, Any]]:
+        """Stored results, optionally filtered, in key order (:data:`RESULT_KEY`); statuses
+        read in the current vocabulary (:func:`scir.evaluate.status.normalise`)."""
         clauses, params = [], []
-        for column, value in (("arch", arch), ("presentation", presentation), ("model", model)):
+        for column, value in (("arch", arch), ("presentation", presentation), ("model", model),
+                              ("constrained", None if constrained is None else int(constrained)),
+                              ("seed", seed)):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._lock:
             rows = self._db.execute(
-                f"SELECT result FROM results{where} "
-                "ORDER BY task_id, arch, presentation, model", params).fetchall()
-        return [json.loads(r[0]) for r in rows]
+                f"SELECT result FROM results{where} ORDER BY {', '.join(RESULT_KEY)}",
+                params).fetchall()
+        return [_stored(r[0]) for r in rows]
+
+    # ---- the plan of an experiment -------------------------------------------------------
+    def put_plan(self, cell: dict[str, Any], planned: int) -> None:
+        """Record that ``planned`` tasks are to be run in ``cell`` (a JSON-ready dict of the
+        cell's key fields; replaces an earlier count for the same cell)."""
+        self._write("INSERT OR REPLACE INTO plan VALUES (?, ?, ?)",
+                    (json.dumps(cell, sort_keys=True), int(planned), time.time()))
+
+    def plan(self) -> list[tuple[dict[str, Any], int]]:
+        """The planned cells and task counts, in the order of their keys."""
+        with self._lock:
+            rows = self._db.execute("SELECT cell, planned FROM plan ORDER BY cell").fetchall()
+        return [(json.loads(c), n) for c, n in rows]
 
     # ---- bookkeeping -------------------------------------------------------------------------
     def log_invocation(self, config: dict[str, Any]) -> None:
@@ -184,6 +220,35 @@ class RunStore:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _stored(text: str) -> dict[str, Any]:
+    """A stored result with the fields added since schema 1 filled in and its status in the
+    current vocabulary."""
+    from scir.evaluate.status import normalise
+
+    data = json.loads(text)
+    data.setdefault("constrained", True)
+    data.setdefault("seed", 0)
+    return normalise(data)
+
+
+def _migrate_v1(db: sqlite3.Connection) -> None:
+    """Schema 1 -> 2 in one transaction: the results table gains ``constrained`` and ``seed``
+    in its key (old rows: 1 and 0)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("ALTER TABLE results RENAME TO results_v1")
+        db.execute(_RESULTS_TABLE)
+        db.execute("INSERT INTO results (task_id, arch, presentation, model, constrained, seed, "
+                   "status, correct, result, created_at) SELECT task_id, arch, presentation, "
+                   "model, 1, 0, status, correct, result, created_at FROM results_v1")
+        db.execute("DROP TABLE results_v1")
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def _store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:

@@ -21,7 +21,7 @@ from typing import Any
 from scir.errors import (FormalizationError, SolverError, SolverInputError, SolverTimeout)
 from scir.llm.base import Backend
 from scir.pipelines.result import (SOLVER_LOCK, PipelineResult, PipelineSettings,
-                                   formalization_tokens, hook, start)
+                                   formalization_tokens, hook, set_answer, start)
 from scir.tasks import Task
 from scir.tracks.base import Track
 
@@ -98,9 +98,9 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
             error = outcome.error
         result.status, result.solver_status = outcome.status, outcome.solver_status
         result.solver_log = outcome.log
+        result.executable = outcome.status == "ok"
         if outcome.status == "ok":
-            result.answer = outcome.answer
-            result.correct = bool(track.score(task, outcome.answer))
+            set_answer(track, task, result, outcome.answer)
             result.error = ""
             break
         result.error = outcome.log

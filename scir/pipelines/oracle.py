@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from scir.pipelines.ns import solve
 from scir.pipelines.result import (NO_MODEL, PipelineResult, PipelineSettings, new_result,
-                                   problem_text)
+                                   problem_text, set_answer)
 from scir.tasks import Task
 from scir.tracks.base import Track
 
@@ -21,8 +21,7 @@ def run(track: Track, task: Task, backend: object, settings: PipelineSettings
     result.status, result.solver_status, result.solver_log = (outcome.status,
                                                              outcome.solver_status, outcome.log)
     if outcome.status == "ok":
-        result.answer = outcome.answer
-        result.correct = bool(track.score(task, outcome.answer))
+        set_answer(track, task, result, outcome.answer)
     else:
         result.error = outcome.log
     return result

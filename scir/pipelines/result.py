@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from scir.errors import ConfigError
+from scir.evaluate.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message
 from scir.tasks import Task
 from scir.tracks import track_of
@@ -17,7 +18,7 @@ from scir.tracks.base import Track
 
 ARCHS = ("cot", "ns", "symbcot", "oracle")
 PRESENTATIONS = ("nl", "obf")
-STATUSES = ("ok", "parse_error", "solver_error", "timeout", "backend_error")
+STATUSES = STATUS_VALUES           # scir.evaluate.status.Status, as stored
 NO_MODEL = "none"                  # the model column of oracle results
 
 # Solvers are called from one thread at a time: the pipelines run tasks in threads so that LLM
@@ -27,13 +28,16 @@ SOLVER_LOCK = threading.Lock()
 
 @dataclass(frozen=True)
 class PipelineSettings:
-    """How a pipeline runs: presentation, generation parameters, NS retries."""
+    """How a pipeline runs: presentation, generation parameters, NS retries, and whether the
+    formalization is decoded under the track's grammar (``constrained``, the default) or
+    free (the model writes what it likes; the parser still decides)."""
 
     presentation: str = "nl"
     max_tokens: int = 1024
     temperature: float = 0.0
     seed: int = 0
     max_retries: int = 2
+    constrained: bool = True
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
@@ -55,10 +59,16 @@ class PipelineResult:
     model: str
     answer: str | None
     correct: bool
-    status: str                    # one of STATUSES
+    status: str                    # a scir.evaluate.status.Status value (STATUSES)
     chance: float
     # the task's chance among the answers its question allows (None: results stored before)
     chance_constrained: float | None = None
+    difficulty: str = ""               # easy, hard, custom ("" in results stored before)
+    constrained: bool = True           # formalization decoded under the grammar
+    seed: int = 0                      # the seed sent with every call (repeats differ in it)
+    # ns: the solver answered the formalization; symbcot: the formalization parsed; None for
+    # architectures that do not formalize
+    executable: bool | None = None
     formalization: str | None = None   # the (last) formalization text, ns and symbcot
     response: str | None = None        # the answering text, cot and symbcot
     solver_status: str | None = None   # answered, parse_error, input_error, timeout, error
@@ -82,8 +92,10 @@ class PipelineResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "PipelineResult":
         """Rebuild a stored result (unknown keys are ignored)."""
+        from scir.evaluate.status import normalise
+
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return cls(**{k: v for k, v in normalise(data).items() if k in names})
 
 
 def problem_text(task: Task, presentation: str) -> str:
@@ -157,12 +169,20 @@ class Calls:
 def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
                **fields: Any) -> PipelineResult:
     """A result for a task with the task's fields filled in and the answer still empty."""
-    base: dict[str, Any] = {"answer": None, "correct": False, "status": "ok"}
+    base: dict[str, Any] = {"answer": None, "correct": False, "status": Status.NO_ANSWER.value}
     base.update(fields)
     return PipelineResult(task_id=task.task_id, domain=track_of(task).name, tier=task.tier,
                           arch=arch, presentation=settings.presentation, model=model,
                           chance=task.chance, chance_constrained=task.chance_constrained,
-                          **base)
+                          difficulty=task.difficulty, constrained=settings.constrained,
+                          seed=settings.seed, **base)
+
+
+def set_answer(track: Track, task: Task, result: PipelineResult, answer: str) -> None:
+    """Record an answer and its verdict: status ``ok`` or ``wrong``."""
+    result.answer = answer
+    result.correct = bool(track.score(task, answer))
+    result.status = Status.of_answer(result.correct).value
 
 
 def formalization_constraint(track: Track, task: Task) -> Constraint:
@@ -192,9 +212,11 @@ class PipelineStart:
 def start(track: Track, task: Task, backend: Backend, settings: PipelineSettings, arch: str,
           kind: str) -> PipelineStart:
     """The first steps of pipeline ``arch``: the problem text, for ``kind`` ``formalize`` the
-    grammar constraint, the track's ``kind`` prompt, the call counter and a new result."""
+    grammar constraint (unless ``settings.constrained`` is off), the track's ``kind`` prompt,
+    the call counter and a new result."""
     text = problem_text(task, settings.presentation)
-    constraint = formalization_constraint(track, task) if kind == "formalize" else None
+    constraint = (formalization_constraint(track, task)
+                  if kind == "formalize" and settings.constrained else None)
     prompt = hook(track, "prompt", kind, task, settings.presentation, problem=text)
     calls = Calls(backend, settings)
     result = new_result(task, arch, settings, backend.name, input_chars=len(text),
@@ -205,14 +227,13 @@ def start(track: Track, task: Task, backend: Backend, settings: PipelineSettings
 def answer_and_score(track: Track, task: Task, prompt: str, calls: Calls,
                      result: PipelineResult) -> PipelineResult:
     """Ask ``prompt``, read the answer from the response and score it; a response without an
-    answer is a ``parse_error``. Returns ``result`` with the call counts filled in."""
+    answer is ``no_answer``. Returns ``result`` with the call counts filled in."""
     response = calls.ask([("user", prompt)])
     result.response = response.text
     answer = track.parse_answer(task, response.text)
     if answer is None:
-        result.status = "parse_error"
-        result.error = "no answer found in the response"
+        result.status = Status.NO_ANSWER.value
+        result.error = NO_ANSWER_MESSAGE
     else:
-        result.answer = answer
-        result.correct = bool(track.score(task, answer))
+        set_answer(track, task, result, answer)
     return calls.fill(result)

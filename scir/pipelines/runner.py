@@ -68,13 +68,13 @@ class RunSummary:
     def lines(self) -> list[str]:
         """The summary printed by ``scir solve``; the first line is ``accuracy: K/N``."""
         s = self.by_status
-        wrong = self.by_status.get("ok", 0) - self.correct
         return [f"accuracy: {self.correct}/{self.total}",
                 f"parse failures: {s.get('parse_error', 0)}",
                 f"solver errors: {s.get('solver_error', 0)}",
                 f"timeouts: {s.get('timeout', 0)}",
                 f"backend errors: {s.get('backend_error', 0)}",
-                f"wrong answers: {wrong}",
+                f"no answer: {s.get('no_answer', 0)}",
+                f"wrong answers: {s.get('wrong', 0)}",
                 f"tasks run now: {self.ran}, already stored: {self.skipped}"]
 
 
@@ -136,7 +136,8 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
     summary = RunSummary()
     pending = []
     for task in tasks:
-        stored = store.get_result(task.task_id, arch, settings.presentation, model)
+        stored = store.get_result(task.task_id, arch, settings.presentation, model,
+                                  settings.constrained, settings.seed)
         if not redo and stored is not None and stored["status"] not in RETRIED_STATUSES:
             summary.skipped += 1
         else:
@@ -170,7 +171,8 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
     finally:
         allow_calls()
     ids = {t.task_id for t in tasks}
-    for data in store.results(arch=arch, presentation=settings.presentation, model=model):
+    for data in store.results(arch=arch, presentation=settings.presentation, model=model,
+                              constrained=settings.constrained, seed=settings.seed):
         if data["task_id"] not in ids:
             continue
         summary.total += 1

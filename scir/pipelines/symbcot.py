@@ -22,7 +22,9 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     try:
         with SOLVER_LOCK:
             result.items = hook(track, "parse_formalization", task, formal_text).items
+        result.executable = True
     except (FormalizationError, SolverError) as exc:   # only statistics; the model still answers
+        result.executable = False
         result.solver_log = f"formalization does not parse: {exc.message}"
     answer_prompt = hook(track, "prompt", "symbcot", task, settings.presentation,
                          problem=begun.text, formalization=formal_text)
