@@ -33,7 +33,7 @@ from scir.text.blocks import block_contents, canonical, differences
 from scir.text.extractors import extract_blocks, recovery_problems
 from scir.text.inverse import block_format, format_block, match_block, parse_block
 from scir.text.llm_renderer import LLMRenderer
-from scir.text.stats import task_stats
+from scir.evaluate.taskstats import task_stats
 from scir.text.template import render_task
 from solvers.grammar_check import llguidance_available, validate_lark
 

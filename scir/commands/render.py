@@ -17,7 +17,8 @@ from pathlib import Path
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.tasks import read_tasks, write_tasks
-from scir.text.stats import format_groups, group_stats, task_stats
+from scir.evaluate.taskstats import group_stats, task_stats
+from scir.text.stats import format_groups
 
 
 def add_parser(sub) -> None:

@@ -9,7 +9,8 @@ import json
 
 from scir.commands._common import HelpFormatter
 from scir.tasks import read_tasks
-from scir.text.stats import format_groups, format_tasks, group_stats, task_stats
+from scir.evaluate.taskstats import group_stats, task_stats
+from scir.text.stats import format_groups, format_tasks
 
 
 def add_parser(sub) -> None:

@@ -69,6 +69,8 @@ class PipelineResult:
     # ns: the solver answered the formalization; symbcot: the formalization parsed; None for
     # architectures that do not formalize
     executable: bool | None = None
+    gold: str | None = None            # the task's answer (None in results stored before)
+    answer_pool: list[str] | None = None   # the accepted answers (None in results stored before)
     formalization: str | None = None   # the (last) formalization text, ns and symbcot
     response: str | None = None        # the answering text, cot and symbcot
     solver_status: str | None = None   # answered, parse_error, input_error, timeout, error
@@ -175,7 +177,8 @@ def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
                           arch=arch, presentation=settings.presentation, model=model,
                           chance=task.chance, chance_constrained=task.chance_constrained,
                           difficulty=task.difficulty, constrained=settings.constrained,
-                          seed=settings.seed, **base)
+                          seed=settings.seed, gold=task.answer,
+                          answer_pool=list(task.answer_pool), **base)
 
 
 def set_answer(track: Track, task: Task, result: PipelineResult, answer: str) -> None:

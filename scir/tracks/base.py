@@ -130,6 +130,8 @@ class Track(ABC):
     answer_kind: str = "label"     # "label", "rule", "option": how CoT answers are parsed
     answer_pools: bool = False     # whether a task may accept several answers (stats show
                                    # the pool sizes)
+    # how an answer is scored: a rule of scir.evaluate.scoring (label, pool, option)
+    scoring: str = "pool"
     # the typed formal object (a FormalObject: ``load`` / ``dump``); None: the JSON dict itself
     formal_type: ClassVar[type | None] = None
 
@@ -247,8 +249,25 @@ class Track(ABC):
             self.formal(task)
 
     def score(self, task: Task, answer: str | None) -> bool:
-        """Whether an answer is accepted (default: it is in the answer pool)."""
-        return answer is not None and answer in task.answer_pool
+        """Whether an answer is accepted, by the rule :attr:`scoring` names
+        (:func:`scir.evaluate.scoring.score`; default ``pool``: it is in the answer pool)."""
+        from scir.evaluate.scoring import score
+
+        return score(self, task, answer)
+
+    def option_items(self, task: Task) -> list[frozenset] | None:
+        """The ``option`` rule's item set of each option (e.g. edges), or None when the
+        track's answers are only letters."""
+        return None
+
+    def answer_items(self, task: Task, answer: str) -> frozenset | None:
+        """The ``option`` rule's item set stated by an answer that is not a letter, or None
+        when it states none."""
+        return None
+
+    def fold_item(self, item: Any) -> Any:
+        """How the ``option`` rule compares items (default: as they are)."""
+        return item
 
     def parse_answer(self, task: Task, text: str) -> str | None:
         """Extract the final answer from free text (a CoT response); None if absent.

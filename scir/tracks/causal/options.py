@@ -18,12 +18,12 @@ import networkx as nx
 import numpy as np
 
 from scir.errors import ConfigError, GenerationError, TaskFormatError
+from scir.evaluate.scoring import EXACT, SUBSET, match_subset  # noqa: F401 (re-exported)
 from scir.tracks.causal.graph import (NEW_PROTEIN, Edge, is_acyclic_with, reachability,
                                      sorted_edges, sorted_nodes)
 
 LETTERS = string.ascii_uppercase
 MAX_OPTIONS = 20                                 # letters A..T
-EXACT, SUBSET = "exact", "subset"
 _NAME = r"[A-Za-z][A-Za-z0-9_]*"
 _ONE = rf"({_NAME})\s*->\s*({_NAME})"
 _OPTION = re.compile(rf"\s*{_ONE}(?:\s*;\s*{_ONE})*\s*")
@@ -111,8 +111,9 @@ class Match:
         return None if self.index is None else letter(self.index)
 
 
-def _fold(edges: Iterable[Edge]) -> frozenset[tuple[str, str]]:
-    return frozenset((a.casefold(), b.casefold()) for a, b in edges)
+def fold_edge(edge: Edge) -> tuple[str, str]:
+    """An edge with its names compared ignoring case."""
+    return (edge[0].casefold(), edge[1].casefold())
 
 
 def xyz_directed(directed: Iterable[Edge], new_protein: str = NEW_PROTEIN) -> list[Edge]:
@@ -125,12 +126,5 @@ def match_options(found: Iterable[Edge], options: Sequence[Iterable[Edge]]) -> M
     """Map a found set of directed XYZ edges to an option: exact match first, else the unique
     option strictly contained in the found set; names compare case-insensitively."""
     found_list = tuple(sorted_edges(found))
-    f = _fold(found_list)
-    sets = [_fold(o) for o in options]
-    for i, s in enumerate(sets):
-        if s == f:
-            return Match(found_list, i, EXACT)
-    inside = [i for i, s in enumerate(sets) if s < f]
-    if len(inside) == 1:
-        return Match(found_list, inside[0], SUBSET)
-    return Match(found_list, None, None)
+    match = match_subset(found_list, options, fold=fold_edge)
+    return Match(found_list, match.index, match.how)

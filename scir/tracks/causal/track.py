@@ -13,8 +13,8 @@ from scir.tracks.causal import exports, formalize, templates, validate
 from scir.tracks.causal.formal import CausalFormal
 from scir.tracks.causal.generate import build, params_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
-from scir.tracks.causal.options import (LETTERS, MAX_OPTIONS, letter, option_text,
-                                        parse_option)
+from scir.tracks.causal.options import (LETTERS, MAX_OPTIONS, fold_edge, letter,
+                                        option_text, parse_option)
 from scir.tracks.causal.solve import Solution, dataset, run_ges, run_gies
 
 GENERATOR = "scir.tracks.causal"
@@ -33,6 +33,7 @@ class CausalTrack(Track):
                    "choose XYZ's edges from interventional data")
     n_blocks = 2
     answer_kind = "option"
+    scoring = "option"
     formal_type = CausalFormal
 
     # ---- generation -------------------------------------------------------------------
@@ -94,6 +95,22 @@ class CausalTrack(Track):
             raise TaskFormatError(f"at most {MAX_OPTIONS} options (A..T)", task_id=task.task_id,
                                   field="options")
         return [parse_option(t, task_id=task.task_id, index=i) for i, t in enumerate(task.options)]
+
+    def option_items(self, task: Task) -> list[frozenset[tuple[str, str]]]:
+        """The ``option`` scoring rule's sets: each option's edges."""
+        return self.option_sets(task)
+
+    def answer_items(self, task: Task, answer: str) -> frozenset[tuple[str, str]] | None:
+        """XYZ's edges stated by an answer such as ``XYZ -> Raf; Mek -> XYZ`` (None for other
+        text)."""
+        try:
+            return parse_option(answer, task_id=task.task_id)
+        except TaskFormatError:
+            return None
+
+    def fold_item(self, item: tuple[str, str]) -> tuple[str, str]:
+        """Edges compare with protein names ignoring case."""
+        return fold_edge(item)
 
     def _new_protein(self, task: Task) -> str:
         name = task.domain_metadata.get("new_protein", NEW_PROTEIN)

@@ -42,6 +42,7 @@ class DeductionTrack(Track):
                    "labels True/False/Unknown")
     n_blocks = 2
     answer_kind = "label"
+    scoring = "label"
     formal_type = DeductionFormal
     prover9_seconds = 10       # Prover9's max_seconds per run in solve_formal
 

@@ -44,6 +44,7 @@ class InductionTrack(Track):
     n_blocks = 3
     answer_kind = "rule"
     answer_pools = True
+    scoring = "pool"
     formal_type = InductionProblem
 
     @property

@@ -1,0 +1,98 @@
+"""Scoring: whether an answer is accepted, by the rule a track names (``Track.scoring``).
+
+Three rules cover the built-in tracks:
+
+- ``label`` (deduction): the answer is the task's label (``task.answer``), exactly;
+- ``pool`` (induction): the answer is one of the accepted answers (``task.answer_pool``);
+- ``option`` (causal): the answer is an option letter in the pool, or an answer that states a
+  set (the track's ``answer_items``, e.g. XYZ's edges) mapped to an option by
+  :func:`match_subset` -- the option with the same set, else the only option whose set is
+  strictly contained in it -- whose letter is in the pool.
+
+:func:`match_subset` is also the rule the causal solvers use to map a found graph to an
+option (``scir.tracks.causal.options.match_options``), so an answer and a solver's graph are
+matched the same way. A generic layer asks :func:`score`; nothing here names a track.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from scir.tasks import Task
+    from scir.tracks.base import Track
+
+LABEL, POOL, OPTION = "label", "pool", "option"
+RULES = (LABEL, POOL, OPTION)
+EXACT, SUBSET = "exact", "subset"
+LETTERS = string.ascii_uppercase
+
+
+@dataclass(frozen=True)
+class SubsetMatch:
+    """Which option a set matched (``index`` None: none) and how (``exact``, ``subset``)."""
+
+    index: int | None
+    how: str | None
+
+
+def match_subset(found: Iterable[Hashable], options: Sequence[Iterable[Hashable]],
+                 fold: Callable[[Hashable], Hashable] = lambda item: item) -> SubsetMatch:
+    """Map a set to an option: the first option with the same set (items compared through
+    ``fold``), else the only option whose set is strictly contained in it, else none."""
+    f = frozenset(fold(x) for x in found)
+    sets = [frozenset(fold(x) for x in o) for o in options]
+    for i, s in enumerate(sets):
+        if s == f:
+            return SubsetMatch(i, EXACT)
+    inside = [i for i, s in enumerate(sets) if s < f]
+    if len(inside) == 1:
+        return SubsetMatch(inside[0], SUBSET)
+    return SubsetMatch(None, None)
+
+
+def option_letter(index: int) -> str:
+    """The letter of option ``index`` (0 -> ``A``)."""
+    return LETTERS[index]
+
+
+def score_label(task: "Task", answer: str | None) -> bool:
+    """``label``: the answer is the task's label."""
+    return answer is not None and answer == task.answer
+
+
+def score_pool(task: "Task", answer: str | None) -> bool:
+    """``pool``: the answer is one of the accepted answers."""
+    return answer is not None and answer in task.answer_pool
+
+
+def score_option(track: "Track", task: "Task", answer: str | None) -> bool:
+    """``option``: an option letter in the pool; else the answer's set (``track.answer_items``)
+    matched to the task's option sets (``track.option_items``) by :func:`match_subset`."""
+    if answer is None:
+        return False
+    letters = LETTERS[:len(task.options)]
+    if answer in letters:
+        return answer in task.answer_pool
+    items = track.answer_items(task, answer)
+    options = track.option_items(task)
+    if items is None or options is None:
+        return False
+    match = match_subset(items, options, fold=track.fold_item)
+    return match.index is not None and option_letter(match.index) in task.answer_pool
+
+
+def score(track: "Track", task: "Task", answer: str | None) -> bool:
+    """Whether ``answer`` is accepted for ``task`` under the rule ``track.scoring`` names
+    (ValueError for a rule that is not one of :data:`RULES`)."""
+    rule = track.scoring
+    if rule == LABEL:
+        return score_label(task, answer)
+    if rule == POOL:
+        return score_pool(task, answer)
+    if rule == OPTION:
+        return score_option(track, task, answer)
+    raise ValueError(f"track {track.name!r} names the unknown scoring rule {rule!r} "
+                     f"(one of {', '.join(RULES)})")
