@@ -1,178 +1,252 @@
-"""``scir report RUN [RUN ...]``: accuracy tables over one or more run directories.
+"""``scir report RUN [RUN ...] -o DIR``: the paper's tables and figures over run directories.
 
-One row per (domain, arch, presentation, model): tasks, accuracy with its 95% Wilson interval
-(``scir.evaluate.stats``), mean chance c (the paper's
-definition), mean constrained chance (among the answers the question allows),
-chance-normalised accuracy ``max(0, (A - c) / (1 - c))``, failure counts (parse error, solver
-error, timeout, backend error, wrong answer), the executable rate of formalizations (ns),
-input characters, reference and extracted items, tokens and cost. Printed, and written as
-``report.md`` and ``report.csv`` into the first run directory (or ``-o DIR``).
+Writes into DIR: ``report.md`` (Table 1: rows model x architecture, columns track x
+difficulty, entries ``NL -> Obf`` accuracy with 95% Wilson intervals; the chance-normalised
+summary; the probes; Table 2; failures; cost and tokens; completeness; conflicts; paired
+differences), ``report.csv`` (one row per cell, full precision), ``report.json`` (everything
+the Markdown shows; keys in docs/evaluation.md) and PNG figures in ``DIR/figures/``.
+``--samples`` adds ``samples.jsonl`` (one line per task result); ``--compare`` (two runs A B)
+adds A against B per cell with the paired difference. The numbers come from
+:mod:`scir.evaluate`; this command only formats them. Table 1 is also printed.
+
+Runs are merged; the same result in two runs with different content is a conflict: the run
+listed first is used, the cell is marked ``!`` and the conflict is listed. A cell whose plan
+(``scir eval``) is not finished is marked ``*``.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+import json
+import math
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from scir.commands._common import HelpFormatter
-from scir.errors import ConfigError
-from scir.evaluate.stats import normalised_accuracy, wilson
-from scir.llm.cache import STORE_NAME, RunStore
+from scir.evaluate.aggregate import CellStats
+from scir.evaluate.compare import PROBES, Difference
+from scir.evaluate.report import Report, build_report
+from scir.evaluate.stats import Interval
+from scir.evaluate.status import FAILURES
 
-@dataclass
-class Row:
-    """One cell of the report."""
-
-    domain: str
-    arch: str
-    presentation: str
-    model: str
-    n: int
-    correct: int
-    accuracy: float
-    accuracy_low: float            # 95% Wilson interval of the accuracy
-    accuracy_high: float
-    chance: float
-    chance_constrained: float
-    normalised: float
-    parse_error: int
-    solver_error: int
-    timeout: int
-    backend_error: int
-    wrong: int
-    executable: float | None       # ns: share of formalizations the solver answered
-    input_chars: float
-    reference_items: float | None
-    extracted_items: float | None
-    tokens: int
-    cost_usd: float
+NO_VALUE = "-"
+INCOMPLETE, CONFLICT = "*", "!"
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+def _num(value: float | None, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return NO_VALUE
+    return f"{value:.{digits}f}"
 
 
-def summarize(results: Iterable[dict[str, Any]]) -> list[Row]:
-    """Aggregate result dicts into report rows, sorted by (domain, arch, presentation, model)."""
-    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
-    for r in results:
-        key = (r["domain"], r["arch"], r["presentation"], r["model"])
-        groups.setdefault(key, []).append(r)
-    rows = []
-    for key in sorted(groups):
-        items = groups[key]
-        n = len(items)
-        correct = sum(bool(r["correct"]) for r in items)
-        status = [r["status"] for r in items]
-        interval = wilson(correct, n)
-        accuracy = interval.estimate
-        chance = sum(float(r["chance"]) for r in items) / n
-        constrained = sum(float(r["chance"] if r.get("chance_constrained") is None
-                                else r["chance_constrained"]) for r in items) / n
-        extracted = [r["items"] for r in items if r.get("items") is not None]
-        refs = [r["reference_items"] for r in items if r.get("reference_items") is not None]
-        rows.append(Row(
-            *key, n=n, correct=correct, accuracy=accuracy, accuracy_low=interval.low,
-            accuracy_high=interval.high, chance=chance,
-            chance_constrained=constrained,
-            normalised=normalised_accuracy(accuracy, chance),
-            parse_error=status.count("parse_error"), solver_error=status.count("solver_error"),
-            timeout=status.count("timeout"), backend_error=status.count("backend_error"),
-            wrong=status.count("wrong"),
-            executable=(sum(bool(r.get("executable")) for r in items) / n
-                        if key[1] in ("ns", "symbcot") else None),
-            input_chars=sum(r.get("input_chars", 0) for r in items) / n,
-            reference_items=_mean(refs), extracted_items=_mean(extracted),
-            tokens=sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in items),
-            cost_usd=sum(r.get("cost_usd", 0.0) for r in items)))
-    return rows
+def _interval(i: Interval | None) -> str:
+    if i is None or math.isnan(i.estimate):
+        return NO_VALUE
+    return f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
 
 
-def load_results(run_dirs: list[str]) -> list[dict[str, Any]]:
-    """Every result of the runs; a task solved in two runs under one cell counts once (first)."""
-    seen: set[tuple] = set()
-    out = []
-    for run in run_dirs:
-        path = Path(run)
-        if not (path / STORE_NAME).is_file():
-            raise ConfigError(f"not a run directory (no {STORE_NAME})", file=str(path))
-        with RunStore(path) as store:
-            for r in store.results():
-                key = (r["task_id"], r["arch"], r["presentation"], r["model"],
-                       r["constrained"], r["seed"])
-                if key not in seen:
-                    seen.add(key)
-                    out.append(r)
-    return out
+def _marks(c: CellStats | None) -> str:
+    if c is None:
+        return ""
+    return (INCOMPLETE if c.complete is False else "") + (CONFLICT if c.conflicts else "")
 
 
-COLUMNS = ["domain", "arch", "presentation", "model", "n", "correct", "accuracy", "accuracy_low",
-           "accuracy_high", "chance", "chance_constrained", "normalised", "parse_error", "solver_error", "timeout",
-           "backend_error", "wrong", "executable", "input_chars", "reference_items",
-           "extracted_items", "tokens", "cost_usd"]
+def _acc(c: CellStats | None) -> str:
+    return NO_VALUE if c is None or c.n == 0 else _interval(c.accuracy) + _marks(c)
 
 
-def _fmt(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
 
 
-def to_markdown(rows: list[Row]) -> str:
-    """The report as a Markdown table."""
-    head = "| " + " | ".join(COLUMNS) + " |"
-    rule = "|" + "|".join("---" for _ in COLUMNS) + "|"
-    body = ["| " + " | ".join(_fmt(getattr(r, c)) for c in COLUMNS) + " |" for r in rows]
-    return "\n".join(["# SciR report", "", head, rule, *body, "",
-                      "accuracy_low and accuracy_high bound the 95% Wilson interval of the accuracy. "
-                      "normalised = max(0, (accuracy - chance) / (1 - chance)); chance is the "
-                      "mean chance of the cell's tasks (the paper's definition), "
-                      "chance_constrained the mean chance among the answers the question "
-                      "allows (induction: the same-category pairs).", ""])
+def _grid_table(report: Report, entry) -> list[str]:
+    """A Table-1-shaped table whose entries are ``entry(nl_cell, obf_cell)``."""
+    g = report.grid
+    head = ["model / arch"] + [f"{t} {d}" for t, d in g.columns]
+    rows = [[r.label()] + [entry(g.get(r, col).nl, g.get(r, col).obf) for col in g.columns]
+            for r in g.rows]
+    return _table(head, rows) if rows else ["(no results)"]
 
 
-def to_csv(rows: list[Row]) -> str:
-    """The report as CSV (full precision)."""
+def table1(report: Report) -> list[str]:
+    """Table 1: ``NL -> Obf`` accuracy with intervals."""
+    return _grid_table(report, lambda nl, obf: f"{_acc(nl)} -> {_acc(obf)}")
+
+
+def _normalised(c: CellStats | None, constrained: bool) -> str:
+    if c is None or c.n == 0:
+        return NO_VALUE
+    return _num(c.normalised_constrained if constrained else c.normalised) + _marks(c)
+
+
+def _label(key) -> str:
+    return key.label()
+
+
+def _diff_rows(diffs: list[Difference]) -> list[list[str]]:
+    return [[d.contrast, _label(d.first), _label(d.second), str(d.tasks),
+             _num(d.first_accuracy), _num(d.second_accuracy), _interval(d.difference)]
+            for d in diffs]
+
+
+def to_markdown(report: Report) -> str:
+    """The report as Markdown (sections in the order of docs/evaluation.md)."""
+    cells = [c for c in report.cells]
+    out = ["# SciR report", "", "Runs: " + ", ".join(f"`{d}`" for d in report.runs.dirs), "",
+           "## Table 1: accuracy, NL -> Obf", "",
+           "Accuracy with its 95% Wilson interval; `-` not run; `*` incomplete (fewer tasks "
+           "done than planned); `!` conflicting results between runs (the first run's used).",
+           "", *table1(report), "",
+           "## Chance-normalised accuracy, NL -> Obf", "",
+           "`max(0, (A - c) / (1 - c))`; c = the mean chance of the cell's tasks (the "
+           "paper's definition).", "",
+           *_grid_table(report, lambda nl, obf: f"{_normalised(nl, False)} -> "
+                                                f"{_normalised(obf, False)}"), "",
+           "With c = the mean constrained chance (among the answers the question allows):", "",
+           *_grid_table(report, lambda nl, obf: f"{_normalised(nl, True)} -> "
+                                                f"{_normalised(obf, True)}"), "",
+           "## Probes", "",
+           "reasoning = NL.CoT, extraction = Obf.NS, joint = Obf.CoT (grammar-constrained "
+           "cells); `-` missing.", ""]
+    out += _table(["track", "difficulty", "model", "seed", *(n for n, _, _ in PROBES)],
+                  [[p.track, p.difficulty, p.model, str(p.seed),
+                    *(_interval(getattr(p, n)) for n, _, _ in PROBES)] for p in report.probes]
+                  ) if report.probes else ["(no CoT or NS cells)"]
+    g = report.grid
+    t2 = []
+    for r in g.rows:
+        for col in g.columns:
+            pair = g.get(r, col)
+            if pair.nl is None and pair.obf is None:
+                continue
+            ref = next((c.reference_items for c in (pair.nl, pair.obf)
+                        if c is not None and c.reference_items is not None), None)
+            t2.append([col[0], col[1], r.label(),
+                       f"{_num(pair.nl and pair.nl.input_chars, 1)} -> "
+                       f"{_num(pair.obf and pair.obf.input_chars, 1)}", _num(ref, 1),
+                       f"{_num(pair.nl and pair.nl.extracted_items, 1)} -> "
+                       f"{_num(pair.obf and pair.obf.extracted_items, 1)}"])
+    out += ["", "## Table 2: input and items, NL -> Obf", "",
+            "Mean input characters the solver sees, mean reference items of the gold formal "
+            "object, mean extracted items of parsed formalizations (`-`: none).", "",
+            *(_table(["track", "difficulty", "model / arch", "input chars", "reference items",
+                      "extracted items"], t2) if t2 else ["(no results)"])]
+    out += ["", "## Failures", "", "Tasks per status; executable = share of formalizations "
+            "the solver answered (ns) or that parsed (symbcot).", "",
+            *(_table(["cell", "n", "ok", *FAILURES, "executable"],
+                     [[c.cell.label(), str(c.n), str(c.statuses["ok"]),
+                       *(str(c.statuses[f]) for f in FAILURES), _num(c.executable)]
+                      for c in cells]) if cells else ["(no results)"])]
+    out += ["", "## Cost and tokens", "", "Latency: seconds per task (mean, median).", "",
+            *(_table(["cell", "prompt tokens", "completion tokens", "cost USD",
+                      "latency mean", "latency median"],
+                     [[c.cell.label(), str(c.prompt_tokens), str(c.completion_tokens),
+                       f"{c.cost_usd:.4f}", _num(c.latency_mean, 3),
+                       _num(c.latency_median, 3)] for c in cells])
+              if cells else ["(no results)"])]
+    out += ["", "## Completeness", "", "done = results other than backend_error (a rerun "
+            "retries those); planned from the run's plan (`scir eval`), `?` when no plan "
+            "names the cell.", "",
+            *(_table(["cell", "done", "planned", "state"],
+                     [[c.cell.label(), str(c.done), "?" if c.planned is None else str(c.planned),
+                       {None: "unknown", True: "complete", False: "INCOMPLETE"}[c.complete]]
+                      for c in cells]) if cells else ["(no results)"])]
+    out += ["", "## Conflicts", "", "The same result (task, arch, presentation, model, "
+            "constrained, seed) with different content in two runs; the first run's result "
+            "is used.", ""]
+    out += (_table(["cell", "task", "used (run)", "other (run)", "fields that differ"],
+                   [[c.cell.label(), str(c.key[0]), f"`{c.used}`", f"`{c.other}`",
+                     ", ".join(c.fields)] for c in report.conflicts])
+            if report.conflicts else ["(none)"])
+    out += ["", "## Paired differences", "", "first - second over the tasks present in both "
+            "cells, with a paired bootstrap 95% interval.", ""]
+    head = ["contrast", "first", "second", "tasks", "first acc", "second acc", "difference"]
+    out += (_table(head, _diff_rows(report.differences)) if report.differences
+            else ["(no pairs of cells)"])
+    if report.comparison is not None:
+        a, b = report.compared
+        out += ["", "## Comparison: A vs B", "", f"A = `{a}`, B = `{b}`; cells matched on every "
+                "axis but the model; A - B over the tasks present in both.", ""]
+        out += (_table(["A", "B", "tasks", "A acc", "B acc", "A - B"],
+                       [r[1:] for r in _diff_rows(report.comparison)])
+                if report.comparison else ["(no matching cells)"])
+    return "\n".join(out) + "\n"
+
+
+def to_csv(report: Report) -> str:
+    """One row per cell, full precision (columns: :meth:`CellStats.to_dict`)."""
+    rows = [c.to_dict() for c in report.cells]
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for r in rows:
-        writer.writerow(["" if getattr(r, c) is None else getattr(r, c) for c in COLUMNS])
+    if not rows:
+        return ""
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if v is None or (isinstance(v, float) and math.isnan(v))
+                             else v) for k, v in row.items()})
     return buf.getvalue()
 
 
+SAMPLE_FIELDS = ("formalization", "solver_status", "solver_log", "response", "answer", "gold",
+                 "answer_pool", "correct", "status", "error")
+
+
+def samples(report: Report) -> str:
+    """One JSON line per task result: task, cell, run directory, formalization, solver status
+    and log, response, answer, gold answer and pool, verdict (``correct``), status."""
+    lines = []
+    for item in report.runs.results:
+        r = item.result
+        lines.append(json.dumps({"task_id": r["task_id"], "cell": item.cell.to_dict(),
+                                 "run": item.run, **{k: r.get(k) for k in SAMPLE_FIELDS}},
+                                ensure_ascii=False, sort_keys=True))
+    return "".join(line + "\n" for line in lines)
+
+
 def add_parser(sub) -> None:
-    p = sub.add_parser("report", help="accuracy tables over run directories",
-                       formatter_class=HelpFormatter,
-                       epilog="Example: scir report runs/oracle runs/tiny -o reports/\n"
-                              "Writes report.md and report.csv into -o (default: the first "
-                              "run directory).")
-    p.add_argument("runs", nargs="+", help="run directories made by scir solve")
-    p.add_argument("-o", "--output", default=None, help="output folder")
+    p = sub.add_parser(
+        "report", help="the paper's tables and figures over run directories",
+        formatter_class=HelpFormatter, description=__doc__.split(": ", 1)[1],
+        epilog="Examples:\n"
+               "  scir report runs/table1 -o reports/table1\n"
+               "  scir report runs/oracle runs/tiny -o reports/ --samples\n"
+               "  scir report runs/gpt4o runs/llama -o reports/ab --compare\n"
+               "Writes report.md, report.csv, report.json and figures/*.png into -o.")
+    p.add_argument("runs", nargs="+", help="run directories (scir solve, scir eval)")
+    p.add_argument("-o", "--output", default=None,
+                   help="output folder (default: the first run directory)")
+    p.add_argument("--samples", action="store_true",
+                   help="also write samples.jsonl: one line per task result")
+    p.add_argument("--compare", action="store_true",
+                   help="two runs A B: also A against B per cell, with the paired difference")
+    p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    rows = summarize(load_results(args.runs))
+    from scir.evaluate.figures import write_figures
+
+    report = build_report(args.runs, compare=args.compare)
     out = Path(args.output) if args.output else Path(args.runs[0])
     out.mkdir(parents=True, exist_ok=True)
-    markdown = to_markdown(rows)
-    (out / "report.md").write_text(markdown, encoding="utf-8")
-    (out / "report.csv").write_text(to_csv(rows), encoding="utf-8")
-    short = ["domain", "arch", "presentation", "model", "n", "accuracy", "chance",
-             "chance_constrained", "normalised",
-             "parse_error", "solver_error", "timeout", "backend_error", "wrong"]
-    widths = {c: max(len(c), *(len(_fmt(getattr(r, c))) for r in rows)) if rows else len(c)
-              for c in short}
-    print("  ".join(c.ljust(widths[c]) for c in short))
-    for r in rows:
-        print("  ".join(_fmt(getattr(r, c)).ljust(widths[c]) for c in short))
-    if not rows:
-        print("(no results)")
-    print(f"wrote {out / 'report.md'} and {out / 'report.csv'}")
+    written = [out / "report.md", out / "report.csv", out / "report.json"]
+    written[0].write_text(to_markdown(report), encoding="utf-8")
+    written[1].write_text(to_csv(report), encoding="utf-8")
+    written[2].write_text(json.dumps(report.to_dict(), indent=1, ensure_ascii=False,
+                                     allow_nan=False) + "\n", encoding="utf-8")
+    if args.samples:
+        written.append(out / "samples.jsonl")
+        written[-1].write_text(samples(report), encoding="utf-8")
+    figures = [] if args.no_figures else write_figures(report, out / "figures")
+    print("\n".join(table1(report)))
+    if report.conflicts:
+        print(f"{len(report.conflicts)} conflicting results between runs (first run's used; "
+              "see the Conflicts section)")
+    if report.incomplete:
+        print(f"{len(report.incomplete)} incomplete cells (marked {INCOMPLETE})")
+    print("wrote " + ", ".join(str(p) for p in written)
+          + (f" and {len(figures)} figures in {out / 'figures'}" if figures else ""))
     return 0

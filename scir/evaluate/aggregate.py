@@ -1,0 +1,126 @@
+"""The numbers of one cell (:class:`scir.evaluate.cells.CellKey`) of a grid.
+
+Per cell: tasks ``n`` and correct answers; accuracy with its 95% Wilson interval;
+chance-normalised accuracy ``max(0, (A - c) / (1 - c))`` with ``c`` the cell's mean chance
+(the paper's definition) and with the mean constrained chance (among the answers the question
+allows); a count per status (:data:`scir.evaluate.status.STATUS_VALUES`); the executable rate
+(share of results whose ``executable`` is true among those that record it: ``ns`` and
+``symbcot``); Table-2 statistics (mean input characters, reference items, extracted items);
+tokens, cost and latency (the result's ``seconds``: mean and median); completeness (``done``:
+results other than ``backend_error``, which a rerun retries; ``planned`` from the run's plan,
+None when no plan names the cell) and the number of conflicting results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from statistics import mean, median
+from typing import Any, Iterable
+
+from scir.evaluate.cells import CellKey
+from scir.evaluate.runs import Runs
+from scir.evaluate.stats import Interval, normalised_accuracy, wilson
+from scir.evaluate.status import STATUS_VALUES, Status
+
+
+@dataclass
+class CellStats:
+    """The aggregate of one cell."""
+
+    cell: CellKey
+    n: int
+    correct: int
+    accuracy: Interval
+    chance: float | None               # mean of the tasks' chance (None: no tasks)
+    chance_constrained: float | None   # mean constrained chance (chance where none stored)
+    normalised: float | None           # with the paper's chance
+    normalised_constrained: float | None
+    statuses: dict[str, int]           # every status, in STATUS_VALUES order
+    executable: float | None           # share of executable formalizations (None: not recorded)
+    input_chars: float | None
+    reference_items: float | None
+    extracted_items: float | None
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    latency_mean: float | None         # seconds per task
+    latency_median: float | None
+    done: int
+    planned: int | None
+    conflicts: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict, repr=False)  # task id -> 0/1
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def complete(self) -> bool | None:
+        """Whether every planned task is done (None: no plan names the cell)."""
+        return None if self.planned is None else self.done >= self.planned
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (the cell's key fields flattened in; no per-task outcomes)."""
+        return {**self.cell.to_dict(), "n": self.n, "correct": self.correct,
+                "accuracy": self.accuracy.estimate, "accuracy_low": self.accuracy.low,
+                "accuracy_high": self.accuracy.high, "chance": self.chance,
+                "chance_constrained": self.chance_constrained, "normalised": self.normalised,
+                "normalised_constrained": self.normalised_constrained,
+                **{f"status_{s}": c for s, c in self.statuses.items()},
+                "executable": self.executable, "input_chars": self.input_chars,
+                "reference_items": self.reference_items,
+                "extracted_items": self.extracted_items, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "tokens": self.tokens,
+                "cost_usd": self.cost_usd, "latency_mean": self.latency_mean,
+                "latency_median": self.latency_median, "done": self.done,
+                "planned": self.planned, "complete": self.complete,
+                "conflicts": self.conflicts}
+
+
+def _mean(values: list[float]) -> float | None:
+    return float(mean(values)) if values else None
+
+
+def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | None = None,
+               conflicts: int = 0) -> CellStats:
+    """The aggregate of one cell's result dicts (each task once)."""
+    items = list(results)
+    n = len(items)
+    correct = sum(bool(r["correct"]) for r in items)
+    interval = wilson(correct, n)
+    chance = _mean([float(r["chance"]) for r in items])
+    constrained = _mean([float(r["chance"] if r.get("chance_constrained") is None
+                               else r["chance_constrained"]) for r in items])
+    statuses = {s: 0 for s in STATUS_VALUES}
+    for r in items:
+        statuses[r["status"]] += 1
+    recorded = [bool(r["executable"]) for r in items if r.get("executable") is not None]
+    seconds = [float(r.get("seconds", 0.0)) for r in items]
+    return CellStats(
+        cell=cell, n=n, correct=correct, accuracy=interval, chance=chance,
+        chance_constrained=constrained,
+        normalised=None if n == 0 else normalised_accuracy(interval.estimate, chance),
+        normalised_constrained=(None if n == 0
+                                else normalised_accuracy(interval.estimate, constrained)),
+        statuses=statuses, executable=_mean([float(x) for x in recorded]),
+        input_chars=_mean([float(r.get("input_chars", 0)) for r in items]),
+        reference_items=_mean([float(r["reference_items"]) for r in items
+                               if r.get("reference_items") is not None]),
+        extracted_items=_mean([float(r["items"]) for r in items if r.get("items") is not None]),
+        prompt_tokens=sum(int(r.get("prompt_tokens", 0)) for r in items),
+        completion_tokens=sum(int(r.get("completion_tokens", 0)) for r in items),
+        cost_usd=sum(float(r.get("cost_usd", 0.0)) for r in items),
+        latency_mean=_mean(seconds), latency_median=float(median(seconds)) if seconds else None,
+        done=n - statuses[Status.BACKEND_ERROR.value], planned=planned, conflicts=conflicts,
+        outcomes={r["task_id"]: int(bool(r["correct"])) for r in items})
+
+
+def aggregate(runs: Runs) -> list[CellStats]:
+    """One :class:`CellStats` per cell with results or a plan, sorted by cell."""
+    groups = runs.by_cell()
+    conflicts: dict[CellKey, int] = {}
+    for c in runs.conflicts:
+        conflicts[c.cell] = conflicts.get(c.cell, 0) + 1
+    cells = sorted(set(groups) | set(runs.plan))
+    return [cell_stats(cell, [item.result for item in groups.get(cell, [])],
+                       runs.plan.get(cell), conflicts.get(cell, 0)) for cell in cells]

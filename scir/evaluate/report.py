@@ -1,0 +1,158 @@
+"""Everything ``scir report`` shows, computed once: :func:`build_report` reads run directories
+and returns a :class:`Report` (cells, the Table-1 grid, probes, paired differences, conflicts,
+completeness, an optional run comparison); :meth:`Report.to_dict` is ``report.json``.
+
+The Table-1 grid has one row per (model, architecture, constrained, seed) and one column per
+(track, difficulty); each entry pairs the NL cell with the Obf cell of the same coordinates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from scir.evaluate.aggregate import CellStats, aggregate
+from scir.evaluate.cells import CellKey
+from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
+from scir.evaluate.runs import Conflict, Runs, load_runs
+
+REPORT_VERSION = 1
+
+
+@dataclass(frozen=True, order=True)
+class RowKey:
+    """A Table-1 row: model x architecture (+ constrained, seed)."""
+
+    model: str
+    arch: str
+    constrained: bool = True
+    seed: int = 0
+
+    def label(self) -> str:
+        """``tiny ns``, with ``free`` for an unconstrained formalization and ``seed=K``."""
+        return f"{self.model} {self.arch_label()}"
+
+    def arch_label(self) -> str:
+        """``ns``, ``ns free``, ``cot seed=1``: the row without its model."""
+        parts = [self.arch]
+        if not self.constrained:
+            parts.append("free")
+        if self.seed:
+            parts.append(f"seed={self.seed}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The NL and Obf cells of one Table-1 entry (None: not run)."""
+
+    nl: CellStats | None
+    obf: CellStats | None
+
+
+@dataclass
+class Grid:
+    """The Table-1 layout."""
+
+    rows: list[RowKey]
+    columns: list[tuple[str, str]]             # (track, difficulty)
+    pairs: dict[tuple[RowKey, tuple[str, str]], Pair]
+
+    def get(self, row: RowKey, column: tuple[str, str]) -> Pair:
+        return self.pairs.get((row, column), Pair(None, None))
+
+
+def grid(cells: list[CellStats]) -> Grid:
+    """The Table-1 grid of some cells (cells of other presentations are left out)."""
+    found: dict[tuple[RowKey, tuple[str, str]], dict[str, CellStats]] = {}
+    for c in cells:
+        k = c.cell
+        if k.presentation not in ("nl", "obf"):
+            continue
+        key = (RowKey(k.model, k.arch, k.constrained, k.seed), (k.track, k.difficulty))
+        found.setdefault(key, {})[k.presentation] = c
+    rows = sorted({r for r, _ in found})
+    columns = sorted({col for _, col in found})
+    return Grid(rows, columns, {key: Pair(v.get("nl"), v.get("obf")) for key, v in found.items()})
+
+
+@dataclass
+class Report:
+    """The computed report."""
+
+    runs: Runs
+    cells: list[CellStats]
+    grid: Grid
+    probes: list[Probe]
+    differences: list[Difference]
+    comparison: list[Difference] | None = None
+    compared: tuple[str, str] | None = None
+
+    @property
+    def conflicts(self) -> list[Conflict]:
+        return self.runs.conflicts
+
+    @property
+    def incomplete(self) -> list[CellStats]:
+        """Cells with a plan whose planned tasks are not all done."""
+        return [c for c in self.cells if c.complete is False]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``report.json``: every number the Markdown shows (keys: docs/evaluation.md)."""
+        table1 = [{"row": {"model": r.model, "arch": r.arch, "constrained": r.constrained,
+                           "seed": r.seed, "label": r.label()},
+                   "columns": [{"track": t, "difficulty": d,
+                                "nl": _cell_ref(self.grid.get(r, (t, d)).nl),
+                                "obf": _cell_ref(self.grid.get(r, (t, d)).obf)}
+                               for t, d in self.grid.columns]}
+                  for r in self.grid.rows]
+        return _finite({"version": REPORT_VERSION, "runs": self.runs.dirs,
+                "cells": [c.to_dict() for c in self.cells], "table1": table1,
+                "probes": [p.to_dict() for p in self.probes],
+                "differences": [d.to_dict() for d in self.differences],
+                "conflicts": [c.to_dict() for c in self.conflicts],
+                "incomplete": [{**c.cell.to_dict(), "done": c.done, "planned": c.planned}
+                               for c in self.incomplete],
+                "comparison": (None if self.comparison is None else
+                               {"a": self.compared[0], "b": self.compared[1],
+                                "cells": [d.to_dict() for d in self.comparison]})})
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN (an interval of no tasks) as None, so that the JSON is standard."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _cell_ref(c: CellStats | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {"accuracy": c.accuracy.estimate, "low": c.accuracy.low, "high": c.accuracy.high,
+            "n": c.n, "complete": c.complete, "conflicts": c.conflicts}
+
+
+def build_report(run_dirs: list[str], compare: bool = False) -> Report:
+    """The report over ``run_dirs`` (merged; conflicts named). With ``compare`` (exactly two
+    run directories, A and B) also A's cells against B's (:func:`compare_runs`)."""
+    from scir.errors import ConfigError
+
+    runs = load_runs(run_dirs)
+    cells = aggregate(runs)
+    report = Report(runs, cells, grid(cells), probes(cells), differences(cells))
+    if compare:
+        if len(run_dirs) != 2:
+            raise ConfigError(f"--compare needs exactly two run directories (A B), got "
+                              f"{len(run_dirs)}", field="compare")
+        a, b = (aggregate(load_runs([d])) for d in run_dirs)
+        report.comparison = compare_runs(a, b)
+        report.compared = (str(run_dirs[0]), str(run_dirs[1]))
+    return report
+
+
+__all__ = ["CellKey", "Grid", "Pair", "Report", "RowKey", "build_report", "grid"]
