@@ -85,8 +85,8 @@ def _bars(ax, groups: list[str], series: dict[str, list["CellStats | None"]], ti
 
 
 def heatmaps(report: "Report", out: Path) -> list[Path]:
-    """One accuracy heatmap per model (rows: track and architecture; columns: difficulty x
-    presentation)."""
+    """One accuracy heatmap per model with results (rows: track and architecture; columns:
+    difficulty x presentation)."""
     import numpy as np
 
     plt = _pyplot()
@@ -106,6 +106,8 @@ def heatmaps(report: "Report", out: Path) -> list[Path]:
         keep = ~np.all(np.isnan(data), axis=1)
         rows = [row for row, k in zip(rows, keep) if k]
         data = data[keep]
+        if not rows:               # the model's cells are planned, none has results yet
+            continue
         fig, (ax,) = _figure(plt)
         image = ax.imshow(np.ma.masked_invalid(data), vmin=0, vmax=1, cmap="viridis",
                           aspect="auto")

@@ -1,0 +1,176 @@
+"""Recompute a ``scir report`` from the run stores themselves and compare.
+
+:func:`check_report` reads the run directories with plain ``sqlite3`` and ``json`` (not the
+aggregation under test), merges them first-run-wins, groups results into cells, and checks
+``report.json`` and ``report.csv``: per cell n, correct, accuracy and its Wilson interval (by
+the formula), mean chances and both normalised accuracies, status counts, completeness against
+the plan table; the probes; every paired difference's task count and mean (and its bootstrap
+interval against an independent percentile bootstrap, within a tolerance); the conflicts.
+Usable on any report, e.g. one made from a ``scir eval`` run.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+Z95 = 1.959963984540054
+STATUSES = ("ok", "wrong", "parse_error", "solver_error", "timeout", "backend_error",
+            "no_answer")
+AXES = ("track", "difficulty", "presentation", "arch", "model", "constrained", "seed")
+
+
+def wilson_formula(k: int, n: int) -> tuple[float, float, float]:
+    """(estimate, low, high) of the 95% Wilson score interval, by its formula."""
+    p = k / n
+    denom = 1 + Z95 ** 2 / n
+    centre = (p + Z95 ** 2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / denom
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def read_store(run_dir: str | Path) -> tuple[list[dict[str, Any]], list[tuple[dict, int]]]:
+    """(results, plan) of one run directory, read with sqlite3."""
+    db = sqlite3.connect(str(Path(run_dir) / "run.sqlite"))
+    try:
+        results = [json.loads(r[0]) for r in db.execute(
+            "SELECT result FROM results ORDER BY task_id, arch, presentation, model, "
+            "constrained, seed")]
+        plan = [(json.loads(c), n) for c, n in db.execute("SELECT cell, planned FROM plan")]
+    finally:
+        db.close()
+    return results, plan
+
+
+def cell_tuple(r: dict[str, Any]) -> tuple:
+    return (r["domain"], r.get("difficulty") or "?", r["presentation"], r["arch"], r["model"],
+            bool(r.get("constrained", True)), int(r.get("seed", 0)))
+
+
+def key_tuple(r: dict[str, Any]) -> tuple:
+    return (r["task_id"], r["arch"], r["presentation"], r["model"],
+            bool(r.get("constrained", True)), int(r.get("seed", 0)))
+
+
+def merged(run_dirs: list[str]) -> tuple[dict[tuple, dict[str, dict]], dict[tuple, int], int]:
+    """Cells -> task id -> result (first run wins), planned counts, conflict count."""
+    cells: dict[tuple, dict[str, dict]] = {}
+    plan: dict[tuple, int] = {}
+    seen: dict[tuple, dict] = {}
+    conflicts = 0
+    for run in run_dirs:
+        results, planned = read_store(run)
+        for cell, n in planned:
+            t = (cell["track"], cell["difficulty"], cell["presentation"], cell["arch"],
+                 cell["model"], bool(cell.get("constrained", True)), int(cell.get("seed", 0)))
+            plan[t] = max(n, plan.get(t, 0))
+        for r in results:
+            k = key_tuple(r)
+            if k in seen:
+                strip = lambda d: {x: v for x, v in d.items()  # noqa: E731
+                                   if x not in ("seconds", "cached_calls")}
+                conflicts += strip(seen[k]) != strip(r)
+                continue
+            seen[k] = r
+            cells.setdefault(cell_tuple(r), {})[r["task_id"]] = r
+    return cells, plan, conflicts
+
+
+def _close(a: float | None, b: float | None, tol: float = 1e-9) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) <= tol
+
+
+def _bootstrap(diff: np.ndarray, resamples: int = 4000, seed: int = 12345) -> tuple[float, float]:
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(diff), size=(resamples, len(diff)))
+    means = diff[idx].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def check_report(report_dir: str | Path, run_dirs: list[str]) -> dict[str, Any]:
+    """Assert that the report in ``report_dir`` matches the run stores; returns report.json."""
+    report_dir = Path(report_dir)
+    data = json.loads((report_dir / "report.json").read_text())
+    rows = list(csv.DictReader((report_dir / "report.csv").open()))
+    cells, plan, conflicts = merged([str(d) for d in run_dirs])
+    assert len(data["conflicts"]) == conflicts
+    by_key = {tuple(c[a] for a in AXES): c for c in data["cells"]}
+    csv_by_key = {tuple(r[a] for a in AXES): r for r in rows}
+    assert set(by_key) == set(cells) | set(plan), (set(by_key) ^ (set(cells) | set(plan)))
+    for key, tasks in cells.items():
+        got = by_key[key]
+        items = list(tasks.values())
+        n, k = len(items), sum(bool(r["correct"]) for r in items)
+        assert (got["n"], got["correct"]) == (n, k), key
+        p, low, high = wilson_formula(k, n)
+        assert _close(got["accuracy"], p) and abs(got["accuracy_low"] - low) < 1e-6 \
+            and abs(got["accuracy_high"] - high) < 1e-6, (key, got, low, high)
+        chance = sum(float(r["chance"]) for r in items) / n
+        cc = sum(float(r["chance"] if r.get("chance_constrained") is None
+                       else r["chance_constrained"]) for r in items) / n
+        assert _close(got["chance"], chance) and _close(got["chance_constrained"], cc)
+        norm = 0.0 if chance >= 1 else max(0.0, (p - chance) / (1 - chance))
+        normc = 0.0 if cc >= 1 else max(0.0, (p - cc) / (1 - cc))
+        assert _close(got["normalised"], norm) and _close(got["normalised_constrained"], normc)
+        for s in STATUSES:
+            assert got[f"status_{s}"] == sum(r["status"] == s for r in items), (key, s)
+        done = n - sum(r["status"] == "backend_error" for r in items)
+        assert got["done"] == done and got["planned"] == plan.get(key)
+        assert got["complete"] == (None if key not in plan else done >= plan[key])
+        row = csv_by_key[tuple(str(x) for x in key)]
+        assert int(row["n"]) == n and float(row["accuracy"]) == got["accuracy"]
+        assert float(row["accuracy_low"]) == got["accuracy_low"]
+    for key in set(plan) - set(cells):
+        assert by_key[key]["n"] == 0 and by_key[key]["complete"] is (plan[key] == 0)
+
+    def acc(key: tuple) -> float | None:
+        tasks = cells.get(key)
+        return None if not tasks else sum(bool(r["correct"]) for r in tasks.values()) / len(tasks)
+
+    probe_names = (("reasoning", "nl", "cot"), ("extraction", "obf", "ns"), ("joint", "obf", "cot"))
+    expected = {(t, d, m, s) for (t, d, _, a, m, _, s) in set(cells) | set(plan)
+                if a in ("cot", "ns")}
+    assert {(p["track"], p["difficulty"], p["model"], p["seed"]) for p in data["probes"]} \
+        == expected
+    for probe in data["probes"]:
+        for name, pres, arch in probe_names:
+            want = acc((probe["track"], probe["difficulty"], pres, arch, probe["model"], True,
+                        probe["seed"]))
+            got = probe[name]
+            assert (got is None) if want is None else _close(got["estimate"], want), (probe, name)
+    contrasts = {"nl_vs_obf": (2, "nl", "obf"), "ns_vs_cot": (3, "ns", "cot"),
+                 "constrained_vs_unconstrained": (5, True, False)}
+    want_pairs = set()
+    for name, (axis, first, second) in contrasts.items():
+        for key in cells:
+            if key[axis] == first:
+                other = key[:axis] + (second,) + key[axis + 1:]
+                if other in cells:
+                    want_pairs.add((name, key, other))
+    got_pairs = {(d["contrast"], tuple(d["first"][a] for a in AXES),
+                  tuple(d["second"][a] for a in AXES)): d for d in data["differences"]}
+    assert set(got_pairs) == want_pairs
+    for (name, first, second), d in got_pairs.items():
+        common = sorted(set(cells[first]) & set(cells[second]))
+        a = np.array([int(bool(cells[first][t]["correct"])) for t in common], dtype=float)
+        b = np.array([int(bool(cells[second][t]["correct"])) for t in common], dtype=float)
+        assert d["tasks"] == len(common)
+        diff = a - b
+        est = d["difference"]
+        assert _close(est["estimate"], float(diff.mean()))
+        assert est["low"] <= est["estimate"] + 1e-12 <= est["high"] + 2e-12
+        if np.all(diff == diff[0]):
+            assert est["low"] == est["high"] == est["estimate"]
+        else:
+            lo, hi = _bootstrap(diff)
+            tol = 1.5 / len(diff) + 0.02
+            assert abs(est["low"] - lo) <= tol and abs(est["high"] - hi) <= tol, (est, lo, hi)
+    return data
