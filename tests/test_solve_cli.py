@@ -80,16 +80,17 @@ def test_cot_run_through_a_local_server_and_report(taskfile, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "parity" in printed and "report.md" in printed
     rows = list(csv.DictReader((tmp_path / "rep" / "report.csv").open()))
+    assert {r["track"] for r in rows} == {"parity"}
     cot = next(r for r in rows if r["arch"] == "cot")
     assert (cot["n"], cot["correct"], cot["model"]) == ("8", str(good), "vllm:fake")
     acc = good / 8
     assert float(cot["accuracy"]) == pytest.approx(acc)
     assert float(cot["normalised"]) == pytest.approx(max(0.0, (acc - 0.5) / 0.5))
-    assert int(cot["wrong"]) == 8 - good
+    assert int(cot["status_wrong"]) == 8 - good
     orc = next(r for r in rows if r["arch"] == "oracle")
     assert float(orc["normalised"]) == 1.0 and orc["reference_items"] == "3.0"
     md = (tmp_path / "rep" / "report.md").read_text()
-    assert md.count("| parity |") == 2
+    assert "| vllm:fake cot |" in md and "| none oracle |" in md
 
 
 def test_bad_invocations_exit_2_with_one_message(taskfile, tmp_path, capsys):
