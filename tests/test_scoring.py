@@ -1,0 +1,72 @@
+"""The scoring rules of scir.evaluate.scoring, applied through each built-in track's
+``Track.score``."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scir.evaluate.scoring import EXACT, RULES, SUBSET, match_subset, score
+from scir.tasks import Task
+from scir.tracks import get_track
+from scir.tracks.causal.options import match_options
+
+
+def make(domain, answer, pool, options=()):
+    return Task(task_id=f"{domain}-t-0-0", domain=domain, difficulty="easy", tier="t", seed=0,
+                params={}, question="?", answer=answer, answer_pool=list(pool), chance=0.5,
+                formal={}, blocks=[], options=list(options))
+
+
+def test_each_built_in_track_names_its_rule():
+    assert {n: get_track(n).scoring for n in ("deduction", "induction", "causal")} == {
+        "deduction": "label", "induction": "pool", "causal": "option"}
+    assert set(RULES) == {"label", "pool", "option"}
+
+
+def test_label_is_exact():
+    track, task = get_track("deduction"), make("deduction", "True", ["True"])
+    assert track.score(task, "True")
+    assert not track.score(task, "true") and not track.score(task, None)
+
+
+def test_pool_accepts_any_pooled_answer():
+    track = get_track("induction")
+    task = make("induction", "a,b", ["a,b", "c,d"])
+    assert track.score(task, "c,d") and track.score(task, "a,b")
+    assert not track.score(task, "a,c") and not track.score(task, None)
+
+
+def test_option_letters_and_stated_edges_with_subset_match():
+    track = get_track("causal")
+    options = ["XYZ -> Raf", "Mek -> XYZ", "XYZ -> Raf; XYZ -> Mek"]
+    task = make("causal", "B", ["B"], options)
+    assert track.score(task, "B") and not track.score(task, "A")
+    assert not track.score(task, "none")                    # the solvers' "no match"
+    assert track.score(task, "mek -> xyz")                  # the same set, any case
+    assert track.score(task, "Mek -> XYZ; XYZ -> Erk")      # only B is strictly inside
+    assert not track.score(task, "XYZ -> Raf; XYZ -> Mek")  # option C exactly
+    assert not track.score(task, "XYZ -> Erk") and not track.score(task, "an edge")
+    # two options strictly inside: no match
+    assert not track.score(task, "XYZ -> Raf; Mek -> XYZ")
+
+
+def test_an_unknown_rule_is_named():
+    class Odd:
+        name, scoring = "odd", "fuzzy"
+
+    with pytest.raises(ValueError, match="unknown scoring rule 'fuzzy'"):
+        score(Odd(), make("x", "a", ["a"]), "a")
+
+
+@given(st.frozensets(st.integers(0, 5)), st.lists(st.frozensets(st.integers(0, 5)),
+                                                  min_size=1, max_size=6))
+def test_subset_match_rule(found, options):
+    m = match_subset(found, options)
+    if found in options:
+        assert (m.index, m.how) == (options.index(found), EXACT)
+    else:
+        inside = [i for i, o in enumerate(options) if o < found]
+        want = (inside[0], SUBSET) if len(inside) == 1 else (None, None)
+        assert (m.index, m.how) == want
+    edges = [frozenset(("XYZ", f"P{i}") for i in o) for o in options]
+    assert match_options({("xyz", f"p{i}") for i in found}, edges).index == m.index
