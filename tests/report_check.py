@@ -163,6 +163,9 @@ def check_report(report_dir: str | Path, run_dirs: list[str]) -> dict[str, Any]:
         a = np.array([int(bool(cells[first][t]["correct"])) for t in common], dtype=float)
         b = np.array([int(bool(cells[second][t]["correct"])) for t in common], dtype=float)
         assert d["tasks"] == len(common)
+        if not common:
+            assert d["difference"] == {"estimate": None, "low": None, "high": None}
+            continue
         diff = a - b
         est = d["difference"]
         assert _close(est["estimate"], float(diff.mean()))
