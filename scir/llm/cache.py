@@ -138,6 +138,14 @@ class RunStore:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
 
+    def call_totals(self) -> tuple[int, int, float]:
+        """(calls, prompt + completion tokens, cost in USD) of every stored call."""
+        with self._lock:
+            n, tokens, cost = self._db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(prompt_tokens + completion_tokens), 0), "
+                "COALESCE(SUM(cost_usd), 0.0) FROM calls").fetchone()
+        return int(n), int(tokens), float(cost)
+
     def call_requests(self) -> list[dict[str, Any]]:
         """The stored requests (messages, constraint, params), in key order."""
         with self._lock:

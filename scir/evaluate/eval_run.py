@@ -1,0 +1,171 @@
+"""Running an experiment grid into a run directory (``scir eval``).
+
+:func:`record_experiment` copies the experiment into the run (``experiment.toml``, with its
+digest and every cell's fingerprint in ``experiment.json``) and refuses a changed experiment
+that would change cells with stored results. :func:`run_grid` runs the cells one by one, each
+through :func:`run_cell` -- the one place an executor is chosen -- with one backend per model
+(run-store cache over budget over rate limit over the model), under the caller's run lock.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from scir.errors import ConfigError
+from scir.evaluate.budget import (BudgetedBackend, BudgetExceeded, RateLimitedBackend,
+                                  Spending)
+from scir.evaluate.cells import CellKey, cell_of
+from scir.evaluate.experiment import Experiment, digest
+from scir.evaluate.progress import GridProgress
+from scir.llm.base import Backend
+from scir.llm.cache import CachingBackend, RunStore
+from scir.pipelines.result import PipelineSettings
+from scir.pipelines.runner import RunSummary, run_tasks
+from scir.tasks import Task
+
+EXECUTORS = ("local", "ray")
+RECORD = "experiment.json"
+COPY = "experiment.toml"
+
+
+def _key(cell: CellKey) -> str:
+    return json.dumps(cell.to_dict(), sort_keys=True)
+
+
+def _first_difference(old: Any, new: Any, prefix: str = "") -> str:
+    if isinstance(old, dict) and isinstance(new, dict):
+        for k in sorted(set(old) | set(new)):
+            if old.get(k) != new.get(k):
+                return _first_difference(old.get(k), new.get(k), f"{prefix}{k}.")
+    return f"{prefix.rstrip('.')} ({old!r} -> {new!r})"
+
+
+def record_experiment(exp: Experiment, run: Path, store: RunStore) -> None:
+    """Check the experiment against the one recorded in the run, then record it."""
+    record = run / RECORD
+    cells = {_key(c): exp.fingerprint(c) for c in exp.cells()}
+    if record.exists():
+        old = json.loads(record.read_text(encoding="utf-8"))["cells"]
+        started = {cell_of(r) for r in store.results()}
+        for cell in exp.cells():
+            before = old.get(_key(cell))
+            if before is not None and before != cells[_key(cell)] and cell in started:
+                what = _first_difference(before, cells[_key(cell)])
+                raise ConfigError(f"the experiment changed for cell {cell.label()}, which has "
+                                  f"stored results: {what}; restore it or use a new --run "
+                                  f"directory", file=exp.path)
+        cells = {**old, **cells}
+    shutil.copyfile(exp.path, run / COPY)
+    record.write_text(json.dumps({"source": exp.path, "sha256": digest(exp.path),
+                                  "name": exp.name, "cells": cells}, indent=1, sort_keys=True)
+                      + "\n", encoding="utf-8")
+
+
+def settings_of(exp: Experiment, cell: CellKey) -> PipelineSettings:
+    """The pipeline settings of a cell."""
+    g = exp.generation
+    return PipelineSettings(presentation=cell.presentation, max_tokens=g.max_tokens,
+                            temperature=g.temperature, seed=cell.seed,
+                            max_retries=g.max_retries, constrained=cell.constrained)
+
+
+def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: RunStore,
+             settings: PipelineSettings, *, concurrency: int = 1,
+             progress: Callable | None = None, executor: str = "local") -> RunSummary:
+    """Run one cell's tasks into the store (resumable) with the chosen executor."""
+    if executor == "local":
+        return run_tasks(tasks, cell.arch, backend, store, settings, concurrency=concurrency,
+                         progress=progress)
+    if executor == "ray":
+        raise ConfigError("--executor ray is not wired into scir eval yet; use --executor local",
+                          field="executor")
+    raise ConfigError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}",
+                      field="executor")
+
+
+def build_backend(exp: Experiment, label: str, store: RunStore, spending: Spending
+                  ) -> CachingBackend:
+    """A model's backend: the run store's cache over the budget over the rate limit."""
+    import os
+
+    from scir.llm import get_backend, parse_model_name
+
+    model = next(m for m in exp.models if m.name and _label(m.name) == label)
+    name = parse_model_name(model.name)
+    options: dict[str, Any] = {}
+    if name.is_api:
+        if model.base_url:
+            options["base_url"] = model.base_url
+        if model.api_key_env:
+            key = os.environ.get(model.api_key_env)
+            if not key:
+                raise ConfigError(f"model {model.name}: set the environment variable "
+                                  f"{model.api_key_env} (its api_key_env)", file=exp.path,
+                                  field="models.api_key_env")
+            options["api_key"] = key
+    inner: Backend = get_backend(name, **options)
+    if model.requests_per_minute is not None:
+        inner = RateLimitedBackend(inner, model.requests_per_minute)
+    return CachingBackend(BudgetedBackend(inner, spending), store)
+
+
+def _label(name: str) -> str:
+    from scir.evaluate.experiment import model_label
+
+    return model_label(name)
+
+
+@dataclass
+class GridOutcome:
+    """What a grid run did."""
+
+    cells: int = 0
+    ran: int = 0
+    backend_failed: int = 0
+    stopped: str = ""                       # the budget message when a budget stopped it
+    made: int = 0
+    served: int = 0
+    spent: str = ""
+    summaries: dict[CellKey, RunSummary] = field(default_factory=dict)
+
+
+def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: RunStore,
+             progress: GridProgress, *, executor: str = "local") -> GridOutcome:
+    """Run every cell of ``plan`` in order; a reached budget ends the grid cleanly (the
+    outcome's ``stopped`` says which)."""
+    _, tokens, cost = store.call_totals()
+    spending = Spending(exp.budget, tokens, cost)
+    backends: dict[str, CachingBackend] = {}
+    outcome = GridOutcome(cells=len(plan))
+    progress.start()
+    try:
+        for cell, tasks in plan:
+            backend = None
+            if cell.arch != "oracle":
+                if cell.model not in backends:
+                    backends[cell.model] = build_backend(exp, cell.model, store, spending)
+                backend = backends[cell.model]
+            model = exp.model_of(cell)
+            spending.check()
+            summary = run_cell(
+                cell, tasks, backend, store, settings_of(exp, cell),
+                concurrency=model.concurrency if model else 1, executor=executor,
+                progress=lambda items, total, cell=cell: progress.wrap(cell, items,
+                                                                       spending.check))
+            outcome.summaries[cell] = summary
+            outcome.ran += summary.ran
+            outcome.backend_failed += summary.ran_statuses.get("backend_error", 0)
+    except BudgetExceeded as exc:
+        outcome.stopped = str(exc)
+    finally:
+        progress.close()
+        for b in backends.values():
+            outcome.made += b.made
+            outcome.served += b.served
+            b.close()
+        outcome.spent = spending.spent()
+    return outcome

@@ -1,0 +1,226 @@
+"""Experiment files: one TOML file (read with ``tomllib``, validated with pydantic) describing
+a grid that ``scir eval`` runs -- task sources per track and difficulty, presentations,
+architectures, models, constrained / free formalization, seeds, tasks per cell, generation
+settings and budgets. docs/experiments.md documents every field with a full example.
+
+:func:`load_experiment` reads and validates a file (any error is one ConfigError naming the
+file and the field); :meth:`Experiment.cells` expands the grid into
+:class:`~scir.evaluate.cells.CellKey` s; :meth:`Experiment.fingerprint` is what a cell's results
+depend on (its task source, generation settings, the model's server), used to refuse a rerun
+that would change finished cells.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from scir.errors import ConfigError
+from scir.evaluate.cells import CellKey
+from scir.pipelines.result import NO_MODEL
+
+Arch = Literal["oracle", "cot", "ns", "symbcot"]
+FORMALIZING = ("ns", "symbcot")        # the architectures with a constrained / free choice
+DEFAULT_TASKS_PER_CELL = 200
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Render(_Strict):
+    """How generated tasks are rendered into documents (needed for the ``obf`` presentation)."""
+
+    renderer: Literal["template"] = "template"
+    seed: int = 0
+
+
+class TaskSource(_Strict):
+    """The tasks of one track and difficulty: a task ``file`` or a generation spec."""
+
+    file: str | None = None
+    n: int | None = Field(default=None, ge=1)
+    seed: int = 0
+    params: dict[str, Any] = Field(default_factory=dict)
+    render: Render | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "TaskSource":
+        if self.file is not None and (self.n is not None or self.params or self.render):
+            raise ValueError("give either file or a generation spec (n, seed, params, "
+                             "render), not both")
+        return self
+
+
+class Model(_Strict):
+    """One model of the grid."""
+
+    name: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    concurrency: int = Field(default=1, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+
+
+class Generation(_Strict):
+    """Settings of every LLM call (they must stay the same across a run's invocations)."""
+
+    max_tokens: int = Field(default=1024, ge=1)
+    temperature: float = Field(default=0.0, ge=0.0)
+    max_retries: int = Field(default=2, ge=0)
+
+
+class Budget(_Strict):
+    """Limits that stop a run cleanly (finished work is kept; rerun to continue)."""
+
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_wall_seconds: float | None = Field(default=None, gt=0)
+
+
+class Experiment(_Strict):
+    """A validated experiment file."""
+
+    name: str = "experiment"
+    presentations: list[Literal["nl", "obf"]] = Field(default=["nl", "obf"], min_length=1)
+    architectures: list[Arch] = Field(min_length=1)
+    constrained: list[bool] = Field(default=[True], min_length=1)
+    seeds: list[int] | None = None
+    repeats: int | None = Field(default=None, ge=1)
+    tasks_per_cell: int = Field(default=DEFAULT_TASKS_PER_CELL, ge=1)
+    generation: Generation = Generation()
+    budget: Budget = Budget()
+    models: list[Model] = Field(default_factory=list)
+    tasks: dict[Literal["deduction", "induction", "causal", "equation"],
+                dict[Literal["easy", "hard"], TaskSource]] = Field(min_length=1)
+    path: str = Field(default="", exclude=True)          # the file it was read from
+
+    @model_validator(mode="after")
+    def _check(self) -> "Experiment":
+        if self.seeds is not None and self.repeats is not None:
+            raise ValueError("give seeds or repeats, not both")
+        if self.seeds is not None and (not self.seeds or len(set(self.seeds)) != len(self.seeds)):
+            raise ValueError("seeds must be a non-empty list without repeats")
+        if any(a != "oracle" for a in self.architectures) and not self.models:
+            raise ValueError("architectures other than oracle need at least one [[models]] entry")
+        names = [m.name for m in self.models]
+        if len(set(names)) != len(names):
+            raise ValueError("a model is listed twice")
+        for track, tiers in self.tasks.items():
+            for tier, source in tiers.items():
+                if ("obf" in self.presentations and source.file is None
+                        and source.render is None):
+                    raise ValueError(f"tasks.{track}.{tier}: the obf presentation needs a "
+                                     f"render spec (render = {{renderer = \"template\", "
+                                     f"seed = 1}})")
+        return self
+
+    # ---- the grid ----------------------------------------------------------------------------
+    def seed_list(self) -> list[int]:
+        """The seeds: ``seeds``, or ``0 .. repeats-1``, or ``[0]``."""
+        if self.seeds is not None:
+            return list(self.seeds)
+        return list(range(self.repeats or 1))
+
+    def groups(self) -> list[tuple[str, str]]:
+        """The (track, difficulty) pairs of the grid, in file order."""
+        return [(t, d) for t, tiers in self.tasks.items() for d in tiers]
+
+    def cells(self) -> list[CellKey]:
+        """Every cell, in run order: per track and difficulty, per presentation, per
+        architecture, per model, constrained before free, per seed. ``oracle`` (no model, no
+        sampling) runs once per track/difficulty/presentation, with the first seed; ``cot``
+        and ``oracle`` have no free variant."""
+        seeds = self.seed_list()
+        out = []
+        for track, tier in self.groups():
+            for pres in self.presentations:
+                for arch in self.architectures:
+                    if arch == "oracle":
+                        out.append(CellKey(track, tier, pres, arch, NO_MODEL, True, seeds[0]))
+                        continue
+                    modes = sorted(set(self.constrained), reverse=True) \
+                        if arch in FORMALIZING else [True]
+                    for model in self.models:
+                        for mode in modes:
+                            for seed in seeds:
+                                out.append(CellKey(track, tier, pres, arch, model_label(model.name),
+                                                   mode, seed))
+        return out
+
+    def model_of(self, cell: CellKey) -> Model | None:
+        """The model entry of a cell (None for oracle)."""
+        return next((m for m in self.models if model_label(m.name) == cell.model), None)
+
+    def fingerprint(self, cell: CellKey) -> dict[str, Any]:
+        """What a cell's stored results depend on: its task source, and for model cells the
+        generation settings and the model's server."""
+        source = self.tasks[cell.track][cell.difficulty]
+        out: dict[str, Any] = {"tasks": source.model_dump(mode="json")}
+        model = self.model_of(cell)
+        if model is not None:
+            out["generation"] = self.generation.model_dump(mode="json")
+            out["base_url"] = model.base_url
+        return out
+
+    def with_models(self, names: list[str]) -> "Experiment":
+        """The experiment with its models replaced by ``names`` (default settings each)."""
+        data = self.model_dump(mode="json")
+        data["models"] = [{"name": n} for n in names]
+        return _validate(data, self.path)
+
+
+def model_label(name: str) -> str:
+    """The model column of a model name's results (``provider:model``, ``tiny``), i.e. what
+    :attr:`scir.llm.base.Backend.name` of its backend is."""
+    from scir.llm import parse_model_name
+
+    parsed = parse_model_name(name)
+    return "tiny" if parsed.provider == "tiny" else f"{parsed.provider}:{parsed.model}"
+
+
+def _location(error: dict[str, Any]) -> str:
+    return ".".join(str(p) for p in error["loc"]) or "(top level)"
+
+
+def _validate(data: dict[str, Any], path: str) -> Experiment:
+    try:
+        exp = Experiment.model_validate({**data, "path": path})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = _location(first)
+        message = first["msg"].removeprefix("Value error, ")
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ConfigError(f"{where}: {message}{more}", file=path, field=where) from None
+    for model in exp.models:
+        try:
+            model_label(model.name)
+        except ConfigError as exc:
+            raise ConfigError(f"models: {exc.message}", file=path, field="models.name") from None
+    return exp
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment file; relative task files are taken relative to it."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the experiment: {exc.strerror or exc}",
+                          file=str(path)) from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"not a valid TOML file: {exc}", file=str(path)) from None
+    if "path" in data:
+        raise ConfigError("path: unknown field", file=str(path), field="path")
+    return _validate(data, str(path))
+
+
+def digest(path: str | Path) -> str:
+    """sha256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

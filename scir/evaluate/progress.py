@@ -1,0 +1,116 @@
+"""One progress display for a whole ``scir eval`` grid: a tqdm bar when stderr is a terminal,
+otherwise (batch logs) plain lines every N tasks or N seconds, each with done / planned, the
+running accuracy, the error counts and the current cell."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections import Counter
+from typing import Any, Iterable, Iterator, TextIO
+
+from scir.errors import ConfigError
+from scir.evaluate.cells import CellKey
+
+ERRORS = (("parse", "parse_error"), ("solver", "solver_error"), ("timeout", "timeout"),
+          ("backend", "backend_error"), ("no answer", "no_answer"))
+
+
+def parse_every(text: str) -> tuple[int | None, float | None]:
+    """``--progress-every``: ``N`` tasks, ``Ns`` seconds, or both (``25,30s``)."""
+    tasks, seconds = None, None
+    for part in text.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)s", part)
+        if m and float(m[1]) > 0:
+            seconds = float(m[1])
+        elif part.isdigit() and int(part) > 0:
+            tasks = int(part)
+        else:
+            raise ConfigError(f"--progress-every takes N (tasks), Ns (seconds) or both "
+                              f"(e.g. 25,30s), got {text!r}", field="progress_every")
+    return tasks, seconds
+
+
+class GridProgress:
+    """Counts of every planned (cell, task) result: stored ones first, then each finished."""
+
+    def __init__(self, planned: int, *, stream: TextIO | None = None, bar: bool | None = None,
+                 every_tasks: int | None = None, every_seconds: float | None = 30.0) -> None:
+        self.planned = planned
+        self.stream = stream or sys.stderr
+        self.bar_mode = self.stream.isatty() if bar is None else bar
+        self.every_tasks = every_tasks
+        self.every_seconds = every_seconds
+        self.status: dict[tuple[CellKey, str], tuple[str, bool]] = {}
+        self.counts: Counter = Counter()
+        self.correct = 0
+        self.cell: CellKey | None = None
+        self._since = 0
+        self._last = time.monotonic()
+        self._bar = None
+
+    def record(self, cell: CellKey, task_id: str, status: str, correct: bool) -> None:
+        """One result of a planned task (a stored one, or one just finished)."""
+        old = self.status.get((cell, task_id))
+        if old is not None:
+            self.counts[old[0]] -= 1
+            self.correct -= int(old[1])
+        self.status[(cell, task_id)] = (status, bool(correct))
+        self.counts[status] += 1
+        self.correct += int(bool(correct))
+
+    def start(self) -> None:
+        """Show the starting point (the stored results)."""
+        if self.bar_mode:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=self.planned, initial=len(self.status), desc="eval",
+                             file=self.stream, dynamic_ncols=True)
+        else:
+            self.line()
+
+    def line(self) -> str:
+        """One plain progress line (also written to the stream)."""
+        done = len(self.status)
+        acc = f"{self.correct}/{done} = {100 * self.correct / done:.1f}%" if done else "-"
+        errors = ", ".join(f"{name} {self.counts[s]}" for name, s in ERRORS)
+        cell = self.cell.label() if self.cell is not None else "-"
+        text = (f"eval {time.strftime('%H:%M:%S')}: {done}/{self.planned} done, accuracy "
+                f"{acc}; errors: {errors}; cell {cell}")
+        print(text, file=self.stream, flush=True)
+        return text
+
+    def _tick(self) -> None:
+        if self._bar is not None:
+            self._bar.update(1)
+            done = max(1, len(self.status))
+            self._bar.set_postfix_str(f"acc {100 * self.correct / done:.0f}% "
+                                      f"{self.cell.label() if self.cell else ''}")
+            return
+        self._since += 1
+        now = time.monotonic()
+        if ((self.every_tasks is not None and self._since >= self.every_tasks)
+                or (self.every_seconds is not None and now - self._last >= self.every_seconds)):
+            self.line()
+            self._since, self._last = 0, now
+
+    def wrap(self, cell: CellKey, results: Iterable[Any], check=None) -> Iterator[Any]:
+        """Pass a cell's finished results through, counting each; ``check()`` runs after each
+        (e.g. the wall-time budget) and may raise to stop the grid."""
+        self.cell = cell
+        for result in results:
+            self.record(cell, result.task_id, result.status, result.correct)
+            self._tick()
+            yield result
+            if check is not None:
+                check()
+
+    def close(self) -> None:
+        """End the display (a last plain line in line mode)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        else:
+            self.line()

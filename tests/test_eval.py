@@ -1,0 +1,206 @@
+"""``scir eval``: experiment files, the grid, the plain progress lines, budgets, and a run
+SIGKILLed mid-grid and rerun (identical results, no finished call repeated)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from fake_openai_server import FakeOpenAIServer, Reply, chat_body
+from scir.cli import main
+from scir.errors import ConfigError
+from scir.evaluate.cells import CellKey
+from scir.evaluate.experiment import load_experiment
+from scir.evaluate.progress import GridProgress, parse_every
+from scir.llm.cache import RunStore
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMING = {"seconds", "latency_s", "created_at"}
+
+
+def experiment(tmp_path, url, *, budget="", n=3, name="exp.toml"):
+    path = tmp_path / name
+    path.write_text(f"""
+presentations = ["nl", "obf"]
+architectures = ["cot"]
+seeds = [0]
+tasks_per_cell = {n}
+[generation]
+max_tokens = 40
+max_retries = 0
+[budget]
+{budget}
+[[models]]
+name = "openai:fake@{url}"
+[tasks.deduction.easy]
+n = {n}
+seed = 1
+render = {{ renderer = "template", seed = 1 }}
+""")
+    return path
+
+
+def answer(body, index):
+    """A deterministic answer per prompt: 10 tokens, $0.001 a call."""
+    digest = hashlib.sha256(json.dumps(body["messages"]).encode()).digest()
+    return Reply(body=chat_body(f"Answer: {'True' if digest[0] % 2 else 'False'}",
+                                cost=0.001, prompt_tokens=7, completion_tokens=3))
+
+
+def untimed(data):
+    if isinstance(data, dict):
+        return {k: untimed(v) for k, v in data.items() if k not in TIMING}
+    if isinstance(data, list):
+        return [untimed(v) for v in data]
+    return data
+
+
+def stored(run):
+    with RunStore(run) as store:
+        return [untimed(r) for r in store.results()], store.call_count()
+
+
+def eval_cmd(exp, run):
+    return [sys.executable, "-m", "scir.cli", "eval", str(exp), "--run", str(run),
+            "--progress-every", "1"]
+
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+
+
+def test_experiment_errors_name_field_and_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('architectures = ["cot", "magic"]\n[tasks.deduction.easy]\nn = 2\n'
+                   '[[models]]\nname = "tiny"\n')
+    with pytest.raises(ConfigError, match=r"architectures\.1: Input should be") as err:
+        load_experiment(bad)
+    assert err.value.file == str(bad)
+    bad.write_text('architectures = ["oracle"]\npresentations = ["nl"]\ntasks_per_cell = 0\n'
+                   '[tasks.deduction.easy]\nn = 2\n')
+    with pytest.raises(ConfigError, match="tasks_per_cell"):
+        load_experiment(bad)
+    bad.write_text('architectures = ["oracle"]\n[tasks.deduction.easy]\nn = 2\n')
+    with pytest.raises(ConfigError, match="obf presentation needs a render spec"):
+        load_experiment(bad)
+    assert main(["eval", str(bad), "--run", str(tmp_path / "r")]) == 2
+
+
+def test_grid_expansion_constrained_only_for_formalizing(tmp_path):
+    path = tmp_path / "e.toml"
+    path.write_text('architectures = ["oracle", "cot", "ns"]\npresentations = ["nl"]\n'
+                    'constrained = [true, false]\nrepeats = 2\n[[models]]\nname = "tiny"\n'
+                    '[tasks.causal.hard]\nn = 2\n')
+    cells = load_experiment(path).cells()
+    labels = [c.label() for c in cells]
+    assert labels == ["causal/hard nl oracle none", "causal/hard nl cot tiny",
+                      "causal/hard nl cot tiny seed=1", "causal/hard nl ns tiny",
+                      "causal/hard nl ns tiny seed=1", "causal/hard nl ns tiny free",
+                      "causal/hard nl ns tiny free seed=1"]
+
+
+def test_plain_progress_lines():
+    out = io.StringIO()
+    grid = GridProgress(4, stream=out, bar=False, every_tasks=2, every_seconds=None)
+    cell = CellKey("deduction", "easy", "nl", "cot", "tiny")
+    grid.record(cell, "t0", "ok", True)            # stored before this invocation
+    grid.start()
+
+    class R:
+        def __init__(self, task_id, status, correct):
+            self.task_id, self.status, self.correct = task_id, status, correct
+
+    list(grid.wrap(cell, [R("t1", "parse_error", False), R("t2", "ok", True),
+                          R("t3", "timeout", False)]))
+    grid.close()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 3                         # start, after 2 tasks, close
+    assert "1/4 done, accuracy 1/1 = 100.0%" in lines[0]
+    assert "3/4 done, accuracy 2/3 = 66.7%; errors: parse 1, solver 0, timeout 0" in lines[1]
+    assert lines[2].endswith("timeout 1, backend 0, no answer 0; cell deduction/easy nl cot tiny")
+    assert parse_every("25,30s") == (25, 30.0)
+    with pytest.raises(ConfigError, match="progress-every"):
+        parse_every("soon")
+
+
+def test_killed_mid_grid_rerun_is_identical_and_repeats_no_call(tmp_path):
+    held = threading.Event()
+
+    def holding(body, index):
+        if index == 3:                             # the 4th call: hold it until the kill
+            held.set()
+            return Reply(body=answer(body, index).body, delay=10.0)
+        return answer(body, index)
+
+    with FakeOpenAIServer(holding) as srv:
+        exp = experiment(tmp_path, srv.url)
+        run = tmp_path / "killed"
+        proc = subprocess.Popen(eval_cmd(exp, run), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=ENV, cwd=tmp_path)
+        try:
+            assert held.wait(timeout=120), proc.communicate(timeout=5)
+            proc.send_signal(signal.SIGKILL)
+        finally:
+            proc.wait(timeout=30)
+        with RunStore(run) as store:
+            finished = {json.dumps(r["messages"]) for r in store.call_requests()}
+            assert len(store.results()) == 3 and len(finished) == 3
+        first = len(srv.requests)
+        srv.script = answer
+        done = subprocess.run(eval_cmd(exp, run), capture_output=True, text=True, env=ENV,
+                              cwd=tmp_path, timeout=300)
+        assert done.returncode == 0, done.stderr
+        again = [json.dumps(b["messages"]) for b in srv.bodies()[first:]]
+        assert len(again) == 3 and not set(again) & finished
+        assert "6/6 done" in done.stderr           # plain progress lines (no terminal)
+        whole = subprocess.run(eval_cmd(exp, tmp_path / "whole"), capture_output=True,
+                               text=True, env=ENV, cwd=tmp_path, timeout=300)
+        assert whole.returncode == 0, whole.stderr
+    assert stored(run) == stored(tmp_path / "whole")
+    with RunStore(run) as store:
+        assert sorted(n for _, n in store.plan()) == [3, 3]
+
+
+def test_budget_stops_cleanly_and_rerun_finishes_identically(tmp_path, capsys):
+    with FakeOpenAIServer(answer) as srv:
+        exp = experiment(tmp_path, srv.url, budget="max_tokens = 25")
+        run = tmp_path / "budget"
+        assert main(["eval", str(exp), "--run", str(run)]) == 3
+        err = capsys.readouterr().err
+        assert "budget reached: max_tokens = 25 (spent 30 tokens" in err
+        assert "rerun the same command" in err
+        assert len(srv.requests) == 3 and stored(run)[1] == 3
+        experiment(tmp_path, srv.url, budget="max_cost_usd = 0.0045")
+        assert main(["eval", str(exp), "--run", str(run)]) == 3
+        assert "max_cost_usd = 0.0045" in capsys.readouterr().err
+        assert len(srv.requests) == 5
+        experiment(tmp_path, srv.url, budget="max_cost_usd = 1.0")
+        assert main(["eval", str(exp), "--run", str(run)]) == 0
+        assert len(srv.requests) == 6
+        whole = experiment(tmp_path, srv.url, name="whole.toml")
+        assert main(["eval", str(whole), "--run", str(tmp_path / "whole")]) == 0
+    assert stored(run) == stored(tmp_path / "whole")
+
+
+def test_changed_experiment_refused_for_finished_cells(tmp_path, capsys):
+    path = tmp_path / "e.toml"
+    text = ('architectures = ["oracle"]\npresentations = ["nl"]\n'
+            '[tasks.deduction.easy]\nn = 2\nseed = 1\n')
+    path.write_text(text)
+    run = tmp_path / "run"
+    assert main(["eval", str(path), "--run", str(run), "--dry-run"]) == 0
+    assert "2  deduction/easy nl oracle none" in capsys.readouterr().out
+    assert main(["eval", str(path), "--run", str(run)]) == 0
+    assert main(["eval", str(path), "--run", str(run)]) == 0        # rerun: nothing to do
+    assert "tasks run now: 0" in capsys.readouterr().out
+    path.write_text(text.replace("seed = 1", "seed = 2"))
+    assert main(["eval", str(path), "--run", str(run)]) == 2
+    assert "tasks.seed (1 -> 2)" in capsys.readouterr().err
