@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 from solvers.errors import SolverInputError, SolverTimeout
-from solvers.ilp import IlpBias, IlpProblem, load_problem
+from solvers.ilp import IlpBias, IlpProblem, learn, load_problem
 from solvers.ilp.clauses import Clause, Literal, execution_order, show
 from solvers.ilp.problem import SkippedExampleWarning
 from solvers.ilp.tester import Outcome
 from solvers.ilp import tester as ilp_tester
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ilp"
 
 
 def _clause(text: str) -> Clause:
@@ -235,9 +237,11 @@ def test_positives_first_and_useless_parts(tmp_path: Path) -> None:
 
 
 def test_deadline_is_honoured(tmp_path: Path) -> None:
+    # 50 spinning examples of 2M inferences each (some 5 s in all): the deadline strikes
+    # after at most one limited call (ilp_limited/3 defers it that long)
     bk = "spin(X) :- spin(X).\n"
     tester = _tester(tmp_path, bk, ("h", 1), [(i,) for i in range(50)], [],
-                     example_time_limit=5.0)
+                     example_inference_limit=2_000_000)
     try:
         start = time.monotonic()
         with pytest.raises(SolverTimeout):
@@ -314,3 +318,28 @@ def test_execution_order_is_a_query_plan() -> None:
     assert show(step, LIST_DIRECTIONS) == "len(A,B) :- tail(A,C), len(C,D), succ_of(D,B)."
     # without directions succ_of(D,B) shares as many bound variables as tail(A,C): sorted
     assert show(step) == "len(A,B) :- succ_of(C,B), tail(A,D), len(D,C)."
+
+
+def test_limit_survives_time_outs(tmp_path: Path) -> None:
+    """Issue #11's iggp-gt-chicken-goal error (``Unknown message: inference_limit_exceeded``
+    from the re-check after a time-out): a time limit striking inside an inference limit's
+    own bookkeeping left the limit armed, and a later, unrelated call died of it. Spinning
+    candidates under tiny per-example limits (thousands of limited calls a query) are cut
+    by deadlines at varied moments; the tester must still answer afterwards, and the
+    fixture problem must still be learned."""
+    bk = (FIXTURES / "limit_after_timeouts" / "bk.pl").read_text()
+    tester = _tester(tmp_path, bk, ("f", 1), [(i,) for i in range(1, 20001)], [(0,)],
+                     example_inference_limit=300)
+    try:
+        spinning = [_clause("f(0) :- spin(0)"), _clause("f(0) :- odd(0), spin(0)")]
+        for i in range(300):
+            try:
+                tester.test(spinning[i % 2], {}, time.monotonic() + 0.001 + (i % 50) * 0.0002)
+            except SolverTimeout:
+                pass
+        outcome = tester.test(_clause("f(0) :- small(0)"), {}, time.monotonic() + 30)
+        assert (outcome.neg, len(outcome.pos)) == (None, 20)
+    finally:
+        tester.close()
+    result = learn(FIXTURES / "limit_after_timeouts", timeout=30)
+    assert result.program == ["f(A) :- small(A)."]

@@ -131,23 +131,31 @@ class Generator:
 
     def _flush(self, deadline: float) -> None:
         """Ground the queued constraints. Grounding cannot be interrupted: when the last
-        grounding's seconds per rule, doubled, say these would run past ``deadline``, raise
-        SolverTimeout at once instead (the search would time out in this size anyway)."""
+        grounding's seconds per rule, doubled, say they would not all be grounded before
+        ``deadline``, only as many as fit are grounded now (the rest stay queued; a
+        constraint only prunes, so the search stays sound without it) and the search goes
+        on until the deadline itself: a time-out is never reported before the time limit."""
         if not self._pending:
             return
-        if time.monotonic() + 2 * self._ground_rate * len(self._pending) >= deadline:
-            raise SolverTimeout("ILP search ran out of time (grounding the learned "
-                                "constraints would pass the deadline)")
+        fits = len(self._pending)
+        if self._ground_rate > 0:
+            fits = int((deadline - time.monotonic()) / (2 * self._ground_rate))
+        if fits <= 0:
+            return
+        pending, self._pending = self._pending[:fits], self._pending[fits:]
+        self._ground_part(pending)
+
+    def _ground_part(self, rules: list) -> None:
+        """Add ``rules`` as a new program part and ground it."""
         started = time.monotonic()
-        count = len(self._pending)
+        count = len(rules)
         self._parts += 1
         part = f"learned_{self._parts}"
         try:
-            self._ctl.add(part, [], "\n".join(self._pending))
+            self._ctl.add(part, [], "\n".join(rules))
         except RuntimeError as exc:
             raise SolverError(f"clingo rejected a learned constraint: {self._detail(exc)}") from exc
-        self.constraints += len(self._pending)
-        self._pending = []
+        self.constraints += count
         self._ground([(part, [])])
         self._ground_rate = (time.monotonic() - started) / count
 
