@@ -112,6 +112,7 @@ class RayExecutor(Executor):
                                        "logging_level": logging.ERROR}
             if address is None:
                 options["num_cpus"] = workers or os.cpu_count() or 1
+            logging.getLogger("ray").setLevel(logging.ERROR)   # "Started a local Ray ..."
             try:
                 ray.init(address=address, **options)
             except (ConnectionError, RuntimeError, ValueError) as exc:
