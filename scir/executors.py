@@ -108,8 +108,9 @@ class RayExecutor(Executor):
         if not ray.is_initialized():
             address = address or os.environ.get(RAY_ADDRESS_ENV) or None
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+            # Ray's own log handlers stay off (they print at INFO whatever the level asked)
             options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                       "logging_level": logging.ERROR}
+                                       "configure_logging": False}
             if address is None:
                 options["num_cpus"] = workers or os.cpu_count() or 1
             logging.getLogger("ray").setLevel(logging.ERROR)   # "Started a local Ray ..."
