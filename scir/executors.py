@@ -17,6 +17,7 @@ import logging
 import os
 from abc import ABC, abstractmethod
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
@@ -79,7 +80,10 @@ class LocalExecutor(Executor):
         futures = [self._pool.submit(fn, item) for item in items]
         try:
             for future in futures:
-                yield future.result()
+                try:
+                    yield future.result()
+                except BrokenProcessPool as exc:
+                    raise ExecutorError(f"a worker process died: {exc}") from None
         finally:
             for future in futures:
                 future.cancel()
