@@ -134,8 +134,10 @@ class RayExecutor(Executor):
         if remote is None:
             remote = self._remote[fn] = ray.remote(num_cpus=1, max_retries=0)(fn)
         refs = [remote.remote(item) for item in items]
+        done = 0                           # refs fetched (or being fetched)
         try:
             for ref in refs:
+                done += 1
                 try:
                     yield ray.get(ref)
                 except ray.exceptions.RayTaskError as exc:
@@ -149,7 +151,9 @@ class RayExecutor(Executor):
                                         f"{str(exc).splitlines()[0] if str(exc) else ''}"
                                         ) from None
         finally:
-            for ref in refs:
+            # left early (an error, Ctrl-C, the caller stopped): cancel what was not fetched
+            # (only those: cancelling a finished task trips a check in Ray's core worker)
+            for ref in refs[done:]:
                 try:
                     ray.cancel(ref)
                 except (TypeError, ValueError, ray.exceptions.RayError):

@@ -7,7 +7,6 @@ every executor. Ray is started once for the module (one instance, reused by ever
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import pytest
@@ -31,13 +30,16 @@ TIMING = ("seconds",)                      # the only fields that may differ bet
 
 
 @pytest.fixture(scope="module")
-def ray_local():
-    """A local Ray instance with 2 CPUs for the module (workers inherit PYTHONPATH)."""
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+def ray_local(tiny_cache_dir):
+    """A local Ray instance with 2 CPUs for the module; its workers inherit this process's
+    environment as it is now (PYTHONPATH, and SCIR_CACHE_DIR: the session's tiny model)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAY_USAGE_STATS_ENABLED", "0")
+        mp.setenv("SCIR_CACHE_DIR", str(tiny_cache_dir))
+        started = not ray.is_initialized()
+        if started:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                     configure_logging=False)
     yield
     if started:
         ray.shutdown()
@@ -206,3 +208,21 @@ def test_executor_flags_need_an_executor(tmp_path, capsys):
                  "--workers", "2"]) == 2
     assert "--workers and --ray-address need --executor" in capsys.readouterr().err
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_tiny_cells_on_ray_store_what_the_local_runner_stores(ray_local, tiny, grid_tasks,
+                                                               tmp_path):
+    """The workers load the tiny model themselves (from the session's cache folder)."""
+    tasks = [t for t in read_tasks(grid_tasks) if t.domain == "deduction"]
+    settings = PipelineSettings(max_tokens=24, max_retries=0)
+    with RunStore(tmp_path / "local") as store:
+        for arch in ("cot", "ns"):
+            run_tasks(tasks, arch, CachingBackend(tiny, store), store, settings)
+        want = stored(store)
+    with get_executor("ray") as executor, RunStore(tmp_path / "ray") as store:
+        for arch in ("cot", "ns"):
+            run_tasks_remote(tasks, arch, ModelSpec("tiny"), store, settings,
+                             executor=executor, chunk_size=1)
+        assert stored(store) == want
+    results, calls = want
+    assert {r["model"] for r in results} == {tiny.name} and len(calls) == 2 * len(tasks)
