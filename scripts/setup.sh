@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${SCIR_EXTRAS:-llm,test}"
+EXTRAS="${SCIR_EXTRAS:-llm,test,ray}"   # ray: the scale-out tests run on a local Ray
 VENV="${VENV:-.venv}"
 STAMP="$VENV/.scir-installed"
 

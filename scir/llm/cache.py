@@ -133,6 +133,19 @@ class RunStore:
              response.prompt_tokens, response.completion_tokens, response.latency_s,
              response.cost_usd, response.raw_finish_reason, time.time()))
 
+    def calls(self, backend: str, model: str) -> dict[str, LLMResponse]:
+        """Every stored call of one backend and model: key -> response (``cached`` set), e.g.
+        to serve them to workers of another process or machine."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, text, prompt_tokens, completion_tokens, latency_s, cost_usd, "
+                "finish_reason FROM calls WHERE backend = ? AND model = ?",
+                (backend, model)).fetchall()
+        return {key: LLMResponse(text=text, prompt_tokens=pt, completion_tokens=ct,
+                                 latency_s=latency, cost_usd=cost, raw_finish_reason=finish,
+                                 backend=backend, model=model, cached=True)
+                for key, text, pt, ct, latency, cost, finish in rows}
+
     def call_count(self) -> int:
         """How many calls are stored."""
         with self._lock:

@@ -61,6 +61,13 @@ class RunSummary:
     ran_statuses: dict[str, int] = field(default_factory=dict)   # of the tasks run now
     first_error: str = ""          # the first error message among the tasks run now
 
+    def count_run(self, status: str, error: str) -> None:
+        """Count one task run now (its result is stored)."""
+        self.ran += 1
+        self.ran_statuses[status] = self.ran_statuses.get(status, 0) + 1
+        if error and not self.first_error:
+            self.first_error = error
+
     def all_failed_alike(self) -> bool:
         """Whether every task run now failed for a reason outside the task (the backend)."""
         return self.ran > 0 and self.ran_statuses.get("backend_error", 0) == self.ran
@@ -129,19 +136,9 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
     served from the store), storing each result as soon as it is finished."""
     if concurrency < 1:
         raise ConfigError("--concurrency must be >= 1", field="concurrency")
-    for task in tasks:               # fail before any call when a text is missing
-        problem_text(task, settings.presentation)
-        track_of(task)
     model = model_label(arch, backend)
     summary = RunSummary()
-    pending = []
-    for task in tasks:
-        stored = store.get_result(task.task_id, arch, settings.presentation, model,
-                                  settings.constrained, settings.seed)
-        if not redo and stored is not None and stored["status"] not in RETRIED_STATUSES:
-            summary.skipped += 1
-        else:
-            pending.append(task)
+    pending = pending_tasks(tasks, arch, model, store, settings, redo, summary)
 
     late: list[PipelineResult] = []        # finished while the loop was being stopped
     stream = _finished(pending, arch, backend, settings, concurrency, late)
@@ -151,10 +148,7 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
 
     def keep(result: PipelineResult) -> None:
         store.put_result(result.to_dict())
-        summary.ran += 1
-        summary.ran_statuses[result.status] = summary.ran_statuses.get(result.status, 0) + 1
-        if result.error and not summary.first_error:
-            summary.first_error = result.error
+        summary.count_run(result.status, result.error)
 
     allow_calls()
     try:
@@ -170,6 +164,32 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
         raise
     finally:
         allow_calls()
+    count_stored(tasks, arch, model, store, settings, summary)
+    return summary
+
+
+def pending_tasks(tasks: list[Task], arch: str, model: str, store: RunStore,
+                  settings: PipelineSettings, redo: bool, summary: RunSummary) -> list[Task]:
+    """The tasks to run now: those without a stored result (or a retried one; all with
+    ``redo``), counting the others in ``summary.skipped``. Fails before any call when a
+    task's text or track is missing."""
+    for task in tasks:
+        problem_text(task, settings.presentation)
+        track_of(task)
+    pending = []
+    for task in tasks:
+        stored = store.get_result(task.task_id, arch, settings.presentation, model,
+                                  settings.constrained, settings.seed)
+        if not redo and stored is not None and stored["status"] not in RETRIED_STATUSES:
+            summary.skipped += 1
+        else:
+            pending.append(task)
+    return pending
+
+
+def count_stored(tasks: list[Task], arch: str, model: str, store: RunStore,
+                 settings: PipelineSettings, summary: RunSummary) -> None:
+    """Add every stored result of the tasks in this cell to the summary's totals."""
     ids = {t.task_id for t in tasks}
     for data in store.results(arch=arch, presentation=settings.presentation, model=model,
                               constrained=settings.constrained, seed=settings.seed):
@@ -178,4 +198,3 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
         summary.total += 1
         summary.correct += int(bool(data["correct"]))
         summary.by_status[data["status"]] = summary.by_status.get(data["status"], 0) + 1
-    return summary
