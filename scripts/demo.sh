@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The offline demo (`make demo`): check the solvers; for every track generate a small Easy
 # benchmark, render it into scientific documents, verify every answer with the solvers, audit
-# it for answer-blind shortcuts, run
-# the pipelines offline (oracle, and the tiny local model through cot / ns / symbcot), export
+# it for answer-blind shortcuts, export it, run the demo experiment grid offline (`scir eval
+# experiments/demo.toml`: oracle, and the tiny local model through cot / ns / symbcot), report
 # it, and print what came out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +10,6 @@ export PATH="$PWD/.venv/bin:$PATH"
 export TORCHDYNAMO_DISABLE=1 TOKENIZERS_PARALLELISM=false
 OUT="${DEMO_OUT:-demo-out}"
 N="${DEMO_N:-6}"          # tasks per track
-LLM_N="${DEMO_LLM_N:-2}"  # tasks per track for the tiny-model pipelines
 AUDIT_N="${DEMO_AUDIT_N:-30}"  # Easy tasks per track for the artifact audit
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -58,21 +57,14 @@ first_goal=$(ls "$OUT"/export/prover9/*.goal.in | head -1)
 python -m solvers.prover9 "$first_goal" > "$OUT/export/prover9-first.txt" || true
 head -3 "$OUT/export/prover9-first.txt"
 
-step "pipelines: oracle (gold formal object -> solver) on the rendered documents"
-for track in $tracks; do
-    scir solve "$OUT/$track.obf.jsonl" --arch oracle --presentation obf --run "$OUT/runs/oracle-$track"
-done
-
-step "pipelines: the tiny local model (random weights; shows the offline path, not accuracy)"
-for track in $tracks; do
-    for arch in cot ns symbcot; do
-        scir solve "$OUT/$track.obf.jsonl" --arch "$arch" --model tiny --presentation nl \
-            --limit "$LLM_N" --max-tokens 256 --max-retries 0 --run "$OUT/runs/tiny-$arch-$track"
-    done
-done
+step "scir eval experiments/demo.toml: every track, Easy and Hard, NL and Obf; oracle, and the tiny local model (random weights; shows the offline path, not accuracy) through cot / ns / symbcot, constrained and free"
+time scir eval experiments/demo.toml --run "$OUT/eval" --progress-every 60s
 
 step "report"
-scir report "$OUT"/runs/* -o "$OUT/report"
+scir report "$OUT/eval" -o "$OUT/report"
+echo
+echo "The same experiment against a real model (key in OPENROUTER_API_KEY):"
+echo "  scir eval experiments/demo.toml --run runs/real --models openrouter:openai/gpt-4o-mini"
 
 step "scir check: a hand-written rule (sandbox), formalization (Prover9) and graph (GIES) against a task"
 mkdir -p "$OUT/check"
