@@ -29,6 +29,7 @@ def add_parser(sub) -> None:
                "  OPENROUTER_API_KEY=... scir eval experiments/demo.toml --run runs/real "
                "--models openrouter:openai/gpt-4o-mini\n"
                "  scir eval experiments/table1.toml --run runs/table1 --progress-every 50,60s\n"
+               "  scir eval experiments/demo.toml --run runs/demo --executor ray --workers 2\n"
                "Rerunning the same command continues an interrupted or budget-stopped run.")
     p.add_argument("experiment", help="experiment file (TOML; see docs/experiments.md)")
     p.add_argument("--run", required=True, help="run directory (created; holds run.sqlite, "
@@ -38,8 +39,9 @@ def add_parser(sub) -> None:
                         "(default settings each: concurrency 1, no rate limit)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the cells and their planned task counts; run nothing")
-    p.add_argument("--executor", choices=["local", "ray"], default="local",
-                   help="where the cells run")
+    from scir import executors
+
+    executors.add_arguments(p)
     p.add_argument("--progress-every", default="30s",
                    help="without a terminal: a progress line every N tasks, Ns seconds, or both "
                         "(e.g. 25,30s)")
@@ -109,14 +111,20 @@ def _eval(args, exp, run_dir: Path, every) -> int:
                 if stored is not None:
                     progress.record(cell, task.task_id, stored["status"], stored["correct"])
         store.log_invocation({"command": "eval", "experiment": exp.path,
-                              "cells": len(plan), "executor": args.executor,
+                              "cells": len(plan), "executor": args.executor or "local",
                               **exp.generation.model_dump()})
+        from scir import executors
+
+        executor = executors.from_arguments(args)
         try:
-            outcome = run_grid(exp, plan, store, progress, executor=args.executor)
+            outcome = run_grid(exp, plan, store, progress, executor=executor)
         except KeyboardInterrupt:
             print(f"interrupted: calls in flight cancelled; finished results kept in "
                   f"{store.path}; run the same command to continue", file=sys.stderr)
             return 130
+        finally:
+            if executor is not None:
+                executor.close()
         done = len(progress.status)
     print(f"cells: {outcome.cells}; results: {done}/{progress.planned}; accuracy "
           f"{progress.correct}/{done}; tasks run now: {outcome.ran}")

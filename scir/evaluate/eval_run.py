@@ -13,7 +13,7 @@ import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from scir.errors import ConfigError
 from scir.evaluate.budget import (BudgetedBackend, BudgetExceeded, RateLimitedBackend,
@@ -27,7 +27,10 @@ from scir.pipelines.result import PipelineSettings
 from scir.pipelines.runner import RunSummary, run_tasks
 from scir.tasks import Task
 
-EXECUTORS = ("local", "ray")
+if TYPE_CHECKING:
+    from scir.executors import Executor
+    from scir.pipelines.remote import ModelSpec
+
 RECORD = "experiment.json"
 COPY = "experiment.toml"
 
@@ -75,29 +78,31 @@ def settings_of(exp: Experiment, cell: CellKey) -> PipelineSettings:
 
 def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: RunStore,
              settings: PipelineSettings, *, concurrency: int = 1,
-             progress: Callable | None = None, executor: str = "local") -> RunSummary:
-    """Run one cell's tasks into the store (resumable) with the chosen executor."""
-    if executor == "local":
+             progress: Callable | None = None, executor: "Executor | None" = None,
+             model: "ModelSpec | None" = None) -> RunSummary:
+    """Run one cell's tasks into the store (resumable): in this process (threads, every call
+    stored as soon as it is finished) when ``executor`` is None, else in chunks on the
+    executor (a local process pool or Ray; :func:`scir.pipelines.remote.run_tasks_remote`),
+    whose workers build the model from ``model``."""
+    if executor is None:
         return run_tasks(tasks, cell.arch, backend, store, settings, concurrency=concurrency,
                          progress=progress)
-    if executor == "ray":
-        raise ConfigError("--executor ray is not wired into scir eval yet; use --executor local",
-                          field="executor")
-    raise ConfigError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}",
-                      field="executor")
+    from scir.pipelines.remote import run_tasks_remote
+
+    return run_tasks_remote(tasks, cell.arch, model, store, settings, executor=executor,
+                            progress=progress)
 
 
-def build_backend(exp: Experiment, label: str, store: RunStore, spending: Spending
-                  ) -> CachingBackend:
-    """A model's backend: the run store's cache over the budget over the rate limit."""
+def model_options(exp: Experiment, label: str) -> tuple[str, dict[str, Any]]:
+    """A model's ``--model`` name and backend options (base URL, the key read from its
+    ``api_key_env``)."""
     import os
 
-    from scir.llm import get_backend, parse_model_name
+    from scir.llm import parse_model_name
 
     model = next(m for m in exp.models if m.name and _label(m.name) == label)
-    name = parse_model_name(model.name)
     options: dict[str, Any] = {}
-    if name.is_api:
+    if parse_model_name(model.name).is_api:
         if model.base_url:
             options["base_url"] = model.base_url
         if model.api_key_env:
@@ -107,10 +112,30 @@ def build_backend(exp: Experiment, label: str, store: RunStore, spending: Spendi
                                   f"{model.api_key_env} (its api_key_env)", file=exp.path,
                                   field="models.api_key_env")
             options["api_key"] = key
+    return model.name, options
+
+
+def build_backend(exp: Experiment, label: str, store: RunStore, spending: Spending
+                  ) -> CachingBackend:
+    """A model's backend: the run store's cache over the budget over the rate limit."""
+    from scir.llm import get_backend
+
+    name, options = model_options(exp, label)
+    model = next(m for m in exp.models if m.name and _label(m.name) == label)
     inner: Backend = get_backend(name, **options)
     if model.requests_per_minute is not None:
         inner = RateLimitedBackend(inner, model.requests_per_minute)
     return CachingBackend(BudgetedBackend(inner, spending), store)
+
+
+def _stored_spending_check(store: RunStore, spending: Spending) -> Callable[[], None]:
+    """A budget check that first reads what the run store's calls have cost (the calls made
+    by remote workers are stored by the driver, before their chunk's results)."""
+    def check() -> None:
+        _, spending.tokens, spending.cost = store.call_totals()
+        spending.check()
+
+    return check
 
 
 def _label(name: str) -> str:
@@ -134,9 +159,11 @@ class GridOutcome:
 
 
 def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: RunStore,
-             progress: GridProgress, *, executor: str = "local") -> GridOutcome:
+             progress: GridProgress, *, executor: "Executor | None" = None) -> GridOutcome:
     """Run every cell of ``plan`` in order; a reached budget ends the grid cleanly (the
-    outcome's ``stopped`` says which)."""
+    outcome's ``stopped`` says which). With an ``executor`` the cells' tasks run in chunks
+    on it: budgets are then checked against the calls stored after each chunk (the workers'
+    calls are not seen earlier), and rate limits are not applied."""
     _, tokens, cost = store.call_totals()
     spending = Spending(exp.budget, tokens, cost)
     backends: dict[str, CachingBackend] = {}
@@ -145,7 +172,15 @@ def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: Run
     try:
         for cell, tasks in plan:
             backend = None
-            if cell.arch != "oracle":
+            spec = None
+            check = spending.check
+            if executor is not None:
+                if cell.arch != "oracle":
+                    from scir.pipelines.remote import ModelSpec
+
+                    spec = ModelSpec(*model_options(exp, cell.model))
+                check = _stored_spending_check(store, spending)
+            elif cell.arch != "oracle":
                 if cell.model not in backends:
                     backends[cell.model] = build_backend(exp, cell.model, store, spending)
                 backend = backends[cell.model]
@@ -154,8 +189,9 @@ def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: Run
             summary = run_cell(
                 cell, tasks, backend, store, settings_of(exp, cell),
                 concurrency=model.concurrency if model else 1, executor=executor,
-                progress=lambda items, total, cell=cell: progress.wrap(cell, items,
-                                                                       spending.check))
+                model=spec,
+                progress=lambda items, total, cell=cell, check=check: progress.wrap(
+                    cell, items, check))
             outcome.summaries[cell] = summary
             outcome.ran += summary.ran
             outcome.backend_failed += summary.ran_statuses.get("backend_error", 0)
