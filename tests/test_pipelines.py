@@ -234,3 +234,18 @@ def test_ns_records_solver_errors_raised_while_parsing(tracks):
     r = run_task("ns", t, ScriptedBackend(["crash"]), NL)
     assert (r.status, r.solver_status, r.calls) == ("solver_error", "error", 1)
     assert r.error == "SandboxCrash: worker died"
+
+
+def test_a_formalization_token_cap_limits_only_formalization_calls():
+    settings = PipelineSettings(max_tokens=64, max_formalization_tokens=20)
+    b = ScriptedBackend(["numbers: 2, 2", "2 + 2 = 4.\nAnswer: even"])
+    run_task("symbcot", task([2, 2]), b, settings)
+    assert [r.max_tokens for r in b.requests] == [20, 64]
+    b = ScriptedBackend(["numbers: 2, 2"])
+    run_task("ns", task([2, 2]), b, settings)
+    assert [r.max_tokens for r in b.requests] == [20]
+    b = ScriptedBackend(["numbers: 2, 2"])
+    run_task("ns", task([2, 2]), b, NL)                  # no cap: at least max_tokens
+    assert b.requests[0].max_tokens >= 64
+    with pytest.raises(ConfigError):
+        PipelineSettings(max_formalization_tokens=0)

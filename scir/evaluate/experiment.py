@@ -72,6 +72,9 @@ class Generation(_Strict):
     max_tokens: int = Field(default=1024, ge=1)
     temperature: float = Field(default=0.0, ge=0.0)
     max_retries: int = Field(default=2, ge=0)
+    # ns / symbcot: the most tokens a formalization call may take (none: the grammar's
+    # longest output, so that no formalization is cut)
+    max_formalization_tokens: int | None = Field(default=None, ge=1)
 
 
 class Budget(_Strict):

@@ -78,7 +78,8 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     calls, result = begun.calls, begun.result
     messages = [("user", begun.prompt)]
     for attempt in range(settings.max_retries + 1):
-        response = calls.ask(messages, begun.constraint, formalization_tokens(track, task))
+        response = calls.ask(messages, begun.constraint, formalization_tokens(track, task),
+                             formalization=True)
         result.formalization = response.text
         result.retries = attempt
         result.items = None

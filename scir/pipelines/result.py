@@ -38,6 +38,10 @@ class PipelineSettings:
     seed: int = 0
     max_retries: int = 2
     constrained: bool = True
+    # the most tokens a formalization call may take; None: the grammar's longest output (so
+    # the token limit never cuts a formalization). A cap makes long formalizations fail to
+    # parse; it bounds the cost of models that never stop (the demo's random-weight model).
+    max_formalization_tokens: int | None = None
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
@@ -45,6 +49,9 @@ class PipelineSettings:
                               f"got {self.presentation!r}", field="presentation")
         if self.max_retries < 0:
             raise ConfigError("max_retries must be >= 0", field="max_retries")
+        if self.max_formalization_tokens is not None and self.max_formalization_tokens < 1:
+            raise ConfigError("max_formalization_tokens must be >= 1",
+                              field="max_formalization_tokens")
 
 
 @dataclass
@@ -140,13 +147,18 @@ class Calls:
         self.cost = 0.0
 
     def ask(self, messages: list[tuple[str, str]], constraint: Constraint | None = None,
-            min_tokens: int | None = None) -> LLMResponse:
+            min_tokens: int | None = None, formalization: bool = False) -> LLMResponse:
         """One call with the pipeline's generation settings (BackendError propagates).
 
         ``min_tokens`` raises ``max_tokens`` for this call (a bounded grammar's longest
-        output, so that the token limit never cuts a formalization into unparseable text).
+        output, so that the token limit never cuts a formalization into unparseable text);
+        For a ``formalization`` call, ``settings.max_formalization_tokens``, when set, is the
+        limit instead.
         """
         max_tokens = max(self.settings.max_tokens, min_tokens or 0)
+        cap = self.settings.max_formalization_tokens
+        if formalization and cap is not None:
+            max_tokens = cap
         request = LLMRequest(messages=tuple(Message(r, c) for r, c in messages),
                              constraint=constraint, max_tokens=max_tokens,
                              temperature=self.settings.temperature, seed=self.settings.seed)

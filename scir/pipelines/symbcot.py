@@ -17,7 +17,8 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     begun = start(track, task, backend, settings, "symbcot", "formalize")
     result = begun.result
     formal_text = begun.calls.ask([("user", begun.prompt)], begun.constraint,
-                                  formalization_tokens(track, task)).text
+                                  formalization_tokens(track, task),
+                                  formalization=True).text
     result.formalization = formal_text
     try:
         with SOLVER_LOCK:
