@@ -101,10 +101,10 @@ def test_grid_expansion_constrained_only_for_formalizing(tmp_path):
                     '[tasks.causal.hard]\nn = 2\n')
     cells = load_experiment(path).cells()
     labels = [c.label() for c in cells]
-    assert labels == ["causal/hard nl oracle none", "causal/hard nl cot tiny",
-                      "causal/hard nl cot tiny seed=1", "causal/hard nl ns tiny",
-                      "causal/hard nl ns tiny seed=1", "causal/hard nl ns tiny free",
-                      "causal/hard nl ns tiny free seed=1"]
+    assert labels == ["causal/hard nl oracle none", "causal/hard nl cot tiny-v1",
+                      "causal/hard nl cot tiny-v1 seed=1", "causal/hard nl ns tiny-v1",
+                      "causal/hard nl ns tiny-v1 seed=1", "causal/hard nl ns tiny-v1 free",
+                      "causal/hard nl ns tiny-v1 free seed=1"]
 
 
 def test_plain_progress_lines():
@@ -204,3 +204,15 @@ def test_changed_experiment_refused_for_finished_cells(tmp_path, capsys):
     path.write_text(text.replace("seed = 1", "seed = 2"))
     assert main(["eval", str(path), "--run", str(run)]) == 2
     assert "tasks.seed (1 -> 2)" in capsys.readouterr().err
+
+
+@pytest.mark.llm
+def test_the_plan_names_models_as_their_backends_name_their_results(tiny):
+    """The plan's model column is the results' (else a report shows every cell of the model
+    as planned and empty, beside a second row of its results)."""
+    from scir.evaluate.experiment import model_label
+    from scir.llm import get_backend
+
+    assert model_label("tiny") == tiny.name
+    for name in ("openai:m@http://127.0.0.1:9/v1", "vllm:Qwen/Qwen3-8B@http://gpu:8000/v1"):
+        assert model_label(name) == get_backend(name, api_key="k").name

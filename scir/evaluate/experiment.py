@@ -178,12 +178,16 @@ class Experiment(_Strict):
 
 
 def model_label(name: str) -> str:
-    """The model column of a model name's results (``provider:model``, ``tiny``), i.e. what
+    """The model column of a model name's results (``provider:model``, ``tiny-v1``), i.e. what
     :attr:`scir.llm.base.Backend.name` of its backend is."""
     from scir.llm import parse_model_name
 
     parsed = parse_model_name(name)
-    return "tiny" if parsed.provider == "tiny" else f"{parsed.provider}:{parsed.model}"
+    if parsed.provider == "tiny":
+        from scir.llm.tiny import VERSION
+
+        return f"tiny-v{VERSION}"                  # the tiny backend's model name
+    return f"{parsed.provider}:{parsed.model}"
 
 
 def _location(error: dict[str, Any]) -> str:
