@@ -74,14 +74,15 @@ def _bars(ax, groups: list[str], series: dict[str, list["CellStats | None"]], ti
     width = 0.8 / max(1, len(series))
     for i, (name, cells) in enumerate(series.items()):
         heights, err = _errors(cells)
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, heights, width, yerr=err, capsize=3,
-               label=name)
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, heights, width, yerr=err, capsize=2,
+               label=name, error_kw={"elinewidth": 0.7, "capthick": 0.7, "ecolor": "0.4"})
     ax.set_xticks(x)
     ax.set_xticklabels(groups, rotation=30, ha="right", fontsize=7)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
+    ax.grid(axis="y", linewidth=0.3, alpha=0.5)
+    ax.legend(fontsize=7, loc="upper right", framealpha=0.8)
 
 
 def heatmaps(report: "Report", out: Path) -> list[Path]:
