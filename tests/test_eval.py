@@ -216,3 +216,36 @@ def test_the_plan_names_models_as_their_backends_name_their_results(tiny):
     assert model_label("tiny") == tiny.name
     for name in ("openai:m@http://127.0.0.1:9/v1", "vllm:Qwen/Qwen3-8B@http://gpu:8000/v1"):
         assert model_label(name) == get_backend(name, api_key="k").name
+
+
+def test_the_rate_limit_holds_a_call_over_the_window_until_cancelled():
+    """requests_per_minute = 3: three calls go through at once, the fourth waits for the
+    moving window (and a cancellation ends the wait, as Ctrl-C does)."""
+    from formalize_helpers import ScriptedBackend
+    from scir.evaluate.budget import RateLimitedBackend
+    from scir.llm.base import LLMRequest, Message
+    from scir.llm.http_limits import CallCancelled, allow_calls, cancel_calls
+
+    inner = ScriptedBackend(lambda prompt: "Answer: True")
+    limited = RateLimitedBackend(inner, 3)
+    request = LLMRequest(messages=(Message("user", "q"),))
+    for _ in range(3):
+        limited.complete(request)
+    outcome = []
+
+    def fourth():
+        try:
+            limited.complete(request)
+            outcome.append("done")
+        except CallCancelled:
+            outcome.append("cancelled")
+
+    allow_calls()
+    thread = threading.Thread(target=fourth)
+    thread.start()
+    thread.join(0.6)
+    assert thread.is_alive() and inner.calls == 3          # held by the window
+    cancel_calls()
+    thread.join(5)
+    allow_calls()
+    assert outcome == ["cancelled"] and inner.calls == 3
