@@ -249,3 +249,21 @@ def test_the_rate_limit_holds_a_call_over_the_window_until_cancelled():
     thread.join(5)
     allow_calls()
     assert outcome == ["cancelled"] and inner.calls == 3
+
+
+@pytest.mark.parametrize("name", ["demo.toml", "table1.toml"])
+def test_the_shipped_experiments_load_and_plan_their_grids(name, tmp_path, capsys):
+    exp = load_experiment(ROOT / "experiments" / name)
+    cells = exp.cells()
+    tracks = {(c.track, c.difficulty) for c in cells}
+    assert tracks == {(t, d) for t in ("deduction", "induction", "causal")
+                      for d in ("easy", "hard")}
+    assert {c.presentation for c in cells} == {"nl", "obf"}
+    if name == "demo.toml":                  # the offline demo: every architecture, both ways
+        assert {c.arch for c in cells} == {"oracle", "cot", "ns", "symbcot"}
+        assert {c.constrained for c in cells if c.arch in ("ns", "symbcot")} == {True, False}
+    else:                                    # the paper's Table 1: six models, 200 per cell
+        assert len({c.model for c in cells}) == 6 and exp.tasks_per_cell == 200
+    assert main(["eval", str(ROOT / "experiments" / name), "--run", str(tmp_path / "run"),
+                 "--dry-run"]) == 0
+    assert f"{len(cells)} cells" in capsys.readouterr().out
