@@ -19,7 +19,7 @@ from scir.errors import ConfigError
 from scir.evaluate.budget import (BudgetedBackend, BudgetExceeded, RateLimitedBackend,
                                   Spending)
 from scir.evaluate.cells import CellKey, cell_of
-from scir.evaluate.experiment import Experiment, digest
+from scir.evaluate.experiment import Experiment, Model, digest
 from scir.evaluate.progress import GridProgress
 from scir.llm.base import Backend
 from scir.llm.cache import CachingBackend, RunStore
@@ -94,14 +94,13 @@ def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: R
                             progress=progress)
 
 
-def model_options(exp: Experiment, label: str) -> tuple[str, dict[str, Any]]:
-    """A model's ``--model`` name and backend options (base URL, the key read from its
+def model_options(exp: Experiment, model: Model) -> tuple[str, dict[str, Any]]:
+    """A model entry's ``--model`` name and backend options (base URL, the key read from its
     ``api_key_env``)."""
     import os
 
     from scir.llm import parse_model_name
 
-    model = next(m for m in exp.models if m.name and _label(m.name) == label)
     options: dict[str, Any] = {}
     if parse_model_name(model.name).is_api:
         if model.base_url:
@@ -116,13 +115,12 @@ def model_options(exp: Experiment, label: str) -> tuple[str, dict[str, Any]]:
     return model.name, options
 
 
-def build_backend(exp: Experiment, label: str, store: RunStore, spending: Spending
+def build_backend(exp: Experiment, model: Model, store: RunStore, spending: Spending
                   ) -> CachingBackend:
     """A model's backend: the run store's cache over the budget over the rate limit."""
     from scir.llm import get_backend
 
-    name, options = model_options(exp, label)
-    model = next(m for m in exp.models if m.name and _label(m.name) == label)
+    name, options = model_options(exp, model)
     inner: Backend = get_backend(name, **options)
     if model.requests_per_minute is not None:
         inner = RateLimitedBackend(inner, model.requests_per_minute)
@@ -137,12 +135,6 @@ def _stored_spending_check(store: RunStore, spending: Spending) -> Callable[[], 
         spending.check()
 
     return check
-
-
-def _label(name: str) -> str:
-    from scir.evaluate.experiment import model_label
-
-    return model_label(name)
 
 
 @dataclass
@@ -175,17 +167,17 @@ def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: Run
             backend = None
             spec = None
             check = spending.check
+            model = exp.model_of(cell)               # None for oracle
             if executor is not None:
-                if cell.arch != "oracle":
+                if model is not None:
                     from scir.pipelines.remote import ModelSpec
 
-                    spec = ModelSpec(*model_options(exp, cell.model))
+                    spec = ModelSpec(*model_options(exp, model))
                 check = _stored_spending_check(store, spending)
-            elif cell.arch != "oracle":
+            elif model is not None:
                 if cell.model not in backends:
-                    backends[cell.model] = build_backend(exp, cell.model, store, spending)
+                    backends[cell.model] = build_backend(exp, model, store, spending)
                 backend = backends[cell.model]
-            model = exp.model_of(cell)
             spending.check()
             summary = run_cell(
                 cell, tasks, backend, store, settings_of(exp, cell),

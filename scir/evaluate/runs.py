@@ -19,7 +19,7 @@ from typing import Any
 
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey, cell_of
-from scir.llm.cache import RESULT_KEY, STORE_NAME, RunStore
+from scir.llm.cache import RESULT_KEY, STORE_NAME, RunStore, result_key
 
 # fields that differ between two runs of the same work without the outcome differing
 VOLATILE = frozenset({"seconds", "cached_calls"})
@@ -68,12 +68,6 @@ class Runs:
         for item in self.results:
             out.setdefault(item.cell, []).append(item)
         return out
-
-
-def result_key(result: dict[str, Any]) -> tuple:
-    """The run-store key of a result dict."""
-    return (result["task_id"], result["arch"], result["presentation"], result["model"],
-            bool(result.get("constrained", True)), int(result.get("seed", 0)))
 
 
 def differing(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, ...]:

@@ -168,8 +168,7 @@ class RunStore:
     # ---- results -----------------------------------------------------------------------------
     def put_result(self, result: dict[str, Any]) -> None:
         """Store (or replace) one pipeline result, given as its JSON-ready dict."""
-        key = (result["task_id"], result["arch"], result["presentation"], result["model"],
-               int(bool(result.get("constrained", True))), int(result.get("seed", 0)))
+        key = result_key(result)
         self._write(
             "INSERT OR REPLACE INTO results (task_id, arch, presentation, model, constrained, "
             "seed, status, correct, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -241,6 +240,13 @@ class RunStore:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def result_key(result: dict[str, Any]) -> tuple:
+    """The run-store key of a result dict (:data:`RESULT_KEY`; constrained and seed default
+    to True and 0, as in results stored before they were recorded)."""
+    return (result["task_id"], result["arch"], result["presentation"], result["model"],
+            bool(result.get("constrained", True)), int(result.get("seed", 0)))
 
 
 def _stored(text: str) -> dict[str, Any]:
