@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import string
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -18,21 +17,16 @@ import networkx as nx
 import numpy as np
 
 from scir.errors import ConfigError, GenerationError, TaskFormatError
-from scir.evaluate.scoring import EXACT, SUBSET, match_subset  # noqa: F401 (re-exported)
+from scir.evaluate.scoring import (EXACT, SUBSET, LETTERS,  # noqa: F401 (re-exported)
+                                   match_subset, option_letter as letter)
 from scir.tracks.causal.graph import (NEW_PROTEIN, Edge, is_acyclic_with, reachability,
                                      sorted_edges, sorted_nodes)
 
-LETTERS = string.ascii_uppercase
 MAX_OPTIONS = 20                                 # letters A..T
 _NAME = r"[A-Za-z][A-Za-z0-9_]*"
 _ONE = rf"({_NAME})\s*->\s*({_NAME})"
 _OPTION = re.compile(rf"\s*{_ONE}(?:\s*;\s*{_ONE})*\s*")
 _EDGE = re.compile(_ONE)
-
-
-def letter(index: int) -> str:
-    """Option letter of position ``index`` (0 -> ``A``)."""
-    return LETTERS[index]
 
 
 def option_text(edges: Iterable[Edge], new_protein: str = NEW_PROTEIN) -> str:
