@@ -10,8 +10,10 @@ entry is one clear error.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
+import io
 import json
 import os
 import re
@@ -94,10 +96,12 @@ def files(tmp_path_factory):
     def get(name: str) -> tuple[Path, Path]:
         if name not in made:
             clean, obf = folder / f"{name}.jsonl", folder / f"{name}.obf.jsonl"
-            assert main(["generate", name, "-n", str(N), "--seed", str(SEED), "-o",
-                         str(clean)]) == 0
-            assert main(["render", str(clean), "--renderer", "template", "--seed",
-                         str(RENDER_SEED), "-o", str(obf)]) == 0
+            # made by whichever test asks first: its output must not reach that test's capsys
+            with contextlib.redirect_stdout(io.StringIO()):
+                assert main(["generate", name, "-n", str(N), "--seed", str(SEED), "-o",
+                             str(clean)]) == 0
+                assert main(["render", str(clean), "--renderer", "template", "--seed",
+                             str(RENDER_SEED), "-o", str(obf)]) == 0
             made[name] = (clean, obf)
         return made[name]
 
