@@ -52,6 +52,9 @@ COLUMNS: tuple[Column, ...] = (
     Column("schema_version", INT, "the task schema version"),
 )
 
+# how the card's field table names a kind
+SHOWN = {STRING: "string", INT: "int64", FLOAT: "float64", STRINGS: "list of string",
+         DOCUMENTS: "list of {genre: string, text: string}", JSON: "string (JSON)"}
 _HF_DTYPE = {STRING: "string", INT: "int64", FLOAT: "float64", JSON: "string"}
 _CROISSANT_TYPE = {STRING: "sc:Text", INT: "sc:Integer", FLOAT: "sc:Float", JSON: "sc:Text",
                    STRINGS: "sc:Text"}
