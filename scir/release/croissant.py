@@ -1,7 +1,7 @@
 """``croissant.json``: Croissant 1.0 metadata (JSON-LD) of a released folder.
 
 Every data file is a ``cr:FileObject`` with its sha256; each config (track) is a
-``cr:FileSet`` of its split files (``data/<config>/*.jsonl``) and a ``cr:RecordSet`` whose
+``cr:FileSet`` of its split files (``data/<config>/<split>.jsonl``, listed) and a ``cr:RecordSet`` whose
 fields (:func:`scir.release.schema.croissant_fields`) read the files' columns. Written by
 hand (no mlcroissant at run time); the tests validate it with mlcroissant.
 """
@@ -80,7 +80,10 @@ def croissant(configs: dict[str, list[Split]], files: dict[str, bytes], *, name:
         distribution.append({"@type": "cr:FileSet", "@id": file_set, "name": file_set,
                              "description": f"the split files of the {config} config: "
                                             + ", ".join(s.name for s in parts),
-                             "encodingFormat": JSONL, "includes": f"data/{config}/*.jsonl"})
+                             "encodingFormat": JSONL,
+                             # the split files by name, not a glob: a file left in the folder
+                             # by an earlier export is not part of this release
+                             "includes": [s.path for s in parts]})
         record_sets.append({"@type": "cr:RecordSet", "@id": config, "name": config,
                             "description": f"{config} tasks, one record per task and "
                                            "presentation (splits: "
