@@ -57,7 +57,7 @@ def audit_section(sources: list[Source], paths: list[str], run: bool) -> str:
 
     audited = [p for p, s in zip(paths, sources) if s.tasks
                and all(t.domain in TRACKS for t in s.tasks)]
-    skipped = [s.name for p, s in zip(paths, sources) if p not in audited]
+    skipped = [s.name for p, s in zip(paths, sources) if s.tasks and p not in audited]
     audits = audit_files(audited, ["nl", "obf"], folds=AUDIT_FOLDS,
                          seed=AUDIT_SEED) if audited else []
     parts = [how]
