@@ -175,10 +175,16 @@ def test_export_scir(name, generated, tmp_path, capsys):
     rows = json.loads(out.read_text(encoding="utf-8"))
     assert isinstance(rows, list) and len(rows) == N
     for row, task in zip(rows, tasks):
-        assert list(row) == list(SCIR_FIELDS)
-        assert set(SCIR_FIELDS) == {"task_id", "domain", "tier", "problem_nl",
-                                    "problem_obfuscated", "answer", "domain_metadata"}
-        assert row == {k: getattr(task, k) for k in SCIR_FIELDS}
+        # the SciR release's seven fields first, in its order; then what a task needs alone
+        assert list(row)[:7] == list(SCIR_FIELDS) == [
+            "task_id", "domain", "tier", "problem_nl", "problem_obfuscated", "answer",
+            "domain_metadata"]
+        assert list(row)[7:] == ["difficulty", "question", "options", "answer_pool", "scoring",
+                                 "chance", "chance_constrained"]
+        assert {k: row[k] for k in SCIR_FIELDS} == {k: getattr(task, k) for k in SCIR_FIELDS}
+        assert row["question"] == task.question and row["options"] == task.options
+        assert row["answer_pool"] == task.answer_pool and row["chance"] == task.chance
+        assert row["scoring"] == get_track(name).scoring
 
 
 def test_construction_never_makes_the_difficulty_custom():

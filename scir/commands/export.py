@@ -1,4 +1,9 @@
-"""``scir export FILE --format F -o OUT``: write tasks in another format.
+"""``scir export FILE [FILE ...] --format F -o OUT``: write tasks in another format.
+
+``scir`` (one JSON array, :mod:`scir.release.scir_json`) and ``hf`` (a dataset folder with a
+card and Croissant metadata, :mod:`scir.release.folder`) take every track; the other formats
+are a track's own (``Track.exporters``). Several files are read as one set: a task given twice
+(a clean file and its rendered copy) is kept once, the rendered copy winning.
 
 The tasks are read (and validated) first; everything is written into a temporary folder (or
 file) next to ``OUT`` and moved into place only when the whole export succeeded
@@ -8,47 +13,23 @@ stay inside ``OUT`` (:func:`scir.outputs.contained`).
 
 from __future__ import annotations
 
-import json
+import argparse
+import datetime
 from pathlib import Path
 
 from scir.commands._common import HelpFormatter
 from scir.errors import ConfigError
-from scir.outputs import contained, staged
+from scir.outputs import staged
+from scir.release.card import LICENSES, CardInfo
+from scir.release.folder import Release, write_release
+from scir.release.rows import Source, merge_tasks
+from scir.release.scir_json import SCIR_FIELDS, export_scir
 from scir.tasks import Task, read_tasks
 from scir.tracks import get_track, track_names
 
-SCIR_FIELDS = ("task_id", "domain", "tier", "problem_nl", "problem_obfuscated", "answer",
-               "domain_metadata")
+__all__ = ["SCIR_FIELDS", "add_parser", "run"]
 
-
-def export_scir(tasks: list[Task], out: Path) -> int:
-    """The SciR release's subset of fields, as one JSON array in one file."""
-    rows = [{k: getattr(t, k) for k in SCIR_FIELDS} for t in tasks]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(rows, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return 1
-
-
-def export_hf(tasks: list[Task], out: Path) -> int:
-    """A Hugging Face ``datasets``-loadable folder: one JSONL per domain with flat fields."""
-    out.mkdir(parents=True, exist_ok=True)
-    by_domain: dict[str, list[Task]] = {}
-    for t in tasks:
-        by_domain.setdefault(t.domain, []).append(t)
-    for domain, items in sorted(by_domain.items()):
-        with contained(out, f"{domain}.jsonl").open("w", encoding="utf-8") as handle:
-            for t in items:
-                row = {k: getattr(t, k) for k in ("task_id", "domain", "difficulty", "tier",
-                                                  "question", "options", "answer",
-                                                  "answer_pool", "chance", "problem_nl",
-                                                  "problem_obfuscated")}
-                row["formal"] = json.dumps(t.formal, ensure_ascii=False)
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return len(by_domain)
-
-
-GENERIC = {"scir": export_scir, "hf": export_hf}
-ONE_FILE = {"scir"}                # formats whose output is a file, not a folder
+GENERIC = ("scir", "hf")            # formats of every track (the others are a track's own)
 
 
 def _formats() -> list[str]:
@@ -65,14 +46,38 @@ def add_parser(sub) -> None:
     p = sub.add_parser("export", help="export tasks (scir, hf, or a track's own format)",
                        formatter_class=HelpFormatter,
                        epilog="Examples:\n  scir export d.jsonl --format prover9 -o prover9/\n"
-                              "  scir export d.jsonl --format scir -o d.scir.json\n"
+                              "  scir export d.jsonl d.obf.jsonl --format scir -o d.scir.json\n"
+                              "  scir export d-easy.obf.jsonl d-hard.obf.jsonl i-easy.obf.jsonl "
+                              "--format hf -o release/\n"
                               "Track formats: prover9 (deduction), popper (induction), "
-                              "csv (causal).")
-    p.add_argument("file", help="task file (JSONL)")
+                              "csv (causal). hf: one config per track, one split per "
+                              "difficulty x presentation (easy_nl, easy_obf, ...), README.md "
+                              "card and croissant.json; see docs/release.md.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="task files (JSONL), read as one set")
     p.add_argument("--format", required=True, help=f"one of: {', '.join(_formats())}")
     p.add_argument("-o", "--output", required=True,
                    help="output file (scir) or folder (other formats)")
+    hf = p.add_argument_group("hf format (the dataset card and croissant.json)")
+    hf.add_argument("--audit", action=argparse.BooleanOptionalAction, default=True,
+                    help="run the answer-blind audit (scir audit, 5 folds, seed 1) and put its "
+                         "tables in the card; about a second per group of 10 tasks plus "
+                         "model fits that grow with the files: --no-audit for large releases")
+    hf.add_argument("--name", default="SciR tasks", help="the dataset's pretty name")
+    hf.add_argument("--license", default="cc-by-4.0", choices=sorted(LICENSES),
+                    help="the licence of the release (the card and croissant.json)")
+    hf.add_argument("--url", default="https://huggingface.co/datasets/scir/scir-tasks",
+                    help="where the dataset is published (croissant.json's url)")
+    hf.add_argument("--version", default="1.0.0", help="the dataset's version")
+    hf.add_argument("--date", type=_iso_date, help="publication date YYYY-MM-DD "
+                    "(croissant.json's datePublished; omitted when not given)")
     p.set_defaults(func=run)
+
+
+def _iso_date(text: str) -> str:
+    try:
+        return datetime.date.fromisoformat(text).isoformat()
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a date YYYY-MM-DD: {text!r}") from exc
 
 
 def run(args) -> int:
@@ -84,12 +89,20 @@ def run(args) -> int:
 
 
 def _export(args) -> int:
-    tasks = read_tasks(args.file)
+    sources = [Source(Path(f).name, read_tasks(f)) for f in args.files]
+    tasks = merge_tasks(sources)
     out = Path(args.output)
-    if args.format in GENERIC:
-        with staged(out, folder=args.format not in ONE_FILE) as stage:
-            GENERIC[args.format](tasks, stage)
-        print(f"exported {len(tasks)} tasks as {args.format} to {out}")
+    if args.format == "hf":
+        release = Release(CardInfo(args.name, args.license, args.url, args.version,
+                                   args.date), audit=args.audit)
+        with staged(out) as stage:
+            written = write_release(sources, list(args.files), stage, release)
+        print(f"exported {len(tasks)} tasks as hf to {out} ({written} files)")
+        return 0
+    if args.format == "scir":
+        with staged(out, folder=False) as stage:
+            export_scir(tasks, stage)
+        print(f"exported {len(tasks)} tasks as scir to {out}")
         return 0
     by_domain: dict[str, list[Task]] = {}
     for t in tasks:
@@ -100,7 +113,7 @@ def _export(args) -> int:
         if args.format not in exporters:
             raise ConfigError(f"format {args.format!r} is not available for {domain} tasks "
                               f"(available: {', '.join(sorted(set(GENERIC) | set(exporters)))})",
-                              file=args.file, field="format")
+                              file=args.files[0], field="format")
         plan.append((exporters[args.format], items))
     written = 0
     with staged(out) as stage:

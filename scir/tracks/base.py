@@ -321,3 +321,8 @@ class Track(ABC):
     def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
         """Track-specific export formats: name -> function(tasks, out_dir) -> files written."""
         return {}
+
+    def data_sources(self) -> list[str]:
+        """Third-party data the track's tasks are built from, each with its source and licence
+        (a dataset card states them); empty when the tasks are fully synthetic."""
+        return []

@@ -217,5 +217,14 @@ class CausalTrack(Track):
     def exporters(self) -> dict[str, Callable[[list[Task], Any], int]]:
         return {"csv": exports.export_csv}
 
+    def data_sources(self) -> list[str]:
+        """The Sachs network the subgraphs are sampled from (CC0)."""
+        from scir.data.sachs import LICENSE, SOURCE
+
+        return [f"The protein network (nodes and known edges) is the Sachs consensus graph: "
+                f"{SOURCE}. Licence of the source data: {LICENSE} (public domain dedication). "
+                "The measurements in the tasks are simulated from a linear-Gaussian model over "
+                "the sampled subgraph, not copied from the Sachs data."]
+
 
 __all__ = ["CausalTrack", "NO_MATCH"]

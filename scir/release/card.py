@@ -1,0 +1,188 @@
+"""The dataset card (``README.md``) of a released folder: a YAML header that the Hugging Face
+hub and ``datasets.load_dataset`` read (configs with their split files, typed features,
+licence), and a body with the splits, fields, loading, chance levels, generation parameters
+and seeds of each input file, the answer-blind audit and the data licences."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Any
+
+import yaml
+
+from scir.release.rows import Source, Split
+from scir.release.schema import COLUMNS, SHOWN, hf_features
+from scir.tracks import get_track
+
+# --license choices: the hub's licence id -> its URL (Croissant wants a URL)
+LICENSES = {
+    "cc-by-4.0": "https://creativecommons.org/licenses/by/4.0/",
+    "cc-by-sa-4.0": "https://creativecommons.org/licenses/by-sa/4.0/",
+    "cc0-1.0": "https://creativecommons.org/publicdomain/zero/1.0/",
+    "mit": "https://opensource.org/licenses/MIT",
+}
+CITATION = ("SciR: A Controllable Benchmark for Scientific Reasoning in LLMs, NeurIPS 2026 "
+            "Datasets & Benchmarks, arXiv:2606.13020")
+
+
+@dataclass(frozen=True)
+class CardInfo:
+    """What the card says about the release as a whole."""
+
+    name: str
+    license: str
+    url: str
+    version: str
+    date: str | None = None
+
+
+def _size_category(n: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < limit:
+            return label
+    return "100K<n<1M"
+
+
+def header(configs: dict[str, list[Split]], info: CardInfo) -> dict[str, Any]:
+    """The YAML header as a dict (keys in the hub's usual order)."""
+    rows = sum(len(s.rows) for parts in configs.values() for s in parts)
+    return {
+        "pretty_name": info.name,
+        "license": info.license,
+        "language": ["en"],
+        "task_categories": ["question-answering", "text-classification"],
+        "tags": ["reasoning", "logic", "neuro-symbolic", "scientific-reasoning", "synthetic"],
+        "size_categories": [_size_category(rows)],
+        "configs": [{"config_name": config,
+                     "data_files": [{"split": s.name, "path": s.path} for s in parts]}
+                    for config, parts in configs.items()],
+        "dataset_info": [{"config_name": config, "features": hf_features()}
+                         for config in configs],
+    }
+
+
+def _table(head: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _code(value: Any) -> str:
+    return "`" + json.dumps(value, ensure_ascii=False, sort_keys=True).replace("|", "\\|") + "`"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def chance_table(configs: dict[str, list[Split]]) -> str:
+    """Mean chance and constrained chance per config and split."""
+    rows = [[config, s.name, len(s.rows), _pct(fmean(r["chance"] for r in s.rows)),
+             _pct(fmean(r["chance_constrained"] for r in s.rows))]
+            for config, parts in configs.items() for s in parts]
+    return _table(["config", "split", "rows", "mean chance", "mean constrained chance"], rows)
+
+
+def generation_section(sources: list[Source]) -> str:
+    """Per input file: tracks, difficulties, tiers, seeds, parameters, generator, renderer."""
+    parts = []
+    for source in sources:
+        tasks = source.tasks
+        seeds = sorted({t.seed for t in tasks})
+        params = sorted({json.dumps(t.params, sort_keys=True) for t in tasks})
+        generators = sorted({json.dumps({k: t.provenance[k] for k in
+                                         ("generator", "generator_version")
+                                         if k in t.provenance}, sort_keys=True)
+                             for t in tasks})
+        renders = sorted({json.dumps({k: v for k, v in t.provenance["render"].items()
+                                      if k in ("renderer", "version", "seed", "model",
+                                               "inverse_model")}, sort_keys=True)
+                          for t in tasks if isinstance(t.provenance.get("render"), dict)})
+        rendered = sum(1 for t in tasks if t.documents)
+        rows = [["tasks", f"{len(tasks)} ({rendered} rendered)"],
+                ["tracks", ", ".join(sorted({t.domain for t in tasks}))],
+                ["difficulty", ", ".join(sorted({t.difficulty for t in tasks}))],
+                ["tiers", ", ".join(sorted({t.tier for t in tasks}))],
+                ["seeds", ", ".join(str(s) for s in seeds)],
+                ["parameters", "<br>".join(_code(json.loads(p)) for p in params)],
+                ["generator", "<br>".join(_code(json.loads(g)) for g in generators)],
+                ["renderer", "<br>".join(_code(json.loads(r)) for r in renders) or "none"]]
+        parts.append(f"### `{source.name}`\n\n" + _table(["", ""], rows))
+    return "\n\n".join(parts)
+
+
+def licence_section(configs: dict[str, list[Split]], info: CardInfo) -> str:
+    """The release's licence and every third-party data source of its tracks."""
+    lines = [f"The tasks are released under `{info.license}` ({LICENSES[info.license]}).", ""]
+    for config in configs:
+        for statement in get_track(config).data_sources():
+            lines.append(f"- **{config}**: {statement}")
+    return "\n".join(lines)
+
+
+def loading_section(configs: dict[str, list[Split]]) -> str:
+    """How to load a config with ``datasets`` and how to score an answer."""
+    config = next(iter(configs))
+    split = configs[config][0].name
+    return (
+        "```python\nfrom datasets import load_dataset\n\n"
+        f"ds = load_dataset(\"path/to/this/folder\", \"{config}\")   # or the hub id\n"
+        f"row = ds[\"{split}\"][0]\nprint(row[\"problem\"], row[\"question\"], row[\"options\"])\n"
+        "```\n\n"
+        "`formal`, `params`, `domain_metadata` and `provenance` are JSON text "
+        "(`json.loads(row[\"formal\"])`). Score an answer with the toolkit's rule for the "
+        "row (`scoring`): `label` exact match with `answer`; `pool` membership in "
+        "`answer_pool`; `option` an option letter in `answer_pool`, or a stated edge set matched "
+        "to the option with the same set, else to the only option whose set it strictly "
+        "contains. With the toolkit installed: `scir.release.scir_json.record_task(row)` "
+        "gives a task that `scir.evaluate.scoring.score(get_track(row[\"domain\"]), task, "
+        "answer)` scores.\n\nThe folder also carries `croissant.json` (Croissant 1.0: one "
+        "record set per config, every data file with its sha256): "
+        "`mlcroissant.Dataset(jsonld=\"croissant.json\").records(\"" + config + "\")`.")
+
+
+def card(configs: dict[str, list[Split]], sources: list[Source], info: CardInfo,
+         audit: str) -> str:
+    """The whole ``README.md``: YAML header and Markdown body (``audit`` is the audit
+    section's Markdown, see :mod:`scir.release.folder`)."""
+    yaml_text = yaml.safe_dump(header(configs, info), sort_keys=False, allow_unicode=True,
+                               width=100)
+    split_rows = [[config, s.name, len(s.rows), f"`{s.path}`"]
+                  for config, parts in configs.items() for s in parts]
+    fields = _table(["field", "type", "meaning"],
+                    [[f"`{c.name}`", SHOWN[c.kind], c.description] for c in COLUMNS])
+    body = [
+        f"# {info.name}",
+        "Verifiable reasoning tasks generated by the SciR toolkit: each answer is fixed by a "
+        "formal object before any text exists (deduction: proof trees, labels "
+        "True/False/Unknown; induction: relational rules with answer pools; causal: a protein "
+        f"network with a new protein XYZ, options). Cite: {CITATION}.",
+        "## Configs and splits",
+        "One config per track; one split per difficulty x presentation, named "
+        "`{difficulty}_{presentation}`: `nl` rows give the clean natural-language problem "
+        "(`problem` = the blocks joined, `blocks` filled, `documents` empty), `obf` rows the "
+        "rendered scientific documents (`problem` = the documents joined, `documents` filled, "
+        "`blocks` empty). A task appears once per presentation with the same `task_id`; a "
+        "task with no rendered documents has no `obf` row. Splits are presentations of one "
+        "set of tasks, not train/test partitions.",
+        _table(["config", "split", "rows", "file"], split_rows),
+        "## Fields",
+        fields,
+        "## Loading",
+        loading_section(configs),
+        "## Chance levels",
+        "The chance of a uniformly random answer being accepted (deduction 1/3; induction "
+        "|pool|/45; causal 1/options), and the chance among the answers the question allows.",
+        chance_table(configs),
+        "## Generation",
+        "Every task is regenerated byte for byte from its track, `seed` and `params` (`scir "
+        "generate`); the input files of this release:",
+        generation_section(sources),
+        "## Answer-blind audit",
+        audit,
+        "## Licence",
+        licence_section(configs, info),
+    ]
+    return f"---\n{yaml_text}---\n\n" + "\n\n".join(body) + "\n"
