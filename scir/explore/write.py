@@ -13,13 +13,12 @@ when complete (:func:`scir.outputs.staged`); page names are checked with
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from scir.evaluate.stats import Interval
+from scir.evaluate.stats import NO_VALUE, format_interval, format_number
 from scir.evaluate.status import STATUS_VALUES
 from scir.explore.diff import MAX_LINES
 from scir.explore.gather import Site
@@ -30,19 +29,6 @@ ASSETS_DIR = "assets"
 ASSETS = ("explore.css", "explore.js")
 # a text field longer than this is cut on the page (the run store keeps it whole)
 MAX_TEXT = 200_000
-NO_VALUE = "-"
-
-
-def _num(value: float | None, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return NO_VALUE
-    return f"{value:.{digits}f}"
-
-
-def _interval(i: Interval | None) -> str:
-    if i is None or math.isnan(i.estimate):
-        return NO_VALUE
-    return f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
 
 
 def _show(value: Any) -> str:
@@ -66,7 +52,7 @@ def environment() -> Any:
     env = jinja2.Environment(loader=jinja2.PackageLoader("scir.explore", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(num=_num, interval=_interval, clip=_clip, show=_show)
+    env.filters.update(num=format_number, interval=format_interval, clip=_clip, show=_show)
     env.globals.update(STATUS_VALUES=STATUS_VALUES, MAX_LINES=MAX_LINES)
     return env
 
