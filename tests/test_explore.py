@@ -15,6 +15,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
@@ -378,3 +380,26 @@ def test_diff_is_bounded(monkeypatch):
     d = D.formal_diff("a\nb\n", "\n".join(f"x{i}" for i in range(12)))
     assert d.cut == 7 and d.model_lines == 12
     assert sum(x.kind == D.MODEL_ONLY for x in d.lines) == 5
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(["a.", "b.", "c(x).", "d ->", "e"]), max_size=12),
+       st.lists(st.sampled_from(["a.", "b.", "c(x).", "f.", "e"]), max_size=12))
+def test_diff_reconstructs_both_sides(gold, model):
+    """The unchanged and gold-only lines give the gold text back, the unchanged and
+    model-only lines the formalization; ``same`` counts a longest matching of the two."""
+    d = D.formal_diff("\n".join(gold), "\n".join(model))
+    assert [x.text for x in d.lines if x.kind != D.MODEL_ONLY] == gold
+    assert [x.text for x in d.lines if x.kind != D.GOLD_ONLY] == model
+    assert d.same == sum(x.kind == D.SAME for x in d.lines)
+    assert d.identical == (gold == model)
+
+
+def test_same_runs_same_site(tmp_path, runs):
+    """The site is a function of the runs and task files: two builds give the same bytes."""
+    sites = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        assert main(["explore", str(runs["oracle"]), str(runs["ns"]), "-o", str(out)]) == 0
+        sites.append({p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()})
+    assert sites[0] == sites[1] and len(sites[0]) == 1 + len(runs["tasks"]) + 2

@@ -35,9 +35,10 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", help="run directories (scir solve, scir eval)")
     p.add_argument("-o", "--output", default=None,
                    help=f"site folder (default: {DEFAULT_SITE}/ inside the first run directory)")
-    p.add_argument("--tasks", nargs="+", default=[], metavar="FILE",
+    p.add_argument("--tasks", nargs="+", action="extend", default=[], metavar="FILE",
                    help="task files (JSONL) holding the runs' tasks, read before the files the "
-                        "runs record (the first record of a task id is used)")
+                        "runs record (the first record of a task id is used); give it after "
+                        "the run directories")
     p.set_defaults(func=run)
 
 
