@@ -403,3 +403,22 @@ def test_same_runs_same_site(tmp_path, runs):
         assert main(["explore", str(runs["oracle"]), str(runs["ns"]), "-o", str(out)]) == 0
         sites.append({p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()})
     assert sites[0] == sites[1] and len(sites[0]) == 1 + len(runs["tasks"]) + 2
+
+
+def test_the_committed_example_site_uses_the_current_assets():
+    """docs/examples/explorer/ (a snapshot made by the commands in docs/explorer.md) carries
+    the script and stylesheet the explorer writes now, and its pages load nothing else."""
+    from importlib import resources
+
+    from scir.explore.write import ASSETS
+
+    example = Path(__file__).resolve().parent.parent / "docs" / "examples" / "explorer"
+    for name in ASSETS:
+        shipped = resources.files("scir.explore").joinpath("static", name).read_bytes()
+        assert (example / "assets" / name).read_bytes() == shipped, (
+            f"docs/examples/explorer/assets/{name} is stale: rebuild the example site "
+            "(docs/explorer.md)")
+    for page in [example / "index.html", *(example / "tasks").glob("*.html")]:
+        html = page.read_text()
+        assert "Content-Security-Policy" in html and "<script>" not in html
+        assert 'src="http' not in html and 'href="http' not in html

@@ -27,7 +27,7 @@ from scir.outputs import contained, staged
 TASKS_DIR = "tasks"
 ASSETS_DIR = "assets"
 ASSETS = ("explore.css", "explore.js")
-# a text field longer than this is cut on the page (the run store keeps it whole)
+# a text field longer than this is cut on the page (the run store and task file keep it whole)
 MAX_TEXT = 200_000
 
 
@@ -41,7 +41,7 @@ def _clip(value: Any) -> str:
     text = "" if value is None else str(value)
     if len(text) <= MAX_TEXT:
         return text
-    return text[:MAX_TEXT] + f"\n[... {len(text) - MAX_TEXT} more characters in the run store]"
+    return text[:MAX_TEXT] + f"\n[... {len(text) - MAX_TEXT} more characters not shown]"
 
 
 @lru_cache(maxsize=1)
