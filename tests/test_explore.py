@@ -329,6 +329,11 @@ def test_tasks_from_the_solve_invocation_then_explicit_files(tmp_path, runs, mon
     assert found.files == [str(mine), str(runs["rendered"])]
     assert found.tasks[other.task_id].question == "a different question"
     assert len(found.notes) == 1 and other.task_id in found.notes[0]
+    # the clean and the rendered file of the same tasks: the rendered records are used
+    clean = runs["root"] / "d.jsonl"
+    found = find_tasks([], [str(clean), str(runs["rendered"])])
+    assert not found.notes and all(t.documents for t in found.tasks.values())
+    assert found.tasks == {t.task_id: t for t in read_tasks(runs["rendered"])}
     # recorded with a relative name, looked up from another folder: noted, shown without it
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "rel-run"

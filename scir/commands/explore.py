@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", help="run directories (scir solve, scir eval)")
     p.add_argument("-o", "--output", default=None,
                    help=f"site folder (default: {DEFAULT_SITE}/ inside the first run directory)")
-    p.add_argument("--tasks", nargs="+", action="extend", default=[], metavar="FILE",
+    p.add_argument("--tasks", nargs="+", action="extend", default=None, metavar="FILE",
                    help="task files (JSONL) holding the runs' tasks, read before the files the "
                         "runs record (the first record of a task id is used); give it after "
                         "the run directories")
@@ -46,7 +46,7 @@ def run(args) -> int:
     from scir.explore.gather import gather
     from scir.explore.write import write_site
 
-    site = gather(args.runs, args.tasks)
+    site = gather(args.runs, args.tasks or [])
     out = Path(args.output) if args.output else Path(args.runs[0]) / DEFAULT_SITE
     index = write_site(site, out)
     missing = sum(p.task is None for p in site.pages)

@@ -13,12 +13,15 @@ not the tasks. The explorer reads the task records from task files, in this orde
      relative to the current folder, as it was given).
 
 A recorded file that is gone or no longer reads is noted, not an error (pass it with
-``--tasks``). The first record of a task id is used; a later record of the same id with other
-content is noted as a conflict.
+``--tasks``). The first record of a task id is used, except that a rendered record (with
+documents) replaces the same task's clean record (``scir render`` adds documents, the
+obfuscated text and the renderer's provenance, nothing else); a later record of the same id
+with other content is noted as a conflict.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,15 +40,24 @@ class TaskSources:
     notes: list[str] = field(default_factory=list)
 
     def add(self, path: Path, tasks: Iterable[Task]) -> None:
-        """Add the records of one file (the first record of an id is kept)."""
+        """Add the records of one file (the first record of an id is kept, or its rendering)."""
         self.files.append(str(path))
         for task in tasks:
             seen = self.tasks.get(task.task_id)
-            if seen is None:
+            if seen is None or (_unrendered(seen) == _unrendered(task) and not seen.documents):
                 self.tasks[task.task_id] = task
-            elif seen != task:
+            elif _unrendered(seen) != _unrendered(task):
                 self.notes.append(f"task {task.task_id}: {path} holds a different record than "
                                   f"an earlier file; the earlier one is shown")
+
+
+# what ``scir render`` adds to a task (scir.text.template.render_task)
+RENDERED = {"documents": [], "problem_obfuscated": "", "provenance": {}}
+
+
+def _unrendered(task: Task) -> Task:
+    """``task`` without what rendering adds."""
+    return dataclasses.replace(task, **RENDERED)
 
 
 def _experiment_files(run: Path) -> list[Path]:
