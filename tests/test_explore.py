@@ -139,6 +139,7 @@ def _open(browser, url: str):
     return page, seen
 
 
+@pytest.mark.slow      # builds the runs (generate, render, four solves) and starts Chromium
 def test_browser_filter_to_a_failed_task(site, runs, browser):
     out, report = site
     page, seen = _open(browser, (out / "index.html").resolve().as_uri())
