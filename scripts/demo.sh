@@ -62,6 +62,9 @@ time scir eval experiments/demo.toml --run "$OUT/eval" --progress-every 60s
 
 step "report"
 scir report "$OUT/eval" -o "$OUT/report"
+
+step "explorer: a static HTML site over the run (docs/explorer.md)"
+scir explore "$OUT/eval" -o "$OUT/site"
 echo
 echo "The same experiment against a real model (key in OPENROUTER_API_KEY):"
 echo "  scir eval experiments/demo.toml --run runs/real --models openrouter:openai/gpt-4o-mini"
@@ -117,4 +120,4 @@ print("Obf:", cut(task.problem_obfuscated))
 print("Q:", cut(task.question, 400))
 PY
 done
-printf '\ndemo finished: outputs in %s/ (report in %s/report/report.md)\n' "$OUT" "$OUT"
+printf '\ndemo finished: outputs in %s/ (report in %s/report/report.md, site in %s/site/index.html)\n' "$OUT" "$OUT" "$OUT"

@@ -11,6 +11,8 @@ STAMP="$VENV/.scir-installed"
 
 need_apt=()
 command -v swipl >/dev/null 2>&1 || need_apt+=(swi-prolog-nox)
+# the explorer's browser test (tests/test_explore.py): Debian's Chromium, driven by Playwright
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
 PY="${PYTHON:-}"
 if [ -z "$PY" ]; then
     for candidate in python3.11 python3; do

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import importlib
 import io
 import json
 import os
@@ -72,19 +71,12 @@ def tracks_from_env():
 
 def gold_formalization(task: Task) -> str:
     """The gold formal object in the track's formalization syntax (what a perfect model
-    writes): the track's ``format_formal(task)`` -- a method, or a function of its package's
-    ``formalize`` module (the built-in tracks)."""
+    writes): the track's ``format_formal(task)`` (``Track.format_formal``)."""
     track = registry.get_track(task.domain)
-    if hasattr(track, "format_formal"):
-        return track.format_formal(task)
-    package = type(track).__module__.rpartition(".")[0]
     try:
-        formalize = importlib.import_module(f"{package}.formalize")
-    except ImportError:
-        formalize = None
-    if not hasattr(formalize, "format_formal"):
+        return track.format_formal(task)
+    except NotImplementedError:
         pytest.skip(f"track {task.domain} has no format_formal (the gold formalization)")
-    return formalize.format_formal(task)
 
 
 @pytest.fixture(scope="module")

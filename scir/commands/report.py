@@ -27,23 +27,12 @@ from scir.commands._common import HelpFormatter
 from scir.evaluate.aggregate import CellStats
 from scir.evaluate.compare import PROBES, Difference
 from scir.evaluate.report import Report, build_report
-from scir.evaluate.stats import Interval
+from scir.evaluate.stats import NO_VALUE
+from scir.evaluate.stats import format_interval as _interval
+from scir.evaluate.stats import format_number as _num
 from scir.evaluate.status import FAILURES
 
-NO_VALUE = "-"
 INCOMPLETE, CONFLICT = "*", "!"
-
-
-def _num(value: float | None, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return NO_VALUE
-    return f"{value:.{digits}f}"
-
-
-def _interval(i: Interval | None) -> str:
-    if i is None or math.isnan(i.estimate):
-        return NO_VALUE
-    return f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
 
 
 def _marks(c: CellStats | None) -> str:

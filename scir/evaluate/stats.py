@@ -7,6 +7,7 @@ same results give the same report, and the degenerate cases (no tasks, identical
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -27,6 +28,24 @@ class Interval:
 
     def __str__(self) -> str:
         return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+NO_VALUE = "-"                # how a report shows a missing number
+
+
+def format_number(value: float | None, digits: int = 2) -> str:
+    """A number as a report shows it: ``digits`` decimals, :data:`NO_VALUE` for None / NaN."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return NO_VALUE
+    return f"{value:.{digits}f}"
+
+
+def format_interval(i: Interval | None) -> str:
+    """An interval as a report shows it, ``0.33 [0.06, 0.79]``; :data:`NO_VALUE` for None or
+    an undefined estimate (no tasks)."""
+    if i is None or math.isnan(i.estimate):
+        return NO_VALUE
+    return f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
 
 
 def wilson(correct: int, n: int, level: float = LEVEL) -> Interval:

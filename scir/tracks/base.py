@@ -302,6 +302,13 @@ class Track(ABC):
         """Parse a model's formalization into the track's formal object."""
         raise NotImplementedError(f"track {self.name} cannot parse formalizations yet")
 
+    def format_formal(self, task: Task, formal: Any = None) -> str:
+        """A formal object (default: the task's gold one) as formalization text, in the syntax
+        ``parse_formalization`` reads: what a perfect formalization writes (the explorer
+        diffs a model's formalization against it)."""
+        raise NotImplementedError(f"track {self.name} cannot write its formal object as "
+                                  "formalization text yet")
+
     def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
         """The prompt of ``kind`` (``cot``, ``formalize``, ``symbcot``) for a task."""
         raise NotImplementedError(f"track {self.name} has no {kind} prompt yet")

@@ -214,6 +214,11 @@ class InductionTrack(Track):
         """A model's formalization as a formal object (FormalizationError on bad text)."""
         return formalize.parse_formalization(task, text)
 
+    def format_formal(self, task: Task, formal: Any = None) -> str:
+        """The formal object (default: the task's gold one) in the grammar's canonical
+        syntax (``formalize.format_formal``)."""
+        return formalize.format_formal(task, formal)
+
     def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
         """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/induction/``)."""
         return prompts.prompt(kind, task, presentation, **extra)

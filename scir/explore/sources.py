@@ -1,0 +1,137 @@
+"""The task records behind the results of some run directories.
+
+A run store holds results (task id, cell, answer, formalization, solver log, ...) and calls,
+not the tasks. The explorer reads the task records from task files, in this order:
+
+1. the files given with ``--tasks`` (an unreadable one is an error);
+2. per run directory, the files the run records:
+   - the task lists ``scir eval`` generated into ``RUNDIR/tasks/*.jsonl``;
+   - the task files its experiment names (``RUNDIR/experiment.toml``, the copy ``scir eval``
+     keeps; relative names resolved against the experiment file it was copied from, which
+     ``RUNDIR/experiment.json`` records);
+   - the files ``scir solve`` was given (the run's invocations; a relative name is taken
+     relative to the current folder, as it was given).
+
+A recorded file that is gone or no longer reads is noted, not an error (pass it with
+``--tasks``). The first record of a task id is used, except that a rendered record (with
+documents) replaces the same task's clean record (``scir render`` adds documents, the
+obfuscated text and the renderer's provenance, nothing else); a later record of the same id
+with other content is noted as a conflict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from scir.errors import ScirError
+from scir.tasks import Task, read_tasks
+
+
+@dataclass
+class TaskSources:
+    """The task records found, the files read and what could not be used."""
+
+    tasks: dict[str, Task] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, path: Path, tasks: Iterable[Task]) -> None:
+        """Add the records of one file (the first record of an id is kept, or its rendering)."""
+        self.files.append(str(path))
+        for task in tasks:
+            seen = self.tasks.get(task.task_id)
+            if seen is None or (_unrendered(seen) == _unrendered(task) and not seen.documents):
+                self.tasks[task.task_id] = task
+            elif _unrendered(seen) != _unrendered(task):
+                self.notes.append(f"task {task.task_id}: {path} holds a different record than "
+                                  f"an earlier file; the earlier one is shown")
+
+
+# what ``scir render`` adds to a task (scir.text.template.render_task)
+RENDERED = {"documents": [], "problem_obfuscated": "", "provenance": {}}
+
+
+def _unrendered(task: Task) -> Task:
+    """``task`` without what rendering adds."""
+    return dataclasses.replace(task, **RENDERED)
+
+
+def _experiment_files(run: Path) -> list[Path]:
+    """The task files the experiment copied into ``run`` names (resolved)."""
+    from scir.evaluate.eval_run import COPY, RECORD
+    from scir.evaluate.experiment import load_experiment
+
+    copy = run / COPY
+    if not copy.is_file():
+        return []
+    base = run
+    record = run / RECORD
+    if record.is_file():
+        try:
+            source = json.loads(record.read_text(encoding="utf-8")).get("source")
+        except (OSError, ValueError, AttributeError):
+            source = None
+        if isinstance(source, str) and source:
+            base = Path(source).parent
+    exp = load_experiment(copy)
+    out = []
+    for tiers in exp.tasks.values():
+        for spec in tiers.values():
+            if spec.file is not None:
+                path = Path(spec.file)
+                out.append(path if path.is_absolute() else base / path)
+    return out
+
+
+def recorded_files(run: str | Path) -> list[Path]:
+    """The task files a run directory records (see the module docstring), in that order."""
+    from scir.evaluate.eval_tasks import TASKS_DIR
+    from scir.llm.cache import RunStore
+
+    run = Path(run)
+    files = sorted((run / TASKS_DIR).glob("*.jsonl"))
+    files += _experiment_files(run)
+    with RunStore(run) as store:
+        invocations = store.invocations()
+    for config in invocations:
+        name = config.get("file")
+        if isinstance(name, str) and name:
+            files.append(Path(name))
+    return files
+
+
+def find_tasks(run_dirs: list[str], explicit: list[str] | None = None) -> TaskSources:
+    """The task records of ``explicit`` files, then of the files the runs record (each file
+    read once). An explicit file that does not read raises its error; a recorded one is
+    noted."""
+    found = TaskSources()
+    seen: set[Path] = set()
+    for name in explicit or []:
+        path = Path(name)
+        seen.add(path.resolve())
+        found.add(path, read_tasks(path))
+    for run in run_dirs:
+        try:
+            recorded = recorded_files(run)
+        except ScirError as exc:
+            found.notes.append(f"{run}: cannot read its experiment: {exc}")
+            recorded = []
+        for path in recorded:
+            if path.resolve() in seen:
+                continue
+            seen.add(path.resolve())
+            if not path.is_file():
+                found.notes.append(f"{run}: its task file {path} is not there (pass it with "
+                                   f"--tasks)")
+                continue
+            try:
+                tasks = read_tasks(path)
+            except (ScirError, OSError) as exc:
+                found.notes.append(f"{run}: its task file {path} cannot be read: {exc}")
+                continue
+            found.add(path, tasks)
+    return found
