@@ -28,7 +28,6 @@ names this module); nothing else happens at import.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -56,13 +55,15 @@ ARCHITECTURES = {"cot": "cot", "ns": "formalize"}   # architecture -> the track'
 STORE_KEY = "scir_ns"                  # the NS solver's outcome in the sample's store
 
 
-@dataclass(frozen=True)
 class TaskIndex:
     """The scir tasks behind one inspect task, by task id. inspect logs a solver's and a
-    scorer's arguments; this one is logged as its ``name`` (what was loaded), not dumped."""
+    scorer's arguments; this one is logged as its ``name`` (what was loaded), not dumped.
+    (Not a dataclass: inspect loads a task file by path without entering it in
+    ``sys.modules``, which dataclasses need.)"""
 
-    name: str
-    tasks: dict[str, Task]
+    def __init__(self, name: str, tasks: dict[str, Task]) -> None:
+        self.name = name
+        self.tasks = tasks
 
     def __getitem__(self, task_id: str | int) -> Task:
         return self.tasks[str(task_id)]
