@@ -268,8 +268,7 @@ def benchmark(task_file: str | None = None, track: str | None = None, difficulty
 def register_tasks() -> dict[str, Callable[..., EvalTask]]:
     """Register one task per track (``track_names()``) and ``benchmark``; returns them by name.
     Call again after registering a track at run time."""
-    registered = {GENERIC: register(GENERIC, benchmark.__wrapped__
-                                    if hasattr(benchmark, "__wrapped__") else benchmark)}
+    registered = {GENERIC: register(GENERIC, benchmark.__wrapped__)}   # the plain function
     for name in track_names():
         if name != GENERIC:
             registered[name] = register(name, track_task(name))
