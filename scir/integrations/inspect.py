@@ -132,7 +132,7 @@ def scir_solver(architecture: str, tasks: TaskIndex, max_retries: int = 2) -> So
             text = state.output.completion
             # the solvers are CPU-bound and take the pipelines' solver lock: off the event loop
             step = await anyio.to_thread.run_sync(formalization_step, track, task_, text)
-            if step.outcome.status == "ok" or not step.retryable or attempt >= max_retries:
+            if not step.retry(attempt, max_retries):
                 break
             attempt += 1
             state.messages.append(ChatMessageUser(content=step.feedback))

@@ -85,6 +85,12 @@ class FormalizationStep:
         """Whether a retry may fix it: only parse errors and solver-input errors."""
         return isinstance(self.error, (FormalizationError, SolverInputError))
 
+    def retry(self, attempt: int, max_retries: int) -> bool:
+        """Whether attempt ``attempt`` (0 first) is followed by another: it failed in a way a
+        retry may fix, and ``max_retries`` are not used up. Timeouts and solver crashes are
+        never retried."""
+        return self.outcome.status != "ok" and self.retryable and attempt < max_retries
+
     @property
     def feedback(self) -> str:
         """The retry message shown to the model: the error, never the answer."""
@@ -133,8 +139,7 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
         step = formalization_step(track, task, response.text)
         result.items = step.items
         record(track, task, result, step.outcome)
-        if step.outcome.status == "ok" or not step.retryable:
-            break                          # timeouts and solver crashes are not retried
-        if attempt < settings.max_retries:
-            messages = messages + [("assistant", response.text), ("user", step.feedback)]
+        if not step.retry(attempt, settings.max_retries):
+            break
+        messages = messages + [("assistant", response.text), ("user", step.feedback)]
     return calls.fill(result)
