@@ -217,6 +217,12 @@ def test_generated_tasks_and_bad_parameters(files, tmp_path):
         si.build_task(track="deduction", n=1, architecture="symbcot")
     with pytest.raises(ConfigError, match="presentation must be one of nl, obf"):
         si.build_task(track="deduction", n=1, presentation="latex")
+    with pytest.raises(ConfigError, match="n must be an integer >= 0, got 'ten'"):
+        si.TASKS["induction"](n="ten")
+    with pytest.raises(ConfigError, match="difficulty must be easy or hard"):
+        si.TASKS["induction"](difficulty="medium")
+    with pytest.raises(ConfigError, match="give task_file, or track"):
+        si.benchmark()
     with pytest.raises(ConfigError, match="give an absolute path"):
         si.TASKS["causal"](task_file=str(tmp_path / "missing.jsonl"))
     with pytest.raises(ConfigError, match="is a induction task, not causal"):

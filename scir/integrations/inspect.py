@@ -216,8 +216,9 @@ def build_task(task_file: str | None = None, track: str | None = None,
     if presentation not in PRESENTATIONS:
         raise ConfigError(f"presentation must be one of {', '.join(PRESENTATIONS)}, got "
                           f"{presentation!r}", field="presentation")
-    if max_retries < 0:
-        raise ConfigError("max_retries must be >= 0", field="max_retries")
+    for name, value in (("n", n), ("seed", seed), ("max_retries", max_retries)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{name} must be an integer >= 0, got {value!r}", field=name)
     tasks = load_tasks(task_file, track, difficulty, n, seed, presentation)
     source = task_file or f"{track} {difficulty} n={n} seed={seed}"
     index = TaskIndex(f"scir tasks: {source}", {t.task_id: t for t in tasks})
