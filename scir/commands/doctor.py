@@ -11,6 +11,7 @@ from scir.tracks import get_track, track_names
 OPTIONAL = {
     "torch": "llm", "transformers": "llm", "outlines": "llm", "llguidance": "llm",
     "gies": "test", "hypothesis": "test", "janus_swi": "janus",
+    "inspect_ai": "inspect",
 }
 
 

@@ -71,6 +71,60 @@ def _message(exc: BaseException) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + " ..."
 
 
+@dataclass
+class FormalizationStep:
+    """One formalization read and solved: the solver outcome, the parsed items (None when it
+    did not parse) and the error behind a failure."""
+
+    outcome: SolverOutcome
+    items: int | None
+    error: Exception | None
+
+    @property
+    def retryable(self) -> bool:
+        """Whether a retry may fix it: only parse errors and solver-input errors."""
+        return isinstance(self.error, (FormalizationError, SolverInputError))
+
+    def retry(self, attempt: int, max_retries: int) -> bool:
+        """Whether attempt ``attempt`` (0 first) is followed by another: it failed in a way a
+        retry may fix, and ``max_retries`` are not used up. Timeouts and solver crashes are
+        never retried."""
+        return self.outcome.status != "ok" and self.retryable and attempt < max_retries
+
+    @property
+    def feedback(self) -> str:
+        """The retry message shown to the model: the error, never the answer."""
+        return FEEDBACK.format(error=_message(self.error)) if self.error else ""
+
+
+def formalization_step(track: Track, task: Task, text: str) -> FormalizationStep:
+    """Parse a model's formalization ``text`` (``Track.parse_formalization``) and solve it
+    (:func:`solve`), classifying every typed failure."""
+    try:
+        with SOLVER_LOCK:
+            parsed = hook(track, "parse_formalization", task, text)
+    except FormalizationError as exc:
+        return FormalizationStep(SolverOutcome(None, "parse_error", "parse_error",
+                                               _message(exc)), None, exc)
+    except SolverError as exc:             # e.g. a whitelist check while parsing
+        return FormalizationStep(classify(exc), None, exc)
+    outcome = solve(track, task, parsed.formal)
+    return FormalizationStep(outcome, parsed.items, outcome.error)
+
+
+def record(track: Track, task: Task, result: PipelineResult, outcome: SolverOutcome) -> None:
+    """Record a solver outcome in ``result``: its statuses and log, and for an answer the
+    answer and its verdict (:func:`set_answer`)."""
+    result.status, result.solver_status = outcome.status, outcome.solver_status
+    result.solver_log = outcome.log
+    result.executable = outcome.status == "ok"
+    if outcome.status == "ok":
+        set_answer(track, task, result, outcome.answer)
+        result.error = ""
+    else:
+        result.error = outcome.log
+
+
 def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
         ) -> PipelineResult:
     """Formalize (with retries on parse and solver-input errors), solve, score."""
@@ -82,32 +136,10 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
                              formalization=True)
         result.formalization = response.text
         result.retries = attempt
-        result.items = None
-        error: Exception | None
-        try:
-            with SOLVER_LOCK:
-                parsed = hook(track, "parse_formalization", task, response.text)
-        except FormalizationError as exc:
-            outcome = SolverOutcome(None, "parse_error", "parse_error", _message(exc))
-            error = exc
-        except SolverError as exc:         # e.g. a whitelist check while parsing
-            outcome = classify(exc)
-            error = exc
-        else:
-            result.items = parsed.items
-            outcome = solve(track, task, parsed.formal)
-            error = outcome.error
-        result.status, result.solver_status = outcome.status, outcome.solver_status
-        result.solver_log = outcome.log
-        result.executable = outcome.status == "ok"
-        if outcome.status == "ok":
-            set_answer(track, task, result, outcome.answer)
-            result.error = ""
+        step = formalization_step(track, task, response.text)
+        result.items = step.items
+        record(track, task, result, step.outcome)
+        if not step.retry(attempt, settings.max_retries):
             break
-        result.error = outcome.log
-        if not isinstance(error, (FormalizationError, SolverInputError)):
-            break                          # timeouts and solver crashes are not retried
-        if attempt < settings.max_retries:
-            messages = messages + [("assistant", response.text),
-                                   ("user", FEEDBACK.format(error=_message(error)))]
+        messages = messages + [("assistant", response.text), ("user", step.feedback)]
     return calls.fill(result)

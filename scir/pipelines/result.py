@@ -224,15 +224,21 @@ class PipelineStart:
     result: PipelineResult
 
 
+def first_prompt(track: Track, task: Task, presentation: str, kind: str) -> tuple[str, str]:
+    """The problem text a solver sees under ``presentation`` and the track's ``kind`` prompt
+    (``cot``, ``formalize``, ...) built on it: (text, prompt)."""
+    text = problem_text(task, presentation)
+    return text, hook(track, "prompt", kind, task, presentation, problem=text)
+
+
 def start(track: Track, task: Task, backend: Backend, settings: PipelineSettings, arch: str,
           kind: str) -> PipelineStart:
     """The first steps of pipeline ``arch``: the problem text, for ``kind`` ``formalize`` the
     grammar constraint (unless ``settings.constrained`` is off), the track's ``kind`` prompt,
     the call counter and a new result."""
-    text = problem_text(task, settings.presentation)
+    text, prompt = first_prompt(track, task, settings.presentation, kind)
     constraint = (formalization_constraint(track, task)
                   if kind == "formalize" and settings.constrained else None)
-    prompt = hook(track, "prompt", kind, task, settings.presentation, problem=text)
     calls = Calls(backend, settings)
     result = new_result(task, arch, settings, backend.name, input_chars=len(text),
                         reference_items=track.reference_items(task))
@@ -244,11 +250,17 @@ def answer_and_score(track: Track, task: Task, prompt: str, calls: Calls,
     """Ask ``prompt``, read the answer from the response and score it; a response without an
     answer is ``no_answer``. Returns ``result`` with the call counts filled in."""
     response = calls.ask([("user", prompt)])
-    result.response = response.text
-    answer = track.parse_answer(task, response.text)
+    read_answer(track, task, result, response.text)
+    return calls.fill(result)
+
+
+def read_answer(track: Track, task: Task, result: PipelineResult, text: str) -> None:
+    """Record the answering text ``text`` in ``result``: the answer the track reads from it
+    (``Track.parse_answer``) and its verdict, or ``no_answer`` when it states none."""
+    result.response = text
+    answer = track.parse_answer(task, text)
     if answer is None:
         result.status = Status.NO_ANSWER.value
         result.error = NO_ANSWER_MESSAGE
     else:
         set_answer(track, task, result, answer)
-    return calls.fill(result)
