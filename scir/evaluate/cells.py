@@ -4,6 +4,10 @@ A cell is (track, difficulty, presentation, architecture, model, constrained, se
 axes of an experiment grid (``scir eval``). The run store keys a result by task and the cell's
 run-side fields (arch, presentation, model, constrained, seed); track and difficulty come from
 the task. :meth:`CellKey.to_dict` is the form stored in the run store's ``plan`` table.
+
+``backup`` is not a run-side field: an ns cell run with a backup holds one result per task,
+and a report shows it twice -- as the cell itself (NS without backup) and as the same key with
+``backup`` set (NS with the backup's answers counted, :mod:`scir.evaluate.backup`).
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-CELL_FIELDS = ("track", "difficulty", "presentation", "arch", "model", "constrained", "seed")
+CELL_FIELDS = ("track", "difficulty", "presentation", "arch", "model", "constrained", "seed",
+               "backup")
 
 
 @dataclass(frozen=True, order=True)
@@ -26,23 +31,33 @@ class CellKey:
     model: str
     constrained: bool = True
     seed: int = 0
+    backup: str = ""                   # the with-backup view of an ns cell ("" the cell itself)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready fields (the run store's ``plan`` form)."""
-        return dataclasses.asdict(self)
+        """The JSON-ready fields (the run store's ``plan`` form); ``backup`` only when set, so
+        that a cell's form is the one it had before backups existed."""
+        out = dataclasses.asdict(self)
+        if not self.backup:
+            del out["backup"]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CellKey":
-        """A cell from :meth:`to_dict`'s form (missing constrained/seed: True/0)."""
+        """A cell from :meth:`to_dict`'s form (missing constrained/seed/backup: True/0/none)."""
         return cls(track=str(data["track"]), difficulty=str(data["difficulty"]),
                    presentation=str(data["presentation"]), arch=str(data["arch"]),
                    model=str(data["model"]), constrained=bool(data.get("constrained", True)),
-                   seed=int(data.get("seed", 0)))
+                   seed=int(data.get("seed", 0)), backup=str(data.get("backup") or ""))
+
+    def arch_label(self) -> str:
+        """The architecture, ``ns+backup`` for the with-backup view."""
+        return f"{self.arch}+backup" if self.backup else self.arch
 
     def label(self) -> str:
         """A short human label, e.g. ``deduction/easy nl cot tiny``, with ``free`` for an
         unconstrained formalization and ``seed=K`` when the seed is not 0."""
-        parts = [f"{self.track}/{self.difficulty}", self.presentation, self.arch, self.model]
+        parts = [f"{self.track}/{self.difficulty}", self.presentation, self.arch_label(),
+                 self.model]
         if not self.constrained:
             parts.append("free")
         if self.seed:
