@@ -154,9 +154,9 @@ def test_an_unfinished_plan_is_marked_incomplete(grid, tmp_path, capsys):
     run = tmp_path / "run"
     shutil.copytree(runs["oracle"], run)
     with RunStore(run) as store:
-        store.put_plan(CellKey("parity", "easy", "nl", "oracle", "none").to_dict(), 25)
-        store.put_plan(CellKey("parity", "hard", "nl", "oracle", "none").to_dict(), 10)
-        store.put_plan(CellKey("parity", "easy", "nl", "cot", "m").to_dict(), 5)
+        store.put_plan(CellKey("parity", "easy", "nl", "oracle", "none").plan_dict(), 25)
+        store.put_plan(CellKey("parity", "hard", "nl", "oracle", "none").plan_dict(), 10)
+        store.put_plan(CellKey("parity", "easy", "nl", "cot", "m").plan_dict(), 5)
     capsys.readouterr()
     assert main(["report", str(run), "-o", str(tmp_path / "rep")]) == 0
     printed = capsys.readouterr().out

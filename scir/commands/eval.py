@@ -103,9 +103,9 @@ def _eval(args, exp, run_dir: Path, every) -> int:
         progress = GridProgress(0, every_tasks=every[0], every_seconds=every[1])
         for cell in exp.cells():
             tasks = groups[(cell.track, cell.difficulty)]
-            store.put_plan(cell.to_dict(), len(tasks))
+            store.put_plan(cell.plan_dict(), len(tasks))
             if exp.backup_of(cell):                 # the report's NS-with-backup view
-                store.put_plan(dataclasses.replace(cell, backup=exp.backup_of(cell)).to_dict(),
+                store.put_plan(dataclasses.replace(cell, backup=exp.backup_of(cell)).plan_dict(),
                                len(tasks))
             plan.append((cell, tasks))
             progress.planned += len(tasks)

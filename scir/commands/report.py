@@ -113,8 +113,9 @@ def to_markdown(report: Report) -> str:
     out = ["# SciR report", "", "Runs: " + ", ".join(f"`{d}`" for d in report.runs.dirs), "",
            "## Table 1: accuracy, NL -> Obf", "",
            "Accuracy with its 95% Wilson interval; `-` not run; `*` incomplete (fewer tasks "
-           "done than planned); `!` conflicting results between runs (the first run's used); an `ns+backup` row "
-           "counts the backup's answers where the solver gave none (Backup answers).",
+           "done than planned); `!` conflicting results between runs (the first run's "
+           "used); an `ns+backup` row counts the backup's answers where the solver gave none "
+           "(Backup answers).",
            "", *table1(report), "",
            "## Chance-normalised accuracy, NL -> Obf", "",
            "`max(0, (A - c) / (1 - c))`; c = the mean chance of the cell's tasks (the "

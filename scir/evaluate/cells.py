@@ -3,7 +3,7 @@
 A cell is (track, difficulty, presentation, architecture, model, constrained, seed) -- the
 axes of an experiment grid (``scir eval``). The run store keys a result by task and the cell's
 run-side fields (arch, presentation, model, constrained, seed); track and difficulty come from
-the task. :meth:`CellKey.to_dict` is the form stored in the run store's ``plan`` table.
+the task. :meth:`CellKey.plan_dict` is the form stored in the run store's ``plan`` table.
 
 ``backup`` is not a run-side field: an ns cell run with a backup holds one result per task,
 and a report shows it twice -- as the cell itself (NS without backup) and as the same key with
@@ -34,16 +34,22 @@ class CellKey:
     backup: str = ""                   # the with-backup view of an ns cell ("" the cell itself)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready fields (the run store's ``plan`` form); ``backup`` only when set, so
-        that a cell's form is the one it had before backups existed."""
-        out = dataclasses.asdict(self)
+        """The JSON-ready fields (``backup``: None when unset), as reports write them."""
+        return {**dataclasses.asdict(self), "backup": self.backup or None}
+
+    def plan_dict(self) -> dict[str, Any]:
+        """The form stored in the run store's ``plan`` table and in ``experiment.json``:
+        :meth:`to_dict` without ``backup`` when unset, i.e. the form a cell had before backups
+        existed (so a run recorded then is read the same)."""
+        out = self.to_dict()
         if not self.backup:
             del out["backup"]
         return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CellKey":
-        """A cell from :meth:`to_dict`'s form (missing constrained/seed/backup: True/0/none)."""
+        """A cell from :meth:`to_dict`'s or :meth:`plan_dict`'s form (missing
+        constrained/seed/backup: True/0/none)."""
         return cls(track=str(data["track"]), difficulty=str(data["difficulty"]),
                    presentation=str(data["presentation"]), arch=str(data["arch"]),
                    model=str(data["model"]), constrained=bool(data.get("constrained", True)),

@@ -36,7 +36,7 @@ COPY = "experiment.toml"
 
 
 def _key(cell: CellKey) -> str:
-    return json.dumps(cell.to_dict(), sort_keys=True)
+    return json.dumps(cell.plan_dict(), sort_keys=True)
 
 
 def _first_difference(old: Any, new: Any, prefix: str = "") -> str:
