@@ -15,6 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 
+def arch_label(arch: str, backup: str) -> str:
+    """The architecture as reports name it: ``ns+backup`` for the with-backup view."""
+    return f"{arch}+backup" if backup else arch
+
+
 def backup_of(result: dict[str, Any]) -> str:
     """The backup a result was run with (``""``: none; results stored before backups existed
     have none)."""

@@ -16,6 +16,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from scir.evaluate.backup import arch_label
+
 CELL_FIELDS = ("track", "difficulty", "presentation", "arch", "model", "constrained", "seed",
                "backup")
 
@@ -57,7 +59,7 @@ class CellKey:
 
     def arch_label(self) -> str:
         """The architecture, ``ns+backup`` for the with-backup view."""
-        return f"{self.arch}+backup" if self.backup else self.arch
+        return arch_label(self.arch, self.backup)
 
     def label(self) -> str:
         """A short human label, e.g. ``deduction/easy nl cot tiny``, with ``free`` for an

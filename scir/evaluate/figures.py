@@ -17,6 +17,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from scir.evaluate.backup import arch_label
+
 if TYPE_CHECKING:
     from scir.evaluate.aggregate import CellStats
     from scir.evaluate.report import Report
@@ -143,7 +145,7 @@ def nl_vs_obf(report: "Report", out: Path) -> Path | None:
                   for r, (t, d) in entries]
         _bars(ax, labels, {"NL": [g.get(r, c).nl for r, c in entries],
                            "Obf": [g.get(r, c).obf for r, c in entries]},
-              arch + ("+backup" if backup else "") + ("" if constrained else " free"))
+              arch_label(arch, backup) + ("" if constrained else " free"))
     fig.tight_layout()
     path = _save(fig, out / "nl_vs_obf.png")
     plt.close(fig)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scir.evaluate.aggregate import CellStats, aggregate
+from scir.evaluate.backup import arch_label
 from scir.evaluate.cells import CellKey
 from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
 from scir.evaluate.runs import Conflict, Runs, load_runs
@@ -37,7 +38,7 @@ class RowKey:
 
     def arch_label(self) -> str:
         """``ns``, ``ns free``, ``cot seed=1``, ``ns+backup``: the row without its model."""
-        parts = [f"{self.arch}+backup" if self.backup else self.arch]
+        parts = [arch_label(self.arch, self.backup)]
         if not self.constrained:
             parts.append("free")
         if self.seed:
