@@ -235,6 +235,11 @@ def test_an_ns_backup_experiment_runs_plans_and_reports_both_views(tmp_path, cap
         assert cells[("ns", "cot")]["correct"] == cells[("cot", None)]["correct"]
         assert cells[("ns", None)]["correct"] == 0 and cells[("ns", "cot")]["complete"]
         assert cells[("ns", "cot")]["backup_used"] == cells[("ns", None)]["backup_used"] == 3
+        # the same grid in worker processes (scir.pipelines.remote) is stored identically
+        pool = tmp_path / "pool"
+        assert main(["eval", str(path), "--run", str(pool), "--executor", "local",
+                     "--workers", "1"]) == 0
+        assert stored(pool) == stored(run)
         # the backup setting is part of what the ns cells' results depend on
         path.write_text(text.replace("URL", srv.url).replace('backup = "cot"\n', ""))
         assert main(["eval", str(path), "--run", str(run)]) == 2
