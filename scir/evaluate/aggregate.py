@@ -69,8 +69,7 @@ class CellStats:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (the cell's key fields flattened in; no per-task outcomes)."""
-        return {**self.cell.to_dict(), "n": self.n,
-                "correct": self.correct,
+        return {**self.cell.to_dict(), "n": self.n, "correct": self.correct,
                 "accuracy": self.accuracy.estimate, "accuracy_low": self.accuracy.low,
                 "accuracy_high": self.accuracy.high, "chance": self.chance,
                 "chance_constrained": self.chance_constrained, "normalised": self.normalised,
