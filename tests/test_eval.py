@@ -206,14 +206,17 @@ def test_changed_experiment_refused_for_finished_cells(tmp_path, capsys):
     assert "tasks.seed (1 -> 2)" in capsys.readouterr().err
 
 
+BACKUP_EXPERIMENT = ('architectures = ["cot", "ns"]\npresentations = ["nl"]\n'
+                     'backup = "cot"\ntasks_per_cell = 3\n[generation]\nmax_tokens = 40\n'
+                     'max_retries = 0\n[[models]]\nname = "openai:fake@URL"\n')
+
+
 def test_an_ns_backup_experiment_runs_plans_and_reports_both_views(tmp_path, capsys):
     """``backup = "cot"``: every ns formalization fails to parse here, so each ns task gets
     the CoT answer -- served from the store, as the cot cell asked the same question first."""
     from report_check import check_report
 
-    text = ('architectures = ["cot", "ns"]\npresentations = ["nl"]\nbackup = "cot"\n'
-            'tasks_per_cell = 3\n[generation]\nmax_tokens = 40\nmax_retries = 0\n'
-            '[[models]]\nname = "openai:fake@URL"\n[tasks.deduction.easy]\nn = 3\nseed = 1\n')
+    text = BACKUP_EXPERIMENT + '[tasks.deduction.easy]\nn = 3\nseed = 1\n'
     path = tmp_path / "e.toml"
     with FakeOpenAIServer(answer) as srv:
         path.write_text(text.replace("URL", srv.url))
@@ -235,11 +238,6 @@ def test_an_ns_backup_experiment_runs_plans_and_reports_both_views(tmp_path, cap
         assert cells[("ns", "cot")]["correct"] == cells[("cot", None)]["correct"]
         assert cells[("ns", None)]["correct"] == 0 and cells[("ns", "cot")]["complete"]
         assert cells[("ns", "cot")]["backup_used"] == cells[("ns", None)]["backup_used"] == 3
-        # the same grid in worker processes (scir.pipelines.remote) is stored identically
-        pool = tmp_path / "pool"
-        assert main(["eval", str(path), "--run", str(pool), "--executor", "local",
-                     "--workers", "1"]) == 0
-        assert stored(pool) == stored(run)
         # the backup setting is part of what the ns cells' results depend on
         path.write_text(text.replace("URL", srv.url).replace('backup = "cot"\n', ""))
         assert main(["eval", str(path), "--run", str(run)]) == 2
@@ -253,6 +251,21 @@ def test_an_ns_backup_experiment_runs_plans_and_reports_both_views(tmp_path, cap
         with pytest.raises(ConfigError, match=message) as err:
             load_experiment(path)
         assert err.value.file == str(path)
+
+
+@pytest.mark.slow
+def test_an_ns_backup_grid_in_worker_processes_is_stored_identically(tmp_path):
+    """The backup on the executor path (scir.pipelines.remote, a local process pool)."""
+    text = (BACKUP_EXPERIMENT + '[tasks.deduction.easy]\nn = 2\nseed = 1\n')
+    path = tmp_path / "e.toml"
+    with FakeOpenAIServer(answer) as srv:
+        path.write_text(text.replace("URL", srv.url))
+        assert main(["eval", str(path), "--run", str(tmp_path / "here")]) == 0
+        assert main(["eval", str(path), "--run", str(tmp_path / "pool"), "--executor", "local",
+                     "--workers", "1"]) == 0
+    results, calls = stored(tmp_path / "pool")
+    assert (results, calls) == stored(tmp_path / "here")
+    assert sum(bool(r["backup_used"]) for r in results) == 2 and calls == 4
 
 
 @pytest.mark.llm
