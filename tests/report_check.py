@@ -5,8 +5,10 @@ aggregation under test), merges them first-run-wins, groups results into cells, 
 ``report.json`` and ``report.csv``: per cell n, correct, accuracy and its Wilson interval (by
 the formula), mean chances and both normalised accuracies, status counts, completeness against
 the plan table; the probes; every paired difference's task count and mean (and its bootstrap
-interval against an independent percentile bootstrap, within a tolerance); the conflicts.
-Usable on any report, e.g. one made from a ``scir eval`` run.
+interval against an independent percentile bootstrap, within a tolerance); the conflicts;
+the with-backup view of ns cells run with a backup (a result whose ``backup_used`` is true
+counts its ``backup_correct`` and ``backup_status``) and the count of backup uses per cell;
+every Table-1 entry. Usable on any report, e.g. one made from a ``scir eval`` run.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ import numpy as np
 Z95 = 1.959963984540054
 STATUSES = ("ok", "wrong", "parse_error", "solver_error", "timeout", "backend_error",
             "no_answer")
-AXES = ("track", "difficulty", "presentation", "arch", "model", "constrained", "seed")
+AXES = ("track", "difficulty", "presentation", "arch", "model", "constrained", "seed",
+        "backup")
 
 
 def wilson_formula(k: int, n: int) -> tuple[float, float, float]:
@@ -50,7 +53,15 @@ def read_store(run_dir: str | Path) -> tuple[list[dict[str, Any]], list[tuple[di
 
 def cell_tuple(r: dict[str, Any]) -> tuple:
     return (r["domain"], r.get("difficulty") or "?", r["presentation"], r["arch"], r["model"],
-            bool(r.get("constrained", True)), int(r.get("seed", 0)))
+            bool(r.get("constrained", True)), int(r.get("seed", 0)), None)
+
+
+def backup_view(r: dict[str, Any]) -> dict[str, Any]:
+    """A result as NS with backup counts it (Logic-LM: the backup's answer where the solver
+    gave none)."""
+    if not r.get("backup_used"):
+        return r
+    return {**r, "correct": r["backup_correct"], "status": r["backup_status"]}
 
 
 def key_tuple(r: dict[str, Any]) -> tuple:
@@ -68,7 +79,8 @@ def merged(run_dirs: list[str]) -> tuple[dict[tuple, dict[str, dict]], dict[tupl
         results, planned = read_store(run)
         for cell, n in planned:
             t = (cell["track"], cell["difficulty"], cell["presentation"], cell["arch"],
-                 cell["model"], bool(cell.get("constrained", True)), int(cell.get("seed", 0)))
+                 cell["model"], bool(cell.get("constrained", True)), int(cell.get("seed", 0)),
+                 cell.get("backup") or None)
             plan[t] = max(n, plan.get(t, 0))
         for r in results:
             k = key_tuple(r)
@@ -79,6 +91,9 @@ def merged(run_dirs: list[str]) -> tuple[dict[tuple, dict[str, dict]], dict[tupl
                 continue
             seen[k] = r
             cells.setdefault(cell_tuple(r), {})[r["task_id"]] = r
+            if r.get("backup"):
+                view = cell_tuple(r)[:-1] + (r["backup"],)
+                cells.setdefault(view, {})[r["task_id"]] = backup_view(r)
     return cells, plan, conflicts
 
 
@@ -125,7 +140,10 @@ def check_report(report_dir: str | Path, run_dirs: list[str]) -> dict[str, Any]:
         done = n - sum(r["status"] == "backend_error" for r in items)
         assert got["done"] == done and got["planned"] == plan.get(key)
         assert got["complete"] == (None if key not in plan else done >= plan[key])
-        row = csv_by_key[tuple(str(x) for x in key)]
+        ran_with_backup = any(r.get("backup") for r in items)
+        assert got["backup_used"] == (sum(bool(r.get("backup_used")) for r in items)
+                                      if ran_with_backup else None), key
+        row = csv_by_key[tuple("" if x is None else str(x) for x in key)]
         assert int(row["n"]) == n and float(row["accuracy"]) == got["accuracy"]
         assert float(row["accuracy_low"]) == got["accuracy_low"]
     for key in set(plan) - set(cells):
@@ -136,18 +154,19 @@ def check_report(report_dir: str | Path, run_dirs: list[str]) -> dict[str, Any]:
         return None if not tasks else sum(bool(r["correct"]) for r in tasks.values()) / len(tasks)
 
     probe_names = (("reasoning", "nl", "cot"), ("extraction", "obf", "ns"), ("joint", "obf", "cot"))
-    expected = {(t, d, m, s) for (t, d, _, a, m, _, s) in set(cells) | set(plan)
+    expected = {(t, d, m, s) for (t, d, _, a, m, _, s, _) in set(cells) | set(plan)
                 if a in ("cot", "ns")}
     assert {(p["track"], p["difficulty"], p["model"], p["seed"]) for p in data["probes"]} \
         == expected
     for probe in data["probes"]:
         for name, pres, arch in probe_names:
             want = acc((probe["track"], probe["difficulty"], pres, arch, probe["model"], True,
-                        probe["seed"]))
+                        probe["seed"], None))
             got = probe[name]
             assert (got is None) if want is None else _close(got["estimate"], want), (probe, name)
     contrasts = {"nl_vs_obf": (2, "nl", "obf"), "ns_vs_cot": (3, "ns", "cot"),
-                 "constrained_vs_unconstrained": (5, True, False)}
+                 "constrained_vs_unconstrained": (5, True, False),
+                 "backup_vs_none": (7, "cot", None)}
     want_pairs = set()
     for name, (axis, first, second) in contrasts.items():
         for key in cells:
@@ -176,4 +195,16 @@ def check_report(report_dir: str | Path, run_dirs: list[str]) -> dict[str, Any]:
             lo, hi = _bootstrap(diff)
             tol = 1.5 / len(diff) + 0.02
             assert abs(est["low"] - lo) <= tol and abs(est["high"] - hi) <= tol, (est, lo, hi)
+    for row in data["table1"]:
+        r = row["row"]
+        for col in row["columns"]:
+            for pres in ("nl", "obf"):
+                key = (col["track"], col["difficulty"], pres, r["arch"], r["model"],
+                       r["constrained"], r["seed"], r["backup"])
+                entry = col[pres]
+                assert (entry is None) == (key not in cells and key not in plan), key
+                if entry is not None:
+                    assert _close(entry["accuracy"], acc(key)) or (acc(key) is None
+                                                                    and entry["n"] == 0), key
+                    assert entry["backup_used"] == by_key[key]["backup_used"]
     return data

@@ -206,6 +206,68 @@ def test_changed_experiment_refused_for_finished_cells(tmp_path, capsys):
     assert "tasks.seed (1 -> 2)" in capsys.readouterr().err
 
 
+BACKUP_EXPERIMENT = ('architectures = ["cot", "ns"]\npresentations = ["nl"]\n'
+                     'backup = "cot"\ntasks_per_cell = 3\n[generation]\nmax_tokens = 40\n'
+                     'max_retries = 0\n[[models]]\nname = "openai:fake@URL"\n')
+
+
+def test_an_ns_backup_experiment_runs_plans_and_reports_both_views(tmp_path, capsys):
+    """``backup = "cot"``: every ns formalization fails to parse here, so each ns task gets
+    the CoT answer -- served from the store, as the cot cell asked the same question first."""
+    from report_check import check_report
+
+    text = BACKUP_EXPERIMENT + '[tasks.deduction.easy]\nn = 3\nseed = 1\n'
+    path = tmp_path / "e.toml"
+    with FakeOpenAIServer(answer) as srv:
+        path.write_text(text.replace("URL", srv.url))
+        run = tmp_path / "run"
+        assert main(["eval", str(path), "--run", str(run)]) == 0
+        out = capsys.readouterr().out
+        assert len(srv.requests) == 6 and "ns tasks answered by the cot backup: 3" in out
+        with RunStore(run) as store:
+            cot = {r["task_id"]: r for r in store.results(arch="cot")}
+            ns = store.results(arch="ns")
+            plan = dict((json.dumps(c, sort_keys=True), n) for c, n in store.plan())
+        assert all(r["status"] == "parse_error" and r["backup_used"] for r in ns)
+        assert [r["backup_answer"] for r in ns] == [cot[r["task_id"]]["answer"] for r in ns]
+        backup_cell = CellKey("deduction", "easy", "nl", "ns", "openai:fake", backup="cot")
+        assert plan[json.dumps(backup_cell.plan_dict(), sort_keys=True)] == 3
+        assert main(["report", str(run), "-o", str(tmp_path / "rep"), "--no-figures"]) == 0
+        data = check_report(tmp_path / "rep", [str(run)])
+        cells = {(c["arch"], c["backup"]): c for c in data["cells"]}
+        assert cells[("ns", "cot")]["correct"] == cells[("cot", None)]["correct"]
+        assert cells[("ns", None)]["correct"] == 0 and cells[("ns", "cot")]["complete"]
+        assert cells[("ns", "cot")]["backup_used"] == cells[("ns", None)]["backup_used"] == 3
+        # the backup setting is part of what the ns cells' results depend on
+        path.write_text(text.replace("URL", srv.url).replace('backup = "cot"\n', ""))
+        assert main(["eval", str(path), "--run", str(run)]) == 2
+        assert "ns openai:fake, which has stored results: backup ('cot' -> None)" in \
+            capsys.readouterr().err
+    for bad, message in [(text.replace('["cot", "ns"]', '["cot"]'),
+                          "applies to the ns architecture"),
+                         (text.replace('backup = "cot"', 'backup = "symbcot"'),
+                          "backup: Input should be 'cot'")]:
+        path.write_text(bad)
+        with pytest.raises(ConfigError, match=message) as err:
+            load_experiment(path)
+        assert err.value.file == str(path)
+
+
+@pytest.mark.slow
+def test_an_ns_backup_grid_in_worker_processes_is_stored_identically(tmp_path):
+    """The backup on the executor path (scir.pipelines.remote, a local process pool)."""
+    text = (BACKUP_EXPERIMENT + '[tasks.deduction.easy]\nn = 2\nseed = 1\n')
+    path = tmp_path / "e.toml"
+    with FakeOpenAIServer(answer) as srv:
+        path.write_text(text.replace("URL", srv.url))
+        assert main(["eval", str(path), "--run", str(tmp_path / "here")]) == 0
+        assert main(["eval", str(path), "--run", str(tmp_path / "pool"), "--executor", "local",
+                     "--workers", "1"]) == 0
+    results, calls = stored(tmp_path / "pool")
+    assert (results, calls) == stored(tmp_path / "here")
+    assert sum(bool(r["backup_used"]) for r in results) == 2 and calls == 4
+
+
 @pytest.mark.llm
 def test_the_plan_names_models_as_their_backends_name_their_results(tiny):
     """The plan's model column is the results' (else a report shows every cell of the model

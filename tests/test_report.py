@@ -154,9 +154,9 @@ def test_an_unfinished_plan_is_marked_incomplete(grid, tmp_path, capsys):
     run = tmp_path / "run"
     shutil.copytree(runs["oracle"], run)
     with RunStore(run) as store:
-        store.put_plan(CellKey("parity", "easy", "nl", "oracle", "none").to_dict(), 25)
-        store.put_plan(CellKey("parity", "hard", "nl", "oracle", "none").to_dict(), 10)
-        store.put_plan(CellKey("parity", "easy", "nl", "cot", "m").to_dict(), 5)
+        store.put_plan(CellKey("parity", "easy", "nl", "oracle", "none").plan_dict(), 25)
+        store.put_plan(CellKey("parity", "hard", "nl", "oracle", "none").plan_dict(), 10)
+        store.put_plan(CellKey("parity", "easy", "nl", "cot", "m").plan_dict(), 5)
     capsys.readouterr()
     assert main(["report", str(run), "-o", str(tmp_path / "rep")]) == 0
     printed = capsys.readouterr().out
@@ -245,6 +245,58 @@ def test_compare_matches_cells_across_models(grid, tmp_path):
         assert r["tasks"] == len(ids) and r["difference"]["estimate"] == pytest.approx(want)
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "## Comparison: A vs B" in md
+
+
+def test_ns_with_and_without_backup_in_every_output(grid, tmp_path, capsys):
+    """Free-decoded NS fails to parse on a quarter of the tasks; with ``--backup cot`` those
+    get the CoT answer: the report shows ns and ns+backup, both recomputed from the stores."""
+    root, taskfile, runs = grid
+    run = tmp_path / "run-backup"
+    with FakeOpenAIServer(script) as srv:
+        for presentation in ("nl", "obf"):
+            assert main(["solve", str(taskfile), "--arch", "ns", "--model",
+                         f"vllm:fake@{srv.url}", "--max-tokens", "40", "--run", str(run),
+                         "--presentation", presentation, "--unconstrained", "--backup",
+                         "cot"]) == 0
+        out = capsys.readouterr().out
+        assert re.search(r"with cot backup: accuracy [0-9]+/20, backup answers [1-9]", out)
+        assert main(["solve", str(taskfile), "--arch", "ns", "--model", f"vllm:fake@{srv.url}",
+                     "--max-tokens", "40", "--run", str(run), "--unconstrained"]) == 2
+        assert "started with backup='cot', not None" in capsys.readouterr().err
+    dirs = [str(runs["cot"]), str(run)]
+    assert main(["report", *dirs, "-o", str(tmp_path / "rep"), "--samples"]) == 0
+    printed = capsys.readouterr().out
+    data = check_report(tmp_path / "rep", dirs)
+    with RunStore(run) as store:
+        results = store.results()
+    with RunStore(runs["cot"]) as store:
+        cot = {(r["task_id"], r["presentation"]): r for r in store.results()}
+    used = [r for r in results if r["backup_used"]]
+    assert used and all(r["status"] == "parse_error" for r in used)
+    assert all(r["backup_answer"] == cot[(r["task_id"], r["presentation"])]["answer"]
+               for r in used)                      # the backup is the cot cell's answer
+    views = {(c["presentation"], c["difficulty"]): c for c in data["cells"]
+             if c["backup"] == "cot"}
+    plain = {(c["presentation"], c["difficulty"]): c for c in data["cells"]
+             if c["arch"] == "ns" and c["backup"] is None}
+    assert len(views) == len(plain) == 4
+    for key, view in views.items():
+        mine = [r for r in used if (r["presentation"], r["difficulty"]) == key]
+        assert view["backup_used"] == plain[key]["backup_used"] == len(mine)
+        assert view["correct"] == plain[key]["correct"] + sum(r["backup_correct"] for r in mine)
+        assert view["status_parse_error"] == 0 and view["n"] == plain[key]["n"]
+    assert any(v["accuracy"] > plain[k]["accuracy"] for k, v in views.items())
+    assert sum(d["contrast"] == "backup_vs_none" for d in data["differences"]) == 4
+    assert [r["row"]["label"] for r in data["table1"]] == [
+        "vllm:fake cot", "vllm:fake ns free", "vllm:fake ns+backup free"]
+    assert "| vllm:fake ns+backup free |" in printed and "| vllm:fake ns free |" in printed
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "## Backup answers" in md and "| parity/easy nl ns+backup vllm:fake free |" in md
+    header = (tmp_path / "rep" / "report.csv").read_text().splitlines()[0].split(",")
+    assert "backup" in header and "backup_used" in header
+    samples = [json.loads(x) for x in (tmp_path / "rep" / "samples.jsonl").read_text()
+               .splitlines()]
+    assert sum(bool(s["backup_used"]) for s in samples) == len(used)
 
 
 def test_not_a_run_directory_is_one_error(tmp_path, capsys):

@@ -9,6 +9,7 @@ raised, to continue); 130 Ctrl-C (finished work kept)."""
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from pathlib import Path
@@ -102,7 +103,10 @@ def _eval(args, exp, run_dir: Path, every) -> int:
         progress = GridProgress(0, every_tasks=every[0], every_seconds=every[1])
         for cell in exp.cells():
             tasks = groups[(cell.track, cell.difficulty)]
-            store.put_plan(cell.to_dict(), len(tasks))
+            store.put_plan(cell.plan_dict(), len(tasks))
+            if exp.backup_of(cell):                 # the report's NS-with-backup view
+                store.put_plan(dataclasses.replace(cell, backup=exp.backup_of(cell)).plan_dict(),
+                               len(tasks))
             plan.append((cell, tasks))
             progress.planned += len(tasks)
             for task in tasks:
@@ -128,6 +132,10 @@ def _eval(args, exp, run_dir: Path, every) -> int:
         done = len(progress.status)
     print(f"cells: {outcome.cells}; results: {done}/{progress.planned}; accuracy "
           f"{progress.correct}/{done}; tasks run now: {outcome.ran}")
+    if exp.backup:
+        used = sum(s.backup_used for s in outcome.summaries.values())
+        print(f"ns tasks answered by the {exp.backup} backup: {used} (accuracy above is "
+              f"without backup; scir report shows both)")
     print(f"LLM calls made: {outcome.made}, served from the run store: {outcome.served}; "
           f"spent: {outcome.spent}")
     print(f"results in {store.path}; report: scir report {run_dir} -o REPORT_DIR")

@@ -17,6 +17,7 @@ listed first is used, the cell is marked ``!`` and the conflict is listed. A cel
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -81,13 +82,29 @@ def _diff_rows(diffs: list[Difference]) -> list[list[str]]:
             for d in diffs]
 
 
+def _backup_table(cells: list[CellStats]) -> list[str]:
+    """Per with-backup view: its ns cell, the backup's uses and correct answers, both
+    accuracies."""
+    base = {c.cell: c for c in cells if not c.cell.backup}
+    rows = []
+    for view in (c for c in cells if c.cell.backup):
+        ns = base.get(dataclasses.replace(view.cell, backup=""))
+        rows.append([view.cell.label(), str(view.n), str(view.backup_used or 0),
+                     NO_VALUE if ns is None else str(view.correct - ns.correct), _acc(ns),
+                     _acc(view)])
+    return (_table(["cell", "n", "backup used", "backup correct", "ns", "ns+backup"], rows)
+            if rows else ["(no cell was run with a backup)"])
+
+
 def to_markdown(report: Report) -> str:
     """The report as Markdown (sections in the order of docs/evaluation.md)."""
     cells = [c for c in report.cells]
     out = ["# SciR report", "", "Runs: " + ", ".join(f"`{d}`" for d in report.runs.dirs), "",
            "## Table 1: accuracy, NL -> Obf", "",
            "Accuracy with its 95% Wilson interval; `-` not run; `*` incomplete (fewer tasks "
-           "done than planned); `!` conflicting results between runs (the first run's used).",
+           "done than planned); `!` conflicting results between runs (the first run's "
+           "used); an `ns+backup` row counts the backup's answers where the solver gave none "
+           "(Backup answers).",
            "", *table1(report), "",
            "## Chance-normalised accuracy, NL -> Obf", "",
            "`max(0, (A - c) / (1 - c))`; c = the mean chance of the cell's tasks (the "
@@ -129,6 +146,9 @@ def to_markdown(report: Report) -> str:
                      [[c.cell.label(), str(c.n), str(c.statuses["ok"]),
                        *(str(c.statuses[f]) for f in FAILURES), _num(c.executable)]
                       for c in cells]) if cells else ["(no results)"])]
+    out += ["", "## Backup answers", "", "NS cells run with a backup: when no formalization "
+            "attempt got an answer from the solver, the backup's (CoT) answer counts in the "
+            "`ns+backup` row; `ns` is the solver alone.", "", *_backup_table(cells)]
     out += ["", "## Cost and tokens", "", "Latency: seconds per task (mean, median).", "",
             *(_table(["cell", "prompt tokens", "completion tokens", "cost USD",
                       "latency mean", "latency median"],
@@ -180,7 +200,8 @@ def to_csv(report: Report) -> str:
 
 
 SAMPLE_FIELDS = ("formalization", "solver_status", "solver_log", "response", "answer", "gold",
-                 "answer_pool", "correct", "status", "error")
+                 "answer_pool", "correct", "status", "error", "backup", "backup_used",
+                 "backup_status", "backup_answer", "backup_correct", "backup_response")
 
 
 def samples(report: Report) -> str:

@@ -16,12 +16,12 @@ from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.llm.cache import RunStore
 from scir.llm.run_lock import RunLock
-from scir.pipelines.result import ARCHS, PRESENTATIONS, PipelineSettings
+from scir.pipelines.result import ARCHS, BACKUPS, PRESENTATIONS, PipelineSettings
 from scir.pipelines.runner import model_label, run_tasks
 from scir.tasks import read_tasks
 
 # settings that must stay the same across the invocations of one run (per arch/presentation/model)
-_FIXED = ("max_tokens", "temperature", "max_retries")
+_FIXED = ("max_tokens", "temperature", "max_retries", "backup")
 _CELL = ("arch", "presentation", "model", "constrained", "seed")
 
 
@@ -36,6 +36,7 @@ def add_parser(sub) -> None:
                "--presentation obf --run runs/gpt4o --concurrency 8\n"
                "  scir solve d.jsonl --arch ns --model vllm:Qwen/Qwen3-8B@http://gpu:8000/v1 "
                "--run runs/qwen\n"
+               "  scir solve d.jsonl --arch ns --backup cot --model tiny --run runs/tiny-backup\n"
                "Model names: openrouter:M, openai:M[@URL], vllm:M@URL, sglang:M@URL, "
                "ollama:M@URL, llamacpp:M@URL, hf:PATH, tiny.\n"
                "API keys come from OPENROUTER_API_KEY / OPENAI_API_KEY / SCIR_API_KEY.\n"
@@ -57,6 +58,10 @@ def add_parser(sub) -> None:
                    help="ns / symbcot: let the model write its formalization freely instead of "
                         "decoding it under the track's grammar (the parser still decides); "
                         "stored as a cell of its own")
+    p.add_argument("--backup", choices=BACKUPS, default=None,
+                   help="ns only: when no formalization attempt gets an answer from the solver, "
+                        "ask the CoT question and record its answer as a backup (Logic-LM); "
+                        "reports show NS with and without backup (default: no backup)")
     p.add_argument("--redo", action="store_true",
                    help="run every task again, replacing stored results; LLM calls are still "
                         "served from the run store (e.g. after fixing a track's parser)")
@@ -94,7 +99,8 @@ def run(args) -> int:
     settings = PipelineSettings(presentation=args.presentation, max_tokens=args.max_tokens,
                                 temperature=args.temperature, seed=args.seed,
                                 max_retries=args.max_retries,
-                                constrained=not args.unconstrained)
+                                constrained=not args.unconstrained, backup=args.backup)
+    settings.check_arch(args.arch)
     tasks = read_tasks(args.file)
     if args.limit is not None:
         tasks = tasks[:args.limit]
@@ -130,7 +136,8 @@ def _solve(args, tasks, name, settings) -> int:
                   "model": model_label(args.arch, cached), "presentation": args.presentation,
                   "limit": args.limit, "max_tokens": args.max_tokens,
                   "temperature": args.temperature, "seed": args.seed,
-                  "max_retries": args.max_retries, "constrained": not args.unconstrained}
+                  "max_retries": args.max_retries, "constrained": not args.unconstrained,
+                  "backup": args.backup}
         _check_consistent(store, config)
         store.log_invocation(config)
         try:

@@ -8,15 +8,22 @@ allows); a count per status (:data:`scir.evaluate.status.STATUS_VALUES`); the ex
 ``symbcot``); Table-2 statistics (mean input characters, reference items, extracted items);
 tokens, cost and latency (the result's ``seconds``: mean and median); completeness (``done``:
 results other than ``backend_error``, which a rerun retries; ``planned`` from the run's plan,
-None when no plan names the cell) and the number of conflicting results.
+None when no plan names the cell) and the number of conflicting results; for ns cells run with
+a backup, the number of tasks the backup answered (``backup_used``).
+
+An ns cell whose results were run with a backup gets a second aggregate, its key with
+``backup`` set, over the same results as :func:`scir.evaluate.backup.with_backup` counts them
+(NS with backup); the cell itself is NS without backup.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from statistics import mean, median
 from typing import Any, Iterable
 
+from scir.evaluate.backup import backup_of, used, with_backup
 from scir.evaluate.cells import CellKey
 from scir.evaluate.runs import Runs
 from scir.evaluate.stats import Interval, normalised_accuracy, wilson
@@ -48,6 +55,7 @@ class CellStats:
     done: int
     planned: int | None
     conflicts: int = 0
+    backup_used: int | None = None     # tasks the backup answered (None: run without backup)
     outcomes: dict[str, int] = field(default_factory=dict, repr=False)  # task id -> 0/1
 
     @property
@@ -74,7 +82,7 @@ class CellStats:
                 "cost_usd": self.cost_usd, "latency_mean": self.latency_mean,
                 "latency_median": self.latency_median, "done": self.done,
                 "planned": self.planned, "complete": self.complete,
-                "conflicts": self.conflicts}
+                "conflicts": self.conflicts, "backup_used": self.backup_used}
 
 
 def _mean(values: list[float]) -> float | None:
@@ -112,15 +120,33 @@ def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | 
         cost_usd=sum(float(r.get("cost_usd", 0.0)) for r in items),
         latency_mean=_mean(seconds), latency_median=float(median(seconds)) if seconds else None,
         done=n - statuses[Status.BACKEND_ERROR.value], planned=planned, conflicts=conflicts,
+        backup_used=(sum(used(r) for r in items) if any(backup_of(r) for r in items)
+                     else None),
         outcomes={r["task_id"]: int(bool(r["correct"])) for r in items})
 
 
+def by_cell_with_backup(runs: Runs) -> dict[CellKey, list[dict[str, Any]]]:
+    """The results grouped by cell, plus for each ns cell with results run with a backup the
+    with-backup view: the cell's key with ``backup`` set, over those results as
+    :func:`with_backup` counts them."""
+    groups: dict[CellKey, list[dict[str, Any]]] = {}
+    for cell, loaded in runs.by_cell().items():
+        results = [item.result for item in loaded]
+        groups[cell] = results
+        for backup in sorted({backup_of(r) for r in results} - {""}):
+            groups[dataclasses.replace(cell, backup=backup)] = [
+                with_backup(r) for r in results if backup_of(r) == backup]
+    return groups
+
+
 def aggregate(runs: Runs) -> list[CellStats]:
-    """One :class:`CellStats` per cell with results or a plan, sorted by cell."""
-    groups = runs.by_cell()
+    """One :class:`CellStats` per cell with results or a plan (and per with-backup view),
+    sorted by cell; a with-backup view shares its cell's conflicts."""
+    groups = by_cell_with_backup(runs)
     conflicts: dict[CellKey, int] = {}
     for c in runs.conflicts:
         conflicts[c.cell] = conflicts.get(c.cell, 0) + 1
     cells = sorted(set(groups) | set(runs.plan))
-    return [cell_stats(cell, [item.result for item in groups.get(cell, [])],
-                       runs.plan.get(cell), conflicts.get(cell, 0)) for cell in cells]
+    return [cell_stats(cell, groups.get(cell, []), runs.plan.get(cell),
+                       conflicts.get(dataclasses.replace(cell, backup=""), 0))
+            for cell in cells]

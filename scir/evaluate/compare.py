@@ -6,7 +6,8 @@
   has no results is missing (None).
 - **Paired differences** between two cells that differ in one axis only, over the tasks
   present in both: NL - Obf (presentation), NS - CoT (architecture), constrained -
-  unconstrained (formalization decoding). Mean of the per-task 0/1 differences with a seeded
+  unconstrained (formalization decoding), NS with backup - NS without (``backup_vs_none``,
+  over the same results). Mean of the per-task 0/1 differences with a seeded
   paired bootstrap interval (:func:`scir.evaluate.stats.paired_difference`).
 - **Run comparison** (``scir report A B --compare``): cells of run A and run B matched on every
   axis but the model (so two models, or two runs of one model, line up), A - B over the tasks
@@ -27,7 +28,8 @@ PROBES = (("reasoning", "nl", "cot"), ("extraction", "obf", "ns"), ("joint", "ob
 # (name, axis, first value, second value): the difference is first - second
 CONTRASTS = (("nl_vs_obf", "presentation", "nl", "obf"),
              ("ns_vs_cot", "arch", "ns", "cot"),
-             ("constrained_vs_unconstrained", "constrained", True, False))
+             ("constrained_vs_unconstrained", "constrained", True, False),
+             ("backup_vs_none", "backup", "cot", ""))
 
 
 def _interval_dict(i: Interval | None) -> dict[str, float] | None:
@@ -113,7 +115,8 @@ def differences(cells: list[CellStats]) -> list[Difference]:
 
 
 def _without_model(key: CellKey) -> tuple:
-    return (key.track, key.difficulty, key.presentation, key.arch, key.constrained, key.seed)
+    return (key.track, key.difficulty, key.presentation, key.arch, key.constrained, key.seed,
+            key.backup)
 
 
 def compare_runs(first: list[CellStats], second: list[CellStats]) -> list[Difference]:

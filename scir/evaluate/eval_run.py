@@ -36,7 +36,7 @@ COPY = "experiment.toml"
 
 
 def _key(cell: CellKey) -> str:
-    return json.dumps(cell.to_dict(), sort_keys=True)
+    return json.dumps(cell.plan_dict(), sort_keys=True)
 
 
 def _first_difference(old: Any, new: Any, prefix: str = "") -> str:
@@ -74,7 +74,8 @@ def settings_of(exp: Experiment, cell: CellKey) -> PipelineSettings:
     return PipelineSettings(presentation=cell.presentation, max_tokens=g.max_tokens,
                             temperature=g.temperature, seed=cell.seed,
                             max_retries=g.max_retries, constrained=cell.constrained,
-                            max_formalization_tokens=g.max_formalization_tokens)
+                            max_formalization_tokens=g.max_formalization_tokens,
+                            backup=exp.backup_of(cell))
 
 
 def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: RunStore,

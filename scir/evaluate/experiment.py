@@ -95,6 +95,9 @@ class Experiment(_Strict):
     seeds: list[int] | None = None
     repeats: int | None = Field(default=None, ge=1)
     tasks_per_cell: int = Field(default=DEFAULT_TASKS_PER_CELL, ge=1)
+    # ns cells: the backup asked when no formalization attempt gets an answer from the solver
+    # (its answer is recorded next to the ns outcome; reports show NS with and without it)
+    backup: Literal["cot"] | None = None
     generation: Generation = Generation()
     budget: Budget = Budget()
     models: list[Model] = Field(default_factory=list)
@@ -108,6 +111,9 @@ class Experiment(_Strict):
             raise ValueError("give seeds or repeats, not both")
         if self.seeds is not None and (not self.seeds or len(set(self.seeds)) != len(self.seeds)):
             raise ValueError("seeds must be a non-empty list without repeats")
+        if self.backup is not None and "ns" not in self.architectures:
+            raise ValueError(f"backup = {self.backup!r} applies to the ns architecture, which "
+                             f"architectures does not list")
         if any(a != "oracle" for a in self.architectures) and not self.models:
             raise ValueError("architectures other than oracle need at least one [[models]] entry")
         names = [m.name for m in self.models]
@@ -159,15 +165,22 @@ class Experiment(_Strict):
         """The model entry of a cell (None for oracle)."""
         return next((m for m in self.models if model_label(m.name) == cell.model), None)
 
+    def backup_of(self, cell: CellKey) -> str | None:
+        """The backup of a cell's runs: the experiment's ``backup`` for ns cells, else None."""
+        return self.backup if cell.arch == "ns" else None
+
     def fingerprint(self, cell: CellKey) -> dict[str, Any]:
-        """What a cell's stored results depend on: its task source, and for model cells the
-        generation settings and the model's server."""
+        """What a cell's stored results depend on: its task source, for model cells the
+        generation settings and the model's server, and for ns cells with a backup the
+        backup (absent without one, as in runs recorded before backups existed)."""
         source = self.tasks[cell.track][cell.difficulty]
         out: dict[str, Any] = {"tasks": source.model_dump(mode="json")}
         model = self.model_of(cell)
         if model is not None:
             out["generation"] = self.generation.model_dump(mode="json")
             out["base_url"] = model.base_url
+        if self.backup_of(cell) is not None:
+            out["backup"] = self.backup_of(cell)
         return out
 
     def with_models(self, names: list[str]) -> "Experiment":

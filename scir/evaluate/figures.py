@@ -17,6 +17,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from scir.evaluate.backup import arch_label
+
 if TYPE_CHECKING:
     from scir.evaluate.aggregate import CellStats
     from scir.evaluate.report import Report
@@ -130,19 +132,20 @@ def heatmaps(report: "Report", out: Path) -> list[Path]:
 def nl_vs_obf(report: "Report", out: Path) -> Path | None:
     """NL against Obf accuracy with interval bars, one panel per architecture."""
     g = report.grid
-    archs = sorted({(r.arch, r.constrained) for r in g.rows})
+    archs = sorted({(r.arch, r.constrained, r.backup) for r in g.rows})
     if not archs:
         return None
     plt = _pyplot()
     fig, axes = _figure(plt, len(archs))
-    for ax, (arch, constrained) in zip(axes, archs):
-        entries = [(r, col) for r in g.rows if (r.arch, r.constrained) == (arch, constrained)
+    for ax, (arch, constrained, backup) in zip(axes, archs):
+        entries = [(r, col) for r in g.rows
+                   if (r.arch, r.constrained, r.backup) == (arch, constrained, backup)
                    for col in g.columns if (r, col) in g.pairs]
         labels = [f"{t}/{d} {r.model}" + (f" s{r.seed}" if r.seed else "")
                   for r, (t, d) in entries]
         _bars(ax, labels, {"NL": [g.get(r, c).nl for r, c in entries],
                            "Obf": [g.get(r, c).obf for r, c in entries]},
-              arch + ("" if constrained else " free"))
+              arch_label(arch, backup) + ("" if constrained else " free"))
     fig.tight_layout()
     path = _save(fig, out / "nl_vs_obf.png")
     plt.close(fig)

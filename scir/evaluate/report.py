@@ -2,8 +2,9 @@
 and returns a :class:`Report` (cells, the Table-1 grid, probes, paired differences, conflicts,
 completeness, an optional run comparison); :meth:`Report.to_dict` is ``report.json``.
 
-The Table-1 grid has one row per (model, architecture, constrained, seed) and one column per
-(track, difficulty); each entry pairs the NL cell with the Obf cell of the same coordinates.
+The Table-1 grid has one row per (model, architecture, constrained, seed, backup) and one
+column per (track, difficulty); each entry pairs the NL cell with the Obf cell of the same
+coordinates. An ns cell run with a backup gives two rows: ``ns`` (without) and ``ns+backup``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scir.evaluate.aggregate import CellStats, aggregate
+from scir.evaluate.backup import arch_label
 from scir.evaluate.cells import CellKey
 from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
 from scir.evaluate.runs import Conflict, Runs, load_runs
@@ -22,20 +24,21 @@ REPORT_VERSION = 1
 
 @dataclass(frozen=True, order=True)
 class RowKey:
-    """A Table-1 row: model x architecture (+ constrained, seed)."""
+    """A Table-1 row: model x architecture (+ constrained, seed, backup)."""
 
     model: str
     arch: str
     constrained: bool = True
     seed: int = 0
+    backup: str = ""
 
     def label(self) -> str:
         """``tiny ns``, with ``free`` for an unconstrained formalization and ``seed=K``."""
         return f"{self.model} {self.arch_label()}"
 
     def arch_label(self) -> str:
-        """``ns``, ``ns free``, ``cot seed=1``: the row without its model."""
-        parts = [self.arch]
+        """``ns``, ``ns free``, ``cot seed=1``, ``ns+backup``: the row without its model."""
+        parts = [arch_label(self.arch, self.backup)]
         if not self.constrained:
             parts.append("free")
         if self.seed:
@@ -70,7 +73,7 @@ def grid(cells: list[CellStats]) -> Grid:
         k = c.cell
         if k.presentation not in ("nl", "obf"):
             continue
-        key = (RowKey(k.model, k.arch, k.constrained, k.seed), (k.track, k.difficulty))
+        key = (RowKey(k.model, k.arch, k.constrained, k.seed, k.backup), (k.track, k.difficulty))
         found.setdefault(key, {})[k.presentation] = c
     rows = sorted({r for r, _ in found})
     columns = sorted({col for _, col in found})
@@ -101,7 +104,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """``report.json``: every number the Markdown shows (keys: docs/evaluation.md)."""
         table1 = [{"row": {"model": r.model, "arch": r.arch, "constrained": r.constrained,
-                           "seed": r.seed, "label": r.label()},
+                           "seed": r.seed, "backup": r.backup or None, "label": r.label()},
                    "columns": [{"track": t, "difficulty": d,
                                 "nl": _cell_ref(self.grid.get(r, (t, d)).nl),
                                 "obf": _cell_ref(self.grid.get(r, (t, d)).obf)}
@@ -134,7 +137,8 @@ def _cell_ref(c: CellStats | None) -> dict[str, Any] | None:
     if c is None:
         return None
     return {"accuracy": c.accuracy.estimate, "low": c.accuracy.low, "high": c.accuracy.high,
-            "n": c.n, "complete": c.complete, "conflicts": c.conflicts}
+            "n": c.n, "complete": c.complete, "conflicts": c.conflicts,
+            "backup_used": c.backup_used}
 
 
 def build_report(run_dirs: list[str], compare: bool = False) -> Report:

@@ -11,6 +11,12 @@ sandbox: the rule is learned by the track's own solver); causal: edges and numbe
 ``solve_formal``, which passes that data as terms and facts under time limits. Hand-written
 Prolog, which is code, runs only in the sandbox (``scir check``, :mod:`solvers.sandbox`).
 Every typed solver failure is recorded in the result; none stops the run.
+
+With a backup (``PipelineSettings.backup == "cot"``, Logic-LM's backup answers), a task whose
+every attempt ends without an answer from the solver (parse error, solver error, timeout) is
+also asked the CoT question (:func:`scir.pipelines.cot.ask`, the very request a ``cot`` run
+sends, so the run store serves it to both); its answer is recorded in the ``backup_*`` fields
+next to the unchanged ns outcome, so that a report can count NS with and without backup.
 """
 
 from __future__ import annotations
@@ -19,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from scir.errors import (FormalizationError, SolverError, SolverInputError, SolverTimeout)
+from scir.evaluate.status import Status
 from scir.llm.base import Backend
-from scir.pipelines.result import (SOLVER_LOCK, PipelineResult, PipelineSettings,
+from scir.pipelines import cot
+from scir.pipelines.result import (SOLVER_LOCK, Calls, PipelineResult, PipelineSettings,
                                    formalization_tokens, hook, set_answer, start)
 from scir.tasks import Task
 from scir.tracks.base import Track
@@ -142,4 +150,16 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
         if not step.retry(attempt, settings.max_retries):
             break
         messages = messages + [("assistant", response.text), ("user", step.feedback)]
+    if settings.backup is not None and not Status(result.status).answered:
+        backup(track, task, begun.text, settings, calls, result)
     return calls.fill(result)
+
+
+def backup(track: Track, task: Task, text: str, settings: PipelineSettings, calls: Calls,
+           result: PipelineResult) -> None:
+    """Ask the backup architecture (``settings.backup``: ``cot``) and record its answer in
+    the result's ``backup_*`` fields (the ns outcome stays as it is)."""
+    got = cot.ask(track, task, text, settings, calls)
+    result.backup_used = True
+    result.backup_status, result.backup_answer = got.status, got.answer
+    result.backup_correct, result.backup_response = got.correct, got.response

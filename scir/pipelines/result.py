@@ -17,6 +17,7 @@ from scir.tracks import track_of
 from scir.tracks.base import Track
 
 ARCHS = ("cot", "ns", "symbcot", "oracle")
+BACKUPS = ("cot",)                 # what answers a task when NS's formalization fails
 PRESENTATIONS = ("nl", "obf")
 STATUSES = STATUS_VALUES           # scir.evaluate.status.Status, as stored
 NO_MODEL = "none"                  # the model column of oracle results
@@ -42,6 +43,10 @@ class PipelineSettings:
     # the token limit never cuts a formalization). A cap makes long formalizations fail to
     # parse; it bounds the cost of models that never stop (the demo's random-weight model).
     max_formalization_tokens: int | None = None
+    # ns: when no formalization attempt gets an answer from the solver, ask this architecture
+    # (``cot``, on the same task and presentation) and record its answer as the backup
+    # (Logic-LM's backup answers); None: no backup
+    backup: str | None = None
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
@@ -52,6 +57,16 @@ class PipelineSettings:
         if self.max_formalization_tokens is not None and self.max_formalization_tokens < 1:
             raise ConfigError("max_formalization_tokens must be >= 1",
                               field="max_formalization_tokens")
+        if self.backup is not None and self.backup not in BACKUPS:
+            raise ConfigError(f"backup must be one of {', '.join(BACKUPS)}, got "
+                              f"{self.backup!r}", field="backup")
+
+    def check_arch(self, arch: str) -> None:
+        """Refuse settings that do not apply to ``arch`` (a backup is for ``ns`` only)."""
+        if self.backup is not None and arch != "ns":
+            raise ConfigError(f"--backup {self.backup} applies to --arch ns only (a backup "
+                              f"answers when the formalization fails), not --arch {arch}",
+                              field="backup")
 
 
 @dataclass
@@ -93,6 +108,17 @@ class PipelineResult:
     cost_usd: float = 0.0
     seconds: float = 0.0
     error: str = ""
+    # ns with a backup (PipelineSettings.backup): the backup architecture the run was set to
+    # ask; whether it was asked (no formalization got an answer from the solver); its status
+    # (ok, wrong, no_answer), answer, verdict and response. The ns outcome above (status,
+    # answer, correct, formalization, solver log) is never overwritten: "with backup" is
+    # scir.evaluate.backup.with_backup of this record.
+    backup: str | None = None
+    backup_used: bool = False
+    backup_status: str | None = None
+    backup_answer: str | None = None
+    backup_correct: bool = False
+    backup_response: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
@@ -190,14 +216,20 @@ def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
                           chance=task.chance, chance_constrained=task.chance_constrained,
                           difficulty=task.difficulty, constrained=settings.constrained,
                           seed=settings.seed, gold=task.answer,
-                          answer_pool=list(task.answer_pool), **base)
+                          answer_pool=list(task.answer_pool), backup=settings.backup,
+                          **base)
+
+
+def verdict(track: Track, task: Task, answer: str) -> tuple[bool, str]:
+    """Whether the track accepts ``answer``, and the status that says so (``ok``/``wrong``)."""
+    correct = bool(track.score(task, answer))
+    return correct, Status.of_answer(correct).value
 
 
 def set_answer(track: Track, task: Task, result: PipelineResult, answer: str) -> None:
     """Record an answer and its verdict: status ``ok`` or ``wrong``."""
     result.answer = answer
-    result.correct = bool(track.score(task, answer))
-    result.status = Status.of_answer(result.correct).value
+    result.correct, result.status = verdict(track, task, answer)
 
 
 def formalization_constraint(track: Track, task: Task) -> Constraint:
@@ -245,6 +277,23 @@ def start(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     return PipelineStart(text, prompt, constraint, calls, result)
 
 
+@dataclass
+class Answered:
+    """A scored answer to one question: the response, the answer read from it (None: none
+    found), its verdict and status (``ok``, ``wrong`` or ``no_answer``)."""
+
+    response: str
+    answer: str | None
+    correct: bool
+    status: str
+
+
+def ask_and_score(track: Track, task: Task, prompt: str, calls: Calls) -> Answered:
+    """Ask ``prompt``, read the answer from the response and score it (BackendError
+    propagates)."""
+    return read(track, task, calls.ask([("user", prompt)]).text)
+
+
 def answer_and_score(track: Track, task: Task, prompt: str, calls: Calls,
                      result: PipelineResult) -> PipelineResult:
     """Ask ``prompt``, read the answer from the response and score it; a response without an
@@ -254,13 +303,20 @@ def answer_and_score(track: Track, task: Task, prompt: str, calls: Calls,
     return calls.fill(result)
 
 
-def read_answer(track: Track, task: Task, result: PipelineResult, text: str) -> None:
-    """Record the answering text ``text`` in ``result``: the answer the track reads from it
-    (``Track.parse_answer``) and its verdict, or ``no_answer`` when it states none."""
-    result.response = text
+def read(track: Track, task: Task, text: str) -> Answered:
+    """The answer the track reads from ``text`` (``Track.parse_answer``) and its verdict;
+    status ``no_answer`` when it states none."""
     answer = track.parse_answer(task, text)
     if answer is None:
-        result.status = Status.NO_ANSWER.value
+        return Answered(text, None, False, Status.NO_ANSWER.value)
+    return Answered(text, answer, *verdict(track, task, answer))
+
+
+def read_answer(track: Track, task: Task, result: PipelineResult, text: str) -> None:
+    """Record the answering text ``text`` in ``result``: the answer the track reads from it
+    and its verdict (:func:`read`), or ``no_answer`` when it states none."""
+    got = read(track, task, text)
+    result.response = got.response
+    result.answer, result.correct, result.status = got.answer, got.correct, got.status
+    if got.answer is None:
         result.error = NO_ANSWER_MESSAGE
-    else:
-        set_answer(track, task, result, answer)

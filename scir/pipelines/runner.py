@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from scir.errors import BackendError, ConfigError, ScirError
+from scir.evaluate.backup import used, with_backup
 from scir.llm.base import Backend
 from scir.llm.cache import RunStore
 from scir.llm.http_limits import allow_calls, cancel_calls
@@ -38,6 +39,7 @@ def run_task(arch: str, task: Task, backend: Backend | None, settings: PipelineS
         raise ConfigError(f"arch must be one of {', '.join(ARCHS)}, got {arch!r}", field="arch")
     if arch != "oracle" and backend is None:
         raise ConfigError(f"--arch {arch} needs a --model", field="model")
+    settings.check_arch(arch)
     track = track_of(task)
     start = time.monotonic()
     try:
@@ -60,6 +62,9 @@ class RunSummary:
     skipped: int = 0               # tasks whose result was already stored
     ran_statuses: dict[str, int] = field(default_factory=dict)   # of the tasks run now
     first_error: str = ""          # the first error message among the tasks run now
+    backup: str = ""               # ns: the backup the run asks ("" none)
+    backup_used: int = 0           # stored results whose answer came from the backup
+    correct_with_backup: int = 0   # correct answers counting the backup's (scir.evaluate.backup)
 
     def count_run(self, status: str, error: str) -> None:
         """Count one task run now (its result is stored)."""
@@ -82,6 +87,8 @@ class RunSummary:
                 f"backend errors: {s.get('backend_error', 0)}",
                 f"no answer: {s.get('no_answer', 0)}",
                 f"wrong answers: {s.get('wrong', 0)}",
+                *([f"with {self.backup} backup: accuracy {self.correct_with_backup}/"
+                   f"{self.total}, backup answers {self.backup_used}"] if self.backup else []),
                 f"tasks run now: {self.ran}, already stored: {self.skipped}"]
 
 
@@ -173,6 +180,7 @@ def pending_tasks(tasks: list[Task], arch: str, model: str, store: RunStore,
     """The tasks to run now: those without a stored result (or a retried one; all with
     ``redo``), counting the others in ``summary.skipped``. Fails before any call when a
     task's text or track is missing."""
+    settings.check_arch(arch)
     for task in tasks:
         problem_text(task, settings.presentation)
         track_of(task)
@@ -191,6 +199,7 @@ def count_stored(tasks: list[Task], arch: str, model: str, store: RunStore,
                  settings: PipelineSettings, summary: RunSummary) -> None:
     """Add every stored result of the tasks in this cell to the summary's totals."""
     ids = {t.task_id for t in tasks}
+    summary.backup = settings.backup or ""
     for data in store.results(arch=arch, presentation=settings.presentation, model=model,
                               constrained=settings.constrained, seed=settings.seed):
         if data["task_id"] not in ids:
@@ -198,3 +207,5 @@ def count_stored(tasks: list[Task], arch: str, model: str, store: RunStore,
         summary.total += 1
         summary.correct += int(bool(data["correct"]))
         summary.by_status[data["status"]] = summary.by_status.get(data["status"], 0) + 1
+        summary.backup_used += int(used(data))
+        summary.correct_with_backup += int(bool(with_backup(data)["correct"]))
