@@ -16,7 +16,7 @@ from scir.tracks.base import Check, Track, TrackParam
 from scir.tracks.equation import templates
 from scir.tracks.equation.formal import SCIENCES, SPLITS, EquationFormal
 from scir.tracks.equation.generate import build
-from scir.tracks.equation.numeric import evaluate
+from scir.tracks.equation.numeric import evaluate, right_side
 from scir.tracks.equation.validate import validate
 
 GENERATOR = "scir.tracks.equation"
@@ -25,7 +25,6 @@ ANY = "any"
 VERIFY_TAU = 0.001               # the stored expression reproduces noise-free targets
 NOISE_FACTOR = 3.0               # train targets with noise: within 3 sigma (95% of rows)
 _ANSWER = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*[*_]*\s*[:=]\s*(.+?)\s*$")
-_LHS = re.compile(r"^\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*(?:\([^()=]*\))?|d[A-Za-z_]+/dt)\s*=(?!=)")
 
 
 class EquationTrack(Track):
@@ -77,21 +76,28 @@ class EquationTrack(Track):
             science = SCIENCES[index % len(SCIENCES)]
         rng = self.rng(seed, index, salt=f"{self.name}:{self.tier(params)}:{science}")
         problem = build(params, science, rng, task_id)
-        formal = problem.formal
+        return self.task_of(problem.formal, task_id=task_id, tier=self.tier(params),
+                            seed=seed, params=dict(params),
+                            difficulty=self.difficulty_of(params),
+                            metadata={"science": science, "terms": problem.terms},
+                            provenance={"generator": GENERATOR, "version": VERSION,
+                                        "attempts": problem.attempts,
+                                        "rejected": problem.rejected,
+                                        "evaluator": "solvers.equation.expression"})
+
+    def task_of(self, formal: EquationFormal, *, task_id: str, tier: str, seed: int,
+                params: dict[str, Any], difficulty: str, metadata: dict[str, Any],
+                provenance: dict[str, Any]) -> Task:
+        """The task of a formal object (generated or imported): blocks, question, answer."""
         blocks = [templates.block_context(formal), templates.block_data(formal)]
         return Task(
-            task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
-            tier=self.tier(params), seed=seed, params=dict(params),
-            question=templates.question(formal), options=[],
+            task_id=task_id, domain=self.name, difficulty=difficulty, tier=tier, seed=seed,
+            params=params, question=templates.question(formal), options=[],
             answer=formal.expression, answer_pool=[formal.expression],
             # an equation is not drawn from a finite set: a blind guess is right with
             # probability 0 (the Task format allows 0 for open answers)
             chance=0.0, formal=formal.dump(), blocks=blocks, problem_nl="\n\n".join(blocks),
-            domain_metadata={"science": science, "terms": problem.terms},
-            provenance={"generator": GENERATOR, "version": VERSION,
-                        "attempts": problem.attempts, "rejected": problem.rejected,
-                        "evaluator": "solvers.equation.expression"},
-        )
+            domain_metadata=metadata, provenance=provenance)
 
     # ---- checking and scoring ---------------------------------------------------------
     def validate_formal(self, task: Task) -> None:
@@ -144,9 +150,7 @@ class EquationTrack(Track):
         found = _ANSWER.findall(text)
         if not found:
             return None
-        answer = found[-1].strip().strip("`*$").strip()
-        answer = _LHS.sub("", answer, count=1).strip().rstrip(".").strip("`").strip()
-        return answer or None
+        return right_side(found[-1]) or None
 
     def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
         """The ``cot`` prompt (``scir/prompts/equation/cot.txt``)."""
