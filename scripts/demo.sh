@@ -60,6 +60,8 @@ scir export "$OUT/causal.obf.jsonl" --format csv -o "$OUT/export/csv"
 for track in $tracks; do
     scir export "$OUT/$track.obf.jsonl" --format scir -o "$OUT/export/$track.scir.json"
 done
+# the dataset release: one config per track, a split per difficulty x presentation, card, croissant
+scir export "$OUT"/*.obf.jsonl --format hf --date 2026-01-01 -o "$OUT/export/hf"
 first_goal=$(ls "$OUT"/export/prover9/*.goal.in | head -1)
 python -m solvers.prover9 "$first_goal" > "$OUT/export/prover9-first.txt" || true
 head -3 "$OUT/export/prover9-first.txt"
