@@ -65,6 +65,24 @@ CREATE TABLE IF NOT EXISTS plan (
     planned INTEGER NOT NULL,
     created_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS tool_results (
+    key TEXT PRIMARY KEY,
+    tool TEXT NOT NULL,
+    request TEXT NOT NULL,
+    output TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trajectories (
+    task_id TEXT NOT NULL,
+    arch TEXT NOT NULL,
+    presentation TEXT NOT NULL,
+    model TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    iteration INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (task_id, arch, presentation, model, seed, iteration)
+);
 CREATE TABLE IF NOT EXISTS invocations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     started_at REAL NOT NULL,
@@ -203,6 +221,46 @@ class RunStore:
                 f"SELECT result FROM results{where} ORDER BY {', '.join(RESULT_KEY)}",
                 params).fetchall()
         return [_stored(r[0]) for r in rows]
+
+    # ---- tool results and agent trajectories ------------------------------------------------
+    def get_tool(self, key: str) -> dict[str, Any] | None:
+        """The stored output of a tool call (e.g. the SR agent's analyzer), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT output FROM tool_results WHERE key = ?",
+                                   (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put_tool(self, key: str, tool: str, request: dict[str, Any],
+                 output: dict[str, Any]) -> None:
+        """Store a finished tool call (committed before returning; a second copy is ignored)."""
+        self._write("INSERT OR IGNORE INTO tool_results VALUES (?, ?, ?, ?, ?)",
+                    (key, tool, json.dumps(request, ensure_ascii=False, sort_keys=True),
+                     json.dumps(output, ensure_ascii=False, sort_keys=True), time.time()))
+
+    def tool_count(self, tool: str | None = None) -> int:
+        """How many tool calls are stored (of one tool, or all)."""
+        where, params = ("WHERE tool = ?", (tool,)) if tool is not None else ("", ())
+        with self._lock:
+            return self._db.execute(f"SELECT COUNT(*) FROM tool_results {where}",
+                                    params).fetchone()[0]
+
+    def put_trajectory(self, key: dict[str, Any], iteration: int,
+                       record: dict[str, Any]) -> None:
+        """Store (or replace) one iteration of an agent's run on a task; ``key`` holds
+        task_id, arch, presentation, model and seed."""
+        self._write("INSERT OR REPLACE INTO trajectories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (key["task_id"], key["arch"], key["presentation"], key["model"],
+                     int(key["seed"]), int(iteration),
+                     json.dumps(record, ensure_ascii=False, sort_keys=True), time.time()))
+
+    def trajectories(self, arch: str | None = None) -> list[dict[str, Any]]:
+        """The stored iterations (of one arch, or all), ordered by task, cell and iteration."""
+        where, params = ("WHERE arch = ?", (arch,)) if arch is not None else ("", ())
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT record FROM trajectories {where} ORDER BY task_id, arch, "
+                "presentation, model, seed, iteration", params).fetchall()
+        return [json.loads(r[0]) for r in rows]
 
     # ---- the plan of an experiment -------------------------------------------------------
     def put_plan(self, cell: dict[str, Any], planned: int) -> None:

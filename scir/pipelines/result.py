@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from scir.errors import ConfigError
 from scir.evaluate.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message
+from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.tasks import Task
 from scir.tracks import track_of
 from scir.tracks.base import Track
 
-ARCHS = ("cot", "ns", "symbcot", "oracle")
+ARCHS = ("cot", "ns", "symbcot", "oracle", "sr-agent")
 PRESENTATIONS = ("nl", "obf")
 STATUSES = STATUS_VALUES           # scir.evaluate.status.Status, as stored
 NO_MODEL = "none"                  # the model column of oracle results
@@ -42,6 +43,8 @@ class PipelineSettings:
     # the token limit never cuts a formalization). A cap makes long formalizations fail to
     # parse; it bounds the cost of models that never stop (the demo's random-weight model).
     max_formalization_tokens: int | None = None
+    # the sr-agent architecture's loop settings (iterations, steps, top-K, goals, tools)
+    agent: AgentSettings = field(default_factory=AgentSettings)
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
@@ -93,6 +96,8 @@ class PipelineResult:
     cost_usd: float = 0.0
     seconds: float = 0.0
     error: str = ""
+    # architecture-specific numbers (sr-agent: iterations, steps, tool calls, best MAPE, ...)
+    extras: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
