@@ -15,7 +15,7 @@ from typing import Any
 from scir.errors import ConfigError
 from scir.evaluate.status import Status
 from scir.llm.base import Backend
-from scir.llm.cache import CachingBackend
+from scir.llm.cache import CachingBackend, RunStore
 from scir.pipelines.result import (Calls, PipelineResult, PipelineSettings, new_result,
                                    problem_text, set_answer)
 from scir.pipelines.sr_agent.loop import Iteration, run_agent
@@ -31,9 +31,10 @@ def agent_problem(track: Track, task: Task, text: str) -> AgentProblem:
     formal = track.formal(task)
     try:
         train = formal.splits["train"]
+        X, y = ((train["X"], train["y"]) if isinstance(train, dict) else (train.X, train.y))
         return AgentProblem(task.task_id, text, tuple(formal.inputs), str(formal.output),
-                            tuple(tuple(float(v) for v in row) for row in train["X"]),
-                            tuple(float(v) for v in train["y"]))
+                            tuple(tuple(float(v) for v in row) for row in X),
+                            tuple(float(v) for v in y))
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"--arch {ARCH} needs an equation task (inputs, output and a train "
                           f"split in its formal object): {exc}", task_id=task.task_id,
@@ -59,7 +60,10 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     result = new_result(task, ARCH, settings, backend.name, input_chars=len(text),
                         reference_items=track.reference_items(task))
     problem = agent_problem(track, task, problem_prompt(task, text))
+    # tool results and iterations are kept in a run store; a remote worker's call recorder
+    # (scir.pipelines.remote) keeps calls only, so there the tools run uncached
     store = backend.store if isinstance(backend, CachingBackend) else None
+    store = store if isinstance(store, RunStore) else None
     toolbox = Toolbox(problem, agent, store)
     key = {"task_id": task.task_id, "arch": ARCH, "presentation": settings.presentation,
            "model": backend.name, "seed": settings.seed}
