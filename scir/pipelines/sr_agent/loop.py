@@ -3,8 +3,8 @@ followed by at most one tool call, under a precision goal that tightens when met
 
 Each iteration starts fresh: the system prompt, then one user message with the problem, the
 iteration's goal and the experience buffer's top-K equations. Within it, every model response
-is read by the text protocol (:mod:`scir.pipelines.sr_agent.protocol`); the action's result
-(or the reason the response could not be used) goes back as a user message. An iteration
+is read by the dialog's protocol (:mod:`scir.pipelines.sr_agent.dialog`: text or tool calls);
+the action's result (or the reason the response could not be used) goes back to the model. An iteration
 ends when the model writes ``Final:``, when an evaluation meets the goal, or after ``steps``
 model calls. The run ends when the best MAPE is below ``goal_stop`` or after ``iterations``
 iterations. Model calls go through ``ask`` (the pipeline's cached calls), tools through the
@@ -15,28 +15,20 @@ finished call and rebuilds the same iterations.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from importlib import resources as importlib_resources
-from string import Template
 from typing import Any, Callable
 
-from scir.errors import FormalizationError
-from scir.llm.base import LLMResponse
+from scir.llm.base import LLMResponse, Message, Tool
 from scir.pipelines.sr_agent import goals
 from scir.pipelines.sr_agent.buffer import ExperienceBuffer, Record
-from scir.pipelines.sr_agent.protocol import Action, parse_action, tool_message
+from scir.pipelines.sr_agent.dialog import TextDialog
+from scir.pipelines.sr_agent.protocol import Action
 from scir.pipelines.sr_agent.reward import reward
 from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.pipelines.sr_agent.tools import AgentProblem, Toolbox
 
-Ask = Callable[[list[tuple[str, str]]], LLMResponse]
+Ask = Callable[[list[Message], tuple[Tool, ...]], LLMResponse]
 END_REASONS = ("final", "goal", "steps")
 STOPS = ("goal_stop", "iterations")
-
-
-def system_prompt(settings: AgentSettings) -> str:
-    """The system prompt: the tools, the text protocol and the step budget."""
-    text = importlib_resources.files(__package__).joinpath("system.txt").read_text("utf-8")
-    return Template(text).substitute(steps=settings.steps)
 
 
 def _pct(fraction: float) -> str:
@@ -134,50 +126,53 @@ def _act(action: Action, toolbox: Toolbox, buffer: ExperienceBuffer, it: Iterati
 
 
 def run_iteration(problem: AgentProblem, ask: Ask, toolbox: Toolbox, settings: AgentSettings,
-                  buffer: ExperienceBuffer, index: int, goal: float) -> tuple[Iteration, int]:
+                  buffer: ExperienceBuffer, index: int, goal: float,
+                  dialog: TextDialog) -> tuple[Iteration, int]:
     """One iteration; returns it and the number of tool calls it made."""
     it = Iteration(index, goal)
-    messages = [("system", system_prompt(settings)),
-                ("user", first_message(problem, goal, buffer.top(settings.top_k)))]
+    messages = [Message("system", dialog.system_prompt(settings)),
+                Message("user", first_message(problem, goal, buffer.top(settings.top_k)))]
     tools = 0
     for n in range(settings.steps):
-        response = ask(list(messages))
-        messages.append(("assistant", response.text))
+        response = ask(list(messages), dialog.tools)
+        turn = dialog.read(response)
+        messages.append(turn.assistant)
         step = Step(n, response.text, None, "", "")
         it.steps.append(step)
-        try:
-            action = parse_action(response.text)
-        except FormalizationError as exc:
-            step.error = exc.message
-            kind, output, note = "error", exc.message, ""
+        if turn.action is None:
+            step.error = turn.error
+            kind, output, note = "error", turn.error, ""
         else:
-            step.action, step.input = action.kind, action.text
-            _act(action, toolbox, buffer, it, step)
+            step.action, step.input = turn.action.kind, turn.action.text
+            _act(turn.action, toolbox, buffer, it, step)
             tools += 1
-            kind, output, note = action.kind, step.output, action.note
+            kind, output, note = turn.action.kind, step.output, turn.action.note
         if step.action == "final":
             it.end = "final"
         elif step.mape is not None and goals.met(step.mape, goal):
             it.end = "goal"
-        if step.action == "final" or it.end == "goal":
-            messages.append(("user", tool_message(kind, output, note=note)))
+        done = it.end in ("final", "goal")
+        left = None if done else settings.steps - n - 1
+        messages += dialog.reply(turn, kind, output, note, left)
+        if done:
             break
-        left = settings.steps - n - 1
-        messages.append(("user", tool_message(kind, output, note=note, steps_left=left)))
-    it.messages = [{"role": r, "content": c} for r, c in messages]
+    it.messages = [m.to_dict() for m in messages]
     it.reward = reward(it.best_mape, goal, settings.s_max)
     return it, tools
 
 
 def run_agent(problem: AgentProblem, ask: Ask, toolbox: Toolbox, settings: AgentSettings,
-              on_iteration: Callable[[Iteration], None] | None = None) -> AgentOutcome:
+              on_iteration: Callable[[Iteration], None] | None = None,
+              dialog: TextDialog | None = None) -> AgentOutcome:
     """The whole run: iterations under the goal schedule until the stop goal or the budget.
-    ``on_iteration`` is called with each finished iteration (e.g. to store it)."""
+    ``on_iteration`` is called with each finished iteration (e.g. to store it); ``dialog``
+    is the protocol (default: the text protocol)."""
+    dialog = dialog or TextDialog()
     buffer = ExperienceBuffer()
     outcome = AgentOutcome(buffer, [], "iterations")
     goal = settings.goal_start
     for index in range(settings.iterations):
-        it, tools = run_iteration(problem, ask, toolbox, settings, buffer, index, goal)
+        it, tools = run_iteration(problem, ask, toolbox, settings, buffer, index, goal, dialog)
         outcome.iterations.append(it)
         outcome.tool_calls += tools
         outcome.parse_failures += sum(1 for s in it.steps if s.action is None)

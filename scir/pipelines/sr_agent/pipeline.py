@@ -18,6 +18,7 @@ from scir.llm.base import Backend
 from scir.llm.cache import CachingBackend, RunStore
 from scir.pipelines.result import (Calls, PipelineResult, PipelineSettings, new_result,
                                    problem_text, set_answer)
+from scir.pipelines.sr_agent.dialog import choose
 from scir.pipelines.sr_agent.loop import Iteration, run_agent
 from scir.pipelines.sr_agent.tools import AgentProblem, Toolbox
 from scir.tasks import Task
@@ -52,9 +53,7 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     """Run the agent on a task and score its answer (BackendError propagates: the runner
     records ``backend_error`` and a rerun continues from the stored calls)."""
     agent = settings.agent
-    if agent.tool_protocol == "tools":
-        raise ConfigError("tool_protocol 'tools' (OpenAI tool calls) is not implemented yet; "
-                          "use 'text' or 'auto'", field="tool_protocol")
+    dialog = choose(backend, agent)
     text = problem_text(task, settings.presentation)
     calls = Calls(backend, settings)
     result = new_result(task, ARCH, settings, backend.name, input_chars=len(text),
@@ -72,9 +71,11 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
         if store is not None:
             store.put_trajectory(key, it.index, {**key, **it.to_dict()})
 
-    outcome = run_agent(problem, lambda messages: calls.ask(messages), toolbox, agent, keep)
+    outcome = run_agent(problem, lambda messages, tools: calls.ask(messages, tools=tools),
+                        toolbox, agent, keep, dialog)
     extras: dict[str, Any] = outcome.extras()
-    extras.update(tool_calls_made=toolbox.made, tool_calls_served=toolbox.served)
+    extras.update(tool_calls_made=toolbox.made, tool_calls_served=toolbox.served,
+                  protocol=dialog.name)
     result.extras = extras
     answer = outcome.answer
     if answer is None:

@@ -1,4 +1,7 @@
-"""The SR agent's text protocol: how a model that has no tool-call API names a tool.
+"""The SR agent's protocols: how a model names a tool -- the text protocol (any model) and
+OpenAI tool calls (:data:`TOOLS`, for backends that support them).
+
+The text protocol:
 
 A response holds at most one action, the first of these in the text:
 
@@ -12,14 +15,20 @@ A response holds at most one action, the first of these in the text:
 Model text is untrusted: the reader never evaluates it, bounds every size, and explains each
 refusal (a :class:`~scir.errors.FormalizationError` whose message goes back to the model).
 Tool results go back as a user message (:func:`tool_message`).
+
+Tool calls: the functions ``analyze(code)``, ``evaluate(equation)`` and ``final(equation)``
+(:data:`TOOLS`); the first call of a response runs (:func:`action_of_call`, with the same
+checks as the text protocol), a response without a call is read by the text protocol.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
 from scir.errors import FormalizationError
+from scir.llm.base import Tool, ToolCall
 
 ACTIONS = ("analyze", "evaluate", "final")
 MAX_RESPONSE_CHARS = 200_000       # longer responses are read only this far
@@ -76,17 +85,60 @@ def parse_action(text: str) -> Action:
         rest = text[close.end():]
         note = ("only the first action of a response runs; the rest was ignored"
                 if _OPEN.search(rest) or _FINAL.search(rest) else "")
-        if _CONTROL.search(body):
-            raise FormalizationError(f"the ```{kind} block holds control characters")
-        if kind == "analyze":
-            if not body.strip():
-                raise FormalizationError("the ```analyze block is empty: write Python code")
-            if len(body) > MAX_CODE_CHARS:
-                raise FormalizationError(f"the ```analyze block has {len(body)} characters; "
-                                         f"at most {MAX_CODE_CHARS} are run")
-            return Action("analyze", body, note)
-        return Action("evaluate", _equation(body, "```evaluate block"), note)
-    return Action("final", _equation(final.group(1), "'Final:' line"))
+        return make_action(kind, body, f"```{kind} block", note)
+    return make_action("final", final.group(1), "'Final:' line")
+
+
+def make_action(kind: str, body: str, what: str, note: str = "") -> Action:
+    """An action of ``kind`` with ``body`` checked (``what`` names it in errors)."""
+    if _CONTROL.search(body):
+        raise FormalizationError(f"the {what} holds control characters")
+    if kind != "analyze":
+        return Action(kind, _equation(body, what), note)
+    if not body.strip():
+        raise FormalizationError(f"the {what} is empty: write Python code")
+    if len(body) > MAX_CODE_CHARS:
+        raise FormalizationError(f"the {what} has {len(body)} characters; at most "
+                                 f"{MAX_CODE_CHARS} are run")
+    return Action("analyze", body, note)
+
+
+def _schema(argument: str, what: str) -> str:
+    return json.dumps({"type": "object", "properties": {argument: {"type": "string",
+                                                                   "description": what}},
+                       "required": [argument], "additionalProperties": False})
+
+
+ARGUMENTS = {"analyze": "code", "evaluate": "equation", "final": "equation"}
+TOOLS = (
+    Tool("analyze", "Run Python code on the training data (`data`, `columns`, `np`); returns "
+         "what it prints.", _schema("code", "Python code")),
+    Tool("evaluate", "Fit an equation skeleton (constants p0..p9) to the training data; "
+         "returns MSE, NMSE, MAPE and the fitted constants.",
+         _schema("equation", "the skeleton, e.g. p0*x*exp(-p1*t)")),
+    Tool("final", "End this iteration with your best equation skeleton.",
+         _schema("equation", "the skeleton")),
+)
+
+
+def action_of_call(call: ToolCall, others: int = 0) -> Action:
+    """The action of one tool call (``others``: further calls in the response, not run);
+    FormalizationError for an unknown function or malformed arguments."""
+    if call.name not in ARGUMENTS:
+        raise FormalizationError(f"there is no tool {call.name[:60]!r}: call analyze, evaluate "
+                                 "or final")
+    if len(call.arguments) > MAX_RESPONSE_CHARS:
+        raise FormalizationError(f"the arguments of {call.name} are too long")
+    try:
+        args = json.loads(call.arguments)
+    except json.JSONDecodeError as exc:
+        raise FormalizationError(f"the arguments of {call.name} are not JSON: {exc.msg}"
+                                 ) from exc
+    name = ARGUMENTS[call.name]
+    if not isinstance(args, dict) or not isinstance(args.get(name), str):
+        raise FormalizationError(f"{call.name} takes one string argument {name!r}")
+    note = "only the first tool call of a response runs; the rest were not run" if others else ""
+    return make_action(call.name, args[name], f"{name} of {call.name}", note)
 
 
 def tool_message(kind: str, output: str, *, note: str = "", steps_left: int | None = None
