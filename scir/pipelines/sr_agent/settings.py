@@ -31,6 +31,7 @@ class AgentSettings:
     analyze_memory_mb: int = 512   # T1: memory limit of one analysis
     max_tool_chars: int = 4000     # a tool's output is cut to this many characters
     fit_starts: int = 8            # T2: BFGS starts per evaluation
+    fit_seconds: float = 30.0      # T2: time budget of one fit (the best fit so far is kept)
 
     def __post_init__(self) -> None:
         for name in ("iterations", "steps", "top_k", "analyze_memory_mb", "max_tool_chars",
@@ -38,7 +39,7 @@ class AgentSettings:
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)!r}",
                                   field=name)
-        for name in ("goal_start", "goal_stop", "s_max", "analyze_seconds"):
+        for name in ("goal_start", "goal_stop", "s_max", "analyze_seconds", "fit_seconds"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise ConfigError(f"{name} must be a positive number, got {value!r}",

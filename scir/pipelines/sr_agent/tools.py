@@ -25,6 +25,8 @@ from scir.llm.cache import RunStore
 from scir.pipelines.sr_agent.settings import AgentSettings
 
 FIT_SEED = 0
+PERCENT = 100.0                    # eqtools reports MAPE in percent; the agent keeps fractions
+OK_FITS = ("ok", "time_limit")     # a fit stopped by its time budget keeps its best so far
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ class Toolbox:
         s = self.settings
         limits = ({"seconds": s.analyze_seconds, "memory_mb": s.analyze_memory_mb,
                    "max_output": s.max_tool_chars} if tool == "analyze"
-                  else {"starts": s.fit_starts, "seed": FIT_SEED})
+                  else {"starts": s.fit_starts, "seed": FIT_SEED, "seconds": s.fit_seconds})
         data = json.dumps({"tool": tool, "input": text, "problem": self._digest,
                            "limits": limits}, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(data.encode()).hexdigest()
@@ -143,12 +145,13 @@ class Toolbox:
         try:
             equation = parse_equation(skeleton, p.inputs)
             result = fit(equation, _array(p.X), _array(p.y), p.inputs,
-                         starts=self.settings.fit_starts, seed=FIT_SEED)
+                         starts=self.settings.fit_starts, seed=FIT_SEED,
+                         seconds=self.settings.fit_seconds)
         except ScirError as exc:
             return asdict(Evaluation("error", _cut(f"error: {exc}", self.settings.max_tool_chars)))
-        mape = _finite(result.mape)
+        mape = _finite(result.mape) / PERCENT
         mse = _finite(result.mse)
-        status = "ok" if result.status == "ok" and math.isfinite(mape) else "error"
+        status = "ok" if str(result.status) in OK_FITS and math.isfinite(mape) else "error"
         return asdict(Evaluation(status, _cut(report(result), self.settings.max_tool_chars),
                                  equation.text, str(result.expression), mape, mse))
 
