@@ -64,6 +64,7 @@ def test_loop_end_to_end_with_scripted_server(tmp_path):
     with FakeOpenAIServer(scripted) as srv, RunStore(tmp_path / "run") as store:
         outcome, toolbox, calls, kept = run(srv.url, store, settings)
         bodies = srv.bodies()
+        stored = (store.call_count(), store.tool_count())
     it1, it2 = outcome.iterations
     assert [s.action for s in it1.steps] == ["analyze", "evaluate", "evaluate"]
     assert "x" in it1.steps[0].output and "(40, 3)" in it1.steps[0].output   # T1 ran the code
@@ -87,7 +88,7 @@ def test_loop_end_to_end_with_scripted_server(tmp_path):
     assert "p" not in outcome.answer.expression.replace("exp", "")
     assert [k.index for k in kept] == [0, 1] and kept[1].reward == 1.0
     assert 0 < it1.reward <= 1 and it1.messages[-1]["content"].startswith("Result of evaluate")
-    assert (calls.calls, toolbox.made, store.call_count(), store.tool_count()) == (5, 4, 5, 4)
+    assert (calls.calls, toolbox.made, *stored) == (5, 4, 5, 4)
 
 
 def test_restarted_run_repeats_no_finished_call(tmp_path):
