@@ -156,3 +156,32 @@ def test_store_keeps_tool_results_and_trajectories(tmp_path):
         assert store.trajectories("sr-agent") == [{"iteration": 0, "again": True},
                                                   {"iteration": 1}]
         assert store.trajectories("cot") == []
+
+
+# ---- experiment files -----------------------------------------------------------------------
+def write_experiment(path, agent_table: str):
+    path.write_text('name = "agent"\npresentations = ["nl"]\narchitectures = ["sr-agent"]\n'
+                    f'{agent_table}\n[[models]]\nname = "tiny"\n'
+                    '[tasks.deduction.easy]\nn = 1\nseed = 1\n', encoding="utf-8")
+    return path
+
+
+def test_experiment_agent_table(tmp_path):
+    from scir.evaluate.eval_run import settings_of
+    from scir.evaluate.experiment import load_experiment
+
+    exp = load_experiment(write_experiment(tmp_path / "a.toml",
+                                           "[agent]\niterations = 3\nsteps = 5\n"
+                                           'tool_protocol = "text"\ngoal_start = 0.01\n'))
+    (cell,) = list(exp.cells())
+    agent = settings_of(exp, cell).agent
+    assert (agent.iterations, agent.steps, agent.goal_start, agent.tool_protocol,
+            agent.top_k) == (3, 5, 0.01, "text", 3)
+    assert exp.fingerprint(cell)["agent"] == {"goal_start": 0.01, "iterations": 3,
+                                              "steps": 5, "tool_protocol": "text"}
+    assert settings_of(load_experiment(write_experiment(tmp_path / "b.toml", "")), cell).agent \
+        == AgentSettings()
+    for bad, match in [("[agent]\nsteps = 0\n", "steps must be >= 1"),
+                       ("[agent]\nbogus = 1\n", "bogus")]:
+        with pytest.raises(ConfigError, match=match):
+            load_experiment(write_experiment(tmp_path / "c.toml", bad))

@@ -74,7 +74,8 @@ def settings_of(exp: Experiment, cell: CellKey) -> PipelineSettings:
     return PipelineSettings(presentation=cell.presentation, max_tokens=g.max_tokens,
                             temperature=g.temperature, seed=cell.seed,
                             max_retries=g.max_retries, constrained=cell.constrained,
-                            max_formalization_tokens=g.max_formalization_tokens)
+                            max_formalization_tokens=g.max_formalization_tokens,
+                            agent=exp.agent_settings())
 
 
 def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: RunStore,

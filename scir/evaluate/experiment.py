@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey
 from scir.pipelines.result import NO_MODEL
+from scir.pipelines.sr_agent.settings import AgentSettings
 
-Arch = Literal["oracle", "cot", "ns", "symbcot"]
+Arch = Literal["oracle", "cot", "ns", "symbcot", "sr-agent"]
 FORMALIZING = ("ns", "symbcot")        # the architectures with a constrained / free choice
 DEFAULT_TASKS_PER_CELL = 200
 
@@ -96,6 +97,8 @@ class Experiment(_Strict):
     repeats: int | None = Field(default=None, ge=1)
     tasks_per_cell: int = Field(default=DEFAULT_TASKS_PER_CELL, ge=1)
     generation: Generation = Generation()
+    # sr-agent: fields of scir.pipelines.sr_agent.settings.AgentSettings (defaults there)
+    agent: dict[str, float | int | str] = Field(default_factory=dict)
     budget: Budget = Budget()
     models: list[Model] = Field(default_factory=list)
     tasks: dict[Literal["deduction", "induction", "causal", "equation"],
@@ -106,6 +109,7 @@ class Experiment(_Strict):
     def _check(self) -> "Experiment":
         if self.seeds is not None and self.repeats is not None:
             raise ValueError("give seeds or repeats, not both")
+        self.agent_settings()
         if self.seeds is not None and (not self.seeds or len(set(self.seeds)) != len(self.seeds)):
             raise ValueError("seeds must be a non-empty list without repeats")
         if any(a != "oracle" for a in self.architectures) and not self.models:
@@ -159,6 +163,15 @@ class Experiment(_Strict):
         """The model entry of a cell (None for oracle)."""
         return next((m for m in self.models if model_label(m.name) == cell.model), None)
 
+    def agent_settings(self) -> AgentSettings:
+        """The ``[agent]`` table as sr-agent settings (ValueError naming a bad field)."""
+        try:
+            return AgentSettings(**self.agent)
+        except TypeError as exc:
+            raise ValueError(f"agent: {exc}") from exc
+        except ConfigError as exc:
+            raise ValueError(f"agent: {exc.message}") from exc
+
     def fingerprint(self, cell: CellKey) -> dict[str, Any]:
         """What a cell's stored results depend on: its task source, and for model cells the
         generation settings and the model's server."""
@@ -168,6 +181,8 @@ class Experiment(_Strict):
         if model is not None:
             out["generation"] = self.generation.model_dump(mode="json")
             out["base_url"] = model.base_url
+            if cell.arch == "sr-agent":
+                out["agent"] = dict(sorted(self.agent.items()))
         return out
 
     def with_models(self, names: list[str]) -> "Experiment":
