@@ -35,9 +35,12 @@ def _pct(fraction: float) -> str:
     return f"{fraction * 100:.6g}%"
 
 
-def first_message(problem: AgentProblem, goal: float, top: list[Record]) -> str:
-    """The user message that opens an iteration: problem, variables, goal, best equations."""
-    lines = [problem.text.strip(), "",
+def first_message(problem: AgentProblem, goal: float, top: list[Record], index: int = 0,
+                  total: int = 1) -> str:
+    """The user message that opens iteration ``index`` of ``total``: problem, variables,
+    goal, best equations. (The iteration's number keeps two iterations that see the same
+    buffer from being the same request.)"""
+    lines = [problem.text.strip(), "", f"Iteration {index + 1} of {total}.",
              f"Inputs: {', '.join(problem.inputs)}. Output: {problem.output}. The tools use "
              f"the {len(problem.y)} training points.",
              f"Goal of this iteration: an equation with MAPE below {_pct(goal)} on the "
@@ -131,7 +134,8 @@ def run_iteration(problem: AgentProblem, ask: Ask, toolbox: Toolbox, settings: A
     """One iteration; returns it and the number of tool calls it made."""
     it = Iteration(index, goal)
     messages = [Message("system", dialog.system_prompt(settings)),
-                Message("user", first_message(problem, goal, buffer.top(settings.top_k)))]
+                Message("user", first_message(problem, goal, buffer.top(settings.top_k), index,
+                                              settings.iterations))]
     tools = 0
     for n in range(settings.steps):
         response = ask(list(messages), dialog.tools)
