@@ -42,6 +42,7 @@ def agent_script(skeleton: str, linear: str):
     return script
 
 
+@pytest.mark.slow                                  # two scir processes, real BFGS fits (~25 s)
 def test_sr_agent_solve_killed_and_restarted(eqfile, tmp_path):
     (task,) = read_tasks(eqfile)
     formal = track_of(task).formal(task)
@@ -105,7 +106,15 @@ def test_sr_agent_solve_killed_and_restarted(eqfile, tmp_path):
     assert main(["trajectories", str(tmp_path / "nowhere"), "-o", str(out)]) == 2
 
 
-def test_sr_agent_refused_on_other_tracks_and_bad_protocol(eqfile, tmp_path, capsys):
+def test_sr_agent_refused_on_other_tracks_and_bad_protocol(eqfile, tmp_path, capsys,
+                                                            tiny_cache):
     assert main(["solve", str(eqfile), "--arch", "sr-agent", "--model", "tiny", "--run",
                  str(tmp_path / "r"), "--tool-protocol", "tools"]) == 2
     assert "does not take tool calls" in capsys.readouterr().err
+    deduction = tmp_path / "d.jsonl"
+    assert main(["generate", "deduction", "-n", "1", "--seed", "1", "-o", str(deduction)]) == 0
+    with FakeOpenAIServer(lambda body, i: Reply(body=chat_body("never asked"))) as srv:
+        assert main(["solve", str(deduction), "--arch", "sr-agent", "--model",
+                     f"vllm:fake@{srv.url}", "--run", str(tmp_path / "d")]) == 2
+        assert srv.requests == []
+    assert "needs an equation task" in capsys.readouterr().err
