@@ -130,12 +130,7 @@ class Toolbox:
         data = [[*row, value] for row, value in zip(p.X, p.y)]
         result = analyze(code, data, columns, seconds=s.analyze_seconds,
                          memory_mb=s.analyze_memory_mb, max_output=s.max_tool_chars)
-        parts = [f"status: {result.status}"]
-        if result.stdout:
-            parts.append(f"stdout:\n{result.stdout}")
-        if result.stderr:
-            parts.append(f"stderr:\n{result.stderr}")
-        return {"text": _cut("\n".join(parts), s.max_tool_chars)}
+        return {"text": _cut(result.text(), s.max_tool_chars)}
 
     def _evaluate(self, skeleton: str) -> dict[str, Any]:
         from solvers.equation.evaluator import fit, report
