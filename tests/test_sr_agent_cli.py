@@ -106,11 +106,22 @@ def test_sr_agent_solve_killed_and_restarted(eqfile, tmp_path):
     assert main(["trajectories", str(tmp_path / "nowhere"), "-o", str(out)]) == 2
 
 
+@pytest.mark.slow                                  # loads the tiny model (built once a session)
 def test_sr_agent_refused_on_other_tracks_and_bad_protocol(eqfile, tmp_path, capsys,
                                                             tiny_cache):
     assert main(["solve", str(eqfile), "--arch", "sr-agent", "--model", "tiny", "--run",
                  str(tmp_path / "r"), "--tool-protocol", "tools"]) == 2
     assert "does not take tool calls" in capsys.readouterr().err
+    # the tiny model writes noise: the run stays within its budget and ends in no_answer
+    assert main(["solve", str(eqfile), "--arch", "sr-agent", "--model", "tiny", "--run",
+                 str(tmp_path / "t"), "--iterations", "2", "--agent-steps", "2",
+                 "--max-tokens", "16"]) == 0
+    assert "no answer: 1" in capsys.readouterr().out
+    with RunStore(tmp_path / "t") as store:
+        (result,) = store.results()
+        assert store.call_count() == 4 and len(store.trajectories()) == 2
+    assert result["status"] == "no_answer" and "4 responses without a usable" in result["error"]
+    assert (result["extras"]["parse_failures"], result["extras"]["stop"]) == (4, "iterations")
     deduction = tmp_path / "d.jsonl"
     assert main(["generate", "deduction", "-n", "1", "--seed", "1", "-o", str(deduction)]) == 0
     with FakeOpenAIServer(lambda body, i: Reply(body=chat_body("never asked"))) as srv:

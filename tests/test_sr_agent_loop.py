@@ -60,7 +60,7 @@ def run(url: str, store: RunStore, settings: AgentSettings, provider: str = "vll
 
 
 def test_loop_end_to_end_with_scripted_server(tmp_path):
-    settings = AgentSettings(iterations=5, steps=4)
+    settings = AgentSettings(iterations=5, steps=4, fit_starts=2)
     with FakeOpenAIServer(scripted) as srv, RunStore(tmp_path / "run") as store:
         outcome, toolbox, calls, kept = run(srv.url, store, settings)
         bodies = srv.bodies()
@@ -92,7 +92,7 @@ def test_loop_end_to_end_with_scripted_server(tmp_path):
 
 
 def test_restarted_run_repeats_no_finished_call(tmp_path):
-    settings = AgentSettings(iterations=5, steps=4)
+    settings = AgentSettings(iterations=5, steps=4, fit_starts=2)
 
     def dies_at_fourth(body, index):
         if index == 3:                             # iteration 2's first call never finishes
@@ -127,7 +127,7 @@ def tool_scripted(body, index) -> Reply:
 
 
 def test_loop_with_tool_calls(tmp_path):
-    settings = AgentSettings(iterations=3, steps=4)
+    settings = AgentSettings(iterations=3, steps=4, fit_starts=2)
     with FakeOpenAIServer(tool_scripted) as srv, RunStore(tmp_path / "run") as store:
         outcome, toolbox, _, _ = run(srv.url, store, settings, provider="openai")
         bodies = srv.bodies()
