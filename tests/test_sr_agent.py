@@ -122,6 +122,24 @@ def test_protocol_never_crashes(text):
         assert action.kind in ("analyze", "evaluate", "final") and action.text.strip()
 
 
+def test_tool_call_actions():
+    from scir.llm.base import ToolCall
+    from scir.pipelines.sr_agent.protocol import TOOLS, action_of_call
+
+    assert [t.name for t in TOOLS] == ["analyze", "evaluate", "final"]
+    a = action_of_call(ToolCall("c", "evaluate", '{"equation": "p0 * x\\n"}'), others=1)
+    assert (a.kind, a.text) == ("evaluate", "p0 * x")
+    assert "first tool call" in a.note
+    assert action_of_call(ToolCall("c", "analyze", '{"code": "print(1)"}')).text == "print(1)"
+    for name, args, match in [("shell", "{}", "no tool"), ("analyze", "{bad", "not JSON"),
+                              ("analyze", '{"code": 3}', "one string argument"),
+                              ("evaluate", '["p0"]', "one string argument"),
+                              ("final", '{"equation": ""}', "empty"),
+                              ("analyze", '{"code": "\\u0000"}', "control")]:
+        with pytest.raises(FormalizationError, match=match):
+            action_of_call(ToolCall("c", name, args))
+
+
 def test_tool_message():
     msg = tool_message("evaluate", "MAPE 1%\n", note="n", steps_left=3)
     assert msg.splitlines() == ["Result of evaluate:", "MAPE 1%", "Note: n",
