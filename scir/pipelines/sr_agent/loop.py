@@ -3,9 +3,9 @@ followed by at most one tool call, under a precision goal that tightens when met
 
 Each iteration starts fresh: the system prompt, then one user message with the problem, the
 iteration's goal and the experience buffer's top-K equations. Within it, every model response
-is read by the dialog's protocol (:mod:`scir.pipelines.sr_agent.dialog`: text or tool calls);
-the action's result (or the reason the response could not be used) goes back to the model. An iteration
-ends when the model writes ``Final:``, when an evaluation meets the goal, or after ``steps``
+is read by the dialog's protocol (:mod:`scir.pipelines.sr_agent.dialog`: text or tool
+calls); the action's result (or the reason the response could not be used) goes back to the
+model. An iteration ends when the model writes ``Final:``, when an evaluation meets the goal, or after ``steps``
 model calls. The run ends when the best MAPE is below ``goal_stop`` or after ``iterations``
 iterations. Model calls go through ``ask`` (the pipeline's cached calls), tools through the
 :class:`~scir.pipelines.sr_agent.tools.Toolbox` (cached too), so a restarted run repeats no
@@ -27,8 +27,6 @@ from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.pipelines.sr_agent.tools import AgentProblem, Toolbox
 
 Ask = Callable[[list[Message], tuple[Tool, ...]], LLMResponse]
-END_REASONS = ("final", "goal", "steps")
-STOPS = ("goal_stop", "iterations")
 
 
 def _pct(fraction: float) -> str:
@@ -74,9 +72,9 @@ class Iteration:
 
     index: int
     goal: float
-    messages: list[dict[str, str]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)   # OpenAI form
     steps: list[Step] = field(default_factory=list)
-    end: str = "steps"
+    end: str = "steps"             # final (Final: written), goal (met), steps (budget spent)
     best_mape: float | None = None
     best_equation: str | None = None
     reward: float = 0.0
@@ -92,7 +90,7 @@ class AgentOutcome:
 
     buffer: ExperienceBuffer
     iterations: list[Iteration]
-    stop: str
+    stop: str                      # goal_stop (best MAPE < goal_stop) or iterations (budget)
     tool_calls: int = 0
     parse_failures: int = 0
 
