@@ -28,7 +28,7 @@ _CELL = ("arch", "presentation", "model", "constrained", "seed")
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "solve", help="run cot / ns / symbcot / oracle over a task file (resumable)",
+        "solve", help="run cot / ns / symbcot / oracle / sr-agent over a task file (resumable)",
         formatter_class=HelpFormatter,
         epilog="Examples:\n"
                "  scir solve d.jsonl --arch oracle --run runs/oracle\n"
