@@ -230,3 +230,12 @@ def test_canonical_text_is_a_fixed_point(text: str) -> None:
         fixed = parse_equation(eq.substitute(p), INPUTS)
         np.testing.assert_allclose(fixed.evaluate(X), eq.evaluate(X, p), rtol=1e-12,
                                    equal_nan=True)
+
+
+def test_equation_pickles() -> None:
+    import pickle
+    eq = parse_equation("p0*sin(p1*x) + abs(t)", INPUTS)
+    back = pickle.loads(pickle.dumps(eq))
+    X = np.array([[1.0, -2.0], [0.5, 3.0]])
+    assert back == eq and back.text == eq.text
+    np.testing.assert_array_equal(back.evaluate(X, [1.0, 2.0]), eq.evaluate(X, [1.0, 2.0]))

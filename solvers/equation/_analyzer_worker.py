@@ -4,11 +4,16 @@ import: ``-I`` ignores PYTHONPATH). Started by :func:`solvers.equation.analyzer.
 Protocol: a JSON request on stdin ``{"code", "columns", "data", "max_output", "cwd",
 "status_fd", "memory_mb", "cpu_seconds", "file_limit_mb"}``; the worker sets its resource
 limits (CPU time, file size, no core, address space ``STARTUP_MB + memory_mb``), imports
-numpy (and pandas when the code mentions ``df`` or ``pd``), lowers the address space to what it then uses plus ``memory_mb``, builds ``data`` / ``df``, writes ``ready`` on ``status_fd``,
-installs the audit hook (which cannot be removed), then executes the untrusted code with
-stdout / stderr capped at ``max_output`` characters each. Exit codes: 0 done, 1 the code
-raised (traceback on stderr), :data:`EXIT_VIOLATION` a refused operation (reason on ``status_fd``),
-:data:`EXIT_MEMORY` a MemoryError.
+numpy (and pandas when the code mentions ``df`` or ``pd``), lowers the address space to
+what it then uses plus ``memory_mb``, builds ``data`` / ``df``, writes ``ready`` on
+``status_fd``, installs the audit hook (which cannot be removed), then executes the
+untrusted code with stdout / stderr capped at ``max_output`` characters each.
+
+A refused operation does not happen: the hook raises :class:`SandboxRefusal` (a
+PermissionError) in the code and writes ``violation: <reason>`` on ``status_fd`` (the first
+:data:`MAX_REPORTED`). Exit codes: 0 done, 1 the code raised (traceback on stderr),
+:data:`EXIT_VIOLATION` the code ended on an uncaught refusal, :data:`EXIT_MEMORY` a
+MemoryError.
 
 The hook's policy (everything it needs is bound as default arguments: C functions,
 immutable values and a private copy of the path normaliser; the hook is reachable by no
@@ -24,8 +29,12 @@ of the hook or the normaliser is refused, so the code cannot rewire it):
   Python installation and ``sys.path`` folders, ``/usr``, ``/lib``, ``/lib64``, the CPU
   and cgroup information libraries read, and a few device files (a lexical check: a
   symbolic link inside those folders could lead elsewhere);
+- imports only of modules in the Python installation (not from the working folder, where
+  the code could write a native extension);
 - refused outright: processes (``os.fork``, ``os.system``, ``os.exec``, ``os.posix_spawn``,
-  ``subprocess.Popen``, ``pty``), signals to other processes (``os.kill``), sockets
+  ``subprocess.Popen``, ``pty``), sub-interpreters (which would not have the hook), raising
+  resource limits, signals to other
+  processes (``os.kill``), sockets
   (every ``socket.*`` event), ``ctypes`` (every ``ctypes.*`` event), adding audit hooks,
   ``gc`` object walks, ``sys.settrace`` / ``sys.setprofile`` (a tracer would see the
   hook's frames), and importing ``_posixsubprocess`` (whose ``fork_exec`` is not
@@ -43,6 +52,7 @@ import os
 import sys
 
 EXIT_VIOLATION = 101
+MAX_REPORTED = 20
 EXIT_MEMORY = 102
 MAX_WRITE_OPENS = 64
 STARTUP_MB = 1024          # address space allowed for start-up, before memory_mb applies
@@ -51,13 +61,21 @@ _REFUSED = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "
             "subprocess.Popen", "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill",
             "os.symlink", "os.link", "os.mkfifo", "os.mknod", "os.chdir", "os.chroot",
             "os.setxattr", "os.removexattr", "sys.addaudithook", "gc.get_objects",
-            "gc.get_referrers", "gc.get_referents", "sys.remote_exec", "os.putenv", "sys.settrace", "sys.setprofile",
-            "os.unsetenv", "winreg", "_winapi")
+            "gc.get_referrers", "gc.get_referents", "sys.remote_exec", "sys.settrace",
+            "sys.setprofile", "resource.setrlimit", "resource.prlimit",
+            "cpython.PyInterpreterState_New")
+_REFUSED_MODULES = ("_posixsubprocess", "_xxsubinterpreters", "_xxinterpchannels",
+                    "_interpreters", "_interpchannels", "_interpqueues")
 # write events: the positions of their path arguments and of their dir_fd arguments
 _PATH_WRITES = {"os.remove": ((0,), (1,)), "os.rmdir": ((0,), (1,)),
                 "os.mkdir": ((0,), (2,)), "os.chmod": ((0,), (2,)),
                 "os.chown": ((0,), (3,)), "os.utime": ((0,), (3,)),
                 "os.truncate": ((0,), ()), "os.rename": ((0, 1), (2, 3))}
+
+
+class SandboxRefusal(PermissionError):
+    """What a refused operation raises in the code (a PermissionError, so libraries that
+    try something optional and catch OSError go on)."""
 
 
 class _Stream:
@@ -115,13 +133,16 @@ def make_hook(cwd: str, read_roots: tuple[str, ...], status_fd: int):
 
     def hook(event, args, _cwd=cwd, _reads=read_roots, _fd=status_fd, _refused=_REFUSED,
              _path_writes=_PATH_WRITES, _wflags=_WRITE_FLAGS, _normal=normal,
-             _write=os.write, _exit=os._exit, _str=str, _bytes=bytes, _int=int, _len=len,
+             _write=os.write, _error=SandboxRefusal, _str=str, _bytes=bytes, _int=int,
+             _len=len, _told=[0], _max_told=MAX_REPORTED,
              _isinstance=isinstance, _repr=repr, any=any, _guarded=guarded, _opens=[0],
-             _max_opens=MAX_WRITE_OPENS, _code=EXIT_VIOLATION):
+             _max_opens=MAX_WRITE_OPENS, _modules=_REFUSED_MODULES):
 
         def refuse(reason):
-            _write(_fd, ("violation: " + reason + "\n").encode("utf-8", "replace"))
-            _exit(_code)
+            if _told[0] < _max_told:             # the parent lists the first refusals
+                _told[0] += 1
+                _write(_fd, ("violation: " + reason + "\n").encode("utf-8", "replace"))
+            raise _error("sandbox: " + reason)
 
         def inside(path, roots, strict):
             # str or bytes only: a path-like object could answer differently on its next use
@@ -179,8 +200,14 @@ def make_hook(cwd: str, read_roots: tuple[str, ...], status_fd: int):
                     and not inside(path, _reads, False):
                 refuse(f"{event} of {_repr(path)} is not allowed")
             return
-        if event == "import" and args and args[0] == "_posixsubprocess":
-            refuse("importing _posixsubprocess is not allowed (no processes)")
+        if event == "import" and args:
+            if args[0] in _modules:
+                refuse(f"importing {args[0]} is not allowed (no processes, no interpreters)")
+            where = args[1] if _len(args) > 1 else None
+            if where is not None and (not inside(where, _reads, False)
+                                      or inside(where, (_cwd,), False)):
+                refuse(f"importing {args[0]} from {_repr(where)} is not allowed (only the "
+                       "Python installation's modules)")
         if event == "object.__setattr__" and args and any(args[0] is g for g in _guarded):
             refuse("changing the sandbox's own functions is not allowed")
 
@@ -191,7 +218,7 @@ def make_hook(cwd: str, read_roots: tuple[str, ...], status_fd: int):
 def _read_roots(cwd: str) -> tuple[str, ...]:
     roots = {cwd, "/usr", "/lib", "/lib64", "/dev/null", "/dev/urandom", "/dev/zero",
              "/etc/localtime", "/etc/timezone", "/sys/fs/cgroup", "/sys/devices/system/cpu",
-             "/proc/cpuinfo", "/proc/meminfo"}
+             "/proc/cpuinfo", "/proc/meminfo", os.path.realpath(__file__)}   # tracebacks
     for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path):
         if p and os.path.isabs(p):
             roots.add(os.path.normpath(p))
@@ -229,7 +256,7 @@ def _limit_memory(mb: int, base: int) -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         value = min(value, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (value, hard))
+    resource.setrlimit(resource.RLIMIT_AS, (value, value))     # hard too: it only goes down
 
 
 def _set_limits(request: dict) -> None:
@@ -244,9 +271,9 @@ def _set_limits(request: dict) -> None:
         _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
-        resource.setrlimit(which, (value, value if which != resource.RLIMIT_CPU else
-                                   min(value + 2, hard) if hard != resource.RLIM_INFINITY
-                                   else value + 2))
+        top = value + 2 if which == resource.RLIMIT_CPU else value
+        resource.setrlimit(which, (value, top if hard == resource.RLIM_INFINITY
+                                   else min(top, hard)))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # an oversized write raises OSError
 
 
@@ -256,6 +283,16 @@ def _no_new_processes() -> None:
     import resource
     if os.geteuid() != 0:
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+
+
+def _traceback(exc: BaseException) -> str:
+    """The traceback without this file's frames (the worker's and the hook's)."""
+    import traceback
+    here = os.path.realpath(__file__)
+    te = traceback.TracebackException(type(exc), exc, exc.__traceback__, limit=-12)
+    te.stack = traceback.StackSummary.from_list(
+        [f for f in te.stack if os.path.realpath(f.filename) != here])
+    return "".join(te.format())
 
 
 def main() -> int:
@@ -289,7 +326,7 @@ def main() -> int:
         os.write(status_fd, b"ready\n")
         return 1
     import linecache
-    import traceback
+    import traceback  # noqa: F401  (loaded before the hook)
     linecache.cache["<analysis>"] = (len(request["code"]), None,
                                      request["code"].splitlines(True), "<analysis>")
     _forget_posixsubprocess()
@@ -304,11 +341,13 @@ def main() -> int:
         namespace.clear()
         err.write("MemoryError: the analysis ran out of memory\n")
         return EXIT_MEMORY
+    except SandboxRefusal as exc:
+        err.write(_traceback(exc))
+        return EXIT_VIOLATION
     except SystemExit as exc:
         return 0 if exc.code in (None, 0) else 1
     except BaseException as exc:                # the code's own error, reported as text
-        tb = exc.__traceback__.tb_next if exc.__traceback__ else None   # not this frame
-        err.write("".join(traceback.format_exception(type(exc), exc, tb, limit=-8)))
+        err.write(_traceback(exc))
         return 1
     return 0
 

@@ -21,8 +21,9 @@ working directory, deleted afterwards) in a separate process
 - an audit hook installed before the code runs (audit hooks cannot be removed) refusing
   processes (fork, exec, system, subprocess, pty), sockets, ctypes, writes and ``os.open``
   outside the folder, reads outside the folder and the Python installation (see
-  :mod:`solvers.equation._analyzer_worker` for the exact policy); a refused operation ends
-  the run at once;
+  :mod:`solvers.equation._analyzer_worker` for the exact policy); a refused operation does
+  not happen and raises a PermissionError in the code (libraries trying something optional
+  go on); the refusals are listed in ``refused``;
 - no network namespace at all when ``unshare -n`` works (root on Linux), as a second wall;
 - an empty environment (``PATH``, ``HOME`` and ``TMPDIR`` = the folder, one thread for
   OpenMP / OpenBLAS / MKL / numexpr);
@@ -30,7 +31,8 @@ working directory, deleted afterwards) in a separate process
 
 Design: the outcome is a status field, never an exception for what the code does --
 :class:`AnalysisStatus` ``ok``, ``error`` (the code raised; traceback in ``stderr``),
-``timeout``, ``memory``, ``violation`` (a refused operation; reason in ``message``),
+``timeout``, ``memory``, ``violation`` (the code ended on a refused operation it did not
+catch; reason in ``message``),
 ``crashed`` (the process died otherwise). :meth:`AnalysisResult.raise_for_status` turns a
 failure into the toolkit's errors (``SolverTimeout``, ``SolverResourceLimit``,
 ``SandboxViolation``, ``SandboxCrash``, ``SolverError``) for callers who want them. Wrong
@@ -91,8 +93,9 @@ _ERRORS: dict[AnalysisStatus, type[SolverError]] = {
 @dataclass(frozen=True)
 class AnalysisResult:
     """What the code printed (each stream cut to ``max_output`` characters; ``truncated``
-    says whether anything was cut), the status, a one-line ``message`` for a failure and
-    the seconds the code ran (after start-up)."""
+    says whether anything was cut), the status, a one-line ``message`` for a failure, the
+    seconds the code ran (after start-up) and the operations the sandbox refused (the first
+    20, also those the code caught)."""
 
     stdout: str
     stderr: str
@@ -100,6 +103,7 @@ class AnalysisResult:
     seconds: float
     message: str = ""
     truncated: bool = False
+    refused: tuple[str, ...] = ()
 
     def raise_for_status(self) -> None:
         """Raise the toolkit error matching a failed status; nothing for ``ok``."""
@@ -113,6 +117,10 @@ class AnalysisResult:
             parts.append("[stderr]\n" + self.stderr.rstrip("\n"))
         if self.truncated:
             parts.append("[output truncated]")
+        if self.refused and self.status is not AnalysisStatus.VIOLATION:
+            for reason in dict.fromkeys(self.refused):
+                n = self.refused.count(reason)
+                parts.append(f"[refused{f' {n}x' if n > 1 else ''}: {reason}]")
         if self.status is not AnalysisStatus.OK:
             parts.append(f"[status: {self.status}] {self.message}".rstrip())
         return "\n".join(parts)
@@ -228,10 +236,12 @@ def _run(code: str, rows: list, names: list[str], work: Path, private: Path, sec
         os.close(status_r)
     stdout, cut_out = _read(out_path, max_output)
     stderr, cut_err = _read(err_path, max_output)
-    status, message = _outcome(proc.returncode, ready, killed, b"".join(status_lines),
-                               seconds, stderr)
+    note = b"".join(status_lines).decode("utf-8", "replace")
+    refused = tuple(line[len("violation: "):] for line in note.splitlines()
+                    if line.startswith("violation: "))
+    status, message = _outcome(proc.returncode, ready, killed, refused, seconds, stderr)
     return AnalysisResult(stdout, stderr, status, elapsed if ready else 0.0, message,
-                          cut_out or cut_err)
+                          cut_out or cut_err, refused)
 
 
 def _wait_ready(fd: int, proc: subprocess.Popen, deadline: float, lines: list[bytes]) -> bool:
@@ -276,11 +286,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
     proc.wait(timeout=30)
 
 
-def _outcome(code: int, ready: bool, killed: bool, status: bytes, seconds: float,
+def _outcome(code: int, ready: bool, killed: bool, refused: tuple[str, ...], seconds: float,
              stderr: str) -> tuple[AnalysisStatus, str]:
-    note = status.decode("utf-8", "replace").strip()
-    violation = next((line[len("violation: "):] for line in note.splitlines()
-                      if line.startswith("violation: ")), None)
     if not ready:
         if killed:
             return AnalysisStatus.CRASHED, "the analysis worker did not start in time"
@@ -288,8 +295,11 @@ def _outcome(code: int, ready: bool, killed: bool, status: bytes, seconds: float
                                         f"{code}): {stderr.strip()[-500:]}")
     if killed:
         return AnalysisStatus.TIMEOUT, f"the code ran over its time limit of {seconds:g} s"
-    if code == EXIT_VIOLATION and violation is not None:
-        return AnalysisStatus.VIOLATION, violation
+    if code == EXIT_VIOLATION and refused:
+        last = stderr.strip().splitlines()[-1:] or [""]
+        head = "SandboxRefusal: sandbox: "
+        return AnalysisStatus.VIOLATION, (last[0][len(head):] if last[0].startswith(head)
+                                          else refused[-1])
     if code == EXIT_MEMORY:
         return AnalysisStatus.MEMORY, "the code ran out of memory"
     if code == -signal.SIGXCPU:
