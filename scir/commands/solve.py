@@ -9,6 +9,7 @@ store that cannot be written; 130 Ctrl-C (calls in flight cancelled, finished wo
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 
@@ -21,13 +22,13 @@ from scir.pipelines.runner import model_label, run_tasks
 from scir.tasks import read_tasks
 
 # settings that must stay the same across the invocations of one run (per arch/presentation/model)
-_FIXED = ("max_tokens", "temperature", "max_retries", "backup")
+_FIXED = ("max_tokens", "temperature", "max_retries", "backup", "agent")
 _CELL = ("arch", "presentation", "model", "constrained", "seed")
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "solve", help="run cot / ns / symbcot / oracle over a task file (resumable)",
+        "solve", help="run cot / ns / symbcot / oracle / sr-agent over a task file (resumable)",
         formatter_class=HelpFormatter,
         epilog="Examples:\n"
                "  scir solve d.jsonl --arch oracle --run runs/oracle\n"
@@ -37,6 +38,8 @@ def add_parser(sub) -> None:
                "  scir solve d.jsonl --arch ns --model vllm:Qwen/Qwen3-8B@http://gpu:8000/v1 "
                "--run runs/qwen\n"
                "  scir solve d.jsonl --arch ns --backup cot --model tiny --run runs/tiny-backup\n"
+               "  scir solve eq.jsonl --arch sr-agent --model vllm:Qwen/Qwen3-8B@http://gpu:8000/v1 "
+               "--iterations 40 --agent-steps 25 --run runs/agent\n"
                "Model names: openrouter:M, openai:M[@URL], vllm:M@URL, sglang:M@URL, "
                "ollama:M@URL, llamacpp:M@URL, hf:PATH, tiny.\n"
                "API keys come from OPENROUTER_API_KEY / OPENAI_API_KEY / SCIR_API_KEY.\n"
@@ -73,7 +76,33 @@ def add_parser(sub) -> None:
                         "(jittered exponential backoff; Retry-After up to 60 s)")
     p.add_argument("--max-response-mb", type=float, default=8.0,
                    help="API models: a response larger than this is refused (not retried)")
+    agent = p.add_argument_group("sr-agent (equation tasks; MAPE as fractions, 1e-3 = 0.1%)")
+    agent.add_argument("--iterations", type=int, default=40,
+                       help="iterations, each starting fresh with the best equations")
+    agent.add_argument("--agent-steps", type=int, default=25,
+                       help="model calls (each with at most one tool call) per iteration")
+    agent.add_argument("--top-k", type=int, default=3,
+                       help="best distinct equations shown at an iteration's start")
+    agent.add_argument("--goal-start", type=float, default=1e-3,
+                       help="the first iteration's MAPE goal (tightened to the next power of "
+                            "ten below the best when met)")
+    agent.add_argument("--goal-stop", type=float, default=1e-6,
+                       help="stop once the best MAPE is below this")
+    agent.add_argument("--s-max", type=float, default=1.0,
+                       help="the trajectories' reward is 0 at and above this MAPE")
+    agent.add_argument("--tool-protocol", choices=("auto", "tools", "text"), default="auto",
+                       help="how the model calls tools: the text protocol (fenced blocks; auto "
+                            "uses it everywhere for now) or OpenAI tool calls")
     p.set_defaults(func=run)
+
+
+def _agent_settings(args):
+    """The sr-agent settings of the command line."""
+    from scir.pipelines.sr_agent.settings import AgentSettings
+
+    return AgentSettings(iterations=args.iterations, steps=args.agent_steps, top_k=args.top_k,
+                         goal_start=args.goal_start, goal_stop=args.goal_stop,
+                         s_max=args.s_max, tool_protocol=args.tool_protocol)
 
 
 def _check_consistent(store: RunStore, config: dict) -> None:
@@ -81,7 +110,7 @@ def _check_consistent(store: RunStore, config: dict) -> None:
     for old in store.invocations():
         if all(old.get(k, {"constrained": True, "seed": 0}.get(k)) == config[k]
                for k in _CELL):
-            changed = [k for k in _FIXED if old.get(k) != config[k]]
+            changed = [k for k in _FIXED if k in config and old.get(k) != config[k]]
             if changed:
                 k = changed[0]
                 raise ConfigError(f"this run was started with {k}={old.get(k)!r}, not "
@@ -99,7 +128,8 @@ def run(args) -> int:
     settings = PipelineSettings(presentation=args.presentation, max_tokens=args.max_tokens,
                                 temperature=args.temperature, seed=args.seed,
                                 max_retries=args.max_retries,
-                                constrained=not args.unconstrained, backup=args.backup)
+                                constrained=not args.unconstrained, backup=args.backup,
+                                agent=_agent_settings(args))
     settings.check_arch(args.arch)
     tasks = read_tasks(args.file)
     if args.limit is not None:
@@ -138,6 +168,8 @@ def _solve(args, tasks, name, settings) -> int:
                   "temperature": args.temperature, "seed": args.seed,
                   "max_retries": args.max_retries, "constrained": not args.unconstrained,
                   "backup": args.backup}
+        if args.arch == "sr-agent":
+            config["agent"] = dataclasses.asdict(settings.agent)
         _check_consistent(store, config)
         store.log_invocation(config)
         try:

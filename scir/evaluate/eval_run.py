@@ -75,7 +75,7 @@ def settings_of(exp: Experiment, cell: CellKey) -> PipelineSettings:
                             temperature=g.temperature, seed=cell.seed,
                             max_retries=g.max_retries, constrained=cell.constrained,
                             max_formalization_tokens=g.max_formalization_tokens,
-                            backup=exp.backup_of(cell))
+                            backup=exp.backup_of(cell), agent=exp.agent_settings())
 
 
 def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: RunStore,

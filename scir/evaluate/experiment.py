@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey
 from scir.pipelines.result import NO_MODEL
+from scir.pipelines.sr_agent.settings import AgentSettings
 
-Arch = Literal["oracle", "cot", "ns", "symbcot"]
+Arch = Literal["oracle", "cot", "ns", "symbcot", "sr-agent"]
 FORMALIZING = ("ns", "symbcot")        # the architectures with a constrained / free choice
 DEFAULT_TASKS_PER_CELL = 200
 
@@ -99,6 +100,8 @@ class Experiment(_Strict):
     # (its answer is recorded next to the ns outcome; reports show NS with and without it)
     backup: Literal["cot"] | None = None
     generation: Generation = Generation()
+    # sr-agent: fields of scir.pipelines.sr_agent.settings.AgentSettings (defaults there)
+    agent: dict[str, float | int | str] = Field(default_factory=dict)
     budget: Budget = Budget()
     models: list[Model] = Field(default_factory=list)
     tasks: dict[Literal["deduction", "induction", "causal", "equation"],
@@ -109,6 +112,7 @@ class Experiment(_Strict):
     def _check(self) -> "Experiment":
         if self.seeds is not None and self.repeats is not None:
             raise ValueError("give seeds or repeats, not both")
+        self.agent_settings()
         if self.seeds is not None and (not self.seeds or len(set(self.seeds)) != len(self.seeds)):
             raise ValueError("seeds must be a non-empty list without repeats")
         if self.backup is not None and "ns" not in self.architectures:
@@ -169,6 +173,15 @@ class Experiment(_Strict):
         """The backup of a cell's runs: the experiment's ``backup`` for ns cells, else None."""
         return self.backup if cell.arch == "ns" else None
 
+    def agent_settings(self) -> AgentSettings:
+        """The ``[agent]`` table as sr-agent settings (ValueError naming a bad field)."""
+        try:
+            return AgentSettings(**self.agent)
+        except TypeError as exc:
+            raise ValueError(f"agent: {exc}") from exc
+        except ConfigError as exc:
+            raise ValueError(f"agent: {exc.message}") from exc
+
     def fingerprint(self, cell: CellKey) -> dict[str, Any]:
         """What a cell's stored results depend on: its task source, for model cells the
         generation settings and the model's server, and for ns cells with a backup the
@@ -179,6 +192,8 @@ class Experiment(_Strict):
         if model is not None:
             out["generation"] = self.generation.model_dump(mode="json")
             out["base_url"] = model.base_url
+            if cell.arch == "sr-agent":
+                out["agent"] = dict(sorted(self.agent.items()))
         if self.backup_of(cell) is not None:
             out["backup"] = self.backup_of(cell)
         return out

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message, request_key
+from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, Message, Tool, ToolCall,
+                           request_key)
 from scir.llm.names import ModelName, parse_model_name
 
-__all__ = ["Backend", "Constraint", "LLMRequest", "LLMResponse", "Message", "ModelName",
-           "get_backend", "parse_model_name", "request_key"]
+__all__ = ["Backend", "Constraint", "LLMRequest", "LLMResponse", "Message", "ModelName", "Tool",
+           "ToolCall", "get_backend", "parse_model_name", "request_key"]
 
 
 def get_backend(model: str | ModelName, **options: Any) -> Backend:

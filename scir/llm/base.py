@@ -3,6 +3,11 @@
 Every backend (OpenAI-compatible APIs, local transformers models through Outlines, the tiny test
 model) takes an :class:`LLMRequest` and returns an :class:`LLMResponse`, raising
 :class:`~scir.errors.BackendError` when it fails after its retries.
+
+Tool calls (OpenAI ``tools``): a request may offer :class:`Tool` s, a response may carry
+:class:`ToolCall` s, an assistant message may repeat them and a ``tool`` message answers one.
+Only backends with ``tool_calls = True`` send tools; a request without tools has exactly the
+key and the wire form it had before tools existed.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 from scir.errors import ConfigError
 
 CONSTRAINT_KINDS = ("lark", "json_schema", "regex")
-ROLES = ("system", "user", "assistant")
+ROLES = ("system", "user", "assistant", "tool")
 
 
 @dataclass(frozen=True)
@@ -36,16 +41,83 @@ class Constraint:
 
 
 @dataclass(frozen=True)
+class Tool:
+    """A function the model may call: its name, description and JSON-schema parameters (as
+    JSON text, so the record stays hashable)."""
+
+    name: str
+    description: str
+    parameters: str
+
+    def __post_init__(self) -> None:
+        try:
+            schema = json.loads(self.parameters)
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"tool {self.name!r}: parameters are not JSON text",
+                              field="tools") from exc
+        if not isinstance(schema, dict):
+            raise ConfigError(f"tool {self.name!r}: parameters must be a JSON object",
+                              field="tools")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The OpenAI ``tools`` entry."""
+        return {"type": "function",
+                "function": {"name": self.name, "description": self.description,
+                             "parameters": json.loads(self.parameters)}}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call the model asked for: its id, the function's name and the arguments as the
+    model wrote them (JSON text, untrusted)."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The OpenAI ``tool_calls`` entry."""
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": self.arguments}}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ToolCall":
+        """Read :meth:`to_dict`'s form (ValueError when it is not that form)."""
+        fn = data.get("function") if isinstance(data, dict) else None
+        if not (isinstance(fn, dict) and isinstance(data.get("id"), str)
+                and isinstance(fn.get("name"), str) and isinstance(fn.get("arguments"), str)):
+            raise ValueError("a tool call needs a string id, function name and arguments")
+        return cls(data["id"], fn["name"], fn["arguments"])
+
+
+@dataclass(frozen=True)
 class Message:
-    """One chat message."""
+    """One chat message; an assistant message may carry the tool calls it made, a ``tool``
+    message answers the call ``tool_call_id``."""
 
     role: str
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise ConfigError(f"message role must be one of {', '.join(ROLES)}, got {self.role!r}",
                               field="messages")
+        if self.tool_calls and self.role != "assistant":
+            raise ConfigError("only an assistant message carries tool calls", field="messages")
+        if (self.role == "tool") != (self.tool_call_id is not None):
+            raise ConfigError("a tool message, and only a tool message, names a tool_call_id",
+                              field="messages")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The OpenAI form (``role`` and ``content``, plus the tool fields when set)."""
+        data: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            data["tool_calls"] = [c.to_dict() for c in self.tool_calls]
+        if self.tool_call_id is not None:
+            data["tool_call_id"] = self.tool_call_id
+        return data
 
 
 @dataclass(frozen=True)
@@ -59,6 +131,7 @@ class LLMRequest:
     temperature: float = 0.0
     seed: int = 0
     stop: tuple[str, ...] = ()
+    tools: tuple[Tool, ...] = ()        # functions the model may call (OpenAI tool calls)
 
     def __post_init__(self) -> None:
         if bool(self.messages) == (self.prompt is not None):
@@ -74,15 +147,15 @@ class LLMRequest:
         msgs = tuple(m if isinstance(m, Message) else Message(*m) for m in messages)
         return cls(messages=msgs, **params)
 
-    def chat_messages(self) -> list[dict[str, str]]:
+    def chat_messages(self) -> list[dict[str, Any]]:
         """The conversation as OpenAI-style dicts (a prompt becomes one user message)."""
         if self.prompt is not None:
             return [{"role": "user", "content": self.prompt}]
-        return [{"role": m.role, "content": m.content} for m in self.messages]
+        return [m.to_dict() for m in self.messages]
 
     def key_dict(self) -> dict[str, Any]:
         """Everything that determines the response, as plain JSON data (for the cache key)."""
-        return {
+        data: dict[str, Any] = {
             "messages": self.chat_messages(),
             "constraint": (None if self.constraint is None
                            else {"kind": self.constraint.kind, "text": self.constraint.text}),
@@ -91,6 +164,9 @@ class LLMRequest:
             "seed": self.seed,
             "stop": list(self.stop),
         }
+        if self.tools:                 # absent without tools: earlier keys stay valid
+            data["tools"] = [t.to_dict() for t in self.tools]
+        return data
 
 
 @dataclass
@@ -107,13 +183,15 @@ class LLMResponse:
     model: str
     cached: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    tool_calls: tuple[ToolCall, ...] = ()   # the calls the model asked for (tools requests)
 
     def to_dict(self) -> dict[str, Any]:
         """The response as JSON-ready data."""
         return {"text": self.text, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "latency_s": self.latency_s,
                 "cost_usd": self.cost_usd, "raw_finish_reason": self.raw_finish_reason,
-                "backend": self.backend, "model": self.model, "extra": self.extra}
+                "backend": self.backend, "model": self.model, "extra": self.extra,
+                "tool_calls": [c.to_dict() for c in self.tool_calls]}
 
 
 class Backend(ABC):
@@ -124,6 +202,8 @@ class Backend(ABC):
     # constraint kinds this backend enforces during decoding; others are ignored (the caller
     # validates the text itself)
     enforced: frozenset[str] = frozenset()
+    # whether the backend sends a request's tools and reads the model's tool calls
+    tool_calls: bool = False
 
     @abstractmethod
     def complete(self, request: LLMRequest) -> LLMResponse:

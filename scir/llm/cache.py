@@ -4,7 +4,9 @@ finished result and repeats no finished call.
 
 Calls are keyed by :func:`scir.llm.base.request_key` -- sha256 of (backend, model, messages,
 constraint, params) -- and store the response text, tokens, latency, cost and time. Results are
-keyed by (task_id, arch, presentation, model, constrained, seed). The ``plan`` table holds what
+keyed by (task_id, arch, presentation, model, constrained, seed). Tool results (``tool_results``,
+e.g. the SR agent's analyzer and evaluator) are keyed by their caller's digest of (tool, input,
+data, limits); ``trajectories`` hold the SR agent's iterations. The ``plan`` table holds what
 an experiment set out to run (cells and their planned task counts), so that a report can tell
 a finished cell from an incomplete one. A schema-1 store (results keyed without constrained and
 seed) is migrated in place on opening: its results keep their values with ``constrained`` 1
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from scir.errors import ConfigError, StoreError
-from scir.llm.base import Backend, LLMRequest, LLMResponse, request_key
+from scir.llm.base import Backend, LLMRequest, LLMResponse, ToolCall, request_key
 
 STORE_NAME = "run.sqlite"
 SCHEMA_VERSION = 2
@@ -58,12 +60,31 @@ CREATE TABLE IF NOT EXISTS calls (
     latency_s REAL NOT NULL,
     cost_usd REAL NOT NULL,
     finish_reason TEXT,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    tool_calls TEXT
 );
 CREATE TABLE IF NOT EXISTS plan (
     cell TEXT PRIMARY KEY,
     planned INTEGER NOT NULL,
     created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tool_results (
+    key TEXT PRIMARY KEY,
+    tool TEXT NOT NULL,
+    request TEXT NOT NULL,
+    output TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trajectories (
+    task_id TEXT NOT NULL,
+    arch TEXT NOT NULL,
+    presentation TEXT NOT NULL,
+    model TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    iteration INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (task_id, arch, presentation, model, seed, iteration)
 );
 CREATE TABLE IF NOT EXISTS invocations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -98,6 +119,7 @@ class RunStore:
             if version == 1:
                 _migrate_v1(self._db)
             self._db.executescript(_SCHEMA)
+            _add_tool_calls_column(self._db)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"cannot open run store: {exc}", file=str(path)) from exc
@@ -116,22 +138,27 @@ class RunStore:
         with self._lock:
             row = self._db.execute(
                 "SELECT backend, model, text, prompt_tokens, completion_tokens, latency_s, "
-                "cost_usd, finish_reason FROM calls WHERE key = ?", (key,)).fetchone()
+                "cost_usd, finish_reason, tool_calls FROM calls WHERE key = ?",
+                (key,)).fetchone()
         if row is None:
             return None
-        backend, model, text, pt, ct, latency, cost, finish = row
+        backend, model, text, pt, ct, latency, cost, finish, tools = row
         return LLMResponse(text=text, prompt_tokens=pt, completion_tokens=ct, latency_s=latency,
                            cost_usd=cost, raw_finish_reason=finish, backend=backend, model=model,
-                           cached=True)
+                           cached=True, tool_calls=_tool_calls(tools))
 
     def put_call(self, key: str, request: LLMRequest, response: LLMResponse) -> None:
         """Store a finished call (committed before returning; a second copy is ignored)."""
+        tools = (json.dumps([c.to_dict() for c in response.tool_calls], ensure_ascii=False)
+                 if response.tool_calls else None)
         self._write(
-            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO calls (key, backend, model, request, text, prompt_tokens, "
+            "completion_tokens, latency_s, cost_usd, finish_reason, created_at, tool_calls) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (key, response.backend, response.model,
              json.dumps(request.key_dict(), ensure_ascii=False), response.text,
              response.prompt_tokens, response.completion_tokens, response.latency_s,
-             response.cost_usd, response.raw_finish_reason, time.time()))
+             response.cost_usd, response.raw_finish_reason, time.time(), tools))
 
     def calls(self, backend: str, model: str) -> dict[str, LLMResponse]:
         """Every stored call of one backend and model: key -> response (``cached`` set), e.g.
@@ -139,12 +166,13 @@ class RunStore:
         with self._lock:
             rows = self._db.execute(
                 "SELECT key, text, prompt_tokens, completion_tokens, latency_s, cost_usd, "
-                "finish_reason FROM calls WHERE backend = ? AND model = ?",
+                "finish_reason, tool_calls FROM calls WHERE backend = ? AND model = ?",
                 (backend, model)).fetchall()
         return {key: LLMResponse(text=text, prompt_tokens=pt, completion_tokens=ct,
                                  latency_s=latency, cost_usd=cost, raw_finish_reason=finish,
-                                 backend=backend, model=model, cached=True)
-                for key, text, pt, ct, latency, cost, finish in rows}
+                                 backend=backend, model=model, cached=True,
+                                 tool_calls=_tool_calls(tools))
+                for key, text, pt, ct, latency, cost, finish, tools in rows}
 
     def call_count(self) -> int:
         """How many calls are stored."""
@@ -204,6 +232,46 @@ class RunStore:
                 params).fetchall()
         return [_stored(r[0]) for r in rows]
 
+    # ---- tool results and agent trajectories ------------------------------------------------
+    def get_tool(self, key: str) -> dict[str, Any] | None:
+        """The stored output of a tool call (e.g. the SR agent's analyzer), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT output FROM tool_results WHERE key = ?",
+                                   (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put_tool(self, key: str, tool: str, request: dict[str, Any],
+                 output: dict[str, Any]) -> None:
+        """Store a finished tool call (committed before returning; a second copy is ignored)."""
+        self._write("INSERT OR IGNORE INTO tool_results VALUES (?, ?, ?, ?, ?)",
+                    (key, tool, json.dumps(request, ensure_ascii=False, sort_keys=True),
+                     json.dumps(output, ensure_ascii=False, sort_keys=True), time.time()))
+
+    def tool_count(self, tool: str | None = None) -> int:
+        """How many tool calls are stored (of one tool, or all)."""
+        where, params = ("WHERE tool = ?", (tool,)) if tool is not None else ("", ())
+        with self._lock:
+            return self._db.execute(f"SELECT COUNT(*) FROM tool_results {where}",
+                                    params).fetchone()[0]
+
+    def put_trajectory(self, key: dict[str, Any], iteration: int,
+                       record: dict[str, Any]) -> None:
+        """Store (or replace) one iteration of an agent's run on a task; ``key`` holds
+        task_id, arch, presentation, model and seed."""
+        self._write("INSERT OR REPLACE INTO trajectories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (key["task_id"], key["arch"], key["presentation"], key["model"],
+                     int(key["seed"]), int(iteration),
+                     json.dumps(record, ensure_ascii=False, sort_keys=True), time.time()))
+
+    def trajectories(self, arch: str | None = None) -> list[dict[str, Any]]:
+        """The stored iterations (of one arch, or all), ordered by task, cell and iteration."""
+        where, params = ("WHERE arch = ?", (arch,)) if arch is not None else ("", ())
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT record FROM trajectories {where} ORDER BY task_id, arch, "
+                "presentation, model, seed, iteration", params).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
     # ---- the plan of an experiment -------------------------------------------------------
     def put_plan(self, cell: dict[str, Any], planned: int) -> None:
         """Record that ``planned`` tasks are to be run in ``cell`` (a JSON-ready dict of the
@@ -260,6 +328,21 @@ def _stored(text: str) -> dict[str, Any]:
     return normalise(data)
 
 
+def _add_tool_calls_column(db: sqlite3.Connection) -> None:
+    """Give a store made before tool calls existed its ``calls.tool_calls`` column (NULL: the
+    response had none); the schema version stays, as older readers ignore the column."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
+    if "tool_calls" not in columns:
+        db.execute("ALTER TABLE calls ADD COLUMN tool_calls TEXT")
+
+
+def _tool_calls(text: str | None) -> tuple[ToolCall, ...]:
+    """The stored tool calls of a response (none when NULL)."""
+    if not text:
+        return ()
+    return tuple(ToolCall.from_dict(item) for item in json.loads(text))
+
+
 def _migrate_v1(db: sqlite3.Connection) -> None:
     """Schema 1 -> 2 in one transaction: the results table gains ``constrained`` and ``seed``
     in its key (old rows: 1 and 0)."""
@@ -312,6 +395,7 @@ class CachingBackend(Backend):
         self.provider = inner.provider
         self.model = inner.model
         self.enforced = inner.enforced
+        self.tool_calls = inner.tool_calls
         self.made = 0
         self.served = 0
         self._lock = threading.Lock()

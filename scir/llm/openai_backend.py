@@ -4,7 +4,9 @@ through the ``openai`` client.
 The grammar goes where the server takes one: vLLM ``structured_outputs.grammar`` (Lark),
 SGLang and llama.cpp a ``%llguidance`` Lark grammar (SGLang must run with
 ``--grammar-backend llguidance``); JSON schemas go in ``response_format`` everywhere; the hosted
-APIs get plain text otherwise, and the caller validates the output itself.
+APIs get plain text otherwise, and the caller validates the output itself. A request's ``tools``
+go as OpenAI ``tools``; the response's ``tool_calls`` are read (a message with tool calls and
+``content: null`` is an answer with empty text).
 
 Every attempt is bounded: ``timeout`` seconds in total (connect, request, headers and body; see
 :mod:`scir.llm.http_limits`) and ``max_response_bytes`` received. Retries (tenacity, full jitter:
@@ -27,7 +29,7 @@ from typing import Any, Callable
 import tenacity
 
 from scir.errors import BackendError, ConfigError
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
+from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, ToolCall
 from scir.llm.http_limits import (ResponseRefused, attempt_limits, cancellable_sleep,
                                   guarded_client)
 from scir.llm.names import LOCAL_SERVERS, ModelName
@@ -135,6 +137,7 @@ class OpenAICompatibleBackend(Backend):
         elif self.provider == "llamacpp":
             kinds |= {"lark"}
         self.enforced = frozenset(kinds)
+        self.tool_calls = True
         self._validated: set[tuple[str, str]] = set()
 
     # ---- one call ------------------------------------------------------------------------
@@ -151,6 +154,8 @@ class OpenAICompatibleBackend(Backend):
         }
         if request.stop:
             kwargs["stop"] = list(request.stop)
+        if request.tools:
+            kwargs["tools"] = [t.to_dict() for t in request.tools]
         if self.enforces(request.constraint) and request.constraint.kind != "json_schema":
             self._validate(request.constraint)
         kwargs.update(_grammar_fields(self.provider, request.constraint))
@@ -240,7 +245,10 @@ class OpenAICompatibleBackend(Backend):
         message = choices[0].get("message")
         if not isinstance(message, dict):
             raise bad("choice has no message")
+        calls = _read_tool_calls(message.get("tool_calls"), bad)
         text = message.get("content")
+        if text is None and calls:     # a tool call without text
+            text = ""
         if text is None:               # never an answer: retried, and never stored
             raise _Transient("the server sent a completion with content null")
         if not isinstance(text, str):
@@ -259,11 +267,27 @@ class OpenAICompatibleBackend(Backend):
             raw_finish_reason=finish if isinstance(finish, str) else None,
             backend=self.provider,
             model=self.model,
+            tool_calls=calls,
         )
 
     def close(self) -> None:
         """Close the HTTP client."""
         self._client.close()
+
+
+MAX_TOOL_CALLS = 16                # tool calls read from one response; more is malformed
+
+
+def _read_tool_calls(value: Any, bad: Callable[[str], BackendError]) -> tuple[ToolCall, ...]:
+    """The tool calls of a response message (none when absent or null)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > MAX_TOOL_CALLS:
+        raise bad(f"tool_calls is not a list of at most {MAX_TOOL_CALLS} calls")
+    try:
+        return tuple(ToolCall.from_dict(item) for item in value)
+    except ValueError as exc:
+        raise bad(str(exc)) from exc
 
 
 def _int(value: Any) -> int:

@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from scir.errors import ConfigError
 from scir.evaluate.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message
+from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message, Tool
+from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.tasks import Task
 from scir.tracks import track_of
 from scir.tracks.base import Track
 
-ARCHS = ("cot", "ns", "symbcot", "oracle")
+ARCHS = ("cot", "ns", "symbcot", "oracle", "sr-agent")
 BACKUPS = ("cot",)                 # what answers a task when NS's formalization fails
 PRESENTATIONS = ("nl", "obf")
 STATUSES = STATUS_VALUES           # scir.evaluate.status.Status, as stored
@@ -47,6 +48,8 @@ class PipelineSettings:
     # (``cot``, on the same task and presentation) and record its answer as the backup
     # (Logic-LM's backup answers); None: no backup
     backup: str | None = None
+    # the sr-agent architecture's loop settings (iterations, steps, top-K, goals, tools)
+    agent: AgentSettings = field(default_factory=AgentSettings)
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
@@ -119,6 +122,8 @@ class PipelineResult:
     backup_answer: str | None = None
     backup_correct: bool = False
     backup_response: str | None = None
+    # architecture-specific numbers (sr-agent: iterations, steps, tool calls, best MAPE, ...)
+    extras: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
@@ -172,9 +177,12 @@ class Calls:
         self.completion_tokens = 0
         self.cost = 0.0
 
-    def ask(self, messages: list[tuple[str, str]], constraint: Constraint | None = None,
-            min_tokens: int | None = None, formalization: bool = False) -> LLMResponse:
-        """One call with the pipeline's generation settings (BackendError propagates).
+    def ask(self, messages: list[tuple[str, str]] | list[Message],
+            constraint: Constraint | None = None, min_tokens: int | None = None,
+            formalization: bool = False, tools: tuple[Tool, ...] = ()) -> LLMResponse:
+        """One call with the pipeline's generation settings (BackendError propagates);
+        ``messages`` as (role, content) pairs or Message records, ``tools`` offered to the
+        model (OpenAI tool calls).
 
         ``min_tokens`` raises ``max_tokens`` for this call (a bounded grammar's longest
         output, so that the token limit never cuts a formalization into unparseable text);
@@ -185,9 +193,11 @@ class Calls:
         cap = self.settings.max_formalization_tokens
         if formalization and cap is not None:
             max_tokens = cap
-        request = LLMRequest(messages=tuple(Message(r, c) for r, c in messages),
+        request = LLMRequest(messages=tuple(m if isinstance(m, Message) else Message(*m)
+                                            for m in messages),
                              constraint=constraint, max_tokens=max_tokens,
-                             temperature=self.settings.temperature, seed=self.settings.seed)
+                             temperature=self.settings.temperature, seed=self.settings.seed,
+                             tools=tuple(tools))
         response = self.backend.complete(request)
         self.calls += 1
         self.cached += int(response.cached)

@@ -21,6 +21,7 @@ from scir.llm.base import Backend
 from scir.llm.cache import RunStore
 from scir.llm.http_limits import allow_calls, cancel_calls
 from scir.pipelines import cot, ns, oracle, symbcot
+from scir.pipelines.sr_agent import pipeline as sr_agent
 from scir.pipelines.result import (ARCHS, NO_MODEL, PipelineResult, PipelineSettings,
                                    new_result, problem_text)
 from scir.tasks import Task
@@ -29,6 +30,7 @@ from scir.tracks.base import Track
 
 PIPELINES: dict[str, Callable[..., PipelineResult]] = {
     "cot": cot.run, "ns": ns.run, "symbcot": symbcot.run, "oracle": oracle.run,
+    "sr-agent": sr_agent.run,
 }
 RETRIED_STATUSES = frozenset({"backend_error"})
 

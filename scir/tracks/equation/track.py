@@ -42,7 +42,7 @@ class EquationTrack(Track):
     # ns and symbcot formalize the problem into a formal object the solver then answers;
     # here the formal object *is* the data and the answer is the equation to be found, so
     # there is nothing for a model to formalize: the CoT model proposes the equation directly
-    architectures = ("cot", "oracle")
+    architectures = ("cot", "oracle", "sr-agent")
 
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
