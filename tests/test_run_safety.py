@@ -95,7 +95,9 @@ def test_ctrl_c_cancels_calls_in_flight_and_keeps_finished_work(taskfile, tmp_pa
             if proc.poll() is None:
                 proc.kill()
         assert proc.returncode == 130, err
-        assert elapsed < 2.0, elapsed
+        # the calls in flight would answer after 30 s: cancelled, the process ends at once
+        # (measured 0.3-0.5 s; 2.4 s on a 2-core machine running three test suites)
+        assert elapsed < 8.0, elapsed
         assert "calls in flight cancelled; 3 results kept" in err
         assert "Traceback" not in err
         with RunStore(run) as store:
