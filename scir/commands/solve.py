@@ -16,7 +16,7 @@ from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.llm.cache import RunStore
 from scir.llm.run_lock import RunLock
-from scir.pipelines.result import ARCHS, PRESENTATIONS, PipelineSettings
+from scir.pipelines.result import ARCHS, MODEL_FREE_ARCHS, PRESENTATIONS, PipelineSettings
 from scir.pipelines.runner import model_label, run_tasks
 from scir.tasks import read_tasks
 
@@ -36,13 +36,15 @@ def add_parser(sub) -> None:
                "--presentation obf --run runs/gpt4o --concurrency 8\n"
                "  scir solve d.jsonl --arch ns --model vllm:Qwen/Qwen3-8B@http://gpu:8000/v1 "
                "--run runs/qwen\n"
+               "  scir solve eq.jsonl --arch pyoperon --symreg-seconds 10 --run runs/operon\n"
                "Model names: openrouter:M, openai:M[@URL], vllm:M@URL, sglang:M@URL, "
                "ollama:M@URL, llamacpp:M@URL, hf:PATH, tiny.\n"
                "API keys come from OPENROUTER_API_KEY / OPENAI_API_KEY / SCIR_API_KEY.\n"
                "Rerunning the same command continues an interrupted run.")
     p.add_argument("file", help="task file (JSONL)")
     p.add_argument("--arch", required=True, choices=ARCHS, help="solving architecture")
-    p.add_argument("--model", default=None, help="model name (not needed for oracle)")
+    p.add_argument("--model", default=None,
+                   help="model name (not needed for oracle, pyoperon, gplearn, pysr)")
     p.add_argument("--presentation", choices=PRESENTATIONS, default="nl",
                    help="clean NL or the rendered (obfuscated) documents")
     p.add_argument("--run", required=True, help="run directory (created; holds run.sqlite)")
@@ -57,6 +59,9 @@ def add_parser(sub) -> None:
                    help="ns / symbcot: let the model write its formalization freely instead of "
                         "decoding it under the track's grammar (the parser still decides); "
                         "stored as a cell of its own")
+    p.add_argument("--symreg-seconds", type=float, default=30.0,
+                   help="pyoperon / gplearn / pysr (equation tasks): seconds of one task's "
+                        "search on its train split; the seed is --seed")
     p.add_argument("--redo", action="store_true",
                    help="run every task again, replacing stored results; LLM calls are still "
                         "served from the run store (e.g. after fixing a track's parser)")
@@ -89,17 +94,18 @@ def run(args) -> int:
         raise ConfigError("--limit must be >= 1", field="limit")
     if args.max_tokens < 1:
         raise ConfigError("--max-tokens must be >= 1", field="max_tokens")
-    if args.arch != "oracle" and not args.model:
+    if args.arch not in MODEL_FREE_ARCHS and not args.model:
         raise ConfigError(f"--arch {args.arch} needs --model", field="model")
     settings = PipelineSettings(presentation=args.presentation, max_tokens=args.max_tokens,
                                 temperature=args.temperature, seed=args.seed,
                                 max_retries=args.max_retries,
-                                constrained=not args.unconstrained)
+                                constrained=not args.unconstrained,
+                                symreg_seconds=args.symreg_seconds)
     tasks = read_tasks(args.file)
     if args.limit is not None:
         tasks = tasks[:args.limit]
     name = None
-    if args.arch != "oracle":
+    if args.arch not in MODEL_FREE_ARCHS:
         from scir.llm import parse_model_name
 
         name = parse_model_name(args.model)
@@ -130,7 +136,8 @@ def _solve(args, tasks, name, settings) -> int:
                   "model": model_label(args.arch, cached), "presentation": args.presentation,
                   "limit": args.limit, "max_tokens": args.max_tokens,
                   "temperature": args.temperature, "seed": args.seed,
-                  "max_retries": args.max_retries, "constrained": not args.unconstrained}
+                  "max_retries": args.max_retries, "constrained": not args.unconstrained,
+                  "symreg_seconds": args.symreg_seconds}
         _check_consistent(store, config)
         store.log_invocation(config)
         try:

@@ -16,7 +16,10 @@ from scir.tasks import Task
 from scir.tracks import track_of
 from scir.tracks.base import Track
 
-ARCHS = ("cot", "ns", "symbcot", "oracle")
+# symbolic-regression baselines without a model (solvers.symreg.REGRESSORS; equation tasks)
+SYMREG_ARCHS = ("pyoperon", "gplearn", "pysr")
+ARCHS = ("cot", "ns", "symbcot", "oracle") + SYMREG_ARCHS
+MODEL_FREE_ARCHS = ("oracle",) + SYMREG_ARCHS   # their results' model column is NO_MODEL
 PRESENTATIONS = ("nl", "obf")
 STATUSES = STATUS_VALUES           # scir.evaluate.status.Status, as stored
 NO_MODEL = "none"                  # the model column of oracle results
@@ -42,6 +45,8 @@ class PipelineSettings:
     # the token limit never cuts a formalization). A cap makes long formalizations fail to
     # parse; it bounds the cost of models that never stop (the demo's random-weight model).
     max_formalization_tokens: int | None = None
+    # pyoperon / gplearn / pysr: wall-clock seconds of one task's search (the seed: ``seed``)
+    symreg_seconds: float = 30.0
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
@@ -52,6 +57,8 @@ class PipelineSettings:
         if self.max_formalization_tokens is not None and self.max_formalization_tokens < 1:
             raise ConfigError("max_formalization_tokens must be >= 1",
                               field="max_formalization_tokens")
+        if not self.symreg_seconds > 0:
+            raise ConfigError("symreg_seconds must be > 0", field="symreg_seconds")
 
 
 @dataclass
