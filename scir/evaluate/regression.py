@@ -1,0 +1,89 @@
+"""Metrics of the equation track: Acc_tau, NMSE and symbolic equivalence.
+
+Conventions (one place for each):
+
+- relative error of a point: ``|y_pred - y_true| / |y_true|``; where ``y_true == 0`` it is 0
+  if the prediction is exactly 0 and ``inf`` otherwise (no epsilon: a zero target is met
+  only exactly); a non-finite prediction (nan, +-inf) has error ``inf``.
+- a point is correct at ``tau`` if its relative error is ``< tau`` (strict);
+- Acc_tau of a problem: at least ``share`` (default 0.95) of its points are correct;
+- NMSE: ``mean((y_true - y_pred)**2) / var(y_true)`` with the population variance (ddof 0),
+  as LLM-SR reports it; ``inf`` if any prediction is non-finite; a constant ``y_true``
+  (variance 0) gives 0 for an exact prediction and ``inf`` otherwise;
+- symbolic equivalence: :func:`solvers.equation.equivalence.equivalent` (up to fitted
+  constants, proved by sympy under a time limit in a subprocess).
+
+``y_true`` must be finite (``TaskFormatError`` otherwise); both arrays are flattened and must
+have the same, non-zero length (``ConfigError``).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from scir.errors import ConfigError, TaskFormatError
+from solvers.equation.equivalence import equivalent
+
+TAUS = (0.1, 0.01, 0.001)
+SHARE = 0.95
+
+
+def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(y_true, dtype=float).reshape(-1)
+    p = np.asarray(y_pred, dtype=float).reshape(-1)
+    if t.shape != p.shape or t.size == 0:
+        raise ConfigError(f"y_true and y_pred must have the same non-zero length, got "
+                          f"{t.size} and {p.size}")
+    if not np.all(np.isfinite(t)):
+        raise TaskFormatError("y_true has non-finite values")
+    return t, p
+
+
+def relative_errors(y_true, y_pred) -> np.ndarray:
+    """Per-point relative errors (conventions in the module docstring)."""
+    t, p = _pair(y_true, y_pred)
+    with np.errstate(all="ignore"):
+        err = np.abs(p - t) / np.abs(t)
+    zero = t == 0
+    err[zero] = np.where(p[zero] == 0, 0.0, np.inf)
+    err[~np.isfinite(p)] = np.inf
+    return err
+
+
+def point_correct(y_true, y_pred, tau: float) -> np.ndarray:
+    """Per-point booleans: relative error ``< tau``."""
+    if not tau > 0:
+        raise ConfigError(f"tau must be positive, got {tau!r}")
+    return relative_errors(y_true, y_pred) < tau
+
+
+def acc_tau(y_true, y_pred, tau: float, share: float = SHARE) -> bool:
+    """Whether at least ``share`` of the points are correct at ``tau``."""
+    if not 0 < share <= 1:
+        raise ConfigError(f"share must be in (0, 1], got {share!r}")
+    return bool(np.mean(point_correct(y_true, y_pred, tau)) >= share)
+
+
+def nmse(y_true, y_pred) -> float:
+    """Normalised mean squared error (conventions in the module docstring)."""
+    t, p = _pair(y_true, y_pred)
+    if not np.all(np.isfinite(p)):
+        return float("inf")
+    with np.errstate(all="ignore"):
+        mse = float(np.mean((t - p) ** 2))
+        var = float(np.var(t))
+    if var == 0:
+        return 0.0 if mse == 0 else float("inf")
+    return mse / var
+
+
+def symbolic_equivalent(candidate: str, truth: str, inputs: Sequence[str], *,
+                        X: np.ndarray | None = None, rtol: float = 1e-3,
+                        seconds: float = 10.0) -> bool:
+    """Whether the candidate equation equals the truth up to fitted constants (float
+    literals within ``rtol`` of the fitted values, parameters free), proved by sympy within
+    ``seconds``; ``X``: sample points for the fit (default: seeded points in [0.5, 3]).
+    ``FormalizationError`` if a text does not parse."""
+    return equivalent(candidate, truth, inputs, X=X, rtol=rtol, seconds=seconds)
