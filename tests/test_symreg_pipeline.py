@@ -10,16 +10,17 @@ from typing import Any, Sequence
 
 import numpy as np
 import pytest
-import sympy
 
 from scir.cli import main
 from scir.errors import ConfigError
+from scir.evaluate.regression import acc_tau
 from scir.llm.cache import RunStore
 from scir.pipelines.result import NO_MODEL, SYMREG_ARCHS, PipelineSettings
 from scir.pipelines.runner import run_task
 from scir.tasks import Task, write_tasks
 from scir.tracks import register, unregister
 from scir.tracks.base import Check, RegressionData, Track, TrackParam
+from solvers.equation.expression import parse_equation
 from solvers.symreg import REGRESSORS
 from solvers.symreg import pysr_sr
 
@@ -70,11 +71,7 @@ class LawfitTrack(Track):
         if answer is None:
             return False
         test = self.regression_data(task, "test")
-        symbols = [sympy.Symbol(n) for n in test.inputs]
-        f = sympy.lambdify(symbols, sympy.sympify(answer, locals=dict(zip(test.inputs,
-                                                                            symbols))))
-        pred = np.broadcast_to(f(*test.X.T), test.y.shape)
-        return bool(np.mean(np.abs(pred - test.y) <= 1e-3 * np.abs(test.y)) >= 0.95)
+        return acc_tau(test.y, parse_equation(answer, test.inputs).evaluate(test.X), 0.001)
 
 
 @pytest.fixture(autouse=True)

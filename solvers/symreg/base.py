@@ -6,7 +6,6 @@ Nothing here runs at import; each baseline imports its library only when it fits
 
 from __future__ import annotations
 
-import keyword
 import math
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
@@ -16,7 +15,8 @@ import sympy
 from sympy.parsing.sympy_parser import (convert_xor, parse_expr,
                                         standard_transformations)
 
-from solvers.errors import ConfigError, SolverError, SolverInputError
+from solvers.equation.expression import parse_equation, validate_inputs
+from solvers.errors import ConfigError, FormalizationError, SolverError, SolverInputError
 
 SR_STATUSES = ("ok", "timeout")
 """``ok``: the search ran its whole generation budget; ``timeout``: the time limit stopped it
@@ -56,8 +56,9 @@ class Regressor(Protocol):
 def check_data(X: object, y: object, inputs: Sequence[str], seconds: float
                ) -> tuple[np.ndarray, np.ndarray]:
     """``X`` as a finite float matrix with one column per input and ``y`` as a finite vector
-    of as many rows; raises :class:`SolverInputError` otherwise (and :class:`ConfigError` for
-    a time limit that is not positive)."""
+    of as many rows; raises :class:`SolverInputError` otherwise, and :class:`ConfigError` for
+    a time limit that is not positive or input names the equation language does not accept
+    (:func:`solvers.equation.expression.validate_inputs`)."""
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
         raise ConfigError(f"seconds must be a positive number, got {seconds!r}", field="seconds")
     try:
@@ -67,12 +68,10 @@ def check_data(X: object, y: object, inputs: Sequence[str], seconds: float
         raise SolverInputError(f"data are not numeric: {exc}") from exc
     if Xa.ndim == 1:
         Xa = Xa.reshape(-1, 1)
-    names = list(inputs)
+    names = list(validate_inputs(inputs))
     if Xa.ndim != 2 or Xa.shape[1] != len(names) or not names:
         raise SolverInputError(f"X must have one column per input ({len(names)}), "
                                f"got shape {Xa.shape}")
-    if len(set(names)) != len(names) or not all(is_name(n) for n in names):
-        raise SolverInputError(f"inputs must be distinct identifiers, got {names!r}")
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0] or Xa.shape[0] < 2:
         raise SolverInputError(f"y must be a vector of {Xa.shape[0]} values (at least 2), "
                                f"got shape {ya.shape}")
@@ -81,26 +80,26 @@ def check_data(X: object, y: object, inputs: Sequence[str], seconds: float
     return np.ascontiguousarray(Xa), np.ascontiguousarray(ya)
 
 
-def is_name(name: str) -> bool:
-    """Whether ``name`` can be a variable of an expression (a Python identifier, no keyword)."""
-    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
-
-
 def placeholders(n: int) -> list[str]:
     """The variable names a library is given (``v0``, ``v1``, ...): real input names may clash
-    with sympy's own (``E``, ``S``, ``gamma``), so they are put in only after parsing."""
+    with sympy's own (``S``, ``gamma``), so they are put in only after parsing."""
     return [f"v{i}" for i in range(n)]
 
 
 def to_expression(expr: sympy.Expr, inputs: Sequence[str]) -> tuple[str, int]:
-    """A sympy expression over the placeholders, with the real input names put in: its text
-    (``str``) and its size (tree nodes). Raises :class:`SolverError` for an expression that
-    is not a finite real formula (``nan``, ``zoo``, ``I``)."""
+    """A sympy expression over the placeholders, with the real input names put in, as the
+    equation language's canonical text (:func:`solvers.equation.expression.parse_equation`
+    of ``str``) and its size (sympy tree nodes). Raises :class:`SolverError` for an expression
+    that is not a finite real formula (``nan``, ``zoo``, ``I``) or not in the language."""
     names = placeholders(len(inputs))
     real = expr.xreplace({sympy.Symbol(p): sympy.Symbol(n) for p, n in zip(names, inputs)})
     if real.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo, sympy.I):
         raise SolverError(f"the model is not a finite real formula: {real}")
-    return str(real), sum(1 for _ in sympy.preorder_traversal(real))
+    try:
+        text = parse_equation(str(real), inputs, max_params=0).text
+    except FormalizationError as exc:
+        raise SolverError(f"the model {real} is not in the equation language: {exc}") from exc
+    return text, sum(1 for _ in sympy.preorder_traversal(real))
 
 
 def parse_model(text: str, inputs: Sequence[str]) -> sympy.Expr:

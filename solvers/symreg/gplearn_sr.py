@@ -43,10 +43,9 @@ SYMPY_OF: dict[str, Callable[..., sympy.Expr]] = {
     "sin": sympy.sin,
     "cos": sympy.cos,
     "tan": sympy.tan,
-    "max": sympy.Max,
-    "min": sympy.Min,
     "sig": lambda a: 1 / (1 + sympy.exp(-a)),
 }
+# gplearn's max and min have no formula here: the equation language has no max/min
 
 
 def program_to_sympy(program: Sequence[object], n_inputs: int) -> sympy.Expr:
