@@ -1,13 +1,20 @@
 """Scoring: whether an answer is accepted, by the rule a track names (``Track.scoring``).
 
-Three rules cover the built-in tracks:
+Four rules cover the built-in tracks:
 
 - ``label`` (deduction): the answer is the task's label (``task.answer``), exactly;
 - ``pool`` (induction): the answer is one of the accepted answers (``task.answer_pool``);
 - ``option`` (causal): the answer is an option letter in the pool, or an answer that states a
   set (the track's ``answer_items``, e.g. XYZ's edges) mapped to an option by
   :func:`match_subset` -- the option with the same set, else the only option whose set is
-  strictly contained in it -- whose letter is in the pool.
+  strictly contained in it -- whose letter is in the pool;
+- ``equation`` (equation discovery): the answer is an equation over the formal object's
+  ``inputs``; its free parameters ``p0``..``p9`` (if any) are fitted on the ``train`` split
+  by the project's evaluator (:func:`solvers.equation.evaluator.fit`, BFGS multi-start,
+  seeded), and it is accepted when Acc_0.01 holds on the in-domain test split ``test_id``
+  (:func:`scir.evaluate.regression.acc_tau`). Text outside the equation language, or an
+  equation that cannot be fitted, is wrong (never an error). A track that names this rule
+  has a formal object with ``inputs`` and ``splits`` (``train``, ``test_id``: ``X``, ``y``).
 
 :func:`match_subset` is also the rule the causal solvers use to map a found graph to an
 option (``scir.tracks.causal.options.match_options``), so an answer and a solver's graph are
@@ -24,8 +31,10 @@ if TYPE_CHECKING:
     from scir.tasks import Task
     from scir.tracks.base import Track
 
-LABEL, POOL, OPTION = "label", "pool", "option"
-RULES = (LABEL, POOL, OPTION)
+LABEL, POOL, OPTION, EQUATION = "label", "pool", "option", "equation"
+RULES = (LABEL, POOL, OPTION, EQUATION)
+EQUATION_TAU = 0.01                # the equation rule's Acc_tau on the in-domain test split
+EQUATION_SEED = 0                  # the fit's seed: the same answer always gets the same verdict
 EXACT, SUBSET = "exact", "subset"
 LETTERS = string.ascii_uppercase
 
@@ -84,6 +93,29 @@ def score_option(track: "Track", task: "Task", answer: str | None) -> bool:
     return match.index is not None and option_letter(match.index) in task.answer_pool
 
 
+def score_equation(track: "Track", task: "Task", answer: str | None) -> bool:
+    """``equation``: fit the answer's free parameters on ``train``, then Acc_0.01 on
+    ``test_id`` (see the module docstring)."""
+    from scir.errors import ScirError
+    from scir.evaluate.regression import acc_tau
+    from solvers.equation.evaluator import fit
+    from solvers.equation.expression import parse_equation
+
+    if answer is None:
+        return False
+    formal = track.formal(task)
+    train, test = formal.splits["train"], formal.splits["test_id"]
+    try:
+        equation = parse_equation(answer, list(formal.inputs))
+        params: Sequence[float] = ()
+        if equation.n_params:
+            params = fit(equation, train.X, train.y, list(formal.inputs),
+                         seed=EQUATION_SEED).params
+        return acc_tau(test.y, equation.evaluate(test.X, params), EQUATION_TAU)
+    except ScirError:
+        return False
+
+
 def score(track: "Track", task: "Task", answer: str | None) -> bool:
     """Whether ``answer`` is accepted for ``task`` under the rule ``track.scoring`` names
     (ValueError for a rule that is not one of :data:`RULES`)."""
@@ -94,5 +126,7 @@ def score(track: "Track", task: "Task", answer: str | None) -> bool:
         return score_pool(task, answer)
     if rule == OPTION:
         return score_option(track, task, answer)
+    if rule == EQUATION:
+        return score_equation(track, task, answer)
     raise ValueError(f"track {track.name!r} names the unknown scoring rule {rule!r} "
                      f"(one of {', '.join(RULES)})")

@@ -25,12 +25,20 @@ from scir.pipelines.result import (ARCHS, MODEL_FREE_ARCHS, NO_MODEL, SYMREG_ARC
                                    PipelineResult, PipelineSettings, new_result, problem_text)
 from scir.tasks import Task
 from scir.tracks import track_of
+from scir.tracks.base import Track
 
 PIPELINES: dict[str, Callable[..., PipelineResult]] = {
     "cot": cot.run, "ns": ns.run, "symbcot": symbcot.run, "oracle": oracle.run,
     **{arch: partial(symreg.run, arch=arch) for arch in SYMREG_ARCHS},
 }
 RETRIED_STATUSES = frozenset({"backend_error"})
+
+
+def check_architecture(track: Track, arch: str) -> None:
+    """ConfigError when ``arch`` does not apply to ``track`` (``Track.architectures``)."""
+    if track.architectures is not None and arch not in track.architectures:
+        raise ConfigError(f"--arch {arch} does not apply to the {track.name} track (it takes "
+                          f"{', '.join(track.architectures)})", field="arch")
 
 
 def run_task(arch: str, task: Task, backend: Backend | None, settings: PipelineSettings
@@ -41,6 +49,7 @@ def run_task(arch: str, task: Task, backend: Backend | None, settings: PipelineS
     if arch not in MODEL_FREE_ARCHS and backend is None:
         raise ConfigError(f"--arch {arch} needs a --model", field="model")
     track = track_of(task)
+    check_architecture(track, arch)
     start = time.monotonic()
     try:
         result = PIPELINES[arch](track, task, backend, settings)
@@ -178,7 +187,7 @@ def pending_tasks(tasks: list[Task], arch: str, model: str, store: RunStore,
     task's text or track is missing."""
     for task in tasks:
         problem_text(task, settings.presentation)
-        track_of(task)
+        check_architecture(track_of(task), arch)
     pending = []
     for task in tasks:
         stored = store.get_result(task.task_id, arch, settings.presentation, model,

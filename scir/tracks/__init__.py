@@ -25,6 +25,7 @@ BUILTIN: dict[str, str] = {
     "deduction": "scir.tracks.deduction:DeductionTrack",
     "induction": "scir.tracks.induction:InductionTrack",
     "causal": "scir.tracks.causal:CausalTrack",
+    "equation": "scir.tracks.equation:EquationTrack",
 }
 
 ENTRY_POINT_GROUP = "scir.tracks"

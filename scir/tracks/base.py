@@ -144,6 +144,9 @@ class Track(ABC):
     scoring: str = "pool"
     # the typed formal object (a FormalObject: ``load`` / ``dump``); None: the JSON dict itself
     formal_type: ClassVar[type | None] = None
+    # the architectures (``scir.pipelines.ARCHS``) that apply to the track; None: all. The
+    # pipelines refuse the others with a ConfigError before any call
+    architectures: ClassVar[tuple[str, ...] | None] = None
 
     def formal(self, task: Task) -> Any:
         """The task's formal object, ``formal_type.load(task.formal)`` (cached; see

@@ -1,0 +1,62 @@
+"""The equation track's rendering codec (:class:`scir.text.codec.RenderCodec`).
+
+Two blocks: block 1 ``{"science", "inputs", "output"}`` (the context: what is measured),
+block 2 ``{"columns", "rows"}`` (the printed training rows, inputs then output, in order).
+Stages: :mod:`.writer` (template documents: variables as sentences of the genre's phrase
+banks; the data as a CSV or Markdown table or one sentence per run), :mod:`.extractor` (the
+reference extractor: every value read back digit for digit), :mod:`.inverse` (the LLM
+renderer's block format) and ``genres.json``.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from scir.tasks import Task
+from scir.text.codec import ModularCodec
+from scir.tracks.equation.codec import extractor, inverse, writer
+from scir.tracks.equation.formal import EquationFormal
+from scir.tracks.equation.templates import shown_rows
+
+
+class EquationCodec(ModularCodec):
+    """The context block and the data block."""
+
+    writer = writer
+    extractor = extractor
+
+    track = "equation"
+    genre_count = None
+
+    def genre_file(self) -> Traversable:
+        return resources.files(__package__) / "genres.json"
+
+    def block_contents(self, task: Task, formal: EquationFormal) -> list[dict[str, Any]]:
+        return [{"science": formal.science, "inputs": list(formal.inputs),
+                 "output": formal.output},
+                {"columns": list(formal.inputs) + [formal.output],
+                 "rows": shown_rows(formal)}]
+
+    def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
+        if index == 0:
+            return {"science": content.get("science"), "inputs": list(content.get("inputs", [])),
+                    "output": content.get("output")}
+        return {"columns": list(content.get("columns", [])),
+                "rows": [list(r) for r in content.get("rows", [])]}
+
+    def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.description(index)
+
+    def block_grammar(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.grammar(index, content, bounded=True)
+
+    def format_block(self, task: Task, index: int, content: dict[str, Any]) -> str:
+        return inverse.format_block(index, content)
+
+    def parse_block(self, task: Task, index: int, text: str) -> dict[str, Any]:
+        return inverse.parse(task, index, text)
+
+
+__all__ = ["EquationCodec"]

@@ -1,0 +1,114 @@
+"""Reference extractor for equation documents: recovers the context block (field, inputs in
+order, output) and the data block (every printed row, in order, every value digit for digit)
+from the text alone, with the genre file's own templates.
+
+Variable names are free identifiers in the context document; the data document is read with
+the names the context document declared (columns: the inputs, then the output).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scir.errors import VerificationError
+from scir.tasks import Task
+from scir.text.genres import GenreSet, load_genres
+from scir.text.patterns import alternation, compile_template
+from scir.tracks.equation.formal import SCIENCES
+
+NAME = r"[A-Za-z_][A-Za-z0-9_]{0,39}"
+NUMBER = r"-?[0-9]+(?:\.[0-9]+)?(?:e[-+][0-9]+)?"
+DESCRIPTION = r"[^\n]*?"
+
+
+def _fail(task: Task, message: str) -> VerificationError:
+    return VerificationError(message, task_id=task.task_id)
+
+
+def _all(templates: list[str], slots: dict[str, str], text: str) -> list[re.Match]:
+    found = []
+    for t in templates:
+        found += list(compile_template(t, slots).finditer(text))
+    return sorted(found, key=lambda m: m.start())
+
+
+def _context(task: Task, text: str, gset: GenreSet) -> dict[str, Any]:
+    ph = gset.phrases
+    science = _all(ph["science"], {"science": alternation(SCIENCES)}, text)
+    if len(science) != 1:
+        raise _fail(task, f"expected one statement of the field, found {len(science)}")
+    slots = {"name": NAME, "description": DESCRIPTION}
+    inputs = [m.group("name") for m in _all(ph["input"], slots, text)]
+    outputs = [m.group("name") for m in _all(ph["output"], slots, text)]
+    if len(outputs) != 1 or not inputs:
+        raise _fail(task, f"expected inputs and one output, found {len(inputs)} inputs and "
+                          f"{len(outputs)} outputs")
+    return {"science": science[0].group("science"), "inputs": inputs, "output": outputs[0]}
+
+
+def _table(task: Task, text: str, fmt: str, columns: list[str]) -> list[tuple[int, list]]:
+    if fmt == "csv":
+        head = "row," + ",".join(columns)
+        row = re.compile(r"^([0-9]+),(" + NUMBER + r"(?:," + NUMBER + r")*)$", re.M)
+        split = ","
+    else:
+        head = "| Row | " + " | ".join(columns) + " |"
+        row = re.compile(r"^\| ([0-9]+) \| (" + NUMBER + r"(?: \| " + NUMBER + r")*) \|$",
+                         re.M)
+        split = " | "
+    if head not in text.splitlines():
+        raise _fail(task, f"the {fmt} table header {head!r} is missing")
+    found = []
+    for m in row.finditer(text):
+        values = [float(v) for v in m.group(2).split(split)]
+        if len(values) != len(columns):
+            raise _fail(task, f"a {fmt} row does not match its header: {m.group(0)!r}")
+        found.append((int(m.group(1)), values))
+    return found
+
+
+def _narrative(task: Task, text: str, gset: GenreSet, columns: list[str]
+               ) -> tuple[list[str], list[tuple[int, list]]]:
+    ph = gset.phrases
+    name = alternation(columns)
+    pair = "(?:" + "|".join(re.escape(p).replace(r"\{name\}", name)
+                            .replace(r"\{value\}", NUMBER) for p in ph["values"]) + ")"
+    slots = {"i": "[0-9]+", "values": f"{pair}(?:, {pair})*"}
+    found, names = [], None
+    for m in _all(ph["rows"], slots, text):
+        cells = re.findall("(" + name + r")(?: = | was )(" + NUMBER + ")", m.group("values"))
+        seen = [c for c, _ in cells]
+        if names is None:
+            names = seen
+        if seen != names:
+            raise _fail(task, "the runs name different variables")
+        found.append((int(m.group("i")), [float(v) for _, v in cells]))
+    return names or [], found
+
+
+def _data(task: Task, text: str, fmt: str, gset: GenreSet, columns: list[str]
+          ) -> dict[str, Any]:
+    if fmt in ("csv", "markdown"):
+        rows = _table(task, text, fmt, columns)
+    else:
+        named, rows = _narrative(task, text, gset, columns)
+        if named != columns:
+            raise _fail(task, f"the runs name {named}, the variables are {columns}")
+    if [i for i, _ in rows] != list(range(1, len(rows) + 1)):
+        raise _fail(task, "the rows are not numbered 1..n in order")
+    if not rows:
+        raise _fail(task, "no data rows found")
+    return {"columns": list(columns), "rows": [r for _, r in rows]}
+
+
+def extract(task: Task) -> list[dict[str, Any]]:
+    """``[context content, data content]`` from the two documents."""
+    gset = load_genres("equation")
+    if len(task.documents) != 2:
+        raise _fail(task, f"expected 2 documents, found {len(task.documents)}")
+    context, data = task.documents
+    first = _context(task, context.text, gset)
+    fmt = gset.genre(data.genre).option("table_format")
+    second = _data(task, data.text, fmt, gset, first["inputs"] + [first["output"]])
+    return [first, second]

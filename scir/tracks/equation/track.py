@@ -1,0 +1,179 @@
+"""``EquationTrack``: equation discovery (symbolic regression) behind the generic ``Track``
+interface."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from scir.errors import ConfigError, ScirError
+from scir.prompts import task_prompt
+from scir.tasks import Task
+from scir.text.codec import RenderCodec
+from scir.tracks.base import Check, Track, TrackParam
+from scir.tracks.equation import templates
+from scir.tracks.equation.formal import SCIENCES, SPLITS, EquationFormal
+from scir.tracks.equation.generate import build
+from scir.tracks.equation.numeric import evaluate
+from scir.tracks.equation.validate import validate
+
+GENERATOR = "scir.tracks.equation"
+VERSION = "1.0"
+ANY = "any"
+VERIFY_TAU = 0.001               # the stored expression reproduces noise-free targets
+NOISE_FACTOR = 3.0               # train targets with noise: within 3 sigma (95% of rows)
+_ANSWER = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*[*_]*\s*[:=]\s*(.+?)\s*$")
+_LHS = re.compile(r"^\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*(?:\([^()=]*\))?|d[A-Za-z_]+/dt)\s*=(?!=)")
+
+
+class EquationTrack(Track):
+    """Equation discovery: find the equation behind a table of measurements (LSR-Synth
+    style: textbook terms mixed with synthetic ones, in four sciences)."""
+
+    name = "equation"
+    description = ("equation discovery (symbolic regression): find the equation that "
+                   "generated a table of measurements in chemistry, biology, physics or "
+                   "materials science")
+    n_blocks = 2
+    answer_kind = "expression"
+    scoring = "equation"
+    formal_type = EquationFormal
+    # ns and symbcot formalize the problem into a formal object the solver then answers;
+    # here the formal object *is* the data and the answer is the equation to be found, so
+    # there is nothing for a model to formalize: the CoT model proposes the equation directly
+    architectures = ("cot", "oracle")
+
+    # ---- generation -------------------------------------------------------------------
+    def parameters(self) -> Sequence[TrackParam]:
+        return [
+            TrackParam("terms", int, "terms of the equation (at least one textbook term and, "
+                       "from two terms on, one synthetic term)", 2, 4, minimum=1, maximum=6),
+            TrackParam("operators", int, "unary functions (sin, cos, exp, log, sqrt, tanh) in "
+                       "the equation, in total", 1, 2, minimum=0, maximum=8),
+            TrackParam("samples", int, "training rows (the text prints the first "
+                       f"{templates.SHOWN})", 24, 24, minimum=4, maximum=5000),
+            TrackParam("test_samples", int, "rows of each test split (in-domain and "
+                       "out-of-domain)", 50, 50, minimum=4, maximum=5000),
+            TrackParam("noise", float, "std of the relative Gaussian noise on the training "
+                       "targets (0: none; the test splits are always noise-free)", 0.0, 0.0,
+                       minimum=0.0, maximum=0.5),
+            TrackParam("ood_shift", float, "out-of-domain inputs lie in [high, high + shift * "
+                       "(high - low)] of each input's in-domain range", 0.5, 0.5,
+                       minimum=0.05, maximum=5.0),
+            TrackParam("science", str, "the science (any: chemistry, biology, physics, "
+                       "materials in turn by task index)", ANY, ANY,
+                       choices=(ANY,) + SCIENCES, affects_difficulty=False),
+        ]
+
+    def tier(self, params: dict[str, Any]) -> str:
+        return f"t{params['terms']}o{params['operators']}"
+
+    def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
+        task_id = self.task_id(params, seed, index)
+        science = params["science"]
+        if science == ANY:
+            science = SCIENCES[index % len(SCIENCES)]
+        rng = self.rng(seed, index, salt=f"{self.name}:{self.tier(params)}:{science}")
+        problem = build(params, science, rng, task_id)
+        formal = problem.formal
+        blocks = [templates.block_context(formal), templates.block_data(formal)]
+        return Task(
+            task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
+            tier=self.tier(params), seed=seed, params=dict(params),
+            question=templates.question(formal), options=[],
+            answer=formal.expression, answer_pool=[formal.expression],
+            # an equation is not drawn from a finite set: a blind guess is right with
+            # probability 0 (the Task format allows 0 for open answers)
+            chance=0.0, formal=formal.dump(), blocks=blocks, problem_nl="\n\n".join(blocks),
+            domain_metadata={"science": science, "terms": problem.terms},
+            provenance={"generator": GENERATOR, "version": VERSION,
+                        "attempts": problem.attempts, "rejected": problem.rejected,
+                        "evaluator": "solvers.equation.expression"},
+        )
+
+    # ---- checking and scoring ---------------------------------------------------------
+    def validate_formal(self, task: Task) -> None:
+        """Answer, pool, options and the formal object's shapes (``validate.py``)."""
+        validate(task)
+
+    def verify(self, task: Task) -> Check:
+        """Recompute every split's targets from the stored expression: Acc_0.001 must hold on
+        the noise-free splits (train too when ``noise`` is 0; with noise, the train targets
+        must lie within 3 sigma of the truth); the skeleton with the constants must give the
+        expression's values; answer and pool must be the expression."""
+        from scir.evaluate.regression import acc_tau
+
+        formal = self.formal(task)
+        problems = []
+        if task.answer != formal.expression or task.answer_pool != [formal.expression]:
+            problems.append(f"stored answer {task.answer!r} is not the formal expression "
+                            f"{formal.expression!r}")
+        details: dict[str, Any] = {}
+        try:
+            for split in SPLITS:
+                data = formal.splits[split]
+                predicted = evaluate(formal.expression, formal.inputs, data.X)
+                noisy = split == "train" and formal.noise > 0
+                tau = NOISE_FACTOR * formal.noise if noisy else VERIFY_TAU
+                ok = bool(acc_tau(np.asarray(data.y), predicted, tau))
+                details[split] = ok
+                if not ok:
+                    problems.append(f"the expression does not reproduce the {split} targets "
+                                    f"(Acc_{tau:g} fails)")
+            if formal.skeleton:
+                train = formal.splits["train"].X
+                filled = evaluate(formal.skeleton, formal.inputs, train, formal.constants)
+                truth = evaluate(formal.expression, formal.inputs, train)
+                if not np.allclose(filled, truth, rtol=1e-6, atol=1e-12):
+                    problems.append("the skeleton with the constants is not the expression")
+        except ScirError as exc:
+            problems.append(f"the expression cannot be evaluated: {exc.message}")
+        found = formal.expression if not problems else None
+        return Check(task.task_id, not problems, task.answer, found, details=details,
+                     message="; ".join(problems))
+
+    def solve_formal(self, task: Task, formal: EquationFormal) -> str:
+        """The oracle: the ground-truth expression."""
+        return formal.expression
+
+    def parse_answer(self, task: Task, text: str) -> str | None:
+        """The expression of the last ``Answer:`` line, without a left-hand side (``y =``,
+        ``dA_dt =``, ``f(t, A) =``) or surrounding backticks and a final period."""
+        found = _ANSWER.findall(text)
+        if not found:
+            return None
+        answer = found[-1].strip().strip("`*$").strip()
+        answer = _LHS.sub("", answer, count=1).strip().rstrip(".").strip("`").strip()
+        return answer or None
+
+    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
+        """The ``cot`` prompt (``scir/prompts/equation/cot.txt``)."""
+        from solvers.equation.expression import FUNCTIONS
+
+        if kind != "cot":
+            raise ConfigError(f"the equation track has only the cot prompt, not {kind!r}",
+                              field="kind")
+
+        def values() -> dict[str, str]:
+            formal = self.formal(task)
+            example = " + ".join(f"p{i}*{name}" for i, name in enumerate(formal.inputs))
+            return {"science": formal.science, "output": formal.output,
+                    "inputs": ", ".join(formal.inputs), "example": example,
+                    "functions": ", ".join(FUNCTIONS)}
+
+        return task_prompt(self.name, kind, task, presentation, extra, values)
+
+    def count_items(self, formal: EquationFormal) -> int:
+        """Training rows (the data a solver reads)."""
+        return len(formal.splits["train"].X)
+
+    def codec(self) -> RenderCodec:
+        """The rendering codec (:mod:`scir.tracks.equation.codec`)."""
+        from scir.tracks.equation.codec import EquationCodec
+
+        return EquationCodec()
+
+
+__all__ = ["EquationTrack"]
