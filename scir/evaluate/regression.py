@@ -10,11 +10,14 @@ Conventions (one place for each):
 - NMSE: ``mean((y_true - y_pred)**2) / var(y_true)`` with the population variance (ddof 0),
   as LLM-SR reports it; ``inf`` if any prediction is non-finite; a constant ``y_true``
   (variance 0) gives 0 for an exact prediction and ``inf`` otherwise;
+- MAPE (the evaluator's score, :func:`solvers.equation.metrics.mape`): ``100 * mean``
+  relative error in percent over the points with ``|y_true| > 1e-8 * max|y_true|``;
 - symbolic equivalence: :func:`solvers.equation.equivalence.equivalent` (up to fitted
   constants, proved by sympy under a time limit in a subprocess).
 
 ``y_true`` must be finite (``TaskFormatError`` otherwise); both arrays are flattened and must
-have the same, non-zero length (``ConfigError``).
+have the same, non-zero length (``ConfigError``). ``relative_errors`` and ``nmse`` are
+defined in :mod:`solvers.equation.metrics` (the evaluator uses them too) and re-exported here.
 """
 
 from __future__ import annotations
@@ -23,33 +26,15 @@ from typing import Sequence
 
 import numpy as np
 
-from scir.errors import ConfigError, TaskFormatError
+from scir.errors import ConfigError
 from solvers.equation.equivalence import equivalent
+from solvers.equation.metrics import nmse, relative_errors
+
+__all__ = ["SHARE", "TAUS", "acc_tau", "nmse", "point_correct", "relative_errors",
+           "symbolic_equivalent"]
 
 TAUS = (0.1, 0.01, 0.001)
 SHARE = 0.95
-
-
-def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
-    t = np.asarray(y_true, dtype=float).reshape(-1)
-    p = np.asarray(y_pred, dtype=float).reshape(-1)
-    if t.shape != p.shape or t.size == 0:
-        raise ConfigError(f"y_true and y_pred must have the same non-zero length, got "
-                          f"{t.size} and {p.size}")
-    if not np.all(np.isfinite(t)):
-        raise TaskFormatError("y_true has non-finite values")
-    return t, p
-
-
-def relative_errors(y_true, y_pred) -> np.ndarray:
-    """Per-point relative errors (conventions in the module docstring)."""
-    t, p = _pair(y_true, y_pred)
-    with np.errstate(all="ignore"):
-        err = np.abs(p - t) / np.abs(t)
-    zero = t == 0
-    err[zero] = np.where(p[zero] == 0, 0.0, np.inf)
-    err[~np.isfinite(p)] = np.inf
-    return err
 
 
 def point_correct(y_true, y_pred, tau: float) -> np.ndarray:
@@ -64,19 +49,6 @@ def acc_tau(y_true, y_pred, tau: float, share: float = SHARE) -> bool:
     if not 0 < share <= 1:
         raise ConfigError(f"share must be in (0, 1], got {share!r}")
     return bool(np.mean(point_correct(y_true, y_pred, tau)) >= share)
-
-
-def nmse(y_true, y_pred) -> float:
-    """Normalised mean squared error (conventions in the module docstring)."""
-    t, p = _pair(y_true, y_pred)
-    if not np.all(np.isfinite(p)):
-        return float("inf")
-    with np.errstate(all="ignore"):
-        mse = float(np.mean((t - p) ** 2))
-        var = float(np.var(t))
-    if var == 0:
-        return 0.0 if mse == 0 else float("inf")
-    return mse / var
 
 
 def symbolic_equivalent(candidate: str, truth: str, inputs: Sequence[str], *,
