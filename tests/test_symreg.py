@@ -104,7 +104,7 @@ def gp_program(nodes: list[object], n_features: int) -> _Program:
                     program=program)
 
 
-x0, x1 = sympy.symbols("v0 v1")
+x0, x1 = sympy.symbols("v0 v1", real=True)
 CONVERSIONS = [
     (["add", "mul", 0, 1, "sub", 0, 2.5], x0 * x1 + x0 - 2.5),
     (["div", 0, 1], x0 / x1),

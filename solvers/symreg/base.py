@@ -86,13 +86,19 @@ def placeholders(n: int) -> list[str]:
     return [f"v{i}" for i in range(n)]
 
 
+def symbol(name: str) -> sympy.Symbol:
+    """The sympy symbol of a variable: real, so that sympy never rewrites ``exp(-a*x)``
+    into ``exp(-a*re(x))`` (``re`` is not in the equation language)."""
+    return sympy.Symbol(name, real=True)
+
+
 def to_expression(expr: sympy.Expr, inputs: Sequence[str]) -> tuple[str, int]:
     """A sympy expression over the placeholders, with the real input names put in, as the
     equation language's canonical text (:func:`solvers.equation.expression.parse_equation`
     of ``str``) and its size (sympy tree nodes). Raises :class:`SolverError` for an expression
     that is not a finite real formula (``nan``, ``zoo``, ``I``) or not in the language."""
     names = placeholders(len(inputs))
-    real = expr.xreplace({sympy.Symbol(p): sympy.Symbol(n) for p, n in zip(names, inputs)})
+    real = expr.xreplace({symbol(p): symbol(n) for p, n in zip(names, inputs)})
     if real.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo, sympy.I):
         raise SolverError(f"the model is not a finite real formula: {real}")
     try:
@@ -105,7 +111,7 @@ def to_expression(expr: sympy.Expr, inputs: Sequence[str]) -> tuple[str, int]:
 def parse_model(text: str, inputs: Sequence[str]) -> sympy.Expr:
     """A library's infix model text over the placeholders (``v0`` ...; ``^`` for powers) as a
     sympy expression; raises :class:`SolverError` when it does not parse."""
-    symbols = {p: sympy.Symbol(p) for p in placeholders(len(inputs))}
+    symbols = {p: symbol(p) for p in placeholders(len(inputs))}
     allowed = {name: getattr(sympy, name) for name in
                ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "Abs", "Float", "Integer",
                 "Rational", "Symbol", "Pow", "Mul", "Add")}

@@ -9,7 +9,8 @@ the next generation would pass the time limit.
 Protected operators are mapped to their unprotected formulas -- the guard branch is dropped:
 ``div(a, b)`` (gplearn: ``a/b`` if ``|b| > 0.001`` else ``1``) -> ``a/b``; ``inv(a)``
 (``1/a`` if ``|a| > 0.001`` else ``0``) -> ``1/a``; ``log(a)`` (``log|a|`` if ``|a| > 0.001``
-else ``0``) -> ``log(Abs(a))``; ``sqrt(a)`` (``sqrt|a|``) -> ``sqrt(Abs(a))`` (exact). The
+else ``0``) -> ``log(Abs(a))``; ``sqrt(a)`` (``sqrt|a|``) -> ``sqrt(Abs(a))`` (exact); the
+added ``exp(a)`` (``exp`` of ``a`` clipped to [-50, 50]) -> ``exp(a)``; ``tanh`` is exact. The
 converted formula equals gplearn's prediction wherever no guard fires; the fit logs the
 largest relative difference on the training data (``max_guard_deviation``)."""
 
@@ -25,9 +26,23 @@ import sympy
 
 from solvers.errors import SolverError
 from solvers.symreg.base import (RegressorUnavailable, SRResult, check_data, placeholders,
-                                 to_expression)
+                                 symbol, to_expression)
 
-FUNCTIONS = ("add", "sub", "mul", "div", "sqrt", "log", "sin", "cos")
+FUNCTIONS = ("add", "sub", "mul", "div", "sqrt", "log", "sin", "cos", "exp", "tanh")
+EXP_CLIP = 50.0          # gplearn has no exp: ours computes exp(clip(a, -50, 50))
+
+
+def _exp(a: np.ndarray) -> np.ndarray:
+    return np.exp(np.clip(a, -EXP_CLIP, EXP_CLIP))
+
+
+def _functions(names: Sequence[str]) -> list[object]:
+    """gplearn's function objects for ``names``: its own, plus ``exp`` and ``tanh``."""
+    from gplearn.functions import make_function
+
+    extra = {"exp": make_function(function=_exp, name="exp", arity=1),
+             "tanh": make_function(function=np.tanh, name="tanh", arity=1)}
+    return [extra.get(name, name) for name in names]
 
 # gplearn function name -> its formula on sympy arguments (the protection dropped, see above)
 SYMPY_OF: dict[str, Callable[..., sympy.Expr]] = {
@@ -44,6 +59,8 @@ SYMPY_OF: dict[str, Callable[..., sympy.Expr]] = {
     "cos": sympy.cos,
     "tan": sympy.tan,
     "sig": lambda a: 1 / (1 + sympy.exp(-a)),
+    "exp": sympy.exp,
+    "tanh": sympy.tanh,
 }
 # gplearn's max and min have no formula here: the equation language has no max/min
 
@@ -67,7 +84,7 @@ def program_to_sympy(program: Sequence[object], n_inputs: int) -> sympy.Expr:
         if isinstance(node, (int, np.integer)):
             if not 0 <= int(node) < n_inputs:
                 raise SolverError(f"gplearn program uses column {node} of {n_inputs}")
-            term: sympy.Expr = sympy.Symbol(names[int(node)])
+            term: sympy.Expr = symbol(names[int(node)])
         elif isinstance(node, (float, np.floating)):
             term = sympy.Float(float(node))
         else:
@@ -113,7 +130,7 @@ class GplearnRegressor:
                                        "the project's `symreg` extra)") from exc
         model = SymbolicRegressor(
             population_size=self.population_size, generations=1,
-            tournament_size=self.tournament_size, function_set=self.functions,
+            tournament_size=self.tournament_size, function_set=_functions(self.functions),
             parsimony_coefficient=self.parsimony_coefficient, const_range=(-5.0, 5.0),
             init_depth=(2, 6), warm_start=True, n_jobs=1, random_state=seed)
         start = time.monotonic()
@@ -148,7 +165,7 @@ def guard_deviation(expr: sympy.Expr, predicted: np.ndarray, X: np.ndarray) -> f
     """The largest relative difference between the converted formula and gplearn's own
     prediction on ``X`` (0 when no protection guard fires; inf where the formula is not
     finite)."""
-    symbols = [sympy.Symbol(p) for p in placeholders(X.shape[1])]
+    symbols = [symbol(p) for p in placeholders(X.shape[1])]
     with np.errstate(all="ignore"):
         values = np.broadcast_to(sympy.lambdify(symbols, expr, "numpy")(*X.T),
                                  predicted.shape).astype(float)

@@ -17,7 +17,8 @@ import numpy as np
 from solvers.symreg.base import (RegressorUnavailable, SRResult, check_data, parse_model,
                                  placeholders, to_expression)
 
-SYMBOLS = "add,sub,mul,div,exp,log,sqrt,sin,cos,square,constant,variable"
+SYMBOLS = "add,sub,mul,div,exp,log,sqrt,sin,cos,tanh,square,constant,variable"
+SELECTION = "bayesian_information_criterion"
 
 
 @dataclass
@@ -25,7 +26,7 @@ class OperonRegressor:
     """Operon through ``pyoperon.sklearn.SymbolicRegressor`` (settings: module docstring)."""
 
     population_size: int = 500
-    generations: int = 300
+    generations: int = 1000
     max_length: int = 40
     symbols: str = SYMBOLS
     precision: int = 15            # digits of the constants in the model text (float32 inside)
@@ -34,7 +35,7 @@ class OperonRegressor:
     def fit(self, X: np.ndarray, y: np.ndarray, inputs: Sequence[str], *, seconds: float,
             seed: int) -> SRResult:
         """Fit within ``seconds`` (Operon checks the clock between generations; whole seconds,
-        at least 1) and return the Pareto front's minimum-description-length model."""
+        at least 1) and return the Pareto front's model of least BIC."""
         Xa, ya = check_data(X, y, inputs, seconds)
         try:
             from pyoperon.sklearn import SymbolicRegressor
@@ -45,7 +46,7 @@ class OperonRegressor:
             allowed_symbols=self.symbols, objectives=["r2", "length"],
             population_size=self.population_size, generations=self.generations,
             max_length=self.max_length, n_threads=1, random_state=seed,
-            max_time=max(1, math.floor(seconds)))
+            max_time=max(1, math.floor(seconds)), model_selection_criterion=SELECTION)
         start = time.monotonic()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")        # the MDL noise-level default warning
