@@ -40,12 +40,14 @@ def law_plain(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]
 
 
 # (baseline, law, input names, seconds, seed): names that clash with sympy's own (gamma, S);
-# gplearn has no constant tuning, so its law has no constant (it finds 2.5*x*y + x rarely)
+# gplearn has no constant tuning, so its law has no constant (it finds 2.5*x*y + x rarely).
+# The time limits are far above what the budgets need (a few seconds), so that the budget, not
+# the clock of a loaded machine, ends each search.
 CASES = {
     "pyoperon": (OperonRegressor(population_size=300, generations=150), law_product,
-                 ["S", "gamma"], 3.0, 7),
+                 ["S", "gamma"], 60.0, 7),
     "gplearn": (GplearnRegressor(population_size=500, generations=20), law_plain,
-                ["S", "beta"], 8.0, 1),
+                ["S", "beta"], 60.0, 1),
 }
 
 
@@ -65,7 +67,7 @@ def test_baseline_recovers_a_simple_law(fitted) -> None:
     assert {str(s) for s in parse_equation(result.expression, inputs).to_sympy().free_symbols} \
         == set(inputs)
     assert parse_equation(result.expression, inputs).text == result.expression   # canonical
-    assert result.status in ("ok", "timeout") and 0 < result.seconds <= seconds + 1.5
+    assert result.status == "ok" and 0 < result.seconds < seconds
     assert result.complexity >= 3 and regressor.name in result.log
 
 

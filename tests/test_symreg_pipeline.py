@@ -89,12 +89,12 @@ def test_archs_are_the_registered_baselines() -> None:
     assert SYMREG_ARCHS == tuple(REGRESSORS)
 
 
-@pytest.mark.parametrize("arch", ["pyoperon", "gplearn"])
-def test_baseline_answers_and_is_scored(arch: str) -> None:
-    """pyoperon finds the law in 2 s; gplearn (1000 programs a generation) answers its best
-    program of the few generations 2 s allow, scored either way."""
+@pytest.mark.parametrize("arch,seconds", [("pyoperon", 5.0), ("gplearn", 1.5)])
+def test_baseline_answers_and_is_scored(arch: str, seconds: float) -> None:
+    """pyoperon finds the law within 5 s; gplearn (1000 programs a generation) answers its
+    best program of the few generations 1.5 s allow, scored either way."""
     task = next(iter(LawfitTrack().generate(1, seed=3)))
-    result = run_task(arch, task, None, settings(2.0))
+    result = run_task(arch, task, None, settings(seconds))
     assert (result.model, result.arch) == (NO_MODEL, arch)
     assert result.status == ("ok" if result.correct else "wrong")
     assert result.correct == LawfitTrack().score(task, result.answer)

@@ -29,6 +29,7 @@ from solvers.symreg.base import (RegressorUnavailable, SRResult, check_data, pla
                                  symbol, to_expression)
 
 FUNCTIONS = ("add", "sub", "mul", "div", "sqrt", "log", "sin", "cos", "exp", "tanh")
+EXACT = 1e-12            # a fit this close (mean absolute error / mean |y|) ends the search
 EXP_CLIP = 50.0          # gplearn has no exp: ours computes exp(clip(a, -50, 50))
 
 
@@ -133,6 +134,7 @@ class GplearnRegressor:
             tournament_size=self.tournament_size, function_set=_functions(self.functions),
             parsimony_coefficient=self.parsimony_coefficient, const_range=(-5.0, 5.0),
             init_depth=(2, 6), warm_start=True, n_jobs=1, random_state=seed)
+        exact = EXACT * float(np.mean(np.abs(ya)))     # mean absolute error of an exact fit
         start = time.monotonic()
         ran, last = 0, 0.0
         with warnings.catch_warnings():
@@ -145,15 +147,15 @@ class GplearnRegressor:
                 tick = time.monotonic()
                 model.fit(Xa, ya)
                 last, ran = time.monotonic() - tick, ran + 1
-                if model._program.raw_fitness_ == 0.0:     # exact: nothing left to find
+                if model._program.raw_fitness_ <= exact:    # nothing left to find
                     break
         elapsed = time.monotonic() - start
         program = model._program
         expr = program_to_sympy(program.program, len(inputs))
         expression, complexity = to_expression(expr, inputs)
         deviation = guard_deviation(expr, program.execute(Xa), Xa)
-        exact = ran < self.generations and program.raw_fitness_ == 0.0
-        status = "ok" if ran >= self.generations or exact else "timeout"
+        found = ran < self.generations and program.raw_fitness_ <= exact
+        status = "ok" if ran >= self.generations or found else "timeout"
         return SRResult(expression=expression, seconds=elapsed, status=status,
                         complexity=complexity,
                         log=f"gplearn: {ran} generations, program {program}, "
