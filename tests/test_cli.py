@@ -38,7 +38,8 @@ def test_help_lists_commands(capsys):
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     for command in COMMANDS:
-        assert command.replace("_", "-") in out or command in out
+        name = command.rstrip("_")          # import_: a module named after a keyword
+        assert name.replace("_", "-") in out or name in out
     assert "docs/cli.md" in out
 
 

@@ -18,9 +18,10 @@ def make(domain, answer, pool, options=()):
 
 
 def test_each_built_in_track_names_its_rule():
-    assert {n: get_track(n).scoring for n in ("deduction", "induction", "causal")} == {
-        "deduction": "label", "induction": "pool", "causal": "option"}
-    assert set(RULES) == {"label", "pool", "option"}
+    assert {n: get_track(n).scoring for n in ("deduction", "induction", "causal",
+                                               "equation")} == {
+        "deduction": "label", "induction": "pool", "causal": "option", "equation": "equation"}
+    assert set(RULES) == {"label", "pool", "option", "equation"}
 
 
 def test_label_is_exact():

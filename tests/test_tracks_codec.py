@@ -181,7 +181,13 @@ def test_ns_with_a_scripted_model_on_both_presentations(name, files, presentatio
                      "--presentation", presentation, "--run", str(run), "--max-retries", "0",
                      "--api-retries", "0"])
         bodies = srv.bodies()
-    out = capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
+    archs = registry.get_track(name).architectures
+    if archs is not None and "ns" not in archs:     # refused before any call (ConfigError)
+        assert code == 2 and bodies == [], captured
+        assert f"--arch ns does not apply to the {name} track" in captured.err
+        return
     assert code == 0 and out[:2] == [f"accuracy: {N}/{N}", "parse failures: 0"], out
     assert len(bodies) == N
     for body in bodies:                       # each call was constrained by the task grammar

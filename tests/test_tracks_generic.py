@@ -84,7 +84,9 @@ def test_task_shape(name, generated):
         assert len(task.blocks) == track.n_blocks
         assert all(block and block in task.problem_nl for block in task.blocks)
         assert task.answer in task.answer_pool
-        assert 0 < task.chance <= 1
+        assert 0 <= task.chance <= 1
+        if task.chance == 0:            # an open answer (an equation): never a choice
+            assert not task.options and track.answer_kind not in ("label", "option")
         assert task.question
 
 

@@ -98,7 +98,6 @@ def score_equation(track: "Track", task: "Task", answer: str | None) -> bool:
     ``test_id`` (see the module docstring)."""
     from scir.errors import ScirError
     from scir.evaluate.regression import acc_tau
-    from solvers.equation.evaluator import fit
     from solvers.equation.expression import parse_equation
 
     if answer is None:
@@ -109,6 +108,8 @@ def score_equation(track: "Track", task: "Task", answer: str | None) -> bool:
         equation = parse_equation(answer, list(formal.inputs))
         params: Sequence[float] = ()
         if equation.n_params:
+            from solvers.equation.evaluator import fit
+
             params = fit(equation, train.X, train.y, list(formal.inputs),
                          seed=EQUATION_SEED).params
         return acc_tau(test.y, equation.evaluate(test.X, params), EQUATION_TAU)

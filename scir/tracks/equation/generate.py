@@ -15,7 +15,7 @@ The data: inputs uniform in the in-domain ranges (train, test_id) or the out-of-
 (test_ood: ``[high, high + ood_shift * (high - low)]`` for every input), rounded to
 ``SIG_X`` significant digits; targets computed from the expression text by the project's
 evaluator on the rounded inputs, then rounded to ``SIG_Y`` digits; relative Gaussian noise
-(std ``noise``) only on the train targets, before rounding.
+(std ``noise``, cut at :data:`NOISE_CUT` sigma) only on the train targets, before rounding.
 
 A draw is rejected (and redrawn, at most :data:`MAX_ATTEMPTS` times) when a target is not
 finite or larger than :data:`MAX_ABS` on any split, when the train targets are nearly constant
@@ -46,6 +46,7 @@ CONSTANT_DIGITS = 3
 MAX_ABS = 1e8
 MIN_SPREAD = 0.05
 MIN_SHARE = 0.1
+NOISE_CUT = 4.0                      # the relative noise is a Gaussian cut at 4 sigma
 SIZE_RANGE = (0.5, 2.0)              # a term's rms on the train inputs (before rounding)
 
 
@@ -143,7 +144,8 @@ def _draw(science: Science, combo: list[Term], params: dict[str, Any], rng: rand
         if rms(evaluate(text, inputs, splits_x["train"])) < MIN_SHARE * rms(train):
             rejected["dominated"] = rejected.get("dominated", 0) + 1
             return None
-    noisy = [y * (1 + params["noise"] * rng.gauss(0.0, 1.0)) for y in train]
+    noisy = [y * (1 + params["noise"] * max(-NOISE_CUT, min(NOISE_CUT, rng.gauss(0.0, 1.0))))
+             for y in train]
     targets = {"train": noisy, "test_id": ys["test_id"], "test_ood": ys["test_ood"]}
     splits = {k: Split(tuple(tuple(r) for r in splits_x[k]),
                        tuple(rounded(float(y), SIG_Y) for y in targets[k]))

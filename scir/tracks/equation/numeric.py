@@ -9,11 +9,14 @@ agree digit for digit.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import numpy as np
 
 from solvers.equation.expression import Equation, parse_equation
+
+_LHS = re.compile(r"^\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*(?:\([^()=]*\))?|d[A-Za-z_]+/dt)\s*=(?!=)")
 
 SIG_X = 4                       # significant digits of a generated input value
 SIG_Y = 6                       # significant digits of a target (and of imported values)
@@ -27,6 +30,13 @@ def rounded(value: float, digits: int) -> float:
 def printed(value: float) -> str:
     """A stored value as text, exactly (at most :data:`SIG_Y` significant digits)."""
     return format(value, f".{SIG_Y}g")
+
+
+def right_side(text: str) -> str:
+    """An equation's right-hand side: ``y = ...``, ``dA_dt = ...``, ``f(t, A) = ...`` and
+    ``dA/dt = ...`` lose their left-hand side; surrounding backticks and a final period go."""
+    text = text.strip().strip("`*$").strip()
+    return _LHS.sub("", text, count=1).strip().rstrip(".").strip("`").strip()
 
 
 def equation(text: str, inputs: Sequence[str]) -> Equation:
@@ -46,4 +56,4 @@ def rms(values: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(values))))
 
 
-__all__ = ["SIG_X", "SIG_Y", "equation", "evaluate", "printed", "rms", "rounded"]
+__all__ = ["SIG_X", "SIG_Y", "equation", "right_side", "evaluate", "printed", "rms", "rounded"]

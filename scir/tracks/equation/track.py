@@ -17,16 +17,15 @@ from scir.tracks.base import Check, RegressionData, Track, TrackParam
 from scir.tracks.equation import templates
 from scir.tracks.equation.formal import SCIENCES, SPLITS, EquationFormal
 from scir.tracks.equation.generate import build
-from scir.tracks.equation.numeric import evaluate
+from scir.tracks.equation.numeric import evaluate, right_side
 from scir.tracks.equation.validate import validate
 
 GENERATOR = "scir.tracks.equation"
 VERSION = "1.0"
 ANY = "any"
 VERIFY_TAU = 0.001               # the stored expression reproduces noise-free targets
-NOISE_FACTOR = 3.0               # train targets with noise: within 3 sigma (95% of rows)
+NOISE_FACTOR = 4.5               # train targets with noise: within 4.5 sigma (noise is cut at 4)
 _ANSWER = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*[*_]*\s*[:=]\s*(.+?)\s*$")
-_LHS = re.compile(r"^\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*(?:\([^()=]*\))?|d[A-Za-z_]+/dt)\s*=(?!=)")
 
 
 class EquationTrack(Track):
@@ -79,21 +78,28 @@ class EquationTrack(Track):
             science = SCIENCES[index % len(SCIENCES)]
         rng = self.rng(seed, index, salt=f"{self.name}:{self.tier(params)}:{science}")
         problem = build(params, science, rng, task_id)
-        formal = problem.formal
+        return self.task_of(problem.formal, task_id=task_id, tier=self.tier(params),
+                            seed=seed, params=dict(params),
+                            difficulty=self.difficulty_of(params),
+                            metadata={"science": science, "terms": problem.terms},
+                            provenance={"generator": GENERATOR, "version": VERSION,
+                                        "attempts": problem.attempts,
+                                        "rejected": problem.rejected,
+                                        "evaluator": "solvers.equation.expression"})
+
+    def task_of(self, formal: EquationFormal, *, task_id: str, tier: str, seed: int,
+                params: dict[str, Any], difficulty: str, metadata: dict[str, Any],
+                provenance: dict[str, Any]) -> Task:
+        """The task of a formal object (generated or imported): blocks, question, answer."""
         blocks = [templates.block_context(formal), templates.block_data(formal)]
         return Task(
-            task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
-            tier=self.tier(params), seed=seed, params=dict(params),
-            question=templates.question(formal), options=[],
+            task_id=task_id, domain=self.name, difficulty=difficulty, tier=tier, seed=seed,
+            params=params, question=templates.question(formal), options=[],
             answer=formal.expression, answer_pool=[formal.expression],
             # an equation is not drawn from a finite set: a blind guess is right with
             # probability 0 (the Task format allows 0 for open answers)
             chance=0.0, formal=formal.dump(), blocks=blocks, problem_nl="\n\n".join(blocks),
-            domain_metadata={"science": science, "terms": problem.terms},
-            provenance={"generator": GENERATOR, "version": VERSION,
-                        "attempts": problem.attempts, "rejected": problem.rejected,
-                        "evaluator": "solvers.equation.expression"},
-        )
+            domain_metadata=metadata, provenance=provenance)
 
     # ---- checking and scoring ---------------------------------------------------------
     def validate_formal(self, task: Task) -> None:
@@ -101,9 +107,10 @@ class EquationTrack(Track):
         validate(task)
 
     def verify(self, task: Task) -> Check:
-        """Recompute every split's targets from the stored expression: Acc_0.001 must hold on
-        the noise-free splits (train too when ``noise`` is 0; with noise, the train targets
-        must lie within 3 sigma of the truth); the skeleton with the constants must give the
+        """Recompute every split's targets from the stored expression: every point of the
+        noise-free splits (train too when ``noise`` is 0) within relative error 0.001 (Acc_0.001
+        with share 1, so one tampered row fails); with noise, every train target within 4.5
+        sigma of the truth (the noise is cut at 4 sigma); the skeleton with the constants must give the
         expression's values; answer and pool must be the expression."""
         from scir.evaluate.regression import acc_tau
 
@@ -119,7 +126,7 @@ class EquationTrack(Track):
                 predicted = evaluate(formal.expression, formal.inputs, data.X)
                 noisy = split == "train" and formal.noise > 0
                 tau = NOISE_FACTOR * formal.noise if noisy else VERIFY_TAU
-                ok = bool(acc_tau(np.asarray(data.y), predicted, tau))
+                ok = bool(acc_tau(np.asarray(data.y), predicted, tau, share=1.0))
                 details[split] = ok
                 if not ok:
                     problems.append(f"the expression does not reproduce the {split} targets "
@@ -154,9 +161,7 @@ class EquationTrack(Track):
         found = _ANSWER.findall(text)
         if not found:
             return None
-        answer = found[-1].strip().strip("`*$").strip()
-        answer = _LHS.sub("", answer, count=1).strip().rstrip(".").strip("`").strip()
-        return answer or None
+        return right_side(found[-1]) or None
 
     def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
         """The ``cot`` prompt (``scir/prompts/equation/cot.txt``)."""
