@@ -11,8 +11,8 @@ expression is judged by the project's one evaluator and metrics (scir.evaluate.r
 Acc_0.1 / Acc_0.01 / Acc_0.001 on test_id (share of problems passing), the median NMSE on
 test_id and test_ood, the symbolic accuracy (equivalent to the ground truth up to fitted
 constants, proved by sympy; attempted only for answers passing Acc_0.1, since an equivalent
-answer reproduces the noise-free test targets) and the median fitting seconds; the last line is the ratio of
-pyoperon's median time to gplearn's. Prints one Markdown table per problem set.
+answer reproduces the noise-free test targets) and the median fitting seconds; the last line
+is the ratio of pyoperon's median time to gplearn's. Prints one Markdown table per problem set.
 """
 
 from __future__ import annotations

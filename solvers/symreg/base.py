@@ -6,6 +6,7 @@ Nothing here runs at import; each baseline imports its library only when it fits
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
@@ -51,6 +52,16 @@ class Regressor(Protocol):
             seed: int) -> SRResult:
         """Fit and return the best expression found (see :class:`SRResult`)."""
         ...
+
+
+def library_class(module: str, name: str, package: str) -> type:
+    """Class ``name`` of a baseline's library module, imported now; raises
+    :class:`RegressorUnavailable` naming the pip ``package`` when it is not installed."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError as exc:
+        raise RegressorUnavailable(f"{package} is not installed (pip install {package}, or "
+                                   f"the project's `symreg` extra)") from exc
 
 
 def check_data(X: object, y: object, inputs: Sequence[str], seconds: float

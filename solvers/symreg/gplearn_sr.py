@@ -25,8 +25,8 @@ import numpy as np
 import sympy
 
 from solvers.errors import SolverError
-from solvers.symreg.base import (RegressorUnavailable, SRResult, check_data, placeholders,
-                                 symbol, to_expression)
+from solvers.symreg.base import (SRResult, check_data, library_class, placeholders, symbol,
+                                 to_expression)
 
 FUNCTIONS = ("add", "sub", "mul", "div", "sqrt", "log", "sin", "cos", "exp", "tanh")
 EXACT = 1e-12            # a fit this close (mean absolute error / mean |y|) ends the search
@@ -124,12 +124,7 @@ class GplearnRegressor:
         """Fit within ``seconds`` (checked between generations: a generation is not started
         when the last one's duration would pass the limit) and return the best program."""
         Xa, ya = check_data(X, y, inputs, seconds)
-        try:
-            from gplearn.genetic import SymbolicRegressor
-        except ImportError as exc:
-            raise RegressorUnavailable("gplearn is not installed (pip install gplearn, or "
-                                       "the project's `symreg` extra)") from exc
-        model = SymbolicRegressor(
+        model = library_class("gplearn.genetic", "SymbolicRegressor", "gplearn")(
             population_size=self.population_size, generations=1,
             tournament_size=self.tournament_size, function_set=_functions(self.functions),
             parsimony_coefficient=self.parsimony_coefficient, const_range=(-5.0, 5.0),

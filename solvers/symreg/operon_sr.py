@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from solvers.symreg.base import (RegressorUnavailable, SRResult, check_data, parse_model,
+from solvers.symreg.base import (SRResult, check_data, library_class, parse_model,
                                  placeholders, to_expression)
 
 SYMBOLS = "add,sub,mul,div,exp,log,sqrt,sin,cos,tanh,square,constant,variable"
@@ -37,12 +37,7 @@ class OperonRegressor:
         """Fit within ``seconds`` (Operon checks the clock between generations; whole seconds,
         at least 1) and return the Pareto front's model of least BIC."""
         Xa, ya = check_data(X, y, inputs, seconds)
-        try:
-            from pyoperon.sklearn import SymbolicRegressor
-        except ImportError as exc:
-            raise RegressorUnavailable("pyoperon is not installed (pip install pyoperon, or "
-                                       "the project's `symreg` extra)") from exc
-        model = SymbolicRegressor(
+        model = library_class("pyoperon.sklearn", "SymbolicRegressor", "pyoperon")(
             allowed_symbols=self.symbols, objectives=["r2", "length"],
             population_size=self.population_size, generations=self.generations,
             max_length=self.max_length, n_threads=1, random_state=seed,
