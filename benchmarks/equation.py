@@ -11,8 +11,9 @@ expression is judged by the project's one evaluator and metrics (scir.evaluate.r
 Acc_0.1 / Acc_0.01 / Acc_0.001 on test_id (share of problems passing), the median NMSE on
 test_id and test_ood, the symbolic accuracy (equivalent to the ground truth up to fitted
 constants, proved by sympy; attempted only for answers passing Acc_0.1, since an equivalent
-answer reproduces the noise-free test targets) and the median fitting seconds; the last line
-is the ratio of pyoperon's median time to gplearn's. Prints one Markdown table per problem set.
+answer reproduces the noise-free test targets), the median fitting seconds and generations
+run; the last line is the ratio of pyoperon's median time to gplearn's (both stop at the
+time limit unless their generation budget ends first: compare the generations too). Prints one Markdown table per problem set.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Scores:
     nmse_ood: list[float] = field(default_factory=list)
     symbolic: int = 0
     seconds: list[float] = field(default_factory=list)
+    generations: list[float] = field(default_factory=list)
     failed: int = 0              # fits that raised a solver error (counted as wrong)
     problems: int = 0
 
@@ -101,6 +103,8 @@ def run(tasks: list[Task], baselines: tuple[str, ...], seconds: float, seed: int
                     print(f"  {task.task_id} {name}: error {exc}", file=sys.stderr)
                 continue
             scores.seconds.append(fit.seconds)
+            if "generations" in fit.extra:
+                scores.generations.append(fit.extra["generations"])
             judge(task, fit.expression, scores)
             if verbose:
                 print(f"  {task.task_id} {name} ({fit.seconds:.1f} s): {fit.expression}",
@@ -118,14 +122,14 @@ def _median(values: list[float]) -> str:
 def table(title: str, scores: dict[str, Scores]) -> str:
     """The Markdown table of one problem set (and the pyoperon/gplearn time ratio)."""
     head = ["baseline", *[f"Acc_{tau:g}" for tau in TAUS], "NMSE ID (median)",
-            "NMSE OOD (median)", "symbolic acc.", "median s", "errors"]
+            "NMSE OOD (median)", "symbolic acc.", "median s", "median generations", "errors"]
     lines = [f"### {title}", "", "| " + " | ".join(head) + " |",
              "|" + "---|" * len(head)]
     for name, s in scores.items():
         n = max(s.problems, 1)
         cells = [name, *[f"{s.passed[tau] / n:.2f}" for tau in TAUS], _median(s.nmse_id),
                  _median(s.nmse_ood), f"{s.symbolic / n:.2f}",
-                 _median(s.seconds), str(s.failed)]
+                 _median(s.seconds), _median(s.generations), str(s.failed)]
         lines.append("| " + " | ".join(cells) + " |")
     if {"pyoperon", "gplearn"} <= set(scores) and scores["gplearn"].seconds \
             and scores["pyoperon"].seconds:
