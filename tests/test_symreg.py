@@ -190,3 +190,19 @@ def test_unknown_regressor() -> None:
     assert set(REGRESSORS) == {"pyoperon", "gplearn", "pysr"}
     with pytest.raises(ConfigError, match="regressor must be one of"):
         get_regressor("eureqa")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_programs_convert_exactly(seed: int) -> None:
+    """Random gplearn programs over the operators without a guard: the converted formula
+    is gplearn's own prediction, point for point."""
+    fns = [_function_map[f] for f in ("add", "sub", "mul", "sqrt", "sin", "cos", "neg", "abs")]
+    program = _Program(function_set=fns, arities={1: [f for f in fns if f.arity == 1],
+                                                 2: [f for f in fns if f.arity == 2]},
+                       init_depth=(2, 6), init_method="half and half", n_features=2,
+                       const_range=(-3.0, 3.0), metric=None, p_point_replace=0.05,
+                       parsimony_coefficient=0.0, random_state=np.random.RandomState(seed))
+    X = np.random.default_rng(seed).uniform(-3.0, 3.0, (40, 2))
+    f = sympy.lambdify([x0, x1], program_to_sympy(program.program, 2), "numpy")
+    np.testing.assert_allclose(np.broadcast_to(f(*X.T), (40,)), program.execute(X),
+                               rtol=1e-9, atol=1e-12)
