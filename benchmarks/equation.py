@@ -112,11 +112,11 @@ def run(tasks: list[Task], baselines: tuple[str, ...], seconds: float, seed: int
     return out
 
 
-def _median(values: list[float]) -> str:
+def _median(values: list[float], fmt: str = ".3g") -> str:
     if not values:
         return "-"
     m = statistics.median(values)
-    return "inf" if not np.isfinite(m) else f"{m:.3g}"
+    return "inf" if not np.isfinite(m) else format(m, fmt)
 
 
 def table(title: str, scores: dict[str, Scores]) -> str:
@@ -129,7 +129,7 @@ def table(title: str, scores: dict[str, Scores]) -> str:
         n = max(s.problems, 1)
         cells = [name, *[f"{s.passed[tau] / n:.2f}" for tau in TAUS], _median(s.nmse_id),
                  _median(s.nmse_ood), f"{s.symbolic / n:.2f}",
-                 _median(s.seconds), _median(s.generations), str(s.failed)]
+                 _median(s.seconds), _median(s.generations, ".4g"), str(s.failed)]
         lines.append("| " + " | ".join(cells) + " |")
     if {"pyoperon", "gplearn"} <= set(scores) and scores["gplearn"].seconds \
             and scores["pyoperon"].seconds:
