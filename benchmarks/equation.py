@@ -13,7 +13,8 @@ test_id and test_ood, the symbolic accuracy (equivalent to the ground truth up t
 constants, proved by sympy; attempted only for answers passing Acc_0.1, since an equivalent
 answer reproduces the noise-free test targets), the median fitting seconds and generations
 run; the last line is the ratio of pyoperon's median time to gplearn's (both stop at the
-time limit unless their generation budget ends first: compare the generations too). Prints one Markdown table per problem set.
+time limit unless their generation budget ends first: compare the generations too). Prints
+one Markdown table per problem set.
 """
 
 from __future__ import annotations
@@ -142,11 +143,12 @@ def table(title: str, scores: dict[str, Scores]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=int, default=20, help="generated Easy problems")
+    parser.add_argument("--n", type=int, default=20,
+                        help="generated Easy problems (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0,
-                        help="generation seed and every baseline's seed")
+                        help="generation seed and every baseline's seed (default: %(default)s)")
     parser.add_argument("--seconds", type=float, default=10.0,
-                        help="time limit of one fit")
+                        help="time limit of one fit, seconds (default: %(default)s)")
     parser.add_argument("--llmsr", default=None,
                         help="also a folder of LLM-SR-layout problems (train.csv, test_id.csv, "
                              "test_ood.csv, target last; see `scir import llmsr`)")
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="--llmsr: the science of every folder (default: from the path, "
                              "as `scir import llmsr` reads it)")
     parser.add_argument("--baselines", default=",".join(BASELINES),
-                        help="comma-separated baselines")
+                        help="comma-separated baselines (default: %(default)s)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print every answer on stderr")
     args = parser.parse_args(argv)
