@@ -26,7 +26,6 @@ from solvers.symreg import pysr_sr
 
 pytest.importorskip("pyoperon")
 pytest.importorskip("gplearn")
-pytest.register_assert_rewrite("parity_track")
 from parity_track import ParityTrack, parity  # noqa: E402,F401  (autouse: parity registered)
 
 
