@@ -27,6 +27,13 @@ for track in $tracks; do
     scir verify "$OUT/$track.obf.jsonl"
 done
 
+step "equation: generate (easy, $N tasks, seed 1), render, verify, stats, oracle (docs/tracks/equation.md)"
+scir generate equation --difficulty easy -n "$N" --seed 1 -o "$OUT/equation.jsonl"
+scir render "$OUT/equation.jsonl" --renderer template --seed 1 -o "$OUT/equation.obf.jsonl"
+scir verify "$OUT/equation.obf.jsonl"
+scir stats "$OUT/equation.obf.jsonl"
+scir solve "$OUT/equation.obf.jsonl" --arch oracle --presentation obf --run "$OUT/runs/equation-oracle"
+
 step "Table-2 statistics"
 for track in $tracks; do
     scir stats "$OUT/$track.obf.jsonl"

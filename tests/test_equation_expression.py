@@ -197,3 +197,45 @@ def test_long_sums_within_the_depth_bound() -> None:
     assert eq.evaluate(np.array([1.0]), np.ones(10))[0] == MAX_DEPTH - 2
     with pytest.raises(FormalizationError, match="deeper than"):
         parse_equation(" + ".join(["x"] * (MAX_DEPTH + 5)), ["x"])
+
+
+# -- property test: canonical text is a fixed point and means the same ---------------------
+
+SPELLINGS = ["sin", "np.cos", "numpy.exp", "Abs", "sqrt", "asin", "np.arctan", "tanh", "log"]
+TEXT_LEAVES = st.sampled_from(["x", "t", "p0", "params[1]", "2", "0.5", "pi", "np.e", "3.25"])
+
+
+def _text_combine(children):
+    binary = st.tuples(children, st.sampled_from(["+", "-", "*", "/", "**"]), children).map(
+        lambda o: f"({o[0]} {o[1]} {o[2]})" if o[1] != "**" else f"({o[0]})**2")
+    unary = st.tuples(st.sampled_from(SPELLINGS), children).map(lambda o: f"{o[0]}({o[1]})")
+    neg = children.map(lambda c: f"-({c})")
+    return binary | unary | neg
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.recursive(TEXT_LEAVES, _text_combine, max_leaves=10))
+def test_canonical_text_is_a_fixed_point(text: str) -> None:
+    try:
+        eq = parse_equation(text, INPUTS)
+    except FormalizationError as exc:
+        assert "not finite" in str(exc), exc
+        return
+    again = parse_equation(eq.text, INPUTS)
+    assert again.text == eq.text and again.n_params == eq.n_params
+    X = np.random.default_rng(1).uniform(-2.0, 2.0, size=(20, 2))
+    p = np.linspace(0.5, 1.5, eq.n_params)
+    np.testing.assert_array_equal(again.evaluate(X, p), eq.evaluate(X, p))
+    if eq.n_params:
+        fixed = parse_equation(eq.substitute(p), INPUTS)
+        np.testing.assert_allclose(fixed.evaluate(X), eq.evaluate(X, p), rtol=1e-12,
+                                   equal_nan=True)
+
+
+def test_equation_pickles() -> None:
+    import pickle
+    eq = parse_equation("p0*sin(p1*x) + abs(t)", INPUTS)
+    back = pickle.loads(pickle.dumps(eq))
+    X = np.array([[1.0, -2.0], [0.5, 3.0]])
+    assert back == eq and back.text == eq.text
+    np.testing.assert_array_equal(back.evaluate(X, [1.0, 2.0]), eq.evaluate(X, [1.0, 2.0]))

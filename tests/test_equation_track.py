@@ -339,3 +339,41 @@ def test_import_stays_inside_the_folder(tmp_path, easy, capsys):
     (task,) = read_tasks(tmp_path / "h.jsonl")
     assert task.domain_metadata["source"] == "chem_react/..\n\x1b[2J evil"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.jsonl", "lsr", "outside"]
+
+
+# ---------------------------------------------------------------- untrusted input
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+JSON = st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+
+
+@pytest.fixture(scope="module")
+def small() -> Task:
+    (task,) = TRACK.generate(1, seed=3, overrides={"samples": 4, "test_samples": 4})
+    return task
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=st.sampled_from(["science", "inputs", "output", "expression", "skeleton",
+                            "constants", "splits", "noise", "ranges"]), value=JSON)
+def test_a_malformed_formal_object_is_a_task_format_error(small, key, value):
+    data = json.loads(json.dumps(small.formal))
+    data[key] = value
+    try:
+        formal = EquationFormal.load(data)
+    except TaskFormatError as exc:
+        assert exc.field and exc.field.startswith("formal")
+    else:
+        assert json.loads(json.dumps(formal.dump())) == json.loads(json.dumps(data))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(alphabet="tAxyz0123456789+-*/(). eslogincqrtabh_=\n:`'", max_size=60))
+def test_any_model_text_is_parsed_and_scored_without_error(easy, text):
+    task = easy[0]
+    answer = TRACK.parse_answer(task, "Answer: " + text)
+    assert answer is None or isinstance(answer, str)
+    assert TRACK.score(task, answer) in (True, False)

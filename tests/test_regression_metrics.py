@@ -107,6 +107,14 @@ def test_symbolic_equivalent(candidate: str, truth: str, expected: bool) -> None
     assert symbolic_equivalent(candidate, truth, ["x", "t"]) is expected
 
 
+def test_symbolic_equivalent_on_the_data_domain() -> None:
+    # with negative sample points the inputs are real symbols, not positive ones
+    X = np.column_stack([np.linspace(-3.0, -0.5, 20), np.linspace(-2.0, -1.0, 20)])
+    assert symbolic_equivalent("sqrt(x**2)", "abs(x)", ["x", "t"], X=X)
+    assert not symbolic_equivalent("sqrt(x**2)", "x", ["x", "t"], X=X)
+    assert symbolic_equivalent("sqrt(x**2)", "x", ["x", "t"])     # default points: positive
+
+
 def test_symbolic_equivalent_time_limit() -> None:
     # a proof not finished in time counts as not proved: 0.05 s is less than the proving
     # subprocess needs to start, which is killed

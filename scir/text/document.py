@@ -196,6 +196,23 @@ class Draft:
         return sum(len(v) for s in self.sections for v in s.fillers.values())
 
 
+def table_parts(label: str, columns: Sequence[str], rows: Sequence[Sequence[str]], fmt: str,
+                chunk: int) -> list[str]:
+    """A ``csv`` or ``markdown`` table of text cells in parts of ``chunk`` rows, each part
+    with the header (so prose can come between the parts); a first column numbers the rows
+    from 1, headed ``label`` (lower case in csv)."""
+    if fmt == "csv":
+        head = [label.lower() + "," + ",".join(columns)]
+        body = [f"{k}," + ",".join(r) for k, r in enumerate(rows, start=1)]
+    elif fmt == "markdown":
+        head = [f"| {label} | " + " | ".join(columns) + " |",
+                "|---:|" + "|".join("---:" for _ in columns) + "|"]
+        body = [f"| {k} | " + " | ".join(r) + " |" for k, r in enumerate(rows, start=1)]
+    else:
+        raise ValueError(f"unknown table format {fmt!r}")
+    return ["\n".join(head + body[i:i + chunk]) for i in range(0, len(body), chunk)]
+
+
 def dressed_draft(genre: Genre, gset: GenreSet, sections: list[Section],
                   rng: random.Random) -> Draft:
     """A draft of ``sections`` in the genre's dressing, drawn from ``rng``: a header, an intro

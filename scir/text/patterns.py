@@ -61,6 +61,15 @@ def _compiled(template: str, slot_items: tuple[tuple[str, str], ...], anchored: 
     return re.compile("".join(parts), flags)
 
 
+def find_all(templates: Iterable[str], slots: dict[str, str], text: str) -> list[re.Match[str]]:
+    """Every match in ``text`` of any of ``templates`` (compiled as by
+    :func:`compile_template`), in text order."""
+    found: list[re.Match[str]] = []
+    for t in templates:
+        found += list(compile_template(t, slots).finditer(text))
+    return sorted(found, key=lambda m: m.start())
+
+
 def label_regex(template: str) -> str:
     """A regex (no groups) for labels made from a template with ``{L}`` (a capital letter)
     and ``{n}`` (a number), e.g. ``"Arm {L}"`` or ``"Condition C{n}"``."""

@@ -3,6 +3,7 @@ each raises a TaskFormatError naming the field; the caller's reader adds file, l
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from scir.errors import TaskFormatError
@@ -33,3 +34,18 @@ def bounded_list(value: Any, field: str, limit: int) -> list:
     if len(value) > limit:
         raise fail(f"more than {limit} items", field)
     return value
+
+
+def number(value: Any, field: str) -> float:
+    """``value`` when it is a finite number (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise fail(f"expected a finite number, got {value!r}", field)
+    return value
+
+
+def number_row(row: Any, field: str, width: int, what: str) -> tuple[float, ...]:
+    """``row`` as a tuple when it is a list of ``width`` finite numbers (``what``: one per
+    what, for the message)."""
+    if not isinstance(row, list) or len(row) != width:
+        raise fail(f"expected a row of {width} numbers (one per {what})", field)
+    return tuple(number(v, field) for v in row)

@@ -8,8 +8,9 @@ analyzer (:mod:`solvers.equation.analyzer`, tool T1). Nothing here imports ``sci
     'p0*x**2 + sin(p1*x)'
 """
 
+from solvers.equation.analyzer import AnalysisResult, AnalysisStatus, analyze
 from solvers.equation.evaluator import FitResult, FitStatus, fit, report
 from solvers.equation.expression import FUNCTIONS, Equation, parse_equation
 
-__all__ = ["FUNCTIONS", "Equation", "FitResult", "FitStatus", "fit", "parse_equation",
-           "report"]
+__all__ = ["FUNCTIONS", "AnalysisResult", "AnalysisStatus", "Equation", "FitResult",
+           "FitStatus", "analyze", "fit", "parse_equation", "report"]

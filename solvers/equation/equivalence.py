@@ -35,27 +35,11 @@ from typing import Sequence
 import numpy as np
 
 from solvers.errors import ConfigError
-from solvers.equation.expression import (Bin, Call, Neg, Node, Num, Param, parse_equation,
-                                         to_text)
+from solvers.equation.expression import parse_equation
+from solvers.equation.tree import lift_floats, to_text
 
 RESIDUAL_RTOL = 1e-7
 SNAP_RTOL = 1e-8
-
-
-def lift_floats(node: Node, first: int, values: list[float]) -> Node:
-    """The tree with each float literal replaced by a parameter ``p<first + k>`` (k in order
-    of appearance); the literals' values are appended to ``values``."""
-    if isinstance(node, Num) and isinstance(node.value, float):
-        values.append(node.value)
-        return Param(first + len(values) - 1)
-    if isinstance(node, Neg):
-        return Neg(lift_floats(node.arg, first, values))
-    if isinstance(node, Call):
-        return Call(node.fn, lift_floats(node.arg, first, values))
-    if isinstance(node, Bin):
-        return Bin(node.op, lift_floats(node.left, first, values),
-                   lift_floats(node.right, first, values))
-    return node
 
 
 def _points(X: np.ndarray | None, d: int, seed: int) -> np.ndarray:

@@ -30,24 +30,19 @@ import keyword
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Sequence, Union
+from typing import Sequence
 
 import numpy as np
 
 from solvers.errors import ConfigError, FormalizationError
+from solvers.equation.tree import (ALIASES, CONSTANTS, FUNCTIONS, Bin, Call, Const, Neg, Node,
+                                   Num, Param, Var, constant_value, evaluate_node, is_constant,
+                                   n_params, substitute, to_sympy, to_text)
 
 MAX_CHARS = 2000
 MAX_DEPTH = 100
 MAX_EXPONENT = 100.0
 
-FUNCTIONS: dict[str, np.ufunc] = {
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "exp": np.exp, "log": np.log,
-    "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh,
-    "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan,
-}
-ALIASES = {"Abs": "abs", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
-           "absolute": "abs"}
-CONSTANTS = {"pi": math.pi, "E": math.e}
 _NUMPY = ("np", "numpy")
 _NP_CONSTANTS = {"pi": "pi", "e": "E"}
 _PARAM = re.compile(r"p(0|[1-9][0-9]*)\Z")
@@ -55,53 +50,10 @@ RESERVED = frozenset(FUNCTIONS) | frozenset(ALIASES) | frozenset(CONSTANTS) | {
     "params", *_NUMPY}
 
 
-# -- the tree ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Num:
-    value: int | float
-
-
-@dataclass(frozen=True, slots=True)
-class Var:
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class Const:
-    name: str            # "pi" or "E"
-
-
-@dataclass(frozen=True, slots=True)
-class Neg:
-    arg: "Node"
-
-
-@dataclass(frozen=True, slots=True)
-class Bin:
-    op: str              # + - * / **
-    left: "Node"
-    right: "Node"
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    fn: str              # a key of FUNCTIONS
-    arg: "Node"
-
-
-Node = Union[Num, Var, Param, Const, Neg, Bin, Call]
-_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
-_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4}
-_NEG_PREC, _ATOM = 3, 5
-
-
 # -- the parser -------------------------------------------------------------------------------
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+
 
 class _Parser:
     def __init__(self, text: str, inputs: frozenset[str], max_params: int) -> None:
@@ -208,32 +160,17 @@ class _Parser:
         return self.check_constant(Call(name, self.node(n.args[0], depth)), n)
 
     def check_power(self, node: Bin, n: ast.AST) -> None:
-        if _is_constant(node.right):
-            e = _constant_value(node.right)
+        if is_constant(node.right):
+            e = constant_value(node.right)
             if not abs(e) <= MAX_EXPONENT:
                 raise self.error(f"constant exponent {e:g} exceeds {MAX_EXPONENT:g} in "
                                  "magnitude", n)
 
     def check_constant(self, node: Node, n: ast.AST) -> Node:
-        if _is_constant(node) and not math.isfinite(_constant_value(node)):
+        if is_constant(node) and not math.isfinite(constant_value(node)):
             raise self.error("a constant subexpression is not finite (overflow, division by "
                              "zero or a domain error)", n)
         return node
-
-
-def _is_constant(node: Node) -> bool:
-    if isinstance(node, (Num, Const)):
-        return True
-    if isinstance(node, (Var, Param)):
-        return False
-    if isinstance(node, (Neg, Call)):
-        return _is_constant(node.arg)
-    return _is_constant(node.left) and _is_constant(node.right)
-
-
-def _constant_value(node: Node) -> float:
-    with np.errstate(all="ignore"):
-        return float(evaluate_node(node, np.zeros((1, 0)), (), {})[0])
 
 
 def validate_inputs(inputs: Sequence[str]) -> tuple[str, ...]:
@@ -272,119 +209,7 @@ def parse_equation(text: str, inputs: Sequence[str], *, max_params: int = 10) ->
         raise FormalizationError(f"the equation does not parse: {exc}") from None
     parser = _Parser(stripped, frozenset(names), max_params)
     root = parser.node(tree.body, 0)
-    return Equation(to_text(root), names, _n_params(root), root)
-
-
-def _n_params(node: Node) -> int:
-    if isinstance(node, Param):
-        return node.index + 1
-    if isinstance(node, (Neg, Call)):
-        return _n_params(node.arg)
-    if isinstance(node, Bin):
-        return max(_n_params(node.left), _n_params(node.right))
-    return 0
-
-
-# -- printing ---------------------------------------------------------------------------------
-
-def _prec(node: Node) -> int:
-    if isinstance(node, Bin):
-        return _PREC[node.op]
-    if isinstance(node, Neg) or (isinstance(node, Num) and node.value < 0):
-        return _NEG_PREC
-    return _ATOM
-
-
-def _wrap(node: Node, parens: bool) -> str:
-    s = to_text(node)
-    return f"({s})" if parens else s
-
-
-def to_text(node: Node) -> str:
-    """The canonical text of a tree (re-parses to the same text)."""
-    if isinstance(node, Num):
-        return repr(node.value)
-    if isinstance(node, Var):
-        return node.name
-    if isinstance(node, Param):
-        return f"p{node.index}"
-    if isinstance(node, Const):
-        return node.name
-    if isinstance(node, Call):
-        return f"{node.fn}({to_text(node.arg)})"
-    if isinstance(node, Neg):
-        return "-" + _wrap(node.arg, _prec(node.arg) <= _NEG_PREC)
-    p = _PREC[node.op]
-    if node.op == "**":
-        return (_wrap(node.left, _prec(node.left) <= p) + "**"
-                + _wrap(node.right, _prec(node.right) < p))
-    sep = f" {node.op} " if p == 1 else node.op
-    return _wrap(node.left, _prec(node.left) < p) + sep + _wrap(node.right,
-                                                                _prec(node.right) <= p)
-
-
-# -- evaluation -------------------------------------------------------------------------------
-
-def evaluate_node(node: Node, X: np.ndarray, params: Sequence[float],
-                  columns: dict[str, int]) -> np.ndarray:
-    """Evaluate a tree on the rows of ``X`` (call inside ``np.errstate(all="ignore")``)."""
-    if isinstance(node, Num):
-        return np.full(X.shape[0], float(node.value))
-    if isinstance(node, Var):
-        return X[:, columns[node.name]]
-    if isinstance(node, Param):
-        return np.full(X.shape[0], float(params[node.index]))
-    if isinstance(node, Const):
-        return np.full(X.shape[0], CONSTANTS[node.name])
-    if isinstance(node, Neg):
-        return -evaluate_node(node.arg, X, params, columns)
-    if isinstance(node, Call):
-        return FUNCTIONS[node.fn](evaluate_node(node.arg, X, params, columns))
-    a = evaluate_node(node.left, X, params, columns)
-    b = evaluate_node(node.right, X, params, columns)
-    if node.op == "+":
-        return a + b
-    if node.op == "-":
-        return a - b
-    if node.op == "*":
-        return a * b
-    if node.op == "/":
-        return a / b
-    return np.power(a, b)
-
-
-def _substitute(node: Node, params: Sequence[float]) -> Node:
-    if isinstance(node, Param):
-        return Num(float(params[node.index]))
-    if isinstance(node, Neg):
-        return Neg(_substitute(node.arg, params))
-    if isinstance(node, Call):
-        return Call(node.fn, _substitute(node.arg, params))
-    if isinstance(node, Bin):
-        return Bin(node.op, _substitute(node.left, params), _substitute(node.right, params))
-    return node
-
-
-def _to_sympy(node: Node, symbols: dict[str, object]):
-    import sympy
-    if isinstance(node, Num):
-        return sympy.Integer(node.value) if isinstance(node.value, int) \
-            else sympy.Float(repr(node.value))
-    if isinstance(node, Var):
-        return symbols[node.name]
-    if isinstance(node, Param):
-        return symbols.setdefault(f"p{node.index}", sympy.Symbol(f"p{node.index}", real=True))
-    if isinstance(node, Const):
-        return sympy.pi if node.name == "pi" else sympy.E
-    if isinstance(node, Neg):
-        return -_to_sympy(node.arg, symbols)
-    if isinstance(node, Call):
-        fn = {"abs": sympy.Abs, "arcsin": sympy.asin, "arccos": sympy.acos,
-              "arctan": sympy.atan}.get(node.fn) or getattr(sympy, node.fn)
-        return fn(_to_sympy(node.arg, symbols))
-    a, b = _to_sympy(node.left, symbols), _to_sympy(node.right, symbols)
-    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-            "/": lambda: a / b, "**": lambda: a ** b}[node.op]()
+    return Equation(to_text(root), names, n_params(root), root)
 
 
 @dataclass(frozen=True)
@@ -420,7 +245,7 @@ class Equation:
 
     def substitute(self, params: Sequence[float]) -> str:
         """The canonical text with each parameter replaced by its value."""
-        return to_text(_substitute(self.tree, self._check_params(params)))
+        return to_text(substitute(self.tree, self._check_params(params)))
 
     def to_sympy(self, *, positive: bool = False):
         """The sympy expression: inputs as real symbols (positive ones with ``positive``),
@@ -428,4 +253,4 @@ class Equation:
         import sympy
         kind = {"positive": True} if positive else {"real": True}
         symbols: dict[str, object] = {n: sympy.Symbol(n, **kind) for n in self.inputs}
-        return _to_sympy(self.tree, symbols)
+        return to_sympy(self.tree, symbols)

@@ -15,13 +15,12 @@ into solver input.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from scir.errors import TaskFormatError
 from scir.tracks.causal.scm import KINDS
-from scir.tracks.shapes import bounded_list
+from scir.tracks.shapes import bounded_list, number_row
 
 MAX_NODES = 64               # Sachs has 11 proteins, plus XYZ
 MAX_ENVIRONMENTS = 64
@@ -136,12 +135,6 @@ def _edges(value: Any, field: str, nodes: tuple[str, ...]) -> tuple[Edge, ...]:
     return tuple(edges)
 
 
-def _number(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _fail(f"expected a finite number, got {value!r}", field)
-    return value
-
-
 def _environment(env: Any, where: str, nodes: tuple[str, ...], width: int,
                  seen: set[str]) -> CausalEnvironment:
     if not isinstance(env, dict):
@@ -167,10 +160,7 @@ def _environment(env: Any, where: str, nodes: tuple[str, ...], width: int,
         raise _fail("expected a list of at least 2 rows", where + ".rows")
     table = []
     for r, row in enumerate(rows):
-        rwhere = f"{where}.rows[{r}]"
-        if not isinstance(row, list) or len(row) != width:
-            raise _fail(f"expected a row of {width} numbers (one per column)", rwhere)
-        table.append(tuple(_number(v, rwhere) for v in row))
+        table.append(number_row(row, f"{where}.rows[{r}]", width, "column"))
     return CausalEnvironment(name, targets, tuple(table), kind)
 
 

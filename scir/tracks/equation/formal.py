@@ -13,12 +13,11 @@ bounded. Imported problems (``scir import llmsr``) may have an empty ``skeleton`
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from scir.tracks.shapes import bounded_list, fail, string
+from scir.tracks.shapes import bounded_list, fail, number, number_row, string
 
 SCIENCES = ("chemistry", "biology", "physics", "materials")
 SPLITS = ("train", "test_id", "test_ood")
@@ -87,13 +86,13 @@ class EquationFormal:
         if not expression.strip():
             raise fail("expected a non-empty expression", "formal.expression")
         skeleton = string(data.get("skeleton"), "formal.skeleton", MAX_EXPRESSION)
-        constants = tuple(_number(v, f"formal.constants[{i}]") for i, v in enumerate(
+        constants = tuple(number(v, f"formal.constants[{i}]") for i, v in enumerate(
             bounded_list(data.get("constants"), "formal.constants", MAX_CONSTANTS)))
         raw = data.get("splits")
         if not isinstance(raw, dict):
             raise fail("expected an object with train, test_id and test_ood", "formal.splits")
         splits = {k: _split(raw.get(k), f"formal.splits.{k}", len(inputs)) for k in SPLITS}
-        noise = _number(data.get("noise"), "formal.noise")
+        noise = number(data.get("noise"), "formal.noise")
         if not 0 <= noise <= 1:
             raise fail(f"expected a number in [0, 1], got {noise!r}", "formal.noise")
         ranges = _ranges(data.get("ranges"), inputs)
@@ -107,12 +106,6 @@ def _name(value: Any, field: str) -> str:
     return value
 
 
-def _number(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise fail(f"expected a finite number, got {value!r}", field)
-    return value
-
-
 def _split(value: Any, field: str, width: int) -> Split:
     if not isinstance(value, dict):
         raise fail("expected an object with X and y", field)
@@ -122,13 +115,8 @@ def _split(value: Any, field: str, width: int) -> Split:
         raise fail("expected at least one row", field + ".X")
     if len(ys) != len(rows):
         raise fail(f"{len(ys)} targets for {len(rows)} rows", field + ".y")
-    table = []
-    for r, row in enumerate(rows):
-        where = f"{field}.X[{r}]"
-        if not isinstance(row, list) or len(row) != width:
-            raise fail(f"expected a row of {width} numbers (one per input)", where)
-        table.append(tuple(_number(v, where) for v in row))
-    return Split(tuple(table), tuple(_number(v, f"{field}.y[{i}]") for i, v in enumerate(ys)))
+    table = [number_row(row, f"{field}.X[{r}]", width, "input") for r, row in enumerate(rows)]
+    return Split(tuple(table), tuple(number(v, f"{field}.y[{i}]") for i, v in enumerate(ys)))
 
 
 def _ranges(value: Any, inputs: tuple[str, ...]) -> dict[str, dict[str, tuple[float, float]]]:
@@ -151,7 +139,7 @@ def _ranges(value: Any, inputs: tuple[str, ...]) -> dict[str, dict[str, tuple[fl
             where = f"{field}.{name}"
             if not isinstance(pair, list) or len(pair) != 2:
                 raise fail("expected [low, high]", where)
-            low, high = (_number(v, where) for v in pair)
+            low, high = (number(v, where) for v in pair)
             if low > high:
                 raise fail(f"low {low} is above high {high}", where)
             ranges[name] = (low, high)

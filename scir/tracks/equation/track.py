@@ -110,8 +110,8 @@ class EquationTrack(Track):
         """Recompute every split's targets from the stored expression: every point of the
         noise-free splits (train too when ``noise`` is 0) within relative error 0.001 (Acc_0.001
         with share 1, so one tampered row fails); with noise, every train target within 4.5
-        sigma of the truth (the noise is cut at 4 sigma); the skeleton with the constants must give the
-        expression's values; answer and pool must be the expression."""
+        sigma of the truth (the noise is cut at 4 sigma); the skeleton with the constants must
+        give the expression's values; answer and pool must be the expression."""
         from scir.evaluate.regression import acc_tau
 
         formal = self.formal(task)

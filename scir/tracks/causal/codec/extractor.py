@@ -15,8 +15,8 @@ from typing import Any
 from scir.errors import VerificationError
 from scir.tasks import Task
 from scir.text.genres import Genre, GenreSet, load_genres
-from scir.text.patterns import (alternation, compile_template, label_regex, listing_regex,
-                                number_regex, read_number)
+from scir.text.patterns import (alternation, compile_template, find_all, label_regex,
+                                listing_regex, number_regex, read_number)
 
 NUMBER = r"[0-9]+\.[0-9]{2}"
 
@@ -37,44 +37,38 @@ class _Names:
         return VerificationError(message, task_id=self.task_id)
 
 
-def _all(templates: list[str], slots: dict[str, str], text: str) -> list[re.Match]:
-    found = []
-    for t in templates:
-        found += list(compile_template(t, slots).finditer(text))
-    return sorted(found, key=lambda m: m.start())
-
-
 def _network(text: str, genre: Genre, gset: GenreSet, names: _Names
              ) -> tuple[dict[str, Any], list[str]]:
     from scir.tracks.causal.scm import environment_name
 
     ph = gset.phrases
-    lists = _all(ph["node_lists"], {"count": number_regex(), "list": names.list}, text)
+    lists = find_all(ph["node_lists"], {"count": number_regex(), "list": names.list}, text)
     if len(lists) != 1:
         raise names.fail(f"expected one protein list, found {len(lists)}")
     nodes = names.items(lists[0].group("list"))
     if read_number(lists[0].group("count")) != len(nodes):
         raise names.fail("the protein count does not match the protein list")
     edges = [[m.group("a"), m.group("b")]
-             for m in _all(ph["edge_sentences"], {"a": names.node, "b": names.node}, text)]
+             for m in find_all(ph["edge_sentences"], {"a": names.node, "b": names.node}, text)]
     new_slots = {"new": re.escape(names.new), "conn": number_regex()}
-    one = _all(ph["new_protein"]["one"], new_slots, text)
-    many = _all(ph["new_protein"]["many"], new_slots, text)
+    one = find_all(ph["new_protein"]["one"], new_slots, text)
+    many = find_all(ph["new_protein"]["many"], new_slots, text)
     if len(one) + len(many) != 1:
         raise names.fail("expected one statement about the new protein")
     connections = 1 if one else read_number(many[0].group("conn"))
-    closure = _all(ph["closure"]["one" if one else "many"], {"new": re.escape(names.new)}, text)
+    closure = find_all(ph["closure"]["one" if one else "many"], {"new": re.escape(names.new)},
+                       text)
     if len(closure) != 1:
         raise names.fail("the statement that no other direct relation exists is missing")
-    intro = _all(ph["conditions_intro"], {"count": number_regex(), "cells": "[0-9]+"}, text)
-    varied = _all(ph["conditions_intro_varied"], {"count": number_regex()}, text)
+    intro = find_all(ph["conditions_intro"], {"count": number_regex(), "cells": "[0-9]+"}, text)
+    varied = find_all(ph["conditions_intro_varied"], {"count": number_regex()}, text)
     if len(intro) + len(varied) != 1:
         raise names.fail("expected one sentence introducing the conditions")
     arm_slots = {"label": label_regex(genre.option("arm_label")), "targets": names.list}
     arms = []
     for kind, templates in ph["conditions"].items():
         wrapped = ["{label}: " + t + "{note}." for t in templates]
-        for m in _all(wrapped, {**arm_slots, "note": r"(?: \([0-9]+ cells\))?"}, text):
+        for m in find_all(wrapped, {**arm_slots, "note": r"(?: \([0-9]+ cells\))?"}, text):
             arms.append((m.start(), kind, m))
     arms.sort(key=lambda a: a[0])
     envs, labels, samples = [], [], []
@@ -137,7 +131,7 @@ def _rows(body: str, fmt: str, gset: GenreSet, names: _Names
         values = f"{pair}(?:, {pair})*"
         rows, columns = [], []
         slots = {"i": "[0-9]+", "values": values, "annotation": r"[^()\n]*"}
-        for m in _all(gset.phrases["narrative_rows"], slots, body):
+        for m in find_all(gset.phrases["narrative_rows"], slots, body):
             cells = re.findall(r"(" + names.node + r")(?: at| =)? (" + NUMBER + r")",
                                m.group("values"))
             if not columns:

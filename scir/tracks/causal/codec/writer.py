@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 from scir.tasks import Task
-from scir.text.document import Draft, Section, dressed_draft, fill_slots
+from scir.text.document import Draft, Section, dressed_draft, fill_slots, table_parts
 from scir.text.genres import Genre, GenreSet
 from scir.text.patterns import listing, number_word
 
@@ -118,16 +118,7 @@ def _table(env_rows: list[list[float]], columns: list[str], fmt: str, genre: Gen
     if fmt in ("csv", "markdown", "series"):
         names, rows = _annotated(names, rows, genre, gset, rng)
     if fmt in ("csv", "markdown"):
-        if fmt == "csv":
-            head = ["cell," + ",".join(names)]
-            body = [f"{k}," + ",".join(r) for k, r in enumerate(rows, start=1)]
-        else:
-            head = ["| Cell | " + " | ".join(names) + " |",
-                    "|---:|" + "|".join("---:" for _ in names) + "|"]
-            body = [f"| {k} | " + " | ".join(r) + " |" for k, r in enumerate(rows, start=1)]
-        # long tables are printed in parts (the header repeated), so prose can come between
-        return ["\n".join(head + body[i:i + CHUNK]) for i in range(0, len(body), CHUNK)], \
-            "blocks"
+        return table_parts("Cell", names, rows, fmt, CHUNK), "blocks"
     if fmt == "series":
         return [f"{name}: " + ", ".join(r[j] for r in rows) + "."
                 for j, name in enumerate(names)], "lines"

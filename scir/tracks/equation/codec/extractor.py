@@ -14,7 +14,7 @@ from typing import Any
 from scir.errors import VerificationError
 from scir.tasks import Task
 from scir.text.genres import GenreSet, load_genres
-from scir.text.patterns import alternation, compile_template
+from scir.text.patterns import alternation, find_all
 from scir.tracks.equation.formal import SCIENCES
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]{0,39}"
@@ -26,21 +26,14 @@ def _fail(task: Task, message: str) -> VerificationError:
     return VerificationError(message, task_id=task.task_id)
 
 
-def _all(templates: list[str], slots: dict[str, str], text: str) -> list[re.Match]:
-    found = []
-    for t in templates:
-        found += list(compile_template(t, slots).finditer(text))
-    return sorted(found, key=lambda m: m.start())
-
-
 def _context(task: Task, text: str, gset: GenreSet) -> dict[str, Any]:
     ph = gset.phrases
-    science = _all(ph["science"], {"science": alternation(SCIENCES)}, text)
+    science = find_all(ph["science"], {"science": alternation(SCIENCES)}, text)
     if len(science) != 1:
         raise _fail(task, f"expected one statement of the field, found {len(science)}")
     slots = {"name": NAME, "description": DESCRIPTION}
-    inputs = [m.group("name") for m in _all(ph["input"], slots, text)]
-    outputs = [m.group("name") for m in _all(ph["output"], slots, text)]
+    inputs = [m.group("name") for m in find_all(ph["input"], slots, text)]
+    outputs = [m.group("name") for m in find_all(ph["output"], slots, text)]
     if len(outputs) != 1 or not inputs:
         raise _fail(task, f"expected inputs and one output, found {len(inputs)} inputs and "
                           f"{len(outputs)} outputs")
@@ -76,7 +69,7 @@ def _narrative(task: Task, text: str, gset: GenreSet, columns: list[str]
                             .replace(r"\{value\}", NUMBER) for p in ph["values"]) + ")"
     slots = {"i": "[0-9]+", "values": f"{pair}(?:, {pair})*"}
     found, names = [], None
-    for m in _all(ph["rows"], slots, text):
+    for m in find_all(ph["rows"], slots, text):
         cells = re.findall("(" + name + r")(?: = | was )(" + NUMBER + ")", m.group("values"))
         seen = [c for c, _ in cells]
         if names is None:

@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from scir.tasks import Task
-from scir.text.document import Draft, Section, dressed_draft, fill_slots
+from scir.text.document import Draft, Section, dressed_draft, fill_slots, table_parts
 from scir.text.genres import Genre, GenreSet
 from scir.tracks.equation.numeric import printed
 from scir.tracks.equation.templates import described
@@ -49,25 +49,13 @@ def _context(first: dict[str, Any], genre: Genre, gset: GenreSet, rng: random.Ra
     return dressed_draft(genre, gset, [section], rng)
 
 
-def table_parts(columns: list[str], rows: list[list[float]], fmt: str) -> list[str]:
-    """A csv or markdown table in parts of :data:`CHUNK` rows, each with the header."""
-    cells = [[printed(v) for v in r] for r in rows]
-    if fmt == "csv":
-        head = ["row," + ",".join(columns)]
-        body = [f"{k}," + ",".join(r) for k, r in enumerate(cells, start=1)]
-    else:
-        head = ["| Row | " + " | ".join(columns) + " |",
-                "|---:|" + "|".join("---:" for _ in columns) + "|"]
-        body = [f"| {k} | " + " | ".join(r) + " |" for k, r in enumerate(cells, start=1)]
-    return ["\n".join(head + body[i:i + CHUNK]) for i in range(0, len(body), CHUNK)]
-
-
 def _data(second: dict[str, Any], genre: Genre, gset: GenreSet, rng: random.Random) -> Draft:
     fmt = genre.option("table_format")
     columns, rows = second["columns"], second["rows"]
     heading = genre.headings[-1]
     if fmt in ("csv", "markdown"):
-        section = Section(heading, table_parts(columns, rows, fmt), "blocks",
+        cells = [[printed(v) for v in r] for r in rows]
+        section = Section(heading, table_parts("Row", columns, cells, fmt, CHUNK), "blocks",
                           rng.randrange(2 ** 31), open_start=False)
     else:
         ph = gset.phrases
