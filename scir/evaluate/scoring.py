@@ -93,9 +93,11 @@ def score_option(track: "Track", task: "Task", answer: str | None) -> bool:
     return match.index is not None and option_letter(match.index) in task.answer_pool
 
 
-def score_equation(track: "Track", task: "Task", answer: str | None) -> bool:
+def score_equation(track: "Track", task: "Task", answer: str | None, *,
+                   fit_strategy: str | None = None) -> bool:
     """``equation``: fit the answer's free parameters on ``train``, then Acc_0.01 on
-    ``test_id`` (see the module docstring)."""
+    ``test_id`` (see the module docstring). ``fit_strategy``: the evaluator's ``strategy``
+    (None: its default; ``benchmarks/equation_fit.py`` compares them)."""
     from scir.errors import ScirError
     from scir.evaluate.regression import acc_tau
     from solvers.equation.expression import parse_equation
@@ -110,8 +112,9 @@ def score_equation(track: "Track", task: "Task", answer: str | None) -> bool:
         if equation.n_params:
             from solvers.equation.evaluator import fit
 
+            options = {} if fit_strategy is None else {"strategy": fit_strategy}
             params = fit(equation, train.X, train.y, list(formal.inputs),
-                         seed=EQUATION_SEED).params
+                         seed=EQUATION_SEED, **options).params
         return acc_tau(test.y, equation.evaluate(test.X, params), EQUATION_TAU)
     except ScirError:
         return False

@@ -32,8 +32,16 @@ import numpy as np
 from solvers.errors import ConfigError, TaskFormatError
 from solvers.equation.expression import Equation, parse_equation
 from solvers.equation.metrics import mape, nmse
+from solvers.equation.projection import Projection
 
 START_LOW, START_HIGH = -5.0, 5.0
+PROJECTED, BFGS = "projected", "bfgs"
+STRATEGIES = (PROJECTED, BFGS)
+GRID_LOW, GRID_HIGH, GRID_PER_DECADE = -3, 3, 64
+_MAGNITUDES = 10.0 ** np.linspace(GRID_LOW, GRID_HIGH, (GRID_HIGH - GRID_LOW) * GRID_PER_DECADE + 1)
+GRID = np.concatenate([_MAGNITUDES, -_MAGNITUDES])
+_HALF = _MAGNITUDES.size
+ZOOM = 17                           # points of each zoom onto a local minimum of a profile
 
 
 class FitStatus(str, Enum):
@@ -92,12 +100,11 @@ def starting_points(n: int, starts: int, seed: int) -> list[np.ndarray]:
 
 def fit(equation: str | Equation, X, y, inputs: Sequence[str] | None = None, *,
         starts: int = 10, seed: int = 0, max_params: int = 10,
-        seconds: float | None = 30.0) -> FitResult:
+        seconds: float | None = 30.0, strategy: str = PROJECTED) -> FitResult:
     """Fit the parameters of ``equation`` (text over ``inputs``, or a parsed ``Equation``) to
-    ``X`` (rows, one column per input) and ``y``. ``FormalizationError`` for equation text
-    outside the language; ``ConfigError`` / ``TaskFormatError`` for bad arguments or data."""
-    from scipy.optimize import minimize
-
+    ``X`` (rows, one column per input) and ``y`` by ``strategy`` (``projected``, the default,
+    or ``bfgs``: see the module docstring). ``FormalizationError`` for equation text outside
+    the language; ``ConfigError`` / ``TaskFormatError`` for bad arguments or data."""
     if isinstance(equation, Equation):
         eq = equation
         if inputs is not None and tuple(inputs) != eq.inputs:
@@ -109,41 +116,177 @@ def fit(equation: str | Equation, X, y, inputs: Sequence[str] | None = None, *,
         eq = parse_equation(equation, inputs, max_params=max_params)
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
         raise ConfigError(f"starts must be a positive int, got {starts!r}")
+    if strategy not in STRATEGIES:
+        raise ConfigError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
     A, t = _data(eq, X, y)
-    began = time.monotonic()
-    deadline = None if seconds is None else began + float(seconds)
-    best: dict = {"loss": np.inf, "x": None, "start": None}
-
-    def loss(p: np.ndarray) -> float:
-        if deadline is not None and time.monotonic() > deadline:
-            raise _Budget()
-        value = float(np.mean((eq.evaluate(A, p) - t) ** 2))
-        if not np.isfinite(value):
-            return np.inf
-        if value < best["loss"]:
-            best.update(loss=value, x=np.array(p, dtype=float), start=current)
-        return value
-
-    n = eq.n_params
-    status, tried, current = FitStatus.OK, 0, 0
-    if n == 0:
-        return _result(eq, A, t, np.zeros(0), None, 0, status, began)
+    search = _Search(eq, A, t, seconds)
+    if eq.n_params == 0:
+        return _result(eq, A, t, np.zeros(0), None, 0, FitStatus.OK, search.began)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for current, x0 in enumerate(starting_points(n, starts, seed)):
-            try:
-                tried += 1
-                if not np.isfinite(loss(x0)):
-                    continue                       # skipped: not finite at the start
-                minimize(loss, x0, method="BFGS", jac="3-point",
-                         options={"gtol": 1e-12, "maxiter": 200 * n + 200})
-            except _Budget:
-                status = FitStatus.TIME_LIMIT
-                break
-    if best["x"] is None:
-        return _result(eq, A, t, np.full(n, np.nan), None, tried,
-                       FitStatus.NON_FINITE if status is FitStatus.OK else status, began)
-    return _result(eq, A, t, best["x"], best["start"], tried, status, began)
+        try:
+            if strategy == BFGS:
+                search.multistart(starting_points(eq.n_params, starts, seed), search.loss)
+            else:
+                _projected(search, starts, seed)
+        except _Budget:
+            search.status = FitStatus.TIME_LIMIT
+    if search.x is None:
+        status = FitStatus.NON_FINITE if search.status is FitStatus.OK else search.status
+        return _result(eq, A, t, np.full(eq.n_params, np.nan), None, search.tried, status,
+                       search.began)
+    return _result(eq, A, t, search.x, search.start, search.tried, search.status,
+                   search.began)
+
+
+class _Search:
+    """The state of one fit: the data, the budget, the lowest loss seen (full parameter
+    vector ``x``, found during start ``start``) and the starts tried."""
+
+    def __init__(self, eq: Equation, A: np.ndarray, t: np.ndarray, seconds: float | None
+                 ) -> None:
+        self.eq, self.A, self.t = eq, A, t
+        self.columns = {name: i for i, name in enumerate(eq.inputs)}
+        self.began = time.monotonic()
+        self.deadline = None if seconds is None else self.began + float(seconds)
+        self.best, self.x, self.start = np.inf, None, None
+        self.current, self.tried, self.status = 0, 0, FitStatus.OK
+
+    def record(self, p: np.ndarray, pred: np.ndarray) -> float:
+        """The MSE of predictions ``pred`` made with parameters ``p`` (inf if not finite),
+        remembered when it is the lowest so far; _Budget once the budget is spent."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Budget()
+        value = float(np.mean((pred - self.t) ** 2))
+        if not np.isfinite(value):
+            return np.inf
+        if value < self.best:
+            self.best, self.x, self.start = value, np.array(p, dtype=float), self.current
+        return value
+
+    def loss(self, p: np.ndarray) -> float:
+        """The MSE of the full parameter vector ``p``."""
+        return self.record(p, self.eq.evaluate(self.A, p))
+
+    def descend(self, f, x0: np.ndarray, gtol: float = 1e-12) -> None:
+        """One BFGS descent of ``f`` from ``x0`` (3-point finite-difference gradients)."""
+        from scipy.optimize import minimize
+
+        minimize(f, x0, method="BFGS", jac="3-point",
+                 options={"gtol": gtol, "maxiter": 200 * x0.size + 200})
+
+    def multistart(self, points: Sequence[np.ndarray], f, first: int = 0) -> None:
+        """BFGS from each point (numbered from ``first``); a point where ``f`` is not finite
+        is skipped."""
+        for k, x0 in enumerate(points):
+            self.current = first + k
+            self.tried += 1
+            if np.isfinite(f(x0)):
+                self.descend(f, x0)
+
+
+def _projected(search: _Search, starts: int, seed: int) -> None:
+    """The ``projected`` strategy (see the module docstring); raises _Budget when the budget
+    runs out."""
+    proj = Projection.of(search.eq.tree, search.eq.n_params)
+    solve = proj.solver(search.A, search.t, search.columns)
+
+    def loss(q: np.ndarray) -> float:
+        solved = solve(q)
+        if solved is None:
+            return search.record(proj.full(q, np.zeros(len(proj.linear))), np.full(1, np.inf))
+        return search.record(*solved)
+
+    m = len(proj.nonlinear)
+    if m == 0:
+        search.tried = 1
+        loss(np.zeros(0))                 # linear least squares: exact, one "start"
+        return
+    search.multistart([np.ones(m)], loss)
+    if starts > 1:
+        search.current = 1
+        points = grid_starts(loss, lambda q, j, values: _checked(search, solve.profile(
+            q, j, values)), m)[:starts - 1]
+        search.multistart(points, loss, first=1)
+        rng = np.random.default_rng(seed)
+        search.multistart([log_uniform(rng, m) for _ in range(starts - 1 - len(points))],
+                          loss, first=1 + len(points))
+    if search.x is not None:              # polish the best: BFGS over every parameter
+        search.current = search.start
+        search.descend(search.loss, search.x.copy())
+
+
+def _checked(search: _Search, values: np.ndarray) -> np.ndarray:
+    if search.deadline is not None and time.monotonic() > search.deadline:
+        raise _Budget()
+    return values
+
+
+def log_uniform(rng: np.random.Generator, m: int) -> np.ndarray:
+    """A random start of ``m`` nonlinear parameters: magnitudes log-uniform over the grid's
+    decades, random signs."""
+    return rng.choice([-1.0, 1.0], size=m) * 10.0 ** rng.uniform(GRID_LOW, GRID_HIGH, size=m)
+
+
+def _minima(profile, q: np.ndarray, j: int) -> list[tuple[float, float]]:
+    """The local minima of the ``j``-th nonlinear parameter's profile over :data:`GRID` (the
+    others at ``q``), each zoomed twice onto :data:`ZOOM` points between its neighbours:
+    ``(loss, value)`` pairs."""
+    coarse = profile(q, j, GRID)
+    brackets = []
+    for half in (slice(0, _HALF), slice(_HALF, None)):              # positive, negative
+        grid, v = GRID[half], coarse[half]
+        inner = (v[1:-1] <= v[:-2]) & (v[1:-1] <= v[2:]) & np.isfinite(v[1:-1])
+        brackets += [(grid[k - 1], grid[k + 1]) for k in np.flatnonzero(inner) + 1]
+    if not brackets:
+        return []
+    lows, highs = np.array(brackets).T
+    for _ in range(2):
+        points = lows[:, None] + (highs - lows)[:, None] * np.linspace(0.0, 1.0, ZOOM)
+        losses = profile(q, j, points.ravel()).reshape(points.shape)
+        best = np.argmin(losses, axis=1)
+        rows = np.arange(len(lows))
+        step = (highs - lows) / (ZOOM - 1)
+        centre = points[rows, best]
+        lows, highs = centre - step, centre + step
+    return list(zip(losses[rows, best].tolist(), centre.tolist()))
+
+
+def grid_starts(loss, profile, m: int, rounds: int = 4) -> list[np.ndarray]:
+    """Starts from a coordinate search: from all ones, each nonlinear parameter in turn
+    moves to the lowest of its profile's zoomed local minima (:func:`_minima`;
+    ``profile(q, j, values)``: the projected losses of ``q`` with parameter ``j`` at each
+    value) when that lowers the loss, the others held, until a round changes nothing (at
+    most ``rounds``). The first start is where it ends; then the other minima of the last
+    round's profiles (that parameter at the minimum, the others as held then), lowest loss
+    first, one per distinct loss (``sin(-p*t)`` mirrors ``sin(p*t)``)."""
+    q = np.ones(m)
+    current = loss(q)
+    candidates: list[tuple[float, int, np.ndarray]] = []
+    for _ in range(rounds):
+        changed, candidates = False, []
+        for j in range(m):
+            found = _minima(profile, q, j)
+            for value, x in found:
+                point = q.copy()
+                point[j] = x
+                candidates.append((value, j, point))
+            if found:
+                x = min(found)[1]
+                trial = q.copy()
+                trial[j] = x
+                value = loss(trial)            # the exact solve, recorded as the best
+                if value < current:
+                    current, q, changed = value, trial, True
+        if not changed:
+            break
+    candidates.sort(key=lambda c: (c[0], c[1]))
+    out, seen = [q], [current]
+    for value, _, point in candidates:
+        if not np.isclose(value, seen, rtol=1e-9, atol=0.0).any():
+            out.append(point)
+            seen.append(value)
+    return out
 
 
 def _result(eq: Equation, A: np.ndarray, t: np.ndarray, p: np.ndarray, best_start: int | None,
