@@ -41,7 +41,8 @@ GRID_LOW, GRID_HIGH, GRID_PER_DECADE = -3, 3, 64
 _MAGNITUDES = 10.0 ** np.linspace(GRID_LOW, GRID_HIGH, (GRID_HIGH - GRID_LOW) * GRID_PER_DECADE + 1)
 GRID = np.concatenate([_MAGNITUDES, -_MAGNITUDES])
 _HALF = _MAGNITUDES.size
-ZOOM = 17                           # points of each zoom onto a local minimum of a profile
+ROUND_GAIN = 0.01                   # a coordinate round that gains less is the last
+ZOOM = 9                            # points of each zoom onto a local minimum of a profile
 
 
 class FitStatus(str, Enum):
@@ -252,12 +253,12 @@ def _minima(profile, q: np.ndarray, j: int) -> list[tuple[float, float]]:
     return list(zip(losses[rows, best].tolist(), centre.tolist()))
 
 
-def grid_starts(loss, profile, m: int, rounds: int = 4) -> list[np.ndarray]:
+def grid_starts(loss, profile, m: int, rounds: int = 3) -> list[np.ndarray]:
     """Starts from a coordinate search: from all ones, each nonlinear parameter in turn
     moves to the lowest of its profile's zoomed local minima (:func:`_minima`;
     ``profile(q, j, values)``: the projected losses of ``q`` with parameter ``j`` at each
-    value) when that lowers the loss, the others held, until a round changes nothing (at
-    most ``rounds``). The first start is where it ends; then the other minima of the last
+    value) when that lowers the loss, the others held, until a round lowers the loss by
+    less than :data:`ROUND_GAIN` (at most ``rounds``). The first start is where it ends; then the other minima of the last
     round's profiles (that parameter at the minimum, the others as held then), lowest loss
     first, one per distinct loss (``sin(-p*t)`` mirrors ``sin(p*t)``)."""
     q = np.ones(m)
@@ -277,7 +278,8 @@ def grid_starts(loss, profile, m: int, rounds: int = 4) -> list[np.ndarray]:
                 trial[j] = x
                 value = loss(trial)            # the exact solve, recorded as the best
                 if value < current:
-                    current, q, changed = value, trial, True
+                    changed |= value < (1.0 - ROUND_GAIN) * current
+                    current, q = value, trial
         if not changed:
             break
     candidates.sort(key=lambda c: (c[0], c[1]))

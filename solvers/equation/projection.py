@@ -33,6 +33,7 @@ from solvers.equation.tree import Bin, Call, Neg, Node, Num, Param, Var, evaluat
 
 _NONLINEAR = 2
 SWEPT = "params"                # the swept parameter's column (never an input name)
+CACHED = 8                      # values of each part kept by a Solver
 CHUNK_ROWS = 100_000            # rows of the tiled data evaluated at once by a profile
 
 
@@ -166,7 +167,8 @@ class Projection:
 class Solver:
     """Solves for the linear parameters of a :class:`Projection` on fixed data. Each part
     (offset, column) is re-evaluated only when a nonlinear parameter it uses changed (a
-    coordinate search moves one parameter at a time)."""
+    coordinate search, and a finite-difference gradient, move one parameter at a time; the
+    last :data:`CACHED` values of each part are kept)."""
 
     def __init__(self, projection: Projection, A: np.ndarray, t: np.ndarray,
                  columns: dict[str, int]) -> None:
@@ -175,7 +177,7 @@ class Solver:
         self.parts = parts
         self.uses = [[k for k, i in enumerate(projection.nonlinear)
                       if part is not None and i in used_params(part)] for part in parts]
-        self.cache: list[tuple[tuple[float, ...], np.ndarray] | None] = [None] * len(parts)
+        self.cache: list[dict[tuple[float, ...], np.ndarray]] = [{} for _ in parts]
 
     def part(self, index: int, q: np.ndarray, p: np.ndarray) -> np.ndarray:
         node = self.parts[index]
@@ -183,11 +185,13 @@ class Solver:
         if node is None:
             return np.zeros(n)
         key = tuple(float(q[k]) for k in self.uses[index])
-        hit = self.cache[index]
-        if hit is not None and hit[0] == key:
-            return hit[1]
+        cache = self.cache[index]
+        if key in cache:
+            return cache[key]
         values = np.broadcast_to(evaluate_node(node, self.A, p, self.names), (n,))
-        self.cache[index] = (key, values)
+        if len(cache) >= CACHED:
+            del cache[next(iter(cache))]              # the oldest
+        cache[key] = values
         return values
 
     def profile(self, q: Sequence[float], k: int, values: np.ndarray) -> np.ndarray:
