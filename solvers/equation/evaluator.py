@@ -7,13 +7,29 @@
 
 The parameters ``p0..`` minimise the mean squared error with BFGS
 (``scipy.optimize.minimize(method="BFGS")``, 3-point finite-difference gradients) from
-``starts`` starting points: the first is all ones (LLM-SR's initial value), the others are
-drawn uniformly from [-5, 5] by ``numpy.random.default_rng(seed)`` -- the same seed, the same
-fit. A start whose initial predictions are not finite is skipped; non-finite predictions
-during a descent count as an infinite loss. The result is the lowest loss seen (first start
-wins ties). With ``seconds``, no start begins after the budget and a running one stops: the
-status is then ``time_limit`` and the result is the best seen so far. If no start ever gave
-finite predictions the status is ``non_finite`` (parameters nan, errors inf); no exception.
+``starts`` starting points, by one of two strategies:
+
+- ``projected`` (the default): variable projection. The parameters that enter linearly
+  (:mod:`solvers.equation.projection`) are solved exactly by linear least squares for given
+  values of the others, so BFGS runs only over the nonlinear ones (frequencies, rates,
+  exponents). Start 0: the nonlinear parameters at ones (LLM-SR's initial value). Start 1
+  and on: a deterministic grid search -- each nonlinear parameter in turn is swept over
+  :data:`GRID` (magnitudes 1e-3 .. 1e3, 64 per decade, both signs; all values at once),
+  each local minimum of the profile zoomed twice, and the parameter moved to the best; up to
+  3 rounds -- gives its end point, then the other zoomed local minima of the last round (best
+  first); the starts left are log-uniform over the same decades with random signs from
+  ``numpy.random.default_rng(seed)``. Finally the best point found is polished by BFGS over
+  every parameter. Without nonlinear parameters the fit is one exact linear solve.
+- ``bfgs`` (the previous strategy, kept for comparison): BFGS over every parameter; the
+  first start is all ones, the others are drawn uniformly from [-5, 5] by
+  ``numpy.random.default_rng(seed)``.
+
+The same seed, the same fit. A start whose initial predictions are not finite is skipped;
+non-finite predictions during a descent count as an infinite loss. The result is the lowest
+loss seen (first start wins ties). With ``seconds``, no start begins after the budget and a
+running one stops: the status is then ``time_limit`` and the result is the best seen so far.
+If no start ever gave finite predictions the status is ``non_finite`` (parameters nan, errors
+inf); no exception.
 
 Scores (:mod:`solvers.equation.metrics`): MSE, NMSE, and MAPE in percent over the points whose
 ``|y|`` exceeds ``1e-8 * max|y|`` (the rest are skipped and counted).
