@@ -10,8 +10,9 @@ Four rules cover the built-in tracks:
   strictly contained in it -- whose letter is in the pool;
 - ``equation`` (equation discovery): the answer is an equation over the formal object's
   ``inputs``; its free parameters ``p0``..``p9`` (if any) are fitted on the ``train`` split
-  by the project's evaluator (:func:`solvers.equation.evaluator.fit`, BFGS multi-start,
-  seeded), and it is accepted when Acc_0.01 holds on the in-domain test split ``test_id``
+  by the project's evaluator (:func:`solvers.equation.evaluator.fit`, its default strategy:
+  linear parameters solved exactly, BFGS multi-start over the others, seeded), and it is
+  accepted when Acc_0.01 holds on the in-domain test split ``test_id``
   (:func:`scir.evaluate.regression.acc_tau`). Text outside the equation language, or an
   equation that cannot be fitted, is wrong (never an error). A track that names this rule
   has a formal object with ``inputs`` and ``splits`` (``train``, ``test_id``: ``X``, ``y``).

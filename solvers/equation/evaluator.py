@@ -54,7 +54,8 @@ START_LOW, START_HIGH = -5.0, 5.0
 PROJECTED, BFGS = "projected", "bfgs"
 STRATEGIES = (PROJECTED, BFGS)
 GRID_LOW, GRID_HIGH, GRID_PER_DECADE = -3, 3, 64
-_MAGNITUDES = 10.0 ** np.linspace(GRID_LOW, GRID_HIGH, (GRID_HIGH - GRID_LOW) * GRID_PER_DECADE + 1)
+_MAGNITUDES = 10.0 ** np.linspace(GRID_LOW, GRID_HIGH,
+                                  (GRID_HIGH - GRID_LOW) * GRID_PER_DECADE + 1)
 GRID = np.concatenate([_MAGNITUDES, -_MAGNITUDES])
 _HALF = _MAGNITUDES.size
 ROUND_GAIN = 0.01                   # a coordinate round that gains less is the last
@@ -169,11 +170,15 @@ class _Search:
         self.best, self.x, self.start = np.inf, None, None
         self.current, self.tried, self.status = 0, 0, FitStatus.OK
 
+    def check_budget(self) -> None:
+        """_Budget once the time budget is spent."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _Budget()
+
     def record(self, p: np.ndarray, pred: np.ndarray) -> float:
         """The MSE of predictions ``pred`` made with parameters ``p`` (inf if not finite),
         remembered when it is the lowest so far; _Budget once the budget is spent."""
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise _Budget()
+        self.check_budget()
         value = float(np.mean((pred - self.t) ** 2))
         if not np.isfinite(value):
             return np.inf
@@ -210,9 +215,14 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
 
     def loss(q: np.ndarray) -> float:
         solved = solve(q)
-        if solved is None:
-            return search.record(proj.full(q, np.zeros(len(proj.linear))), np.full(1, np.inf))
+        if solved is None:                # a column or the offset is not finite
+            search.check_budget()
+            return np.inf
         return search.record(*solved)
+
+    def profile(q: np.ndarray, j: int, values: np.ndarray) -> np.ndarray:
+        search.check_budget()
+        return solve.profile(q, j, values)
 
     m = len(proj.nonlinear)
     if m == 0:
@@ -222,8 +232,7 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
     search.multistart([np.ones(m)], loss)
     if starts > 1:
         search.current = 1
-        points = grid_starts(loss, lambda q, j, values: _checked(search, solve.profile(
-            q, j, values)), m)[:starts - 1]
+        points = grid_starts(loss, profile, m)[:starts - 1]
         search.multistart(points, loss, first=1)
         rng = np.random.default_rng(seed)
         search.multistart([log_uniform(rng, m) for _ in range(starts - 1 - len(points))],
@@ -231,12 +240,6 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
     if search.x is not None:              # polish the best: BFGS over every parameter
         search.current = search.start
         search.descend(search.loss, search.x.copy())
-
-
-def _checked(search: _Search, values: np.ndarray) -> np.ndarray:
-    if search.deadline is not None and time.monotonic() > search.deadline:
-        raise _Budget()
-    return values
 
 
 def log_uniform(rng: np.random.Generator, m: int) -> np.ndarray:
@@ -266,7 +269,8 @@ def _minima(profile, q: np.ndarray, j: int) -> list[tuple[float, float]]:
         step = (highs - lows) / (ZOOM - 1)
         centre = points[rows, best]
         lows, highs = centre - step, centre + step
-    return list(zip(losses[rows, best].tolist(), centre.tolist()))
+    return [(v, x) for v, x in zip(losses[rows, best].tolist(), centre.tolist())
+            if np.isfinite(v)]
 
 
 def grid_starts(loss, profile, m: int, rounds: int = 3) -> list[np.ndarray]:
@@ -274,9 +278,10 @@ def grid_starts(loss, profile, m: int, rounds: int = 3) -> list[np.ndarray]:
     moves to the lowest of its profile's zoomed local minima (:func:`_minima`;
     ``profile(q, j, values)``: the projected losses of ``q`` with parameter ``j`` at each
     value) when that lowers the loss, the others held, until a round lowers the loss by
-    less than :data:`ROUND_GAIN` (at most ``rounds``). The first start is where it ends; then the other minima of the last
-    round's profiles (that parameter at the minimum, the others as held then), lowest loss
-    first, one per distinct loss (``sin(-p*t)`` mirrors ``sin(p*t)``)."""
+    less than :data:`ROUND_GAIN` (at most ``rounds``). The first start is where it ends;
+    then the other minima of the last round's profiles (that parameter at the minimum, the
+    others as held then), lowest loss first, one per distinct loss (``sin(-p*t)`` mirrors
+    ``sin(p*t)``)."""
     q = np.ones(m)
     current = loss(q)
     candidates: list[tuple[float, int, np.ndarray]] = []

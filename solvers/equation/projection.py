@@ -29,7 +29,8 @@ from typing import Sequence
 
 import numpy as np
 
-from solvers.equation.tree import Bin, Call, Neg, Node, Num, Param, Var, evaluate_node
+from solvers.equation.tree import (Bin, Call, Neg, Node, Num, Param, Var, evaluate_node,
+                                   map_params)
 
 _NONLINEAR = 2
 SWEPT = "params"                # the swept parameter's column (never an input name)
@@ -82,15 +83,7 @@ def linear_params(node: Node, n_params: int) -> tuple[int, ...]:
 
 def _swap(node: Node, index: int) -> Node:
     """``node`` with parameter ``index`` read from the column :data:`SWEPT`."""
-    if isinstance(node, Param):
-        return Var(SWEPT) if node.index == index else node
-    if isinstance(node, Neg):
-        return Neg(_swap(node.arg, index))
-    if isinstance(node, Call):
-        return Call(node.fn, _swap(node.arg, index))
-    if isinstance(node, Bin):
-        return Bin(node.op, _swap(node.left, index), _swap(node.right, index))
-    return node
+    return map_params(node, lambda p: Var(SWEPT) if p.index == index else p)
 
 
 # -- the affine decomposition; None stands for the zero tree ---------------------------------
