@@ -293,8 +293,8 @@ def grid_starts(loss, profile, m: int, rounds: int = 3) -> list[np.ndarray]:
                 point = q.copy()
                 point[j] = x
                 candidates.append((value, j, point))
-            if found:
-                x = min(found)[1]
+            if found:                          # the lowest; positive on a tie
+                x = min(found, key=lambda f: (f[0], f[1] < 0))[1]
                 trial = q.copy()
                 trial[j] = x
                 value = loss(trial)            # the exact solve, recorded as the best
