@@ -108,3 +108,18 @@ def test_true_skeleton_passes_the_scoring_rule(level, index) -> None:
     assert "sin" in formal.skeleton or "cos" in formal.skeleton or "exp" in formal.skeleton \
         or "tanh" in formal.skeleton or "**p" in formal.skeleton
     assert TRACK.score(task, formal.skeleton)              # the scoring rule, fit inside
+
+
+def test_cli_strategy(tmp_path, capsys) -> None:
+    from solvers.equation.__main__ import main
+
+    x = np.linspace(0.5, 4.0, 40)
+    path = tmp_path / "data.csv"
+    np.savetxt(path, np.c_[x, 1.5 * np.exp(-0.25 * x)], delimiter=",", header="x,y",
+               comments="")
+    for strategy in ("projected", "bfgs"):
+        assert main([str(path), "--equation", "p0*exp(-p1*x)", "--strategy", strategy]) == 0
+        out = capsys.readouterr().out
+        assert "p0 = 1.5" in out and "p1 = 0.25" in out
+    with pytest.raises(SystemExit):
+        main([str(path), "--equation", "p0*x", "--strategy", "newton"])
