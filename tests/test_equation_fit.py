@@ -123,3 +123,13 @@ def test_cli_strategy(tmp_path, capsys) -> None:
         assert "p0 = 1.5" in out and "p1 = 0.25" in out
     with pytest.raises(SystemExit):
         main([str(path), "--equation", "p0*x", "--strategy", "newton"])
+
+
+def test_time_budget_holds_during_the_grid_search() -> None:
+    # 5000 rows: one profile is many chunks; the budget is checked before each of them
+    rng = np.random.default_rng(4)
+    A = rng.uniform(0.0, 10.0, size=(5000, 2))
+    eq = parse_equation("p0*sin(p1*x) + p2*exp(-p3*t)", ["x", "t"])
+    y = eq.evaluate(A, [1.0, 2.2, 0.5, 0.3])
+    res = fit(eq, A, y, seconds=0.3)
+    assert res.status.value == "time_limit" and res.seconds < 5.0

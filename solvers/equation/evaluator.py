@@ -221,8 +221,7 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
         return search.record(*solved)
 
     def profile(q: np.ndarray, j: int, values: np.ndarray) -> np.ndarray:
-        search.check_budget()
-        return solve.profile(q, j, values)
+        return solve.profile(q, j, values, tick=search.check_budget)
 
     m = len(proj.nonlinear)
     if m == 0:

@@ -18,14 +18,15 @@ is sound (every parameter it calls linear is) and may miss linearity that only a
 
 :class:`Projection` holds the trees of ``g0`` and of every ``g_i`` (terms that vanish are
 dropped rather than multiplied by 0, so a ``nan`` elsewhere does not leak into them); for
-given ``q`` it solves the linear least-squares problem exactly (``numpy.linalg.lstsq`` on
-norm-scaled columns, minimum-norm when the columns are dependent).
+given ``q`` its :class:`Solver` solves the linear least-squares problem exactly
+(``numpy.linalg.lstsq`` on norm-scaled columns, minimum-norm when the columns are dependent),
+and :meth:`Solver.profile` does so for many values of one nonlinear parameter at once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -187,12 +188,15 @@ class Solver:
         cache[key] = values
         return values
 
-    def profile(self, q: Sequence[float], k: int, values: np.ndarray) -> np.ndarray:
+    def profile(self, q: Sequence[float], k: int, values: np.ndarray,
+                tick: Callable[[], None] = lambda: None) -> np.ndarray:
         """The MSE after solving for the linear parameters, for each of ``values`` of the
         ``k``-th nonlinear parameter (the others at ``q``), computed for all values at once:
         the parameter becomes a column of the data tiled once per value, and the batched
         least-squares problems are solved with ``numpy.linalg.pinv`` (the same cut-off as
-        ``lstsq``). inf where a prediction is not finite. Call inside ``np.errstate``."""
+        ``lstsq``). inf where a prediction is not finite. ``tick`` is called before each
+        chunk of :data:`CHUNK_ROWS` rows (a time budget may raise there). Call inside
+        ``np.errstate``."""
         proj = self.projection
         q = np.asarray(q, dtype=float)
         p = proj.full(q, np.zeros(len(proj.linear)))
@@ -201,6 +205,7 @@ class Solver:
         out = np.full(values.size, np.inf)
         step = max(1, CHUNK_ROWS // n)
         for first in range(0, values.size, step):
+            tick()
             v = np.asarray(values[first:first + step], dtype=float)
             g = v.size
             big = np.column_stack([np.tile(self.A, (g, 1)), np.repeat(v, n)])
