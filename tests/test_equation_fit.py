@@ -55,7 +55,7 @@ def test_profile_matches_single_solves() -> None:
     solve = Projection.of(eq.tree, eq.n_params).solver(A, y, {"x": 0, "t": 1})
     values = np.array([-2000.0, -1.0, 0.5, 3.3, 40.0])
     with np.errstate(all="ignore"):
-        batched = solve.profile([1.0, 0.4], 0, values)
+        batched = solve.profile([1.0, 0.4], [0], values)
         single = []
         for v in values:
             out = solve([v, 0.4])

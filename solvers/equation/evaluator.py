@@ -37,6 +37,7 @@ Scores (:mod:`solvers.equation.metrics`): MSE, NMSE, and MAPE in percent over th
 
 from __future__ import annotations
 
+import itertools
 import time
 import warnings
 from dataclasses import dataclass
@@ -59,6 +60,10 @@ _MAGNITUDES = 10.0 ** np.linspace(GRID_LOW, GRID_HIGH,
 GRID = np.concatenate([_MAGNITUDES, -_MAGNITUDES])
 _HALF = _MAGNITUDES.size
 ROUND_GAIN = 0.01                   # a coordinate round that gains less is the last
+PAIR_MAX = 4                        # pairs are searched jointly up to this many parameters
+_PAIR_AXIS = np.concatenate([10.0 ** np.linspace(GRID_LOW, GRID_HIGH, 49),
+                             -10.0 ** np.linspace(GRID_LOW, GRID_HIGH, 49)])
+PAIR_GRID = np.array([(a, b) for a in _PAIR_AXIS for b in _PAIR_AXIS])   # 8 per decade
 ZOOM = 9                            # points of each zoom onto a local minimum of a profile
 
 
@@ -220,8 +225,8 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
             return np.inf
         return search.record(*solved)
 
-    def profile(q: np.ndarray, j: int, values: np.ndarray) -> np.ndarray:
-        return solve.profile(q, j, values, tick=search.check_budget)
+    def profile(q: np.ndarray, ks: Sequence[int], values: np.ndarray) -> np.ndarray:
+        return solve.profile(q, ks, values, tick=search.check_budget)
 
     m = len(proj.nonlinear)
     if m == 0:
@@ -236,6 +241,12 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
         rng = np.random.default_rng(seed)
         search.multistart([log_uniform(rng, m) for _ in range(starts - 1 - len(points))],
                           loss, first=1 + len(points))
+    if starts > 1 and m >= 2 and search.x is not None:
+        # a second grid search from the best point: the parameters it got right are held
+        # while coupled ones are searched again (pairs too), then one more descent
+        search.current = search.start
+        again = grid_starts(loss, profile, m, start=search.x[list(proj.nonlinear)])[0]
+        search.descend(loss, again)
     if search.x is not None:              # polish the best: BFGS over every parameter
         search.current = search.start
         search.descend(search.loss, search.x.copy())
@@ -251,7 +262,7 @@ def _minima(profile, q: np.ndarray, j: int) -> list[tuple[float, float]]:
     """The local minima of the ``j``-th nonlinear parameter's profile over :data:`GRID` (the
     others at ``q``), each zoomed twice onto :data:`ZOOM` points between its neighbours:
     ``(loss, value)`` pairs."""
-    coarse = profile(q, j, GRID)
+    coarse = profile(q, [j], GRID)
     brackets = []
     for half in (slice(0, _HALF), slice(_HALF, None)):              # positive, negative
         grid, v = GRID[half], coarse[half]
@@ -262,7 +273,7 @@ def _minima(profile, q: np.ndarray, j: int) -> list[tuple[float, float]]:
     lows, highs = np.array(brackets).T
     for _ in range(2):
         points = lows[:, None] + (highs - lows)[:, None] * np.linspace(0.0, 1.0, ZOOM)
-        losses = profile(q, j, points.ravel()).reshape(points.shape)
+        losses = profile(q, [j], points.ravel()).reshape(points.shape)
         best = np.argmin(losses, axis=1)
         rows = np.arange(len(lows))
         step = (highs - lows) / (ZOOM - 1)
@@ -272,17 +283,11 @@ def _minima(profile, q: np.ndarray, j: int) -> list[tuple[float, float]]:
             if np.isfinite(v)]
 
 
-def grid_starts(loss, profile, m: int, rounds: int = 3) -> list[np.ndarray]:
-    """Starts from a coordinate search: from all ones, each nonlinear parameter in turn
-    moves to the lowest of its profile's zoomed local minima (:func:`_minima`;
-    ``profile(q, j, values)``: the projected losses of ``q`` with parameter ``j`` at each
-    value) when that lowers the loss, the others held, until a round lowers the loss by
-    less than :data:`ROUND_GAIN` (at most ``rounds``). The first start is where it ends;
-    then the other minima of the last round's profiles (that parameter at the minimum, the
-    others as held then), lowest loss first, one per distinct loss (``sin(-p*t)`` mirrors
-    ``sin(p*t)``)."""
-    q = np.ones(m)
-    current = loss(q)
+def _coordinates(loss, profile, q: np.ndarray, current: float, rounds: int
+                 ) -> tuple[np.ndarray, float, list[tuple[float, int, np.ndarray]]]:
+    """The coordinate search of :func:`grid_starts` from ``q`` (loss ``current``): the end
+    point, its loss, and the last round's zoomed minima as ``(loss, parameter, point)``."""
+    m = q.size
     candidates: list[tuple[float, int, np.ndarray]] = []
     for _ in range(rounds):
         changed, candidates = False, []
@@ -302,7 +307,47 @@ def grid_starts(loss, profile, m: int, rounds: int = 3) -> list[np.ndarray]:
                     current, q = value, trial
         if not changed:
             break
-    candidates.sort(key=lambda c: (c[0], c[1]))
+    return q, current, candidates
+
+
+def _pairs(profile, q: np.ndarray) -> list[tuple[float, int, np.ndarray]]:
+    """For each pair of nonlinear parameters (with 2 to :data:`PAIR_MAX` of them), the best
+    point of :data:`PAIR_GRID` over the pair, the others at ``q``: ``(loss, -1, point)``."""
+    m = q.size
+    if not 2 <= m <= PAIR_MAX:
+        return []
+    out = []
+    for j, k in itertools.combinations(range(m), 2):
+        losses = profile(q, [j, k], PAIR_GRID)
+        best = int(np.argmin(losses))
+        if np.isfinite(losses[best]):
+            point = q.copy()
+            point[[j, k]] = PAIR_GRID[best]
+            out.append((float(losses[best]), -1, point))
+    return out
+
+
+def grid_starts(loss, profile, m: int, rounds: int = 3, start: np.ndarray | None = None
+                ) -> list[np.ndarray]:
+    """Starts from a coordinate search: from ``start`` (default all ones), each nonlinear parameter in turn
+    moves to the lowest of its profile's zoomed local minima (:func:`_minima`;
+    ``profile(q, ks, values)``: the projected losses of ``q`` with parameters ``ks`` at each
+    row of values) when that lowers the loss, the others held, until a round lowers the
+    loss by less than :data:`ROUND_GAIN` (at most ``rounds``). Then every pair of nonlinear
+    parameters is searched jointly on :data:`PAIR_GRID` (coupled parameters such as
+    ``strain**p1`` and ``tanh(p3*strain)``); when a pair's best point is lower, the
+    coordinate search goes on from it. The first start is where it ends; then the pairs'
+    best points and the other minima of the last round's profiles (that parameter at the
+    minimum, the others as held then), lowest loss first, one per distinct loss
+    (``sin(-p*t)`` mirrors ``sin(p*t)``)."""
+    q = np.ones(m) if start is None else np.array(start, dtype=float)
+    q, current, candidates = _coordinates(loss, profile, q, loss(q), rounds)
+    pairs = _pairs(profile, q)
+    if pairs:
+        value, _, point = min(pairs, key=lambda c: c[0])
+        if loss(point) < current:
+            q, current, candidates = _coordinates(loss, profile, point, loss(point), rounds)
+    candidates = sorted(pairs + candidates, key=lambda c: (c[0], c[1]))
     out, seen = [q], [current]
     for value, _, point in candidates:
         if not np.isclose(value, seen, rtol=1e-9, atol=0.0).any():

@@ -34,7 +34,7 @@ from solvers.equation.tree import (Bin, Call, Neg, Node, Num, Param, Var, evalua
                                    map_params)
 
 _NONLINEAR = 2
-SWEPT = "params"                # the swept parameter's column (never an input name)
+SWEPT = "params[{}]"            # the swept parameters' columns (never an input name)
 CACHED = 8                      # values of each part kept by a Solver
 CHUNK_ROWS = 100_000            # rows of the tiled data evaluated at once by a profile
 
@@ -82,9 +82,11 @@ def linear_params(node: Node, n_params: int) -> tuple[int, ...]:
     return tuple(chosen)
 
 
-def _swap(node: Node, index: int) -> Node:
-    """``node`` with parameter ``index`` read from the column :data:`SWEPT`."""
-    return map_params(node, lambda p: Var(SWEPT) if p.index == index else p)
+def _swap(node: Node, indices: Sequence[int]) -> Node:
+    """``node`` with the ``k``-th of parameters ``indices`` read from the column
+    ``SWEPT.format(k)``."""
+    return map_params(node, lambda p: Var(SWEPT.format(indices.index(p.index)))
+                      if p.index in indices else p)
 
 
 # -- the affine decomposition; None stands for the zero tree ---------------------------------
@@ -188,11 +190,12 @@ class Solver:
         cache[key] = values
         return values
 
-    def profile(self, q: Sequence[float], k: int, values: np.ndarray,
+    def profile(self, q: Sequence[float], ks: Sequence[int], values: np.ndarray,
                 tick: Callable[[], None] = lambda: None) -> np.ndarray:
-        """The MSE after solving for the linear parameters, for each of ``values`` of the
-        ``k``-th nonlinear parameter (the others at ``q``), computed for all values at once:
-        the parameter becomes a column of the data tiled once per value, and the batched
+        """The MSE after solving for the linear parameters, for each row of ``values`` (one
+        column per nonlinear parameter ``ks[c]``, by position; the others at ``q``),
+        computed for all rows at once: the parameters become columns of the data tiled once
+        per row, and the batched
         least-squares problems are solved with ``numpy.linalg.pinv`` (the same cut-off as
         ``lstsq``). inf where a prediction is not finite. ``tick`` is called before each
         chunk of :data:`CHUNK_ROWS` rows (a time budget may raise there). Call inside
@@ -201,18 +204,21 @@ class Solver:
         q = np.asarray(q, dtype=float)
         p = proj.full(q, np.zeros(len(proj.linear)))
         n, width = self.A.shape
-        names = dict(self.names, **{SWEPT: width})
-        out = np.full(values.size, np.inf)
+        ks = list(ks)
+        values = np.asarray(values, dtype=float).reshape(-1, len(ks))
+        names = dict(self.names, **{SWEPT.format(c): width + c for c in range(len(ks))})
+        indices = [proj.nonlinear[k] for k in ks]
+        out = np.full(len(values), np.inf)
         step = max(1, CHUNK_ROWS // n)
-        for first in range(0, values.size, step):
+        for first in range(0, len(values), step):
             tick()
-            v = np.asarray(values[first:first + step], dtype=float)
-            g = v.size
-            big = np.column_stack([np.tile(self.A, (g, 1)), np.repeat(v, n)])
+            v = values[first:first + step]
+            g = len(v)
+            big = np.column_stack([np.tile(self.A, (g, 1)), np.repeat(v, n, axis=0)])
             parts = []
             for i, node in enumerate(self.parts):
-                if node is not None and k in self.uses[i]:
-                    swapped = _swap(node, proj.nonlinear[k])
+                if node is not None and set(ks) & set(self.uses[i]):
+                    swapped = _swap(node, indices)
                     values_i = np.broadcast_to(evaluate_node(swapped, big, p, names), (g * n,))
                     parts.append(values_i.reshape(g, n))
                 else:
