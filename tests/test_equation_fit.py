@@ -96,14 +96,18 @@ def test_frequency_inside_a_function_found_from_the_grid() -> None:
 # free FAILED the scoring rule with the previous strategy (``bfgs``; measured by
 # benchmarks/equation_fit.py: Easy fails [5, 7, 11, 13, 17, 25, 37, 38, 39], Hard fails
 # [1, 5, 7, 11, 13, 15, 17, 21, 23, 25, 26, 27, 28, 31, 34, 37]).
-PREVIOUSLY_FAILED = [("easy", 5), ("easy", 7), ("easy", 11), ("easy", 37),
-                     ("hard", 1), ("hard", 7), ("hard", 11), ("hard", 28)]
+# Seed 1, Hard 7 (``p0*strain**p1 + p2*tanh(p3*strain) + p4*strain**3 + p5*strain*sin(T*p6)``,
+# failed by ``bfgs`` too) needs the joint pair search and the second grid search: the exponent
+# p1 and the rate p3 are coupled on strain in [0.001, 0.1].
+PREVIOUSLY_FAILED = [("easy", 0, 5), ("easy", 0, 7), ("easy", 0, 11), ("easy", 0, 37),
+                     ("hard", 0, 1), ("hard", 0, 7), ("hard", 0, 11), ("hard", 0, 28),
+                     ("hard", 1, 7)]
 
 
-@pytest.mark.parametrize("level, index", PREVIOUSLY_FAILED)
-def test_true_skeleton_passes_the_scoring_rule(level, index) -> None:
+@pytest.mark.parametrize("level, seed, index", PREVIOUSLY_FAILED)
+def test_true_skeleton_passes_the_scoring_rule(level, seed, index) -> None:
     _, params = TRACK.resolve_params(level)
-    task = TRACK.generate_one(dict(params), 0, index)
+    task = TRACK.generate_one(dict(params), seed, index)
     formal = TRACK.formal(task)
     assert "sin" in formal.skeleton or "cos" in formal.skeleton or "exp" in formal.skeleton \
         or "tanh" in formal.skeleton or "**p" in formal.skeleton
