@@ -118,7 +118,8 @@ def _data(eq: Equation, X, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 def starting_points(n: int, starts: int, seed: int) -> list[np.ndarray]:
-    """The ``starts`` starting points of an ``n``-parameter fit (see the module docstring)."""
+    """The ``starts`` starting points of an ``n``-parameter ``bfgs`` fit (see the module
+    docstring)."""
     rng = np.random.default_rng(seed)
     return [np.ones(n)] + [rng.uniform(START_LOW, START_HIGH, size=n) for _ in range(starts - 1)]
 
