@@ -10,7 +10,8 @@ import pytest
 
 from scir.tracks import get_track
 from solvers.equation import fit, parse_equation
-from solvers.equation.evaluator import BFGS, GRID
+from solvers.equation.evaluator import BFGS
+from solvers.equation.grid import GRID
 from solvers.equation.projection import Projection, linear_params
 from solvers.errors import ConfigError
 
