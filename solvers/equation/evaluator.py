@@ -16,13 +16,14 @@ The parameters ``p0..`` minimise the mean squared error with BFGS
   and on: a deterministic grid search (:mod:`solvers.equation.grid`) -- each nonlinear
   parameter in turn is swept over ``GRID`` (magnitudes 1e-3 .. 1e3, 64 per decade, both
   signs; all values at once), each local minimum of the profile zoomed twice, and the
-  parameter moved to the best; up to 3 rounds, and every pair of nonlinear parameters searched jointly on a coarser grid --
-  gives its end point, then the pairs' best points and the other zoomed local minima of the
-  last round (best first); the starts left are log-uniform over the same decades with random
-  signs from ``numpy.random.default_rng(seed)``. With two or more nonlinear parameters the
-  grid search runs again from the best point, with one more descent. Finally the best point
-  found is polished by BFGS over every parameter. Without nonlinear parameters the fit is
-  one exact linear solve.
+  parameter moved to the best; up to 3 rounds, and every pair of nonlinear parameters
+  searched jointly on a coarser grid -- gives its end point, then the pairs' best points and
+  the other zoomed local minima of the last round (best first); the starts left are
+  log-uniform over the same decades with random signs from
+  ``numpy.random.default_rng(seed)``. With two or more nonlinear parameters the grid search
+  runs again from the best point, with one more descent. Finally the best point found is
+  polished by BFGS over every parameter. Without nonlinear parameters the fit is one exact
+  linear solve.
 - ``bfgs`` (the previous strategy, kept for comparison): BFGS over every parameter; the
   first start is all ones, the others are drawn uniformly from [-5, 5] by
   ``numpy.random.default_rng(seed)``.
