@@ -10,8 +10,9 @@ Four rules cover the built-in tracks:
   strictly contained in it -- whose letter is in the pool;
 - ``equation`` (equation discovery): the answer is an equation over the formal object's
   ``inputs``; its free parameters ``p0``..``p9`` (if any) are fitted on the ``train`` split
-  by the project's evaluator (:func:`solvers.equation.evaluator.fit`, BFGS multi-start,
-  seeded), and it is accepted when Acc_0.01 holds on the in-domain test split ``test_id``
+  by the project's evaluator (:func:`solvers.equation.evaluator.fit`, its default strategy:
+  linear parameters solved exactly, BFGS multi-start over the others, seeded), and it is
+  accepted when Acc_0.01 holds on the in-domain test split ``test_id``
   (:func:`scir.evaluate.regression.acc_tau`). Text outside the equation language, or an
   equation that cannot be fitted, is wrong (never an error). A track that names this rule
   has a formal object with ``inputs`` and ``splits`` (``train``, ``test_id``: ``X``, ``y``).
@@ -93,9 +94,11 @@ def score_option(track: "Track", task: "Task", answer: str | None) -> bool:
     return match.index is not None and option_letter(match.index) in task.answer_pool
 
 
-def score_equation(track: "Track", task: "Task", answer: str | None) -> bool:
+def score_equation(track: "Track", task: "Task", answer: str | None, *,
+                   fit_strategy: str | None = None) -> bool:
     """``equation``: fit the answer's free parameters on ``train``, then Acc_0.01 on
-    ``test_id`` (see the module docstring)."""
+    ``test_id`` (see the module docstring). ``fit_strategy``: the evaluator's ``strategy``
+    (None: its default; ``benchmarks/equation_fit.py`` compares them)."""
     from scir.errors import ScirError
     from scir.evaluate.regression import acc_tau
     from solvers.equation.expression import parse_equation
@@ -110,8 +113,9 @@ def score_equation(track: "Track", task: "Task", answer: str | None) -> bool:
         if equation.n_params:
             from solvers.equation.evaluator import fit
 
+            options = {} if fit_strategy is None else {"strategy": fit_strategy}
             params = fit(equation, train.X, train.y, list(formal.inputs),
-                         seed=EQUATION_SEED).params
+                         seed=EQUATION_SEED, **options).params
         return acc_tau(test.y, equation.evaluate(test.X, params), EQUATION_TAU)
     except ScirError:
         return False

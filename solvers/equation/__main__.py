@@ -27,8 +27,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--equation", required=True,
                         help="the equation over the input columns, with parameters p0..p9")
     parser.add_argument("--starts", type=int, default=10,
-                        help="BFGS starting points: all ones, then seeded uniform [-5, 5] "
-                             "(default: 10)")
+                        help="BFGS starting points (default: 10); see --strategy")
+    parser.add_argument("--strategy", choices=("projected", "bfgs"), default="projected",
+                        help="projected: linear parameters solved exactly, BFGS over the "
+                             "others from ones, a grid search and log-uniform starts; bfgs: "
+                             "BFGS over every parameter from ones and seeded uniform [-5, 5] "
+                             "(default: projected)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the starts (default: 0)")
     parser.add_argument("--seconds", type=float, default=30.0,
                         help="time budget of the fit (default: 30)")
@@ -52,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         names = [str(c) for c in frame.columns]
         values = frame.to_numpy(dtype=float)
         result = fit(args.equation, values[:, :-1], values[:, -1], names[:-1],
-                     starts=args.starts, seed=args.seed, seconds=args.seconds)
+                     starts=args.starts, seed=args.seed, seconds=args.seconds,
+                     strategy=args.strategy)
     except ScirError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

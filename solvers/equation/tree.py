@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence, Union
+from typing import Callable, Sequence, Union
 
 import numpy as np
 
@@ -158,16 +158,22 @@ def evaluate_node(node: Node, X: np.ndarray, params: Sequence[float],
     return np.power(a, b)
 
 
-def substitute(node: Node, params: Sequence[float]) -> Node:
+def map_params(node: Node, replace: Callable[[Param], Node]) -> Node:
+    """The tree with each parameter node ``p`` replaced by ``replace(p)``."""
     if isinstance(node, Param):
-        return Num(float(params[node.index]))
+        return replace(node)
     if isinstance(node, Neg):
-        return Neg(substitute(node.arg, params))
+        return Neg(map_params(node.arg, replace))
     if isinstance(node, Call):
-        return Call(node.fn, substitute(node.arg, params))
+        return Call(node.fn, map_params(node.arg, replace))
     if isinstance(node, Bin):
-        return Bin(node.op, substitute(node.left, params), substitute(node.right, params))
+        return Bin(node.op, map_params(node.left, replace), map_params(node.right, replace))
     return node
+
+
+def substitute(node: Node, params: Sequence[float]) -> Node:
+    """The tree with each parameter replaced by its value."""
+    return map_params(node, lambda p: Num(float(params[p.index])))
 
 
 def to_sympy(node: Node, symbols: dict[str, object]):
