@@ -155,20 +155,80 @@ ilp_take(N, [X|Xs], [X|Ys], Rest) :- N1 is N - 1, ilp_take(N1, Xs, Ys, Rest).
 %   ilp_covered(+Kind, :Goal, +Limit, -Ids): the ids of the Kind examples E for which
 %   call(Goal, E) succeeds within Limit inferences (an error: not covered), in order;
 %   Limit = each(L): every example under its own limit L, no chunk run first.
-ilp_covered(Kind, Goal, Limit, Ids) :-
+ilp_covered(Kind, Goal, each(Limit), Ids) :- !,
     ilp_chunks_ready,
     findall(Covered, ( ilp_chunk(Kind, _, Chunk),
-                       ilp_chunk_covered(Chunk, Goal, Limit, Covered) ), Lists),
+                       ilp_chunk_covered(Chunk, Goal, each(Limit), Covered) ), Lists),
     foldl(ilp_append_to, Lists, Ids, []).
+ilp_covered(Kind, Goal, Limit, Ids) :-
+    ilp_chunks_ready,
+    ilp_groups_covered(Kind, 0, 1, Goal, Limit, all, Ids).
 
 ilp_append_to(List, Front, Tail) :- append(List, Tail, Front).
 
 %   ilp_first_covered(+Kind, :Goal, +Limit, -Id): the first such id; fails if none.
-ilp_first_covered(Kind, Goal, Limit, Id) :-
+ilp_first_covered(Kind, Goal, each(Limit), Id) :- !,
     ilp_chunks_ready,
     ilp_chunk(Kind, _, Chunk),
-    ilp_chunk_covered(Chunk, Goal, Limit, [Id|_]),
+    ilp_chunk_covered(Chunk, Goal, each(Limit), [Id|_]),
     !.
+ilp_first_covered(Kind, Goal, Limit, Id) :-
+    ilp_chunks_ready,
+    ilp_groups_covered(Kind, 0, 1, Goal, Limit, first, [Id|_]).
+
+%   Consecutive chunks are run in groups under ONE limit, as a chunk is: a group of Len
+%   chunks that finishes within it has every example within it, so the outcome is the
+%   same as chunk by chunk; the groups double (1, 2, 4, ... up to ilp_group_max/1 chunks)
+%   while they finish within the limit, saving the limit's set-up per chunk on cheap
+%   examples (a fifth of the test time of iggp-gt-chicken-goal's clauses, 101,000
+%   examples); a group that runs past it is run again chunk by chunk and the groups start
+%   again from one chunk, so that the work wasted is at most the group's. Stop = first:
+%   stop at the first group covering an example (its ids are all returned).
+ilp_group_max(16).
+
+ilp_groups_covered(Kind, No, Len, Goal, Limit, Stop, Ids) :-
+    (   ilp_group(Kind, No, Len, Chunks, Next)
+    ->  (   ilp_group_covered(Chunks, Goal, Limit, Ids0)
+        ->  ilp_group_max(Max),
+            Len1 is min(Max, 2 * Len)
+        ;   findall(Covered, ( member(Chunk, Chunks),
+                               ilp_chunk_covered(Chunk, Goal, Limit, Covered) ), Lists),
+            foldl(ilp_append_to, Lists, Ids0, []),
+            Len1 = 1
+        ),
+        (   Stop == first, Ids0 \== []
+        ->  Ids = Ids0
+        ;   append(Ids0, Rest, Ids),
+            ilp_groups_covered(Kind, Next, Len1, Goal, Limit, Stop, Rest)
+        )
+    ;   Ids = []
+    ).
+
+%   ilp_group(+Kind, +No, +Len, -Chunks, -Next): the chunks No .. No+Len-1 that exist (at
+%   least one, else fails) and the number of the chunk after them.
+ilp_group(Kind, No, Len, [Chunk|Chunks], Next) :-
+    ilp_chunk(Kind, No, Chunk),
+    !,
+    No1 is No + 1,
+    Len1 is Len - 1,
+    (   Len1 > 0
+    ->  ilp_group_rest(Kind, No1, Len1, Chunks, Next)
+    ;   Chunks = [], Next = No1
+    ).
+
+ilp_group_rest(Kind, No, Len, Chunks, Next) :-
+    (   ilp_group(Kind, No, Len, Chunks0, Next0)
+    ->  Chunks = Chunks0, Next = Next0
+    ;   Chunks = [], Next = No
+    ).
+
+ilp_group_covered(Chunks, Goal, Limit, Ids) :-
+    catch(ilp_limited(findall(Id, ( member(Chunk, Chunks), member(Id-Example, Chunk),
+                                    \+ \+ call(Goal, Example) ), Ids0),
+                      Limit, Result),
+          Ball, ( ilp_limit_ball(Ball) -> fail ; throw(Ball) )),
+    Result \== inference_limit_exceeded,
+    Ids = Ids0.
 
 ilp_chunk_covered(Chunk, Goal, each(Limit), Ids) :- !,
     ilp_each_covered(Chunk, Goal, Limit, Ids).

@@ -673,3 +673,39 @@ def test_unions_of_recursive_programs(tmp_path: Path) -> None:
         assert unite_pairs(dict(programs), list(programs), len(pos), 2, None, test) is None
     finally:
         tester.close()
+
+
+def test_subsumption_found_later_bans_specialisations() -> None:
+    """A clause covering a negative gets its specialisations banned once a good clause
+    covering all its positives turns up, also when that clause comes after it (the
+    generator then no longer builds them)."""
+    from solvers.ilp.constraints import constraint_rule
+    from solvers.ilp.search import SearchState, _Loop
+
+    bias = IlpBias(head_pred=("h", 2), body_preds=(("p", 2), ("q", 1)), max_vars=3,
+                   max_body=3)
+    facts = {"p": [("a", "b"), ("c", "d"), ("e", "f")], "q": [("a",), ("e",)]}
+    pos, neg = [("a", "b"), ("e", "f"), ("x", "y")], [("c", "d")]     # x, y: no clause
+    problem = IlpProblem(bias=bias, pos=pos, neg=neg, bk_facts=facts)
+    tester = ilp_tester.Tester(problem, time.monotonic() + 30)
+    head = Literal("h", (0, 1))
+    loose = Clause(head, (Literal("p", (0, 1)),))                      # covers the negative
+    tight = Clause(head, (Literal("p", (0, 1)), Literal("q", (0,))))   # good, same positives
+    generator = Generator(bias)
+    try:
+        loop = _Loop(bias, tester, generator, time.monotonic() + 30, SearchState(), False)
+        deadline = time.monotonic() + 30
+        loose_outcome, tight_outcome = tester.test_many([loose, tight], {}, deadline,
+                                                        negatives_without_positives=False)
+        assert loose_outcome.neg == 0 and loose_outcome.pos == frozenset({0, 1})
+        assert tight_outcome.neg is None and tight_outcome.pos == frozenset({0, 1})
+        ban = constraint_rule([(0, loose)], "spec", generator.slots)
+        loop.visit(((0, loose),), loose_outcome)
+        assert ban not in generator._pending          # no good clause covers its positives yet
+        loop.visit(((0, tight),), tight_outcome)
+        assert ban in generator._pending
+        built = {program[0][1] for program, _ in generator.programs(3, time.monotonic() + 30)}
+        assert built and not any(set(loose.body) <= set(c.body) for c in built)
+    finally:
+        generator.close()
+        tester.close()

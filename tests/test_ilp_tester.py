@@ -206,6 +206,30 @@ def test_chunks_give_the_per_example_outcome(tmp_path: Path) -> None:
         tester.close()
 
 
+def test_chunk_groups_give_the_per_example_outcome(tmp_path: Path) -> None:
+    # 1,500 cheap positives run in growing groups of chunks under one limit; two slow ones
+    # (past the per-example limit) and an erring one deep inside make their groups run
+    # again chunk by chunk: the outcome is the per-example one (test_program's), and the
+    # first negative covered is found after 1,200 not covered
+    bk = ("cost(N) :- integer(N), burn(N).\n"
+          "burn(0) :- !.\nburn(N) :- M is N - 1, burn(M).\n")
+    pos = [(i % 7,) for i in range(1500)]
+    pos[700], pos[1100], pos[1300] = (200_000,), ("x",), (300_000,)
+    neg = [("y",)] * 1200 + [(3,), (150_000,), (4,)]
+    tester = _tester(tmp_path, bk, ("h", 1), pos, neg, example_inference_limit=100_000)
+    try:
+        clause = _clause("h(0) :- cost(0)")
+        full = tester.test(clause, {}, _deadline(), stop_at_neg=False)
+        assert full.pos == frozenset(range(1500)) - {700, 1100, 1300}
+        assert full.neg_covered == frozenset({1200, 1202})
+        program = tester.test_program([clause], {}, _deadline(), stop_at_neg=False)
+        assert (program.pos, program.neg_covered) == (full.pos, full.neg_covered)
+        [batch] = tester.test_many([clause], {}, _deadline())
+        assert batch.neg == 1200 and batch.pos == full.pos
+    finally:
+        tester.close()
+
+
 def test_positives_first_and_useless_parts(tmp_path: Path) -> None:
     bk = "p(a, 1).\np(b, 2).\nq(1).\nq(2).\nr(3).\ns(X) :- X > a.\n"
     pos = [("a",), ("b",)]

@@ -12,7 +12,8 @@ and recursive or invented ones):
   program with invention covering no positive bans, from every program, the background
   literals of its main clause when they alone cover no positive either.
 - Classic mode, one clause covering a negative, every positive of which a good clause found
-  so far covers too: ``spec`` -- its specialisations are never better than that clause.
+  so far covers too: ``spec`` -- its specialisations are never better than that clause; and
+  when such a good clause is found only later, the ``spec`` is added then.
 - Noisy mode (score = FN + FP + size, Popper's MDL): ``spec`` when P covers no positive, no
   negative, or (one clause) no more positives than its size; ``exact`` (variants) otherwise.
 - One clause covering no positive: a smaller part of its body that, with the head, surely
@@ -102,6 +103,9 @@ class _Loop:
         self.seen: set[frozenset] = set()
         self.explained: set[Clause] = set()      # clauses whose unsat core is known
         self.good: dict[Clause, frozenset[int]] = {}       # classic: consistent clauses
+        # classic: single clauses covering a negative and some positives whose
+        # specialisations are not banned yet (see :meth:`subsume_pending`)
+        self.pending: dict[Clause, tuple[Program, frozenset[int]]] = {}
         self.units: dict[Clause, tuple[frozenset[int], frozenset[int]]] = {}   # noisy
         # classic, recursion without invention: good programs (canonical clause sets), whose
         # unions the combine stage tries (invented names would clash in a union)
@@ -223,6 +227,8 @@ class _Loop:
             # without recursion a clause of the head predicate covers what it covers in any
             # program: a useless one (and its specialisations) is banned from every program
             kinds.append("spec_any" if single and self.direct else "spec")
+        elif single and not self.partial:
+            self.pending[canonical(program[0][1])] = (program, pos)
         self.constrain(program, kinds)
         if not pos and self.direct and len(program) > 1:
             self.explain_invention(program)
@@ -244,6 +250,7 @@ class _Loop:
             return True
         if single:
             self.good[canonical(clauses[0])] = pos
+            self.subsume_pending(pos)
         if self.unite:
             self.programs[program_key(program)] = pos
         return False
@@ -253,6 +260,17 @@ class _Loop:
         positive in ``pos`` (all the positives a single clause covers: batch tests list them
         even past a negative): then no specialisation of that clause is needed (classic)."""
         return any(pos <= covered for covered in self.good.values())
+
+    def subsume_pending(self, covered: frozenset[int]) -> None:
+        """A new good clause covering ``covered``: the earlier single clauses covering a
+        negative whose positives it covers get the ``subsumed`` constraint after all (as
+        when tested after it: their specialisations, generated from now on, are no smaller
+        than the good clause, found at the current size, and cover a subset of its
+        positives; Popper's backtracking subsumption check)."""
+        done = [key for key, (_, pos) in self.pending.items() if pos <= covered]
+        for key in done:
+            program, _ = self.pending.pop(key)
+            self.constrain(program, ["spec_any" if self.direct else "spec"])
 
     def explain_invention(self, program: Program) -> None:
         """A program with invention covering no positive: when the background literals of
