@@ -36,7 +36,10 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ilp"
 HEADER = re.compile(r"\A% (expect|expect-size|expect-score|options|feature|popper-seconds):"
                     r" (.+?)\s*\Z")
 SCORE = re.compile(r"\ATP=(\d+) FN=(\d+) TN=(\d+) FP=(\d+)\Z")
-LEARN_TIMEOUT = 4.0          # a good learner needs ~1-2 s on each of these problems
+# a good learner needs ~1-2 s on each of these problems (speed is measured by
+# benchmarks/ilp.py); the limit only bounds the test: pi_grandparent took over 4 s while
+# the suite ran beside other work
+LEARN_TIMEOUT = 15.0
 EXAMPLE_TIME_LIMIT = 1.0     # seconds per example when checking the expected program
 
 
