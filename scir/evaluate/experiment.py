@@ -144,9 +144,30 @@ class Experiment(_Strict):
         return [(t, d) for t, tiers in self.tasks.items() for d in tiers]
 
     def cells(self) -> list[CellKey]:
-        """Every cell, in run order: per track and difficulty, per presentation, per
-        architecture, per model, constrained before free, per seed. ``oracle`` (no model, no
-        sampling) runs once per track/difficulty/presentation, with the first seed; ``cot``
+        """Every cell that is run, in run order (:meth:`grid_cells` without the
+        :meth:`skipped` ones)."""
+        skipped = {cell for cell, _ in self.skipped()}
+        return [c for c in self.grid_cells() if c not in skipped]
+
+    def skipped(self) -> list[tuple[CellKey, str]]:
+        """The cells of the grid whose architecture their track does not take
+        (``Track.architectures``, e.g. ns on equation tasks), each with the reason; they are
+        not planned."""
+        from scir.pipelines.runner import check_architecture
+        from scir.tracks import get_track
+
+        out = []
+        for cell in self.grid_cells():
+            try:
+                check_architecture(get_track(cell.track), cell.arch)
+            except ConfigError as exc:
+                out.append((cell, exc.message))
+        return out
+
+    def grid_cells(self) -> list[CellKey]:
+        """Every cell of the grid, in run order: per track and difficulty, per presentation,
+        per architecture, per model, constrained before free, per seed. ``oracle`` (no model,
+        no sampling) runs once per track/difficulty/presentation, with the first seed; ``cot``
         and ``oracle`` have no free variant."""
         seeds = self.seed_list()
         out = []

@@ -121,6 +121,9 @@ class Formalization:
     items: int                     # extracted items (FOL formulas, facts, data rows)
 
 
+GENERAL_ARCHITECTURES = ("cot", "ns", "symbcot", "oracle")
+
+
 class Track(ABC):
     """One benchmark track (deduction, induction, causal, ...)."""
 
@@ -135,8 +138,10 @@ class Track(ABC):
     # the typed formal object (a FormalObject: ``load`` / ``dump``); None: the JSON dict itself
     formal_type: ClassVar[type | None] = None
     # the architectures (``scir.pipelines.ARCHS``) that apply to the track; None: all. The
-    # pipelines refuse the others with a ConfigError before any call
-    architectures: ClassVar[tuple[str, ...] | None] = None
+    # pipelines refuse the others with a ConfigError before any call, and ``scir eval`` does
+    # not plan them. The default: the architectures that need nothing but the track's hooks
+    # (sr-agent and the symbolic-regression baselines need equation data)
+    architectures: ClassVar[tuple[str, ...] | None] = GENERAL_ARCHITECTURES
 
     def formal(self, task: Task) -> Any:
         """The task's formal object, ``formal_type.load(task.formal)`` (cached; see
