@@ -121,6 +121,8 @@ class Formalization:
     items: int                     # extracted items (FOL formulas, facts, data rows)
 
 
+# the architectures that need nothing but the track's hooks (sr-agent and the
+# symbolic-regression baselines need equation data)
 GENERAL_ARCHITECTURES = ("cot", "ns", "symbcot", "oracle")
 
 
@@ -139,9 +141,8 @@ class Track(ABC):
     formal_type: ClassVar[type | None] = None
     # the architectures (``scir.pipelines.ARCHS``) that apply to the track; None: all. The
     # pipelines refuse the others with a ConfigError before any call, and ``scir eval`` does
-    # not plan them. The default: the architectures that need nothing but the track's hooks
-    # (sr-agent and the symbolic-regression baselines need equation data)
-    architectures: ClassVar[tuple[str, ...] | None] = GENERAL_ARCHITECTURES
+    # not plan them (the logic tracks: GENERAL_ARCHITECTURES)
+    architectures: ClassVar[tuple[str, ...] | None] = None
 
     def formal(self, task: Task) -> Any:
         """The task's formal object, ``formal_type.load(task.formal)`` (cached; see
