@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${SCIR_EXTRAS:-llm,test,ray}"   # ray: the scale-out tests run on a local Ray
+EXTRAS="${SCIR_EXTRAS:-llm,test,ray,symreg}"   # ray: the scale-out tests run on a local Ray; symreg: the equation baselines
 VENV="${VENV:-.venv}"
 STAMP="$VENV/.scir-installed"
 

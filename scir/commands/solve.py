@@ -17,7 +17,8 @@ from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.llm.cache import RunStore
 from scir.llm.run_lock import RunLock
-from scir.pipelines.result import ARCHS, BACKUPS, PRESENTATIONS, PipelineSettings
+from scir.pipelines.result import (ARCHS, BACKUPS, MODEL_FREE_ARCHS, PRESENTATIONS,
+                                   PipelineSettings)
 from scir.pipelines.runner import model_label, run_tasks
 from scir.tasks import read_tasks
 
@@ -40,13 +41,15 @@ def add_parser(sub) -> None:
                "  scir solve d.jsonl --arch ns --backup cot --model tiny --run runs/tiny-backup\n"
                "  scir solve eq.jsonl --arch sr-agent --model vllm:Qwen/Qwen3-8B@http://gpu:8000/v1 "
                "--iterations 40 --agent-steps 25 --run runs/agent\n"
+               "  scir solve eq.jsonl --arch pyoperon --symreg-seconds 10 --run runs/operon\n"
                "Model names: openrouter:M, openai:M[@URL], vllm:M@URL, sglang:M@URL, "
                "ollama:M@URL, llamacpp:M@URL, hf:PATH, tiny.\n"
                "API keys come from OPENROUTER_API_KEY / OPENAI_API_KEY / SCIR_API_KEY.\n"
                "Rerunning the same command continues an interrupted run.")
     p.add_argument("file", help="task file (JSONL)")
     p.add_argument("--arch", required=True, choices=ARCHS, help="solving architecture")
-    p.add_argument("--model", default=None, help="model name (not needed for oracle)")
+    p.add_argument("--model", default=None,
+                   help="model name (not needed for oracle, pyoperon, gplearn, pysr)")
     p.add_argument("--presentation", choices=PRESENTATIONS, default="nl",
                    help="clean NL or the rendered (obfuscated) documents")
     p.add_argument("--run", required=True, help="run directory (created; holds run.sqlite)")
@@ -65,6 +68,9 @@ def add_parser(sub) -> None:
                    help="ns only: when no formalization attempt gets an answer from the solver, "
                         "ask the CoT question and record its answer as a backup (Logic-LM); "
                         "reports show NS with and without backup (default: no backup)")
+    p.add_argument("--symreg-seconds", type=float, default=30.0,
+                   help="pyoperon / gplearn / pysr (equation tasks): seconds of one task's "
+                        "search on its train split; the seed is --seed")
     p.add_argument("--redo", action="store_true",
                    help="run every task again, replacing stored results; LLM calls are still "
                         "served from the run store (e.g. after fixing a track's parser)")
@@ -123,19 +129,20 @@ def run(args) -> int:
         raise ConfigError("--limit must be >= 1", field="limit")
     if args.max_tokens < 1:
         raise ConfigError("--max-tokens must be >= 1", field="max_tokens")
-    if args.arch != "oracle" and not args.model:
+    if args.arch not in MODEL_FREE_ARCHS and not args.model:
         raise ConfigError(f"--arch {args.arch} needs --model", field="model")
     settings = PipelineSettings(presentation=args.presentation, max_tokens=args.max_tokens,
                                 temperature=args.temperature, seed=args.seed,
                                 max_retries=args.max_retries,
                                 constrained=not args.unconstrained, backup=args.backup,
-                                agent=_agent_settings(args))
+                                agent=_agent_settings(args),
+                                symreg_seconds=args.symreg_seconds)
     settings.check_arch(args.arch)
     tasks = read_tasks(args.file)
     if args.limit is not None:
         tasks = tasks[:args.limit]
     name = None
-    if args.arch != "oracle":
+    if args.arch not in MODEL_FREE_ARCHS:
         from scir.llm import parse_model_name
 
         name = parse_model_name(args.model)
@@ -167,7 +174,7 @@ def _solve(args, tasks, name, settings) -> int:
                   "limit": args.limit, "max_tokens": args.max_tokens,
                   "temperature": args.temperature, "seed": args.seed,
                   "max_retries": args.max_retries, "constrained": not args.unconstrained,
-                  "backup": args.backup}
+                  "backup": args.backup, "symreg_seconds": args.symreg_seconds}
         if args.arch == "sr-agent":
             config["agent"] = dataclasses.asdict(settings.agent)
         _check_consistent(store, config)

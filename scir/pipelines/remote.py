@@ -25,7 +25,7 @@ from scir.errors import ConfigError
 from scir.executors import Executor, chunk_size as default_chunk_size, chunks
 from scir.llm.base import Backend, LLMRequest, LLMResponse
 from scir.llm.cache import CachingBackend, RunStore
-from scir.pipelines.result import NO_MODEL, PipelineResult, PipelineSettings
+from scir.pipelines.result import MODEL_FREE_ARCHS, NO_MODEL, PipelineResult, PipelineSettings
 from scir.pipelines.runner import RunSummary, count_stored, pending_tasks, run_task
 from scir.tasks import Task
 
@@ -103,7 +103,7 @@ def run_chunk(chunk: CellChunk) -> tuple[list[dict[str, Any]], list[Call]]:
     the results (as dicts) and the calls made that were not shipped with the chunk."""
     recorder = CallRecorder(chunk.known)
     backend = None
-    if chunk.model is not None and chunk.arch != "oracle":
+    if chunk.model is not None and chunk.arch not in MODEL_FREE_ARCHS:
         backend = CachingBackend(worker_backend(chunk.model), recorder)  # type: ignore[arg-type]
     results = [run_task(chunk.arch, Task.from_dict(data), backend, chunk.settings).to_dict()
                for data in chunk.tasks]
@@ -120,19 +120,20 @@ def run_tasks_remote(tasks: list[Task], arch: str, model: ModelSpec | None, stor
     (``chunk_size`` tasks each; default: about four chunks per worker). Stored results are
     skipped (``redo``: run again); each finished chunk's calls, then its results, are written
     to ``store`` in task order."""
-    if arch != "oracle" and model is None:
+    if arch not in MODEL_FREE_ARCHS and model is None:
         raise ConfigError(f"--arch {arch} needs a --model", field="model")
     if chunk_size is not None and chunk_size < 1:
         raise ConfigError("chunk size must be >= 1", field="chunk_size")
     known: dict[str, LLMResponse] = {}
     label = NO_MODEL
-    if arch != "oracle" and model is not None:
+    if arch not in MODEL_FREE_ARCHS and model is not None:
         provider, model_id, label = next(iter(executor.map(backend_identity, [model])))
         known = store.calls(provider, model_id)
     summary = RunSummary()
     pending = pending_tasks(tasks, arch, label, store, settings, redo, summary)
     size = chunk_size or default_chunk_size(len(pending), executor.workers)
-    jobs = [CellChunk([t.to_dict() for t in part], arch, model if arch != "oracle" else None,
+    jobs = [CellChunk([t.to_dict() for t in part], arch,
+                      model if arch not in MODEL_FREE_ARCHS else None,
                       settings, known) for part in chunks(pending, size)]
 
     def finished() -> Iterator[PipelineResult]:

@@ -17,7 +17,10 @@ from scir.tasks import Task
 from scir.tracks import track_of
 from scir.tracks.base import Track
 
-ARCHS = ("cot", "ns", "symbcot", "oracle", "sr-agent")
+# symbolic-regression baselines without a model (solvers.symreg.REGRESSORS; equation tasks)
+SYMREG_ARCHS = ("pyoperon", "gplearn", "pysr")
+ARCHS = ("cot", "ns", "symbcot", "oracle", "sr-agent") + SYMREG_ARCHS
+MODEL_FREE_ARCHS = ("oracle",) + SYMREG_ARCHS   # their results' model column is NO_MODEL
 BACKUPS = ("cot",)                 # what answers a task when NS's formalization fails
 PRESENTATIONS = ("nl", "obf")
 STATUSES = STATUS_VALUES           # scir.evaluate.status.Status, as stored
@@ -50,6 +53,8 @@ class PipelineSettings:
     backup: str | None = None
     # the sr-agent architecture's loop settings (iterations, steps, top-K, goals, tools)
     agent: AgentSettings = field(default_factory=AgentSettings)
+    # pyoperon / gplearn / pysr: wall-clock seconds of one task's search (the seed: ``seed``)
+    symreg_seconds: float = 30.0
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
@@ -60,6 +65,8 @@ class PipelineSettings:
         if self.max_formalization_tokens is not None and self.max_formalization_tokens < 1:
             raise ConfigError("max_formalization_tokens must be >= 1",
                               field="max_formalization_tokens")
+        if not self.symreg_seconds > 0:
+            raise ConfigError("symreg_seconds must be > 0", field="symreg_seconds")
         if self.backup is not None and self.backup not in BACKUPS:
             raise ConfigError(f"backup must be one of {', '.join(BACKUPS)}, got "
                               f"{self.backup!r}", field="backup")

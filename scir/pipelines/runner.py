@@ -11,6 +11,7 @@ meanwhile are still stored, and the error goes on to the caller."""
 from __future__ import annotations
 
 import time
+from functools import partial
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -20,10 +21,10 @@ from scir.evaluate.backup import used, with_backup
 from scir.llm.base import Backend
 from scir.llm.cache import RunStore
 from scir.llm.http_limits import allow_calls, cancel_calls
-from scir.pipelines import cot, ns, oracle, symbcot
+from scir.pipelines import cot, ns, oracle, symbcot, symreg
 from scir.pipelines.sr_agent import pipeline as sr_agent
-from scir.pipelines.result import (ARCHS, NO_MODEL, PipelineResult, PipelineSettings,
-                                   new_result, problem_text)
+from scir.pipelines.result import (ARCHS, MODEL_FREE_ARCHS, NO_MODEL, SYMREG_ARCHS,
+                                   PipelineResult, PipelineSettings, new_result, problem_text)
 from scir.tasks import Task
 from scir.tracks import track_of
 from scir.tracks.base import Track
@@ -31,6 +32,7 @@ from scir.tracks.base import Track
 PIPELINES: dict[str, Callable[..., PipelineResult]] = {
     "cot": cot.run, "ns": ns.run, "symbcot": symbcot.run, "oracle": oracle.run,
     "sr-agent": sr_agent.run,
+    **{arch: partial(symreg.run, arch=arch) for arch in SYMREG_ARCHS},
 }
 RETRIED_STATUSES = frozenset({"backend_error"})
 
@@ -47,7 +49,7 @@ def run_task(arch: str, task: Task, backend: Backend | None, settings: PipelineS
     """One task through one architecture; a BackendError becomes a ``backend_error`` result."""
     if arch not in PIPELINES:
         raise ConfigError(f"arch must be one of {', '.join(ARCHS)}, got {arch!r}", field="arch")
-    if arch != "oracle" and backend is None:
+    if arch not in MODEL_FREE_ARCHS and backend is None:
         raise ConfigError(f"--arch {arch} needs a --model", field="model")
     settings.check_arch(arch)
     track = track_of(task)
@@ -104,8 +106,9 @@ class RunSummary:
 
 
 def model_label(arch: str, backend: Backend | None) -> str:
-    """The model column of results: the backend's name, or ``none`` for the oracle."""
-    return NO_MODEL if arch == "oracle" or backend is None else backend.name
+    """The model column of results: the backend's name, or ``none`` for the oracle and the
+    symbolic-regression baselines."""
+    return NO_MODEL if arch in MODEL_FREE_ARCHS or backend is None else backend.name
 
 
 def _finished(pending: list[Task], arch: str, backend: Backend | None,

@@ -112,6 +112,16 @@ def load_formal(formal_type: type[F], task: Task) -> F:
     return value
 
 
+@dataclass(frozen=True)
+class RegressionData:
+    """One split of a regression task: ``X`` (one row per point, one column per input),
+    ``y`` and the input names (what :meth:`Track.regression_data` returns)."""
+
+    X: Any
+    y: Any
+    inputs: tuple[str, ...]
+
+
 @dataclass
 class Formalization:
     """A parsed formalization: the track's formal object (``Track.formal_type``) plus what
@@ -263,6 +273,12 @@ class Track(ABC):
         from scir.evaluate.scoring import score
 
         return score(self, task, answer)
+
+    def regression_data(self, task: Task, split: str = "train") -> "RegressionData":
+        """The numeric data of a task's ``split`` for the symbolic-regression baselines
+        (``--arch pyoperon|gplearn|pysr``); tracks without such data do not override this,
+        and those architectures refuse them (``scir.pipelines.symreg``)."""
+        raise NotImplementedError
 
     def option_items(self, task: Task) -> list[frozenset] | None:
         """The ``option`` rule's item set of each option (e.g. edges), or None when the

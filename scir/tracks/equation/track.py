@@ -12,7 +12,8 @@ from scir.errors import ConfigError, ScirError
 from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import Check, Track, TrackParam
+from scir.pipelines.result import SYMREG_ARCHS
+from scir.tracks.base import Check, RegressionData, Track, TrackParam
 from scir.tracks.equation import templates
 from scir.tracks.equation.formal import SCIENCES, SPLITS, EquationFormal
 from scir.tracks.equation.generate import build
@@ -41,8 +42,9 @@ class EquationTrack(Track):
     formal_type = EquationFormal
     # ns and symbcot formalize the problem into a formal object the solver then answers;
     # here the formal object *is* the data and the answer is the equation to be found, so
-    # there is nothing for a model to formalize: the CoT model proposes the equation directly
-    architectures = ("cot", "oracle", "sr-agent")
+    # there is nothing for a model to formalize: the CoT model proposes the equation directly;
+    # the symbolic-regression baselines (no model) fit the train split (``regression_data``)
+    architectures = ("cot", "oracle", "sr-agent") + SYMREG_ARCHS
 
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
@@ -140,6 +142,14 @@ class EquationTrack(Track):
         found = formal.expression if not problems else None
         return Check(task.task_id, not problems, task.answer, found, details=details,
                      message="; ".join(problems))
+
+    def regression_data(self, task: Task, split: str = "train") -> RegressionData:
+        """A split's rows, targets and input names (for ``--arch pyoperon|gplearn|pysr``)."""
+        formal = self.formal(task)
+        data = formal.splits[split]
+        return RegressionData(np.asarray(data.X, dtype=float).reshape(len(data.X),
+                                                                      len(formal.inputs)),
+                              np.asarray(data.y, dtype=float), formal.inputs)
 
     def solve_formal(self, task: Task, formal: EquationFormal) -> str:
         """The oracle: the ground-truth expression."""
