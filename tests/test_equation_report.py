@@ -206,14 +206,17 @@ def test_the_grid_skips_cells_the_track_does_not_take(tmp_path, capsys):
         path = tmp_path / "exp.toml"
         path.write_text(f"""
 presentations = ["nl"]
-architectures = ["oracle", "ns", "sr-agent"]
+architectures = ["oracle", "ns", "sr-agent", "gplearn"]
 tasks_per_cell = 1
+seeds = [0, 1]
 [generation]
 max_tokens = 16
 max_retries = 0
 [agent]
 iterations = 1
 steps = 1
+[symreg]
+seconds = 0.5
 [[models]]
 name = "openai:fake@{srv.url}"
 [tasks.deduction.easy]
@@ -226,19 +229,26 @@ seed = 1
         assert main(["eval", str(path), "--run", str(tmp_path / "dry"), "--dry-run"]) == 0
         dry = capsys.readouterr().out.splitlines()
         assert "skipped  equation/easy nl ns openai:fake: --arch ns does not apply to the " \
-               "equation track (it takes cot, oracle, sr-agent)" in dry
+               "equation track (it takes cot, oracle, sr-agent, pyoperon, gplearn, pysr)" in dry
         assert any(line.startswith("skipped  deduction/easy nl sr-agent") for line in dry)
-        assert dry[-1] == ("4 cells, 4 task runs planned; 2 cells skipped (architecture not "
+        assert any(line.startswith("skipped  deduction/easy nl gplearn none") for line in dry)
+        # oracle once; ns, sr-agent and the model-free gplearn once per seed
+        assert dry[-1] == ("8 cells, 8 task runs planned; 6 cells skipped (architecture not "
                            "taken by the track)")
         run = tmp_path / "run"
         assert main(["eval", str(path), "--run", str(run), "--progress-every", "1"]) == 0
     err = capsys.readouterr().err
-    assert sum(line.startswith("skipped  ") for line in err.splitlines()) == 2, err
+    assert sum(line.startswith("skipped  ") for line in err.splitlines()) == 6, err
     with RunStore(run) as store:
-        cells = {(r["domain"], r["arch"]) for r in store.results()}
-        planned = {(c["track"], c["arch"]) for c, _ in store.plan()}
-    want = {("deduction", "oracle"), ("deduction", "ns"), ("equation", "oracle"),
-            ("equation", "sr-agent")}
+        cells = {(r["domain"], r["arch"], r["model"], r["seed"]) for r in store.results()}
+        planned = {(c["track"], c["arch"], c["model"], c["seed"]) for c, _ in store.plan()}
+    want = {("deduction", "oracle", "none", 0), ("equation", "oracle", "none", 0)} | {
+        (track, arch, "openai:fake", seed) for track, arch in (("deduction", "ns"),
+                                                               ("equation", "sr-agent"))
+        for seed in (0, 1)} | {("equation", "gplearn", "none", seed) for seed in (0, 1)}
     assert cells == planned == want
+    recorded = json.loads((run / "experiment.json").read_text())["cells"]
+    assert [v["symreg"] for k, v in recorded.items() if '"gplearn"' in k] == [
+        {"seconds": 0.5}] * 2
     assert main(["report", str(run), "-o", str(tmp_path / "rep"), "--no-figures"]) == 0
     check_report(tmp_path / "rep", [str(run)])
