@@ -39,7 +39,8 @@ def add_parser(sub) -> None:
                    help="comma-separated model names replacing the experiment's models "
                         "(default settings each: concurrency 1, no rate limit)")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the cells and their planned task counts; run nothing")
+                   help="print the cells and their planned task counts, and the cells skipped "
+                        "because their track does not take their architecture; run nothing")
     from scir import executors
 
     executors.add_arguments(p)
