@@ -7,7 +7,8 @@ problem folders (read by ``scir import llmsr``'s reader).
     .venv/bin/python benchmarks/equation.py --llmsr data/lsr_synth --seconds 30
 
 Each baseline fits a problem's train split (seed ``--seed``) within ``--seconds``; its
-expression is judged by the project's one evaluator and metrics (scir.evaluate.regression):
+expression is judged by the metrics the pipelines store with each result
+(scir.evaluate.scoring.assess_equation, scir.evaluate.regression.answer_metrics):
 Acc_0.1 / Acc_0.01 / Acc_0.001 on test_id (share of problems passing), the median NMSE on
 test_id and test_ood, the symbolic accuracy (equivalent to the ground truth up to fitted
 constants, proved by sympy; attempted only for answers passing Acc_0.1, since an equivalent
@@ -30,15 +31,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scir.errors import ScirError  # noqa: E402
-from scir.evaluate.regression import TAUS, acc_tau, nmse, symbolic_equivalent  # noqa: E402
+from scir.evaluate.regression import TAUS, acc_name  # noqa: E402
+from scir.evaluate.scoring import assess_equation  # noqa: E402
 from scir.tasks import Task  # noqa: E402
 from scir.tracks import get_track  # noqa: E402
 from scir.tracks.equation.llmsr import import_llmsr  # noqa: E402
-from solvers.equation.expression import parse_equation  # noqa: E402
 from solvers.symreg import RegressorUnavailable, get_regressor  # noqa: E402
 
 BASELINES = ("pyoperon", "gplearn")
-SYMBOLIC_SECONDS = 10.0          # sympy's time for one equivalence proof
 
 
 @dataclass
@@ -56,27 +56,14 @@ class Scores:
 
 
 def judge(task: Task, expression: str, scores: Scores) -> None:
-    """Add one answer's metrics (test_id accuracies, NMSE ID/OOD, symbolic equivalence)."""
-    track = get_track("equation")
-    formal = track.formal(task)
-    equation = parse_equation(expression, formal.inputs)
-    test = track.regression_data(task, "test_id")
-    ood = track.regression_data(task, "test_ood")
-    predicted = equation.evaluate(test.X)
-    passed = {tau: acc_tau(test.y, predicted, tau) for tau in TAUS}
+    """Add one answer's metrics (test_id accuracies, NMSE ID/OOD, symbolic equivalence), as
+    the pipelines store them with a result (scir.evaluate.scoring.assess_equation)."""
+    metrics = assess_equation(get_track("equation"), task, expression).metrics
     for tau in TAUS:
-        scores.passed[tau] += int(passed[tau])
-    scores.nmse_id.append(nmse(test.y, predicted))
-    scores.nmse_ood.append(nmse(ood.y, equation.evaluate(ood.X)))
-    if not passed[max(TAUS)]:
-        return                   # off by 10% on test_id: not the law (no proof attempted)
-    train = track.regression_data(task, "train")
-    try:
-        scores.symbolic += int(symbolic_equivalent(expression, formal.expression,
-                                                   formal.inputs, X=train.X,
-                                                   seconds=SYMBOLIC_SECONDS))
-    except ScirError:
-        pass                     # a proof that cannot be made counts as not equivalent
+        scores.passed[tau] += int(metrics[acc_name(tau)])
+    for key, values in (("nmse_id", scores.nmse_id), ("nmse_ood", scores.nmse_ood)):
+        values.append(float("inf") if metrics[key] is None else metrics[key])
+    scores.symbolic += int(metrics["symbolic"])
 
 
 def run(tasks: list[Task], baselines: tuple[str, ...], seconds: float, seed: int,

@@ -66,7 +66,7 @@ first_goal=$(ls "$OUT"/export/prover9/*.goal.in | head -1)
 python -m solvers.prover9 "$first_goal" > "$OUT/export/prover9-first.txt" || true
 head -3 "$OUT/export/prover9-first.txt"
 
-step "scir eval experiments/demo.toml: every track, Easy and Hard, NL and Obf; oracle, and the tiny local model (random weights; shows the offline path, not accuracy) through cot / ns / symbcot, constrained and free"
+step "scir eval experiments/demo.toml: every track, Easy and Hard, NL and Obf; oracle, and the tiny local model (random weights; shows the offline path, not accuracy) through cot / ns / symbcot, constrained and free, and sr-agent on equation tasks (cells a track does not take are skipped)"
 time scir eval experiments/demo.toml --run "$OUT/eval" --progress-every 60s
 
 step "report"

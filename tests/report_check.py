@@ -8,7 +8,11 @@ the plan table; the probes; every paired difference's task count and mean (and i
 interval against an independent percentile bootstrap, within a tolerance); the conflicts;
 the with-backup view of ns cells run with a backup (a result whose ``backup_used`` is true
 counts its ``backup_correct`` and ``backup_status``) and the count of backup uses per cell;
-every Table-1 entry. Usable on any report, e.g. one made from a ``scir eval`` run.
+every Table-1 entry; the equation metrics of every cell of a track whose results carry
+metrics (the equation track): the share of problems passing each Acc_tau and the symbolic
+check with Wilson intervals, the NMSE medians ID / OOD with their order-statistic intervals
+(binomial ranks computed here with exact fractions), in ``cells``, ``equation`` and the CSV.
+Usable on any report, e.g. one made from a ``scir eval`` run.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from fractions import Fraction
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -62,6 +67,82 @@ def backup_view(r: dict[str, Any]) -> dict[str, Any]:
     if not r.get("backup_used"):
         return r
     return {**r, "correct": r["backup_correct"], "status": r["backup_status"]}
+
+
+METRIC_TRACKS = ("equation",)          # tracks whose scoring rule stores per-answer metrics
+SHARES = ("acc_0.1", "acc_0.01", "acc_0.001", "symbolic")
+MEDIANS = ("nmse_id", "nmse_ood")
+
+
+def median_ranks(n: int, level: float = 0.95) -> tuple[int | None, int | None]:
+    """0-based ranks of the order-statistic interval of the median, B ~ binomial(n, 1/2):
+    lower = (the smallest k with P(B <= k) >= alpha/2) - 1, upper = the smallest k with
+    P(B > k) <= alpha/2; None for a bound the sample cannot give (a rank outside 0..n-1)."""
+    q = Fraction(1 - level).limit_denominator(10 ** 6) / 2
+    pmf = [Fraction(math.comb(n, i), 2 ** n) for i in range(n + 1)]
+    cdf = [sum(pmf[:i + 1]) for i in range(n + 1)]
+    low = next(k for k in range(n + 1) if cdf[k] >= q) - 1
+    high = next(k for k in range(n + 1) if 1 - cdf[k] <= q)
+    return (low if low >= 0 else None), (high if high < n else None)
+
+
+def expected_metrics(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """A cell's metric columns recomputed: results with metrics count by them, results
+    without an answer fail (NMSE infinite), answered results without metrics are left out."""
+    counted = []
+    for r in items:
+        if r.get("metrics"):
+            counted.append(r["metrics"])
+        elif r.get("answer") is None:
+            counted.append({**{m: False for m in SHARES}, **{m: None for m in MEDIANS}})
+    n = len(counted)
+    out: dict[str, Any] = {"metrics_n": n}
+    for m in SHARES:
+        k = sum(bool(c[m]) for c in counted)
+        p, low, high = wilson_formula(k, n) if n else (None, None, None)
+        out.update({m: p, f"{m}_low": low, f"{m}_high": high})
+    for m in MEDIANS:
+        x = sorted(math.inf if c[m] is None else float(c[m]) for c in counted)
+        if not x:
+            out.update({m: None, f"{m}_low": None, f"{m}_high": None})
+            continue
+        mid = len(x) // 2
+        med = x[mid] if len(x) % 2 else (x[mid - 1] + x[mid]) / 2
+        lo, hi = median_ranks(len(x))
+        out.update({m: med, f"{m}_low": 0.0 if lo is None else x[lo],
+                    f"{m}_high": math.inf if hi is None else x[hi]})
+    return out
+
+
+def _same(seen: float | None, value: float | None, absolute: float) -> bool:
+    """A reported number against the recomputed one (JSON: None for a value that is not
+    finite)."""
+    if value is None or not math.isfinite(value):
+        return seen is None
+    return seen is not None and (abs(seen - value) <= absolute
+                                 or math.isclose(seen, value, rel_tol=1e-9))
+
+
+def _check_metrics(key: tuple, items: list[dict[str, Any]], got: dict[str, Any],
+                   row: dict[str, str], equation: dict[tuple, dict]) -> None:
+    """One cell's metric columns in ``cells``, ``equation`` and the CSV row."""
+    if not (key[0] in METRIC_TRACKS or any(r.get("metrics") for r in items)):
+        assert got["metrics_n"] is None and key not in equation, key
+        assert all(got[m] is None for m in SHARES + MEDIANS) and row["metrics_n"] == "", key
+        return
+    want = expected_metrics(items)
+    entry = equation[key]
+    assert got["metrics_n"] == want["metrics_n"] == entry["n"] == int(row["metrics_n"]), key
+    for m in SHARES + MEDIANS:
+        absolute = 1e-6 if m in SHARES else 0.0          # Wilson bounds: formula vs scipy
+        for suffix, part in (("", "estimate"), ("_low", "low"), ("_high", "high")):
+            value = want[m + suffix]
+            for seen in (got[m + suffix], entry[m][part]):
+                assert _same(seen, value, absolute), (key, m + suffix, seen, value)
+            cell = row[m + suffix]
+            assert (cell == "") if value is None else (
+                math.isclose(float(cell), value, rel_tol=1e-9)
+                or abs(float(cell) - value) <= absolute), (key, m + suffix, cell, value)
 
 
 def key_tuple(r: dict[str, Any]) -> tuple:
@@ -118,6 +199,7 @@ def check_report(report_dir: str | Path, run_dirs: list[str]) -> dict[str, Any]:
     cells, plan, conflicts = merged([str(d) for d in run_dirs])
     assert len(data["conflicts"]) == conflicts
     by_key = {tuple(c[a] for a in AXES): c for c in data["cells"]}
+    equation = {tuple(e["cell"][a] for a in AXES): e for e in data["equation"]}
     csv_by_key = {tuple(r[a] for a in AXES): r for r in rows}
     assert set(by_key) == set(cells) | set(plan), (set(by_key) ^ (set(cells) | set(plan)))
     for key, tasks in cells.items():
@@ -146,6 +228,7 @@ def check_report(report_dir: str | Path, run_dirs: list[str]) -> dict[str, Any]:
         row = csv_by_key[tuple("" if x is None else str(x) for x in key)]
         assert int(row["n"]) == n and float(row["accuracy"]) == got["accuracy"]
         assert float(row["accuracy_low"]) == got["accuracy_low"]
+        _check_metrics(key, items, got, row, equation)
     for key in set(plan) - set(cells):
         assert by_key[key]["n"] == 0 and by_key[key]["complete"] is (plan[key] == 0)
 

@@ -318,12 +318,19 @@ def test_the_shipped_experiments_load_and_plan_their_grids(name, tmp_path, capsy
     exp = load_experiment(ROOT / "experiments" / name)
     cells = exp.cells()
     tracks = {(c.track, c.difficulty) for c in cells}
-    assert tracks == {(t, d) for t in ("deduction", "induction", "causal")
-                      for d in ("easy", "hard")}
+    logic = ("deduction", "induction", "causal")
+    extra = ("equation",) if name == "demo.toml" else ()
+    assert tracks == {(t, d) for t in logic + extra for d in ("easy", "hard")}
     assert {c.presentation for c in cells} == {"nl", "obf"}
     if name == "demo.toml":                  # the offline demo: every architecture, both ways
-        assert {c.arch for c in cells} == {"oracle", "cot", "ns", "symbcot"}
+        assert {c.arch for c in cells if c.track in logic} == {"oracle", "cot", "ns", "symbcot"}
+        assert {c.arch for c in cells if c.track == "equation"} == {
+            "oracle", "cot", "sr-agent", "pyoperon", "gplearn"}
         assert {c.constrained for c in cells if c.arch in ("ns", "symbcot")} == {True, False}
+        skipped = {(c.track, c.arch) for c, _ in exp.skipped()}
+        assert skipped == {("equation", "ns"), ("equation", "symbcot")} | {
+            (t, a) for t in logic for a in ("sr-agent", "pyoperon", "gplearn")}
+        assert len(cells) + len(exp.skipped()) == len(exp.grid_cells())
     else:                                    # the paper's Table 1: six models, 200 per cell
         assert len({c.model for c in cells}) == 6 and exp.tasks_per_cell == 200
     assert main(["eval", str(ROOT / "experiments" / name), "--run", str(tmp_path / "run"),

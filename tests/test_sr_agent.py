@@ -180,7 +180,7 @@ def test_store_keeps_tool_results_and_trajectories(tmp_path):
 def write_experiment(path, agent_table: str):
     path.write_text('name = "agent"\npresentations = ["nl"]\narchitectures = ["sr-agent"]\n'
                     f'{agent_table}\n[[models]]\nname = "tiny"\n'
-                    '[tasks.deduction.easy]\nn = 1\nseed = 1\n', encoding="utf-8")
+                    '[tasks.equation.easy]\nn = 1\nseed = 1\n', encoding="utf-8")
     return path
 
 

@@ -128,4 +128,4 @@ def test_sr_agent_refused_on_other_tracks_and_bad_protocol(eqfile, tmp_path, cap
         assert main(["solve", str(deduction), "--arch", "sr-agent", "--model",
                      f"vllm:fake@{srv.url}", "--run", str(tmp_path / "d")]) == 2
         assert srv.requests == []
-    assert "needs an equation task" in capsys.readouterr().err
+    assert "--arch sr-agent does not apply to the deduction track" in capsys.readouterr().err

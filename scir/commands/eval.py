@@ -39,7 +39,8 @@ def add_parser(sub) -> None:
                    help="comma-separated model names replacing the experiment's models "
                         "(default settings each: concurrency 1, no rate limit)")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the cells and their planned task counts; run nothing")
+                   help="print the cells and their planned task counts, and the cells skipped "
+                        "because their track does not take their architecture; run nothing")
     from scir import executors
 
     executors.add_arguments(p)
@@ -79,6 +80,7 @@ def run(args) -> int:
 
 def _dry_run(exp, run_dir: Path) -> int:
     from scir.evaluate.eval_tasks import planned_count, prepare_tasks
+    from scir.evaluate.progress import skip_line
 
     tasks = prepare_tasks(exp, run_dir, dry_run=True)
     total = 0
@@ -86,7 +88,12 @@ def _dry_run(exp, run_dir: Path) -> int:
         n = planned_count(exp, tasks, cell.track, cell.difficulty)
         total += n
         print(f"{n:5d}  {cell.label()}")
-    print(f"{len(exp.cells())} cells, {total} task runs planned")
+    skipped = exp.skipped()
+    for cell, reason in skipped:
+        print(skip_line(cell, reason))
+    print(f"{len(exp.cells())} cells, {total} task runs planned"
+          + (f"; {len(skipped)} cells skipped (architecture not taken by the track)"
+             if skipped else ""))
     return 0
 
 
@@ -101,6 +108,8 @@ def _eval(args, exp, run_dir: Path, every) -> int:
         groups = prepare_tasks(exp, run_dir)
         plan = []
         progress = GridProgress(0, every_tasks=every[0], every_seconds=every[1])
+        for cell, reason in exp.skipped():
+            progress.skipped(cell, reason)
         for cell in exp.cells():
             tasks = groups[(cell.track, cell.difficulty)]
             store.put_plan(cell.plan_dict(), len(tasks))

@@ -2,7 +2,8 @@
 
 Writes into DIR: ``report.md`` (Table 1: rows model x architecture, columns track x
 difficulty, entries ``NL -> Obf`` accuracy with 95% Wilson intervals; the chance-normalised
-summary; the probes; Table 2; failures; cost and tokens; completeness; conflicts; paired
+summary; the probes; Table 2; equation discovery (Acc_tau, NMSE, symbolic accuracy);
+failures; cost and tokens; completeness; conflicts; paired
 differences), ``report.csv`` (one row per cell, full precision), ``report.json`` (everything
 the Markdown shows; keys in docs/evaluation.md) and PNG figures in ``DIR/figures/``.
 ``--samples`` adds ``samples.jsonl`` (one line per task result); ``--compare`` (two runs A B)
@@ -28,7 +29,9 @@ from scir.commands._common import HelpFormatter
 from scir.evaluate.aggregate import CellStats
 from scir.evaluate.compare import PROBES, Difference
 from scir.evaluate.report import Report, build_report
-from scir.evaluate.stats import NO_VALUE
+from scir.evaluate.metric_stats import NMSE
+from scir.evaluate.regression import METRICS
+from scir.evaluate.stats import NO_VALUE, format_general
 from scir.evaluate.stats import format_interval as _interval
 from scir.evaluate.stats import format_number as _num
 from scir.evaluate.status import FAILURES
@@ -96,6 +99,16 @@ def _backup_table(cells: list[CellStats]) -> list[str]:
             if rows else ["(no cell was run with a backup)"])
 
 
+def _metrics_table(report: Report) -> list[str]:
+    """The Equation discovery table: per cell with metrics, n and each metric."""
+    rows = [[c.cell.label(), str(c.metrics.n),
+             *((format_general if name in NMSE else _interval)(c.metrics.values[name])
+               for name in METRICS)] for c in report.metric_cells]
+    head = ["cell", "n", *(name.replace("acc_", "Acc_").replace("nmse_id", "NMSE ID")
+                           .replace("nmse_ood", "NMSE OOD") for name in METRICS)]
+    return _table(head, rows) if rows else ["(no equation cells)"]
+
+
 def to_markdown(report: Report) -> str:
     """The report as Markdown (sections in the order of docs/evaluation.md)."""
     cells = [c for c in report.cells]
@@ -140,6 +153,14 @@ def to_markdown(report: Report) -> str:
             "object, mean extracted items of parsed formalizations (`-`: none).", "",
             *(_table(["track", "difficulty", "model / arch", "input chars", "reference items",
                       "extracted items"], t2) if t2 else ["(no results)"])]
+    out += ["", "## Equation discovery", "",
+            "Per cell over its problems: Acc_tau = share of problems with at least 95% of the "
+            "in-domain test points within relative error tau (Wilson 95% interval); NMSE on "
+            "the in-domain (ID) and out-of-domain (OOD) test splits: median over problems "
+            "with its order-statistic 95% interval (`inf`: not finite or not bounded by so "
+            "few problems); symbolic = share equivalent to the ground truth up to fitted "
+            "constants (sympy). Constants fitted on the train split once per answer.", "",
+            *_metrics_table(report)]
     out += ["", "## Failures", "", "Tasks per status; executable = share of formalizations "
             "the solver answered (ns) or that parsed (symbcot).", "",
             *(_table(["cell", "n", "ok", *FAILURES, "executable"],
@@ -201,12 +222,14 @@ def to_csv(report: Report) -> str:
 
 SAMPLE_FIELDS = ("formalization", "solver_status", "solver_log", "response", "answer", "gold",
                  "answer_pool", "correct", "status", "error", "backup", "backup_used",
-                 "backup_status", "backup_answer", "backup_correct", "backup_response")
+                 "backup_status", "backup_answer", "backup_correct", "backup_response",
+                 "metrics")
 
 
 def samples(report: Report) -> str:
     """One JSON line per task result: task, cell, run directory, formalization, solver status
-    and log, response, answer, gold answer and pool, verdict (``correct``), status."""
+    and log, response, answer, gold answer and pool, verdict (``correct``), status, the
+    scoring rule's metrics."""
     lines = []
     for item in report.runs.results:
         r = item.result

@@ -9,7 +9,9 @@ allows); a count per status (:data:`scir.evaluate.status.STATUS_VALUES`); the ex
 tokens, cost and latency (the result's ``seconds``: mean and median); completeness (``done``:
 results other than ``backend_error``, which a rerun retries; ``planned`` from the run's plan,
 None when no plan names the cell) and the number of conflicting results; for ns cells run with
-a backup, the number of tasks the backup answered (``backup_used``).
+a backup, the number of tasks the backup answered (``backup_used``); for tracks whose scoring
+rule has per-answer metrics (equation), those metrics over the cell's problems
+(:mod:`scir.evaluate.metric_stats`).
 
 An ns cell whose results were run with a backup gets a second aggregate, its key with
 ``backup`` set, over the same results as :func:`scir.evaluate.backup.with_backup` counts them
@@ -25,6 +27,7 @@ from typing import Any, Iterable
 
 from scir.evaluate.backup import backup_of, used, with_backup
 from scir.evaluate.cells import CellKey
+from scir.evaluate.metric_stats import MetricStats, empty_columns, has_metrics, metric_stats
 from scir.evaluate.runs import Runs
 from scir.evaluate.stats import Interval, normalised_accuracy, wilson
 from scir.evaluate.status import STATUS_VALUES, Status
@@ -56,6 +59,9 @@ class CellStats:
     planned: int | None
     conflicts: int = 0
     backup_used: int | None = None     # tasks the backup answered (None: run without backup)
+    # the scoring rule's metrics over the cell's problems (equation: Acc_tau, NMSE, symbolic;
+    # scir.evaluate.metric_stats); None for tracks whose rule has none
+    metrics: MetricStats | None = None
     outcomes: dict[str, int] = field(default_factory=dict, repr=False)  # task id -> 0/1
 
     @property
@@ -82,7 +88,8 @@ class CellStats:
                 "cost_usd": self.cost_usd, "latency_mean": self.latency_mean,
                 "latency_median": self.latency_median, "done": self.done,
                 "planned": self.planned, "complete": self.complete,
-                "conflicts": self.conflicts, "backup_used": self.backup_used}
+                "conflicts": self.conflicts, "backup_used": self.backup_used,
+                **(empty_columns() if self.metrics is None else self.metrics.to_dict())}
 
 
 def _mean(values: list[float]) -> float | None:
@@ -122,7 +129,8 @@ def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | 
         done=n - statuses[Status.BACKEND_ERROR.value], planned=planned, conflicts=conflicts,
         backup_used=(sum(used(r) for r in items) if any(backup_of(r) for r in items)
                      else None),
-        outcomes={r["task_id"]: int(bool(r["correct"])) for r in items})
+        outcomes={r["task_id"]: int(bool(r["correct"])) for r in items},
+        metrics=metric_stats(items) if has_metrics(cell.track, items) else None)
 
 
 def by_cell_with_backup(runs: Runs) -> dict[CellKey, list[dict[str, Any]]]:

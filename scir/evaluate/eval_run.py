@@ -75,7 +75,8 @@ def settings_of(exp: Experiment, cell: CellKey) -> PipelineSettings:
                             temperature=g.temperature, seed=cell.seed,
                             max_retries=g.max_retries, constrained=cell.constrained,
                             max_formalization_tokens=g.max_formalization_tokens,
-                            backup=exp.backup_of(cell), agent=exp.agent_settings())
+                            backup=exp.backup_of(cell), agent=exp.agent_settings(),
+                            symreg_seconds=exp.symreg.seconds)
 
 
 def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: RunStore,
@@ -168,7 +169,7 @@ def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: Run
             backend = None
             spec = None
             check = spending.check
-            model = exp.model_of(cell)               # None for oracle
+            model = exp.model_of(cell)               # None: no model (oracle, symreg)
             if executor is not None:
                 if model is not None:
                     from scir.pipelines.remote import ModelSpec

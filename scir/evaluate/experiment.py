@@ -21,10 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey
-from scir.pipelines.result import NO_MODEL
+from scir.pipelines.result import MODEL_FREE_ARCHS, NO_MODEL, SYMREG_ARCHS
 from scir.pipelines.sr_agent.settings import AgentSettings
 
-Arch = Literal["oracle", "cot", "ns", "symbcot", "sr-agent"]
+Arch = Literal["oracle", "cot", "ns", "symbcot", "sr-agent", "pyoperon", "gplearn", "pysr"]
 FORMALIZING = ("ns", "symbcot")        # the architectures with a constrained / free choice
 DEFAULT_TASKS_PER_CELL = 200
 
@@ -78,6 +78,12 @@ class Generation(_Strict):
     max_formalization_tokens: int | None = Field(default=None, ge=1)
 
 
+class Symreg(_Strict):
+    """Settings of the symbolic-regression baselines (``pyoperon``, ``gplearn``, ``pysr``)."""
+
+    seconds: float = Field(default=30.0, gt=0)      # one task's search on its train split
+
+
 class Budget(_Strict):
     """Limits that stop a run cleanly (finished work is kept; rerun to continue)."""
 
@@ -102,6 +108,7 @@ class Experiment(_Strict):
     generation: Generation = Generation()
     # sr-agent: fields of scir.pipelines.sr_agent.settings.AgentSettings (defaults there)
     agent: dict[str, float | int | str] = Field(default_factory=dict)
+    symreg: Symreg = Symreg()
     budget: Budget = Budget()
     models: list[Model] = Field(default_factory=list)
     tasks: dict[Literal["deduction", "induction", "causal", "equation"],
@@ -118,8 +125,9 @@ class Experiment(_Strict):
         if self.backup is not None and "ns" not in self.architectures:
             raise ValueError(f"backup = {self.backup!r} applies to the ns architecture, which "
                              f"architectures does not list")
-        if any(a != "oracle" for a in self.architectures) and not self.models:
-            raise ValueError("architectures other than oracle need at least one [[models]] entry")
+        if any(a not in MODEL_FREE_ARCHS for a in self.architectures) and not self.models:
+            raise ValueError(f"architectures other than {', '.join(MODEL_FREE_ARCHS)} need at "
+                             f"least one [[models]] entry")
         names = [m.name for m in self.models]
         if len(set(names)) != len(names):
             raise ValueError("a model is listed twice")
@@ -144,10 +152,32 @@ class Experiment(_Strict):
         return [(t, d) for t, tiers in self.tasks.items() for d in tiers]
 
     def cells(self) -> list[CellKey]:
-        """Every cell, in run order: per track and difficulty, per presentation, per
-        architecture, per model, constrained before free, per seed. ``oracle`` (no model, no
-        sampling) runs once per track/difficulty/presentation, with the first seed; ``cot``
-        and ``oracle`` have no free variant."""
+        """Every cell that is run, in run order (:meth:`grid_cells` without the
+        :meth:`skipped` ones)."""
+        skipped = {cell for cell, _ in self.skipped()}
+        return [c for c in self.grid_cells() if c not in skipped]
+
+    def skipped(self) -> list[tuple[CellKey, str]]:
+        """The cells of the grid whose architecture their track does not take
+        (``Track.architectures``, e.g. ns on equation tasks), each with the reason; they are
+        not planned."""
+        from scir.pipelines.runner import check_architecture
+        from scir.tracks import get_track
+
+        out = []
+        for cell in self.grid_cells():
+            try:
+                check_architecture(get_track(cell.track), cell.arch)
+            except ConfigError as exc:
+                out.append((cell, exc.message))
+        return out
+
+    def grid_cells(self) -> list[CellKey]:
+        """Every cell of the grid, in run order: per track and difficulty, per presentation,
+        per architecture, per model, constrained before free, per seed. ``oracle`` (no model,
+        no sampling) runs once per track/difficulty/presentation, with the first seed; ``cot``
+        and ``oracle`` have no free variant; the symbolic-regression baselines (no model) run
+        once per seed."""
         seeds = self.seed_list()
         out = []
         for track, tier in self.groups():
@@ -155,6 +185,10 @@ class Experiment(_Strict):
                 for arch in self.architectures:
                     if arch == "oracle":
                         out.append(CellKey(track, tier, pres, arch, NO_MODEL, True, seeds[0]))
+                        continue
+                    if arch in SYMREG_ARCHS:
+                        out += [CellKey(track, tier, pres, arch, NO_MODEL, True, seed)
+                                for seed in seeds]
                         continue
                     modes = sorted(set(self.constrained), reverse=True) \
                         if arch in FORMALIZING else [True]
@@ -166,7 +200,7 @@ class Experiment(_Strict):
         return out
 
     def model_of(self, cell: CellKey) -> Model | None:
-        """The model entry of a cell (None for oracle)."""
+        """The model entry of a cell (None for oracle and the symbolic-regression baselines)."""
         return next((m for m in self.models if model_label(m.name) == cell.model), None)
 
     def backup_of(self, cell: CellKey) -> str | None:
@@ -184,8 +218,9 @@ class Experiment(_Strict):
 
     def fingerprint(self, cell: CellKey) -> dict[str, Any]:
         """What a cell's stored results depend on: its task source, for model cells the
-        generation settings and the model's server, and for ns cells with a backup the
-        backup (absent without one, as in runs recorded before backups existed)."""
+        generation settings and the model's server, for ns cells with a backup the
+        backup (absent without one, as in runs recorded before backups existed), and for the
+        symbolic-regression baselines their ``[symreg]`` settings."""
         source = self.tasks[cell.track][cell.difficulty]
         out: dict[str, Any] = {"tasks": source.model_dump(mode="json")}
         model = self.model_of(cell)
@@ -196,6 +231,8 @@ class Experiment(_Strict):
                 out["agent"] = dict(sorted(self.agent.items()))
         if self.backup_of(cell) is not None:
             out["backup"] = self.backup_of(cell)
+        if cell.arch in SYMREG_ARCHS:
+            out["symreg"] = self.symreg.model_dump(mode="json")
         return out
 
     def with_models(self, names: list[str]) -> "Experiment":

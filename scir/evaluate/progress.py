@@ -33,6 +33,11 @@ def parse_every(text: str) -> tuple[int | None, float | None]:
     return tasks, seconds
 
 
+def skip_line(cell: CellKey, reason: str) -> str:
+    """The line that says a cell of the grid is not run: ``skipped  CELL: REASON``."""
+    return f"skipped  {cell.label()}: {reason}"
+
+
 class GridProgress:
     """Counts of every planned (cell, task) result: stored ones first, then each finished."""
 
@@ -60,6 +65,10 @@ class GridProgress:
         self.status[(cell, task_id)] = (status, bool(correct))
         self.counts[status] += 1
         self.correct += int(bool(correct))
+
+    def skipped(self, cell: CellKey, reason: str) -> None:
+        """Say that a cell of the grid is not run, and why (one line)."""
+        print(skip_line(cell, reason), file=self.stream, flush=True)
 
     def start(self) -> None:
         """Show the starting point (the stored results)."""

@@ -97,6 +97,12 @@ class Report:
         return self.runs.conflicts
 
     @property
+    def metric_cells(self) -> list[CellStats]:
+        """Cells whose track's scoring rule has per-answer metrics (the Equation discovery
+        section)."""
+        return [c for c in self.cells if c.metrics is not None]
+
+    @property
     def incomplete(self) -> list[CellStats]:
         """Cells with a plan whose planned tasks are not all done."""
         return [c for c in self.cells if c.complete is False]
@@ -112,6 +118,10 @@ class Report:
                   for r in self.grid.rows]
         return _finite({"version": REPORT_VERSION, "runs": self.runs.dirs,
                 "cells": [c.to_dict() for c in self.cells], "table1": table1,
+                "equation": [{"cell": c.cell.to_dict(), "n": c.metrics.n,
+                              **{name: {"estimate": i.estimate, "low": i.low, "high": i.high}
+                                 for name, i in c.metrics.values.items()}}
+                             for c in self.metric_cells],
                 "probes": [p.to_dict() for p in self.probes],
                 "differences": [d.to_dict() for d in self.differences],
                 "conflicts": [c.to_dict() for c in self.conflicts],
@@ -123,8 +133,9 @@ class Report:
 
 
 def _finite(value: Any) -> Any:
-    """``value`` with NaN (an interval of no tasks) as None, so that the JSON is standard."""
-    if isinstance(value, float) and math.isnan(value):
+    """``value`` with NaN (an interval of no tasks) and infinities (an NMSE median or bound
+    that is not finite) as None, so that the JSON is standard."""
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
         return {k: _finite(v) for k, v in value.items()}

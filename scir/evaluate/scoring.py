@@ -20,13 +20,19 @@ Four rules cover the built-in tracks:
 :func:`match_subset` is also the rule the causal solvers use to map a found graph to an
 option (``scir.tracks.causal.options.match_options``), so an answer and a solver's graph are
 matched the same way. A generic layer asks :func:`score`; nothing here names a track.
+
+:func:`assess` gives the verdict together with the rule's per-answer metrics: for
+``equation`` the metrics of :func:`scir.evaluate.regression.answer_metrics` (Acc_tau on
+``test_id`` for every tau, NMSE on ``test_id`` and ``test_ood``, symbolic equivalence),
+computed from the same single fit as the verdict. The pipelines call it once per answer
+(``scir.pipelines.result.verdict``) and store the metrics in the result.
 """
 
 from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Sequence
 
 if TYPE_CHECKING:
     from scir.tasks import Task
@@ -36,8 +42,19 @@ LABEL, POOL, OPTION, EQUATION = "label", "pool", "option", "equation"
 RULES = (LABEL, POOL, OPTION, EQUATION)
 EQUATION_TAU = 0.01                # the equation rule's Acc_tau on the in-domain test split
 EQUATION_SEED = 0                  # the fit's seed: the same answer always gets the same verdict
+# the rules whose verdicts come with per-answer metrics (stored in PipelineResult.metrics)
+METRIC_RULES = (EQUATION,)
 EXACT, SUBSET = "exact", "subset"
 LETTERS = string.ascii_uppercase
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """A verdict and, for a rule of :data:`METRIC_RULES`, the answer's metrics (JSON-ready;
+    None for the other rules)."""
+
+    correct: bool
+    metrics: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -94,19 +111,16 @@ def score_option(track: "Track", task: "Task", answer: str | None) -> bool:
     return match.index is not None and option_letter(match.index) in task.answer_pool
 
 
-def score_equation(track: "Track", task: "Task", answer: str | None, *,
-                   fit_strategy: str | None = None) -> bool:
-    """``equation``: fit the answer's free parameters on ``train``, then Acc_0.01 on
-    ``test_id`` (see the module docstring). ``fit_strategy``: the evaluator's ``strategy``
-    (None: its default; ``benchmarks/equation_fit.py`` compares them)."""
+def _fitted(formal: Any, answer: str, fit_strategy: str | None = None
+            ) -> Callable[[Any], Any] | None:
+    """The answer's predictor ``X -> y`` with its free parameters fitted once on ``train``
+    (:data:`EQUATION_SEED`; ``fit_strategy``: the evaluator's ``strategy``, None for its
+    default); None for text outside the equation language or an equation that cannot be
+    fitted."""
     from scir.errors import ScirError
-    from scir.evaluate.regression import acc_tau
     from solvers.equation.expression import parse_equation
 
-    if answer is None:
-        return False
-    formal = track.formal(task)
-    train, test = formal.splits["train"], formal.splits["test_id"]
+    train = formal.splits["train"]
     try:
         equation = parse_equation(answer, list(formal.inputs))
         params: Sequence[float] = ()
@@ -116,9 +130,50 @@ def score_equation(track: "Track", task: "Task", answer: str | None, *,
             options = {} if fit_strategy is None else {"strategy": fit_strategy}
             params = fit(equation, train.X, train.y, list(formal.inputs),
                          seed=EQUATION_SEED, **options).params
-        return acc_tau(test.y, equation.evaluate(test.X, params), EQUATION_TAU)
+    except ScirError:
+        return None
+    return lambda X: equation.evaluate(X, params)
+
+
+def score_equation(track: "Track", task: "Task", answer: str | None, *,
+                   fit_strategy: str | None = None) -> bool:
+    """``equation``: fit the answer's free parameters on ``train``, then Acc_0.01 on
+    ``test_id`` (see the module docstring). ``fit_strategy``: the evaluator's ``strategy``
+    (None: its default; ``benchmarks/equation_fit.py`` compares them)."""
+    from scir.errors import ScirError
+    from scir.evaluate.regression import acc_tau
+
+    if answer is None:
+        return False
+    formal = track.formal(task)
+    predict = _fitted(formal, answer, fit_strategy)
+    if predict is None:
+        return False
+    test = formal.splits["test_id"]
+    try:
+        return acc_tau(test.y, predict(test.X), EQUATION_TAU)
     except ScirError:
         return False
+
+
+def assess_equation(track: "Track", task: "Task", answer: str | None) -> Assessment:
+    """The ``equation`` rule's verdict with its metrics (:func:`scir.evaluate.regression.
+    answer_metrics`), from one fit of the answer's parameters on ``train``: the verdict is
+    the metrics' Acc_0.01 on ``test_id``."""
+    from scir.evaluate.regression import acc_name, answer_metrics
+
+    formal = track.formal(task)
+    predict = None if answer is None else _fitted(formal, answer)
+    metrics = answer_metrics(formal, answer, predict)
+    return Assessment(bool(metrics[acc_name(EQUATION_TAU)]), metrics)
+
+
+def assess(track: "Track", task: "Task", answer: str | None) -> Assessment:
+    """The verdict on ``answer`` (``track.score``) and, for a rule with per-answer metrics
+    (:data:`METRIC_RULES`: ``equation``), the metrics from the same fit."""
+    if track.scoring == EQUATION:
+        return assess_equation(track, task, answer)
+    return Assessment(bool(track.score(task, answer)))
 
 
 def score(track: "Track", task: "Task", answer: str | None) -> bool:

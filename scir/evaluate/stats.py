@@ -1,8 +1,10 @@
 """The statistics of a report: accuracy with a 95% Wilson interval, chance-normalised accuracy
 and paired differences with a bootstrap interval over the same tasks.
 
-The intervals come from a well-kept library (scipy's Wilson score interval and bootstrap); this module only fixes the conventions: 95% by default, a seeded generator so the
-same results give the same report, and the degenerate cases (no tasks, identical outcomes).
+The intervals come from a well-kept library (scipy's Wilson score interval, bootstrap and
+order-statistic quantile interval); this module only fixes the conventions: 95% by default, a
+seeded generator so the same results give the same report, and the degenerate cases (no tasks,
+identical outcomes).
 """
 
 from __future__ import annotations
@@ -48,6 +50,14 @@ def format_interval(i: Interval | None) -> str:
     return f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
 
 
+def format_general(i: Interval | None) -> str:
+    """An interval of a quantity spanning magnitudes (an NMSE), ``3.1e-05 [0, 0.012]``
+    (``inf`` for an unbounded or infinite value); :data:`NO_VALUE` for None or no tasks."""
+    if i is None or math.isnan(i.estimate):
+        return NO_VALUE
+    return f"{i.estimate:.2g} [{i.low:.2g}, {i.high:.2g}]"
+
+
 def wilson(correct: int, n: int, level: float = LEVEL) -> Interval:
     """Accuracy ``correct / n`` with its Wilson score interval (NaNs when ``n`` is 0)."""
     from scipy.stats import binomtest
@@ -61,6 +71,26 @@ def wilson(correct: int, n: int, level: float = LEVEL) -> Interval:
     p = correct / n
     # rounding can put a bound a hair past the estimate at 0 or 1 successes
     return Interval(p, max(0.0, min(float(low), p)), min(1.0, max(float(high), p)))
+
+
+def median_interval(values: Sequence[float], level: float = LEVEL,
+                    lowest: float = -math.inf) -> Interval:
+    """The median of ``values`` with its distribution-free order-statistic interval
+    (:func:`scipy.stats.quantile_test`, two-sided: the sorted values at the ranks the
+    binomial(n, 1/2) quantiles give). A bound the sample cannot give at ``level`` (fewer than
+    six values at 95%) is the smallest possible value ``lowest`` or ``inf``; no values give
+    NaNs. Infinite values are allowed (e.g. an NMSE that is not finite)."""
+    from scipy.stats import quantile_test
+
+    x = np.asarray(values, dtype=float)
+    if x.ndim != 1 or np.isnan(x).any():
+        raise ValueError("median_interval needs a flat list of numbers without NaN")
+    if x.size == 0:
+        return Interval(float("nan"), float("nan"), float("nan"))
+    ci = quantile_test(x, p=0.5).confidence_interval(confidence_level=level)
+    low = lowest if math.isnan(ci.low) else float(ci.low)
+    high = math.inf if math.isnan(ci.high) else float(ci.high)
+    return Interval(float(np.median(x)), low, high)
 
 
 def normalised_accuracy(accuracy: float, chance: float) -> float:

@@ -131,6 +131,11 @@ class PipelineResult:
     backup_response: str | None = None
     # architecture-specific numbers (sr-agent: iterations, steps, tool calls, best MAPE, ...)
     extras: dict[str, Any] | None = None
+    # the scoring rule's per-answer metrics, computed with the verdict (equation: acc_0.1,
+    # acc_0.01, acc_0.001, nmse_id, nmse_ood, symbolic; scir.evaluate.regression.METRICS);
+    # None for rules without metrics, for results without an answer and in results stored
+    # before metrics were recorded
+    metrics: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
@@ -237,16 +242,20 @@ def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
                           **base)
 
 
-def verdict(track: Track, task: Task, answer: str) -> tuple[bool, str]:
-    """Whether the track accepts ``answer``, and the status that says so (``ok``/``wrong``)."""
-    correct = bool(track.score(task, answer))
-    return correct, Status.of_answer(correct).value
+def verdict(track: Track, task: Task, answer: str) -> tuple[bool, str, dict[str, Any] | None]:
+    """Whether the track accepts ``answer``, the status that says so (``ok``/``wrong``) and
+    the scoring rule's metrics of the answer (:func:`scir.evaluate.scoring.assess`: computed
+    here, once per answer; None for rules without metrics)."""
+    from scir.evaluate.scoring import assess
+
+    got = assess(track, task, answer)
+    return got.correct, Status.of_answer(got.correct).value, got.metrics
 
 
 def set_answer(track: Track, task: Task, result: PipelineResult, answer: str) -> None:
-    """Record an answer and its verdict: status ``ok`` or ``wrong``."""
+    """Record an answer, its verdict (status ``ok`` or ``wrong``) and its metrics."""
     result.answer = answer
-    result.correct, result.status = verdict(track, task, answer)
+    result.correct, result.status, result.metrics = verdict(track, task, answer)
 
 
 def formalization_constraint(track: Track, task: Task) -> Constraint:
@@ -297,12 +306,14 @@ def start(track: Track, task: Task, backend: Backend, settings: PipelineSettings
 @dataclass
 class Answered:
     """A scored answer to one question: the response, the answer read from it (None: none
-    found), its verdict and status (``ok``, ``wrong`` or ``no_answer``)."""
+    found), its verdict and status (``ok``, ``wrong`` or ``no_answer``) and the scoring
+    rule's metrics (None: no answer, or a rule without metrics)."""
 
     response: str
     answer: str | None
     correct: bool
     status: str
+    metrics: dict[str, Any] | None = None
 
 
 def ask_and_score(track: Track, task: Task, prompt: str, calls: Calls) -> Answered:
@@ -335,5 +346,6 @@ def read_answer(track: Track, task: Task, result: PipelineResult, text: str) -> 
     got = read(track, task, text)
     result.response = got.response
     result.answer, result.correct, result.status = got.answer, got.correct, got.status
+    result.metrics = got.metrics
     if got.answer is None:
         result.error = NO_ANSWER_MESSAGE

@@ -131,6 +131,11 @@ class Formalization:
     items: int                     # extracted items (FOL formulas, facts, data rows)
 
 
+# the architectures that need nothing but the track's hooks (sr-agent and the
+# symbolic-regression baselines need equation data)
+GENERAL_ARCHITECTURES = ("cot", "ns", "symbcot", "oracle")
+
+
 class Track(ABC):
     """One benchmark track (deduction, induction, causal, ...)."""
 
@@ -145,7 +150,8 @@ class Track(ABC):
     # the typed formal object (a FormalObject: ``load`` / ``dump``); None: the JSON dict itself
     formal_type: ClassVar[type | None] = None
     # the architectures (``scir.pipelines.ARCHS``) that apply to the track; None: all. The
-    # pipelines refuse the others with a ConfigError before any call
+    # pipelines refuse the others with a ConfigError before any call, and ``scir eval`` does
+    # not plan them (the logic tracks: GENERAL_ARCHITECTURES)
     architectures: ClassVar[tuple[str, ...] | None] = None
 
     def formal(self, task: Task) -> Any:

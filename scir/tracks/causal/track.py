@@ -8,7 +8,8 @@ from typing import Any, Callable, Sequence
 from scir.errors import TaskFormatError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
+from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Formalization, Track, TrackParam,
+                              construction_param)
 from scir.tracks.causal import exports, formalize, templates, validate
 from scir.tracks.causal.formal import CausalFormal
 from scir.tracks.causal.generate import build, params_rng
@@ -34,6 +35,8 @@ class CausalTrack(Track):
     n_blocks = 2
     answer_kind = "option"
     scoring = "option"
+    # not sr-agent (nor the symbolic-regression baselines): they need equation data
+    architectures = GENERAL_ARCHITECTURES
     formal_type = CausalFormal
 
     # ---- generation -------------------------------------------------------------------

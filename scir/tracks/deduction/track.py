@@ -13,8 +13,8 @@ from typing import Any, Callable, Iterator, Sequence
 from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import (Check, Formalization, Track, TrackParam, construction_param,
-                              load_formal)
+from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Formalization, Track, TrackParam,
+                              construction_param, load_formal)
 from scir.tracks.deduction import (balanced, checks, exports, formalize, generator, templates,
                                    validate)
 from scir.tracks.deduction.formal import DeductionFormal
@@ -43,6 +43,8 @@ class DeductionTrack(Track):
     n_blocks = 2
     answer_kind = "label"
     scoring = "label"
+    # not sr-agent (nor the symbolic-regression baselines): they need equation data
+    architectures = GENERAL_ARCHITECTURES
     formal_type = DeductionFormal
     prover9_seconds = 10       # Prover9's max_seconds per run in solve_formal
 

@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence
 from scir.errors import VerificationError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import Check, Formalization, Track, TrackParam, construction_param
+from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Formalization, Track, TrackParam,
+                              construction_param)
 from scir.tracks.induction import formalize, prompts, validate
 from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.export import export_popper
@@ -45,6 +46,8 @@ class InductionTrack(Track):
     answer_kind = "rule"
     answer_pools = True
     scoring = "pool"
+    # not sr-agent (nor the symbolic-regression baselines): they need equation data
+    architectures = GENERAL_ARCHITECTURES
     formal_type = InductionProblem
 
     @property
