@@ -278,7 +278,8 @@ class Track(ABC):
         """The numeric data of a task's ``split`` for the symbolic-regression baselines
         (``--arch pyoperon|gplearn|pysr``); tracks without such data do not override this,
         and those architectures refuse them (``scir.pipelines.symreg``)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"track {self.name} has no numeric data for the "
+                                  "symbolic-regression baselines")
 
     def option_items(self, task: Task) -> list[frozenset] | None:
         """The ``option`` rule's item set of each option (e.g. edges), or None when the
