@@ -60,6 +60,14 @@ ilp_copy_examples(Store) :-
     retractall(ilp_chunked),
     forall(Store:ilp_example(Kind, Id, Atom), assertz(ilp_example(Kind, Id, Atom))).
 
+%!  ilp_data(+Text, -Data) is det.
+%   Data read from Text, the Prolog text of clause data terms (or lists of them) that
+%   solvers/ilp/clauses.py writes (clause_text/2 there): one string crosses from Python many
+%   times faster than the same term built cell by cell. Text is the tester's own, never
+%   user text; a syntax error is an error.
+ilp_data(Text, Data) :-
+    term_string(Data, Text, [syntax_errors(error), variable_names(_)]).
+
 %!  ilp_clause(+Data, -Head, -Body) is det.
 %   The real clause (Head :- Body) written by Data = clause(Head0, Literals0).
 ilp_clause(clause(Head0, Body0), Head, Body) :-
@@ -350,18 +358,22 @@ ilp_body_sat(Literals, Limit) :-
 		 *       MANY CLAUSES AT ONCE   *
 		 *******************************/
 
-%!  ilp_test_clauses(+Datas, +Limit, +Mode, -Results) is det.
-%   ilp_test_clause/6 for each clause of Datas in one call, stopping at the first negative
-%   but listing every positive covered (StopAtNeg = Mode = pos; Mode = posfirst: the
-%   positives first, and no negative tested when none is covered, Neg = unknown): Results
-%   lists r(Neg, Pos) in the same order, Pos as a string of the ids separated by spaces.
-ilp_test_clauses(Datas, Limit, Mode, Results) :-
-    maplist(ilp_test_one(Limit, Mode), Datas, Results).
+%!  ilp_test_clauses_text(+Text, +Limit, +Mode, -Lines) is det.
+%   ilp_test_clause/6 for each clause read from Text (ilp_data/2) in one call, stopping at
+%   the first negative but listing every positive covered (StopAtNeg = Mode = pos; Mode =
+%   posfirst: the positives first, and no negative tested when none is covered, Neg =
+%   unknown). Lines: one string, a line per clause in the same order: Neg, then the ids of
+%   the positives covered, separated by spaces (one string, not a list of terms: many
+%   times cheaper to pass to Python).
+ilp_test_clauses_text(Text, Limit, Mode, Lines) :-
+    ilp_data(Text, Datas),
+    maplist(ilp_test_one(Limit, Mode), Datas, Results),
+    atomic_list_concat(Results, '\n', Atom),
+    atom_string(Atom, Lines).
 
-ilp_test_one(Limit, Mode, Data, r(Neg, Text)) :-
+ilp_test_one(Limit, Mode, Data, Line) :-
     ilp_test_clause(Data, Limit, Mode, Neg, Pos, _),
-    atomic_list_concat(Pos, ' ', Atom),       % one string, not a list of integers: many
-    atom_string(Atom, Text).                  % times cheaper to pass to Python
+    atomic_list_concat([Neg|Pos], ' ', Line).
 
 %!  ilp_unsat_cores(+Bodies, +Limit, -Cores) is det.
 %   For each body (a list of data literals): sat when ilp_body_sat/2 holds, otherwise a

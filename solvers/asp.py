@@ -253,19 +253,22 @@ class AspProgram:
         return asp
 
     def models(self, limit: int = 0, time_limit: float | None = 10.0,
-               optimize: bool = False) -> list[AspModel]:
+               optimize: bool = False, in_process: bool = False) -> list[AspModel]:
         """Enumerate answer sets (``limit`` 0 = all; with ``optimize``, the optimal ones).
 
         Raises :class:`SolverTimeout` when grounding and solving exceed ``time_limit``
-        seconds together (see the class doc).
+        seconds together (see the class doc). ``in_process``: ground and solve in this
+        process, not the worker (no process start, no data sent over a pipe); the limit
+        then holds for solving only, so only for programs whose grounding is known to be
+        small (linear in trusted facts, as the ILP learner's combine stage).
         """
         if limit < 0:
             raise SolverInputError(f"model limit must be >= 0, got {limit}")
         extra = [str(limit)]
         if optimize:
             extra.append("--opt-mode=optN")
-        if time_limit is None:
-            return self._solve(extra, optimize, None)
+        if time_limit is None or in_process:
+            return self._solve(extra, optimize, time_limit)
         from solvers.asp_worker import solve_in_worker
 
         request = (self._arguments, self._texts, self._facts, extra, optimize, time_limit)

@@ -11,7 +11,7 @@ import itertools
 import math
 from functools import lru_cache
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 if TYPE_CHECKING:
     from solvers.prolog import Term
@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 _CANON_MAX_PERMUTATIONS = 720
 
 
-@dataclass(frozen=True, order=True)
-class Literal:
-    """``pred(V1, ..., Vn)`` with variables given as integer indices."""
+class Literal(NamedTuple):
+    """``pred(V1, ..., Vn)`` with variables given as integer indices (a named tuple: the
+    search builds, hashes and sorts millions of them, and tuples do that in C)."""
 
     pred: str
     args: tuple[int, ...]
@@ -82,21 +82,25 @@ def canonical(clause: Clause) -> Clause:
     if not body_vars:
         return clause
     first = len(clause.head.args)
-    head = set(clause.head.args)
-
-    def signature(v: int) -> tuple:
-        return tuple(sorted((lit.pred, i, tuple(a if a in head else -1 for a in lit.args))
-                            for lit in clause.body for i, a in enumerate(lit.args) if a == v))
-
-    ordered = sorted(body_vars, key=signature)
+    head = clause.head_vars
+    occurrences: dict[int, list[tuple]] = {v: [] for v in body_vars}
+    for lit in clause.body:
+        shape = tuple(a if a in head else -1 for a in lit.args)
+        for i, a in enumerate(lit.args):
+            if a not in head:
+                occurrences[a].append((lit.pred, i, shape))
+    signature = {v: tuple(sorted(found)) for v, found in occurrences.items()}
+    ordered = sorted(body_vars, key=signature.__getitem__)
     groups: list[list[int]] = []
     last = None
     for v in ordered:
-        sig = signature(v)
+        sig = signature[v]
         if sig != last:
             groups.append([])
             last = sig
         groups[-1].append(v)
+    if len(groups) == len(ordered):       # every signature distinct: one renaming
+        return clause.rename({v: first + i for i, v in enumerate(ordered)})
     count = 1
     for group in groups:
         count *= math.factorial(len(group))
@@ -127,30 +131,32 @@ def execution_order(clause: Clause, directions: Mapping[str, tuple[str, ...]]) -
     in more of the remaining literals (so they become tests), then sorted order.
     Deterministic."""
     bound = set(clause.head.args)
-    rest = list(clause.body)
     head = (clause.head.pred, len(clause.head.args))
+    # per literal: (literal, its variables, its input positions' variables or None, is a call
+    # of the head predicate), computed once
+    rest = []
+    for lit in clause.body:
+        modes = directions.get(lit.pred)
+        inputs = None if modes is None else {v for m, v in zip(modes, lit.args) if m == "in"}
+        rest.append((lit, set(lit.args), inputs, (lit.pred, len(lit.args)) == head))
     ordered: list[Literal] = []
     while rest:
-        runnable = [lit for lit in rest if _runnable(lit, directions.get(lit.pred), bound)]
         # no runnable literal: take them all (the generator forbids this)
-
-        def key(lit: Literal) -> tuple:
-            variables = set(lit.args)
+        runnable = [item for item in rest if item[2] is None or item[2] <= bound] or rest
+        best_key = best = None
+        for item in runnable:
+            lit, variables, _, recursive = item
             shared = len(variables & bound)
             new = variables - bound
-            links = sum(1 for other in rest if other is not lit and new & set(other.args))
-            return ((lit.pred, len(lit.args)) == head, shared < len(variables), -shared,
-                    len(new), -links, lit)
-
-        lit = min(runnable or rest, key=key)
-        rest.remove(lit)
-        ordered.append(lit)
-        bound.update(lit.args)
+            links = sum(1 for other in rest if other is not item and not new.isdisjoint(other[1])) \
+                if new else 0
+            key = (recursive, shared < len(variables), -shared, len(new), -links, lit)
+            if best_key is None or key < best_key:
+                best_key, best = key, item
+        rest.remove(best)
+        ordered.append(best[0])
+        bound.update(best[1])
     return tuple(ordered)
-
-
-def _runnable(lit: Literal, modes: tuple[str, ...] | None, bound: set[int]) -> bool:
-    return modes is None or all(m != "in" or v in bound for m, v in zip(modes, lit.args))
 
 
 def var_name(index: int) -> str:
@@ -181,17 +187,22 @@ def sort_key(clause: Clause) -> tuple:
     return (clause.size, canonical(clause).body)
 
 
-def data_literal(lit: Literal) -> "Term":
-    """The literal as data for ``prolog/ilp_test.pl``: variable ``i`` is the integer ``i``."""
-    from solvers.prolog import Term
+@lru_cache(maxsize=100_000)
+def literal_text(lit: Literal) -> str:
+    """The literal as data for ``prolog/ilp_test.pl``, in Prolog text: variable ``i`` is the
+    integer ``i``; the functor is always quoted."""
+    from solvers.prolog.terms import quote_always
 
-    return Term(lit.pred, lit.args)
+    name = quote_always(lit.pred)
+    return f"{name}({','.join(map(str, lit.args))})" if lit.args else name
 
 
-def to_term(clause: Clause, directions: Mapping[str, tuple[str, ...]] | None = None) -> "Term":
-    """``clause(Head, [B1, ...])`` with variable ``i`` written as the integer ``i``: the data term that
-    ``prolog/ilp_test.pl`` turns into a real clause."""
-    from solvers.prolog import Term
-
+def clause_text(clause: Clause, directions: Mapping[str, tuple[str, ...]] | None = None) -> str:
+    """``clause(Head, [B1, ...])`` (body in execution order) with variable ``i`` written as
+    the integer ``i``: the data term that ``prolog/ilp_test.pl`` turns into a real clause,
+    as Prolog text for its ``ilp_data/2`` to read back (one string crosses to Prolog many
+    times faster than the same term built cell by cell: a batch of 64 clauses is some
+    2,000 cells)."""
     body = execution_order(clause, directions or {})
-    return Term("clause", (data_literal(clause.head), [data_literal(b) for b in body]))
+    return f"clause({literal_text(clause.head)},[{','.join(map(literal_text, body))}])"
+

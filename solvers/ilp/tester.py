@@ -1,6 +1,7 @@
 """The test stage: a fresh temporary Prolog module holding ``prolog/ilp_test.pl``, the
 background knowledge and the examples; candidate clauses go in as data terms
-(``clause(Head, Body)`` with integer variables, see :func:`solvers.ilp.clauses.to_term`).
+(``clause(Head, Body)`` with integer variables), sent as Prolog text
+(:func:`solvers.ilp.clauses.clause_text`) and read back by ``ilp_data/2``.
 
 Examples of a folder problem never cross to Python: they are copied inside Prolog from the
 problem's :class:`~solvers.ilp.problem.ExampleStore`. Each example is tested under an
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from solvers.errors import SolverError, SolverInputError, SolverTimeout
-from solvers.ilp.clauses import (Clause, Literal, canonical, data_literal, execution_order,
-                                 is_recursive, sort_key, to_term)
+from solvers.ilp.clauses import (Clause, Literal, canonical, clause_text, execution_order,
+                                 is_recursive, literal_text, sort_key)
 from solvers.ilp.problem import IlpProblem, default_engine
 
 # Names the tester defines in the module; background knowledge must not define them.
@@ -68,6 +69,11 @@ def _every_positive(full: Outcome | None) -> Outcome | None:
     if full.neg is None:
         return Outcome(None, full.pos)
     return Outcome(full.neg, full.pos, frozenset((full.neg,)))
+
+
+def _list_text(items) -> str:
+    """Prolog list text of the texts ``items``."""
+    return "[" + ",".join(items) + "]"
 
 
 def _outcome(answer: dict[str, Any] | None, full: bool, what: str) -> Outcome:
@@ -161,8 +167,9 @@ class Tester:
         cached = self._cached(key, stop_at_neg)
         if cached is not None:
             return cached
-        answer = self._query("ilp_test_clause(Clause, Limit, Stop, Neg, Pos, NegAll)",
-                             {"Clause": to_term(clause, directions),
+        answer = self._query("ilp_data(Text, Clause), "
+                             "ilp_test_clause(Clause, Limit, Stop, Neg, Pos, NegAll)",
+                             {"Text": clause_text(clause, directions),
                               "Limit": self.example_inference_limit,
                               "Stop": "true" if stop_at_neg else "false"}, deadline)
         self.prolog_calls += 1
@@ -187,8 +194,9 @@ class Tester:
         if cached is not None:
             return cached
         answer = self._query(
+            "ilp_data(Text, Clauses), "
             "ilp_test_program(Clauses, Limit, Depth, Stop, Neg, Pos, NegAll)",
-            {"Clauses": [to_term(c, directions) for c in ordered],
+            {"Text": _list_text(clause_text(c, directions) for c in ordered),
              "Limit": self.example_inference_limit, "Depth": self.example_depth_limit,
              "Stop": "true" if stop_at_neg else "false"}, deadline)
         self.prolog_calls += 1
@@ -221,22 +229,26 @@ class Tester:
                 if (key, "pos") not in self._cache and (key, True) not in self._cache
                 and (negatives_without_positives or (key, "posfirst") not in self._cache)]
         if todo:
-            answer = self._query("ilp_test_clauses(Clauses, Limit, Mode, Results)",
-                                 {"Clauses": [to_term(c, directions) for _, c in todo],
+            answer = self._query("ilp_test_clauses_text(Text, Limit, Mode, Lines)",
+                                 {"Text": _list_text(clause_text(c, directions)
+                                                     for _, c in todo),
                                   "Limit": self.example_inference_limit,
                                   "Mode": "pos" if negatives_without_positives else "posfirst"},
                                  deadline)
             if answer is None:
-                raise SolverError("ilp_test_clauses failed unexpectedly")
+                raise SolverError("ilp_test_clauses_text failed unexpectedly")
             self.prolog_calls += 1
-            for (i, _), result in zip(todo, answer["Results"]):
-                neg, pos = result.args
+            lines = answer["Lines"].split("\n")
+            if len(lines) != len(todo):
+                raise SolverError("ilp_test_clauses_text did not give one result per clause")
+            for (i, _), line in zip(todo, lines):
+                neg, *pos = line.split(" ")
                 if neg == "unknown":
                     self._cache[(keys[i], "posfirst")] = Outcome(None, frozenset(),
                                                                  neg_known=False)
                     continue
                 outcome = Outcome(None if neg == "none" else int(neg),
-                                  frozenset(map(int, pos.split())),
+                                  frozenset(map(int, pos)),
                                   frozenset() if neg == "none" else frozenset({int(neg)}), False)
                 self._cache[(keys[i], False)] = outcome
                 self._cache[(keys[i], "pos")] = outcome
@@ -254,9 +266,10 @@ class Tester:
         if todo:
             ordered = [execution_order(Clause(Literal("ilp_none", ()), body), directions)
                        for body in todo]
-            answer = self._query("ilp_unsat_cores(Bodies, Limit, Cores)",
-                                 {"Bodies": [[data_literal(lit) for lit in body]
-                                             for body in ordered], "Limit": limit}, deadline)
+            answer = self._query("ilp_data(Text, Bodies), ilp_unsat_cores(Bodies, Limit, Cores)",
+                                 {"Text": _list_text(_list_text(map(literal_text, body))
+                                                     for body in ordered), "Limit": limit},
+                                 deadline)
             if answer is None:
                 raise SolverError("ilp_unsat_cores failed unexpectedly")
             self.prolog_calls += 1
@@ -275,8 +288,8 @@ class Tester:
         program). One Prolog call for all; cached per clause."""
         todo = [c for c in dict.fromkeys(clauses) if c not in self._core_cache]
         if todo:
-            answer = self._query("ilp_pos_cores(Clauses, Limit, Cores)",
-                                 {"Clauses": [to_term(c, directions) for c in todo],
+            answer = self._query("ilp_data(Text, Clauses), ilp_pos_cores(Clauses, Limit, Cores)",
+                                 {"Text": _list_text(clause_text(c, directions) for c in todo),
                                   "Limit": self.example_inference_limit}, deadline)
             if answer is None:
                 raise SolverError("ilp_pos_cores failed unexpectedly")

@@ -51,6 +51,12 @@ def quote_atom(name: str) -> str:
         return name
     if _SYMBOL_ATOM.match(name) and not name.startswith("/*") and name != ".":
         return name
+    return quote_always(name)
+
+
+def quote_always(name: str) -> str:
+    """``name`` as a quoted Prolog atom (``'name'``): followed by ``(`` it is always a
+    compound's functor, whatever the operators (for text that Prolog reads back)."""
     out = []
     for ch in name:
         if ch in _ESCAPES:
