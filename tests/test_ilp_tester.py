@@ -15,6 +15,7 @@ from solvers.ilp import IlpBias, IlpProblem, learn, load_problem
 from solvers.ilp.clauses import Clause, Literal, execution_order, show
 from solvers.ilp.problem import SkippedExampleWarning
 from solvers.ilp.tester import Outcome
+from solvers.prolog.terms import quote_atom
 from solvers.ilp import tester as ilp_tester
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ilp"
@@ -91,6 +92,47 @@ def test_non_terminating_programs_are_bounded(tmp_path: Path) -> None:
         assert time.monotonic() - start < 3.0
         # the per-example limit leaves no alarm behind
         assert tester._module.query("current_alarm(_, _, _, Status)") == []
+    finally:
+        tester.close()
+
+
+def test_recursive_programs_have_their_own_example_limit(tmp_path: Path) -> None:
+    """A recursive program's examples run under ``recursive_time_limit`` (Popper: 1 ms for
+    recursive programs), a single clause's under ``example_time_limit``: a count-down of 30
+    steps of 200 inferences each (some 6,000) fits 2 ms (20,000 inferences), 300 steps do
+    not (within the depth limit), and a clause doing the same work in background knowledge
+    is not cut."""
+    bk = ("work :- ( between(1, 200, _), fail ; true ).\n"
+          "dec(N, M) :- N > 0, work, M is N - 1.\nzero(0).\n"
+          "down(N) :- zero(N).\ndown(N) :- dec(N, M), down(M).\n")
+    pos = [(30,), (300,)]
+    tester = _tester(tmp_path, bk, ("c", 1), pos, [])
+    try:
+        assert tester.recursive_inference_limit == 20_000
+        assert tester.example_inference_limit == 500_000
+        base, step = _clause("c(0) :- zero(0)"), _clause("c(0) :- dec(0,1), c(1)")
+        assert tester.test_program([base, step], {}, _deadline()).pos == frozenset({0})
+        assert tester.test(_clause("c(0) :- down(0)"), {}, _deadline()).pos == frozenset({0, 1})
+    finally:
+        tester.close()
+    roomy = _tester(tmp_path, bk, ("c", 1), pos, [], recursive_time_limit=0.05)
+    try:
+        assert roomy.test_program([base, step], {}, _deadline()).pos == frozenset({0, 1})
+    finally:
+        roomy.close()
+
+
+def test_predicate_names_needing_quotes_reach_prolog_intact(tmp_path: Path) -> None:
+    """Candidates cross to Prolog as text (``clause_text``): names that are not plain
+    atoms (capitals, spaces, quotes, operators, backslashes) are quoted and read back."""
+    names = ["Has Space", "it's", "-", "a\\b", "päivä", "[]"]
+    bk = "".join(f"{quote_atom(n)}(x).\n" for n in names)
+    tester = _tester(tmp_path, bk, ("h", 1), [("x",)], [("y",)])
+    try:
+        for name in names:
+            clause = Clause(Literal("h", (0,)), (Literal(name, (0,)),))
+            assert tester.test(clause, {}, _deadline()) == Outcome(None, frozenset({0})), name
+            assert tester.test_many([clause], {}, _deadline())[0].pos == frozenset({0})
     finally:
         tester.close()
 

@@ -10,6 +10,7 @@ import sys
 
 from solvers.errors import ScirError
 from solvers.ilp.bias import MODES
+from solvers.ilp.tester import RECURSIVE_TIME_LIMIT
 
 EXIT = {"solution": 0, "no_solution": 1, "timeout": 3}
 
@@ -35,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--example-time-limit", type=float, default=0.05,
                         help="seconds allowed to test one clause on one example; a "
                              "candidate running longer does not cover it (default: 0.05)")
+    parser.add_argument("--recursive-time-limit", type=float, default=RECURSIVE_TIME_LIMIT,
+                        help="the same for a recursive program, at most the above (default: "
+                             f"{RECURSIVE_TIME_LIMIT}; Popper's is 1 ms)")
     return parser
 
 
@@ -45,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         result = learn(args.folder, mode=args.mode, timeout=args.timeout,
-                       example_time_limit=args.example_time_limit, noisy=args.noisy)
+                       example_time_limit=args.example_time_limit, noisy=args.noisy,
+                       recursive_time_limit=args.recursive_time_limit)
     except ScirError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

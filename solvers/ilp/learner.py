@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from solvers.errors import ConfigError, SolverError, SolverTimeout
 from solvers.ilp.bias import MODES, IlpBias
@@ -16,7 +16,10 @@ from solvers.ilp.clauses import Clause, canonical, show, sort_key
 from solvers.ilp.constraints import variant_nogoods
 from solvers.ilp.problem import IlpProblem, load_problem
 from solvers.ilp.search import SearchState, search
-from solvers.ilp.tester import Tester
+from solvers.ilp.tester import RECURSIVE_TIME_LIMIT, Tester
+
+if TYPE_CHECKING:
+    from solvers.ilp.generate import Generator
 
 STATUSES = ("solution", "no_solution", "timeout")
 
@@ -61,11 +64,13 @@ class IlpSession:
     """
 
     def __init__(self, problem: IlpProblem, engine: Any = None,
-                 example_time_limit: float = 0.05, timeout: float = 60.0) -> None:
+                 example_time_limit: float = 0.05, timeout: float = 60.0,
+                 recursive_time_limit: float = RECURSIVE_TIME_LIMIT) -> None:
         self.problem = problem
         deadline = time.monotonic() + timeout
         self._tester = Tester(problem, deadline, engine=engine,
-                              example_time_limit=example_time_limit)
+                              example_time_limit=example_time_limit,
+                              recursive_time_limit=recursive_time_limit)
 
     def __enter__(self) -> "IlpSession":
         return self
@@ -78,14 +83,17 @@ class IlpSession:
         self._tester.close()
 
     def learn(self, bias: IlpBias | None = None, mode: str | None = None,
-              timeout: float = 60.0, noisy: bool = False) -> IlpResult:
+              timeout: float = 60.0, noisy: bool = False,
+              generator: "Generator | None" = None) -> IlpResult:
         """Learn under ``bias`` (default: the problem's) in ``mode`` (default: the bias's);
-        ``noisy``: the program of least FN + FP + size (Popper's --noisy)."""
+        ``noisy``: the program of least FN + FP + size (Popper's --noisy). ``generator``: a
+        fresh :class:`~solvers.ilp.generate.Generator` of that bias, grounded by the caller
+        (who closes it)."""
         start = time.monotonic()
         bias = self._bias(bias, mode)
         state = SearchState()
         try:
-            search(bias, self._tester, start + timeout, state, noisy=noisy)
+            search(bias, self._tester, start + timeout, state, noisy=noisy, generator=generator)
             status = "solution" if state.program else "no_solution"
         except SolverTimeout:
             status = "timeout"
@@ -145,15 +153,20 @@ class IlpSession:
         return results
 
     def _bias(self, bias: IlpBias | None, mode: str | None) -> IlpBias:
-        bias = bias or self.problem.bias
-        if mode is not None:
-            if mode not in MODES:
-                raise ConfigError(f"unknown ILP mode {mode!r}; expected one of {MODES}")
-            bias = bias.restricted(bias.body_preds, mode=mode)
+        bias = _with_mode(bias or self.problem.bias, mode)
         if bias.head_pred != self.problem.bias.head_pred:
             raise ConfigError(f"bias head {bias.head_pred} differs from the session's examples "
                               f"({self.problem.bias.head_pred})")
         return bias
+
+
+def _with_mode(bias: IlpBias, mode: str | None) -> IlpBias:
+    """``bias`` in ``mode`` (None: its own)."""
+    if mode is None:
+        return bias
+    if mode not in MODES:
+        raise ConfigError(f"unknown ILP mode {mode!r}; expected one of {MODES}")
+    return bias.restricted(bias.body_preds, mode=mode)
 
 
 def _result(status: str, state: SearchState, bias: IlpBias, tester: Tester,
@@ -183,24 +196,47 @@ def _result(status: str, state: SearchState, bias: IlpBias, tester: Tester,
 
 def learn_problem(problem: IlpProblem, mode: str | None = None, timeout: float = 60.0,
                   engine: Any = None, example_time_limit: float = 0.05,
-                  noisy: bool = False) -> IlpResult:
+                  noisy: bool = False,
+                  recursive_time_limit: float = RECURSIVE_TIME_LIMIT) -> IlpResult:
     """Learn a program for an in-memory problem (a fresh temporary module for it)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from solvers.ilp.generate import Generator
+
     start = time.monotonic()
+    bias = _with_mode(problem.bias, mode)
+    # clingo grounds the generator while Prolog loads the background knowledge and examples
+    with ThreadPoolExecutor(1, thread_name_prefix="ilp-generator") as pool:
+        grounding = pool.submit(Generator, bias)
+        try:
+            session = IlpSession(problem, engine=engine, example_time_limit=example_time_limit,
+                                 timeout=timeout, recursive_time_limit=recursive_time_limit)
+        except BaseException as exc:
+            if grounding.exception() is None:
+                grounding.result().close()
+            if isinstance(exc, SolverTimeout):
+                return IlpResult("timeout", [], 0, problem.n_pos, problem.n_neg, 0,
+                                 time.monotonic() - start, 0, bias.mode)
+            raise
+        try:
+            generator = grounding.result()
+        except BaseException:
+            session.close()
+            raise
     try:
-        session = IlpSession(problem, engine=engine, example_time_limit=example_time_limit,
-                             timeout=timeout)
-    except SolverTimeout:
-        return IlpResult("timeout", [], 0, problem.n_pos, problem.n_neg, 0,
-                         time.monotonic() - start, 0, mode or problem.bias.mode)
-    with session:
-        result = session.learn(mode=mode, timeout=max(timeout - (time.monotonic() - start), 0.0),
-                               noisy=noisy)
+        with session:
+            result = session.learn(bias=bias, timeout=max(timeout - (time.monotonic() - start),
+                                                          0.0),
+                                   noisy=noisy, generator=generator)
+    finally:
+        generator.close()
     result.seconds = time.monotonic() - start
     return result
 
 
 def learn(folder: Path | str, mode: str | None = None, timeout: float = 60.0,
-          engine: Any = None, example_time_limit: float = 0.05, noisy: bool = False) -> IlpResult:
+          engine: Any = None, example_time_limit: float = 0.05, noisy: bool = False,
+          recursive_time_limit: float = RECURSIVE_TIME_LIMIT) -> IlpResult:
     """Learn from a Popper-format folder (``bk.pl``, ``exs.pl``, ``bias.pl``).
 
     ``mode`` (``classic`` / ``partial``) overrides the bias file's ``mode(...)``. Malformed
@@ -209,6 +245,7 @@ def learn(folder: Path | str, mode: str | None = None, timeout: float = 60.0,
     problem = load_problem(folder, engine=engine)
     result = learn_problem(problem, mode=mode,
                            timeout=max(timeout - (time.monotonic() - start), 0.0),
-                           engine=engine, example_time_limit=example_time_limit, noisy=noisy)
+                           engine=engine, example_time_limit=example_time_limit, noisy=noisy,
+                           recursive_time_limit=recursive_time_limit)
     result.seconds = time.monotonic() - start
     return result

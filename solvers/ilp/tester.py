@@ -36,6 +36,11 @@ SAT_INFERENCES = 20_000
 # The per-example budget in inferences per second of ``example_time_limit`` (SWI-Prolog 9
 # runs some 10-30 million simple inferences per second).
 INFERENCES_PER_SECOND = 10_000_000
+# Seconds (counted in inferences, as above) for one example of a recursive program: a
+# non-terminating candidate (ancestor(A,B) :- father(C,B), ancestor(A,D)) runs every example
+# to its limit, so the limit is most of such a test's cost. Popper's EVAL_TIMEOUT is 1 ms of
+# wall time, for every program when recursion is enabled; 2 ms here (20,000 inferences).
+RECURSIVE_TIME_LIMIT = 0.002
 
 
 @dataclass(frozen=True)
@@ -89,13 +94,18 @@ class Tester:
 
     def __init__(self, problem: IlpProblem, deadline: float, engine: Any = None,
                  example_time_limit: float = 0.05, example_depth_limit: int = DEPTH_LIMIT,
-                 example_inference_limit: int | None = None) -> None:
+                 example_inference_limit: int | None = None,
+                 recursive_time_limit: float = RECURSIVE_TIME_LIMIT) -> None:
         from solvers.prolog import Term
 
         self.example_time_limit = float(example_time_limit)
         self.example_inference_limit = int(
             example_inference_limit if example_inference_limit is not None
             else max(1, round(self.example_time_limit * INFERENCES_PER_SECOND)))
+        # recursive programs: the smaller of the two limits
+        self.recursive_inference_limit = min(
+            self.example_inference_limit,
+            max(1, round(float(recursive_time_limit) * INFERENCES_PER_SECOND)))
         self.example_depth_limit = int(example_depth_limit)
         self.n_pos = problem.n_pos
         self.n_neg = problem.n_neg
@@ -182,8 +192,9 @@ class Tester:
         """Which examples the program ``clauses`` covers (see :class:`Outcome`): several
         clauses, possibly recursive, possibly defining invented predicates (any head other
         than the problem's). They are asserted for the call (non-recursive clauses first)
-        and retracted afterwards; each example atom is proved within the per-example time
-        and depth limits (beyond them it is not covered). Cached per set of canonical
+        and retracted afterwards; each example atom is proved within the per-example
+        inference limit (a recursive program's: ``recursive_time_limit``) and depth limit
+        (beyond them it is not covered). Cached per set of canonical
         clauses. Raises SolverInputError if bk defines a predicate the program defines."""
         if not clauses:
             return Outcome(None, frozenset(), frozenset(), not stop_at_neg)
@@ -193,11 +204,15 @@ class Tester:
         cached = self._cached(key, stop_at_neg)
         if cached is not None:
             return cached
+        # recursive clauses sort last
+        limit = self.recursive_inference_limit if is_recursive(ordered[-1]) \
+            else self.example_inference_limit
         answer = self._query(
             "ilp_data(Text, Clauses), "
             "ilp_test_program(Clauses, Limit, Depth, Stop, Neg, Pos, NegAll)",
             {"Text": _list_text(clause_text(c, directions) for c in ordered),
-             "Limit": self.example_inference_limit, "Depth": self.example_depth_limit,
+             "Limit": limit,
+             "Depth": self.example_depth_limit,
              "Stop": "true" if stop_at_neg else "false"}, deadline)
         self.prolog_calls += 1
         outcome = _outcome(answer, not stop_at_neg, "ilp_test_program")
