@@ -68,6 +68,13 @@ ilp_copy_examples(Store) :-
 ilp_data(Text, Data) :-
     term_string(Data, Text, [syntax_errors(error), variable_names(_)]).
 
+%!  ilp_ids_text(+Ids, -Text) is det.
+%   Text: the example ids Ids separated by spaces, as a string (one string crosses to
+%   Python many times faster than a list of integers).
+ilp_ids_text(Ids, Text) :-
+    atomic_list_concat(Ids, ' ', Atom),
+    atom_string(Atom, Text).
+
 %!  ilp_clause(+Data, -Head, -Body) is det.
 %   The real clause (Head :- Body) written by Data = clause(Head0, Literals0).
 ilp_clause(clause(Head0, Body0), Head, Body) :-
@@ -332,6 +339,23 @@ ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll) :-
 
 ilp_clause_pair(Data, Head-Body) :- ilp_clause(Data, Head, Body).
 
+%!  ilp_test_programs_text(+Text, +Depth, +StopAtNeg, -Lines) is det.
+%   ilp_test_program/7 for each program p(Limit, Datas) read from Text (ilp_data/2), in one
+%   call. Lines: one string, a line per program in the same order: Neg, the ids of the
+%   positives covered and those of NegAll, the three parts separated by '|', the ids by
+%   spaces.
+ilp_test_programs_text(Text, Depth, StopAtNeg, Lines) :-
+    ilp_data(Text, Programs),
+    maplist(ilp_test_program_line(Depth, StopAtNeg), Programs, Results),
+    atomic_list_concat(Results, '\n', Atom),
+    atom_string(Atom, Lines).
+
+ilp_test_program_line(Depth, StopAtNeg, p(Limit, Datas), Line) :-
+    ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll),
+    atomic_list_concat(Pos, ' ', PosAtom),
+    atomic_list_concat(NegAll, ' ', NegAtom),
+    atomic_list_concat([Neg, PosAtom, NegAtom], '|', Line).
+
 ilp_proves(Depth, Example) :-
     call_with_depth_limit(Example, Depth, Reached),
     integer(Reached).
@@ -371,7 +395,7 @@ ilp_test_clauses_text(Text, Limit, Mode, Lines) :-
     atomic_list_concat(Results, '\n', Atom),
     atom_string(Atom, Lines).
 
-ilp_test_one(Limit, Mode, Data, Line) :-
+ilp_test_one(Limit, Mode, Data, Line) :-     % Neg, then the positives, one atom
     ilp_test_clause(Data, Limit, Mode, Neg, Pos, _),
     atomic_list_concat([Neg|Pos], ' ', Line).
 

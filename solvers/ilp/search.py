@@ -200,8 +200,16 @@ class _Loop:
                 self.explained.update(empty)
             self.explain_incomplete([c for c, o in zip(singles, outcomes)
                                      if not o.pos and len(c.body) > 1], model)
-        return any(self.visit(program, known.get(program[0][1]) if len(program) == 1 else None)
-                   for program in batch)
+        # the other programs (recursive, invented predicates, several clauses) in one call too
+        others = [i for i, p in enumerate(batch) if not (len(p) == 1 and not is_recursive(p))]
+        tested: dict[int, Outcome] = {}
+        if not self.noisy and others:
+            outcomes = self.tester.test_programs([[c for _, c in batch[i]] for i in others],
+                                                 self.bias.directions, self.deadline)
+            tested = dict(zip(others, outcomes))
+        return any(self.visit(program, tested.get(i) or (
+            known.get(program[0][1]) if len(program) == 1 else None))
+            for i, program in enumerate(batch))
 
     def visit(self, program: Program, outcome: Outcome | None = None) -> bool:
         """Test one generated program (``outcome``: its test's, when known already); True

@@ -85,8 +85,13 @@ def _outcome(answer: dict[str, Any] | None, full: bool, what: str) -> Outcome:
     if answer is None:
         raise SolverError(f"{what} failed unexpectedly")
     neg = answer["Neg"]
-    return Outcome(None if neg == "none" else int(neg), frozenset(answer["Pos"]),
-                   frozenset(answer["NegAll"]), full)
+    return Outcome(None if neg == "none" else int(neg), _ids(answer["PosText"]),
+                   _ids(answer["NegText"]), full)
+
+
+def _ids(text: str) -> frozenset[int]:
+    """The example ids of ``ilp_ids_text/2``'s text."""
+    return frozenset(map(int, text.split()))
 
 
 class Tester:
@@ -177,8 +182,9 @@ class Tester:
         cached = self._cached(key, stop_at_neg)
         if cached is not None:
             return cached
-        answer = self._query("ilp_data(Text, Clause), "
-                             "ilp_test_clause(Clause, Limit, Stop, Neg, Pos, NegAll)",
+        answer = self._query("ilp_data(Text, _Clause), "
+                             "ilp_test_clause(_Clause, Limit, Stop, Neg, _Pos, _NegAll), "
+                             "ilp_ids_text(_Pos, PosText), ilp_ids_text(_NegAll, NegText)",
                              {"Text": clause_text(clause, directions),
                               "Limit": self.example_inference_limit,
                               "Stop": "true" if stop_at_neg else "false"}, deadline)
@@ -196,28 +202,42 @@ class Tester:
         inference limit (a recursive program's: ``recursive_time_limit``) and depth limit
         (beyond them it is not covered). Cached per set of canonical
         clauses. Raises SolverInputError if bk defines a predicate the program defines."""
-        if not clauses:
-            return Outcome(None, frozenset(), frozenset(), not stop_at_neg)
-        ordered = sorted({canonical(c) for c in clauses},
-                         key=lambda c: (is_recursive(c), sort_key(c)))
-        key = tuple(ordered)
-        cached = self._cached(key, stop_at_neg)
-        if cached is not None:
-            return cached
-        # recursive clauses sort last
-        limit = self.recursive_inference_limit if is_recursive(ordered[-1]) \
-            else self.example_inference_limit
-        answer = self._query(
-            "ilp_data(Text, Clauses), "
-            "ilp_test_program(Clauses, Limit, Depth, Stop, Neg, Pos, NegAll)",
-            {"Text": _list_text(clause_text(c, directions) for c in ordered),
-             "Limit": limit,
-             "Depth": self.example_depth_limit,
-             "Stop": "true" if stop_at_neg else "false"}, deadline)
-        self.prolog_calls += 1
-        outcome = _outcome(answer, not stop_at_neg, "ilp_test_program")
-        self._cache[(key, outcome.full)] = outcome
-        return outcome
+        return self.test_programs([clauses], directions, deadline, stop_at_neg)[0]
+
+    def test_programs(self, programs: list[list[Clause]],
+                      directions: Mapping[str, tuple[str, ...]], deadline: float,
+                      stop_at_neg: bool = True) -> list[Outcome]:
+        """:meth:`test_program` for each of ``programs``, in one Prolog call (a call costs
+        about a millisecond of its own: most of a small program's test)."""
+        keys: list[tuple] = []
+        todo: dict[tuple, int] = {}             # program key -> its per-example limit
+        for clauses in programs:
+            # recursive clauses sort last
+            key = tuple(sorted({canonical(c) for c in clauses},
+                               key=lambda c: (is_recursive(c), sort_key(c))))
+            keys.append(key)
+            if key and key not in todo and self._cached(key, stop_at_neg) is None:
+                todo[key] = self.recursive_inference_limit if is_recursive(key[-1]) \
+                    else self.example_inference_limit
+        if todo:
+            text = _list_text(f"p({limit},{_list_text(clause_text(c, directions) for c in key)})"
+                              for key, limit in todo.items())
+            answer = self._query("ilp_test_programs_text(Text, Depth, Stop, Lines)",
+                                 {"Text": text, "Depth": self.example_depth_limit,
+                                  "Stop": "true" if stop_at_neg else "false"}, deadline)
+            if answer is None:
+                raise SolverError("ilp_test_programs_text failed unexpectedly")
+            self.prolog_calls += 1
+            lines = answer["Lines"].split("\n")
+            if len(lines) != len(todo):
+                raise SolverError("ilp_test_programs_text did not give one result per program")
+            for key, line in zip(todo, lines):
+                neg, pos, neg_all = line.split("|")
+                self._cache[(key, not stop_at_neg)] = Outcome(
+                    None if neg == "none" else int(neg), _ids(pos), _ids(neg_all),
+                    not stop_at_neg)
+        return [self._cached(key, stop_at_neg) if key
+                else Outcome(None, frozenset(), frozenset(), not stop_at_neg) for key in keys]
 
     def _cached(self, key: tuple, stop_at_neg: bool) -> Outcome | None:
         full = self._cache.get((key, True))
@@ -281,7 +301,7 @@ class Tester:
         if todo:
             ordered = [execution_order(Clause(Literal("ilp_none", ()), body), directions)
                        for body in todo]
-            answer = self._query("ilp_data(Text, Bodies), ilp_unsat_cores(Bodies, Limit, Cores)",
+            answer = self._query("ilp_data(Text, _Bodies), ilp_unsat_cores(_Bodies, Limit, Cores)",
                                  {"Text": _list_text(_list_text(map(literal_text, body))
                                                      for body in ordered), "Limit": limit},
                                  deadline)
@@ -303,7 +323,7 @@ class Tester:
         program). One Prolog call for all; cached per clause."""
         todo = [c for c in dict.fromkeys(clauses) if c not in self._core_cache]
         if todo:
-            answer = self._query("ilp_data(Text, Clauses), ilp_pos_cores(Clauses, Limit, Cores)",
+            answer = self._query("ilp_data(Text, _Clauses), ilp_pos_cores(_Clauses, Limit, Cores)",
                                  {"Text": _list_text(clause_text(c, directions) for c in todo),
                                   "Limit": self.example_inference_limit}, deadline)
             if answer is None:
