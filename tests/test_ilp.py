@@ -709,3 +709,32 @@ def test_subsumption_found_later_bans_specialisations() -> None:
     finally:
         generator.close()
         tester.close()
+
+
+def test_time_out_combines_the_good_clauses_found_since_the_last_combination() -> None:
+    """A search that times out reports the best program its good clauses make, also when
+    they were found after the last combination (iggp-rps had 13 good clauses at its time-out
+    and 4 at its last combination, and reported no program)."""
+    from solvers.ilp.search import SearchState, _Loop
+
+    bias = IlpBias(head_pred=("h", 1), body_preds=(("p", 1), ("q", 1), ("r", 1)),
+                   max_body=2, max_clauses=2)
+    facts = {"p": [("a",)], "q": [("b",)], "r": [("a",), ("b",), ("c",)]}
+    problem = IlpProblem(bias=bias, pos=[("a",), ("b",)], neg=[("c",)], bk_facts=facts)
+    tester = ilp_tester.Tester(problem, time.monotonic() + 30)
+    head = Literal("h", (0,))
+    first, second = Clause(head, (Literal("p", (0,)),)), Clause(head, (Literal("q", (0,)),))
+    generator = Generator(bias)
+    try:
+        state = SearchState()
+        loop = _Loop(bias, tester, generator, time.monotonic() + 30, state, False)
+        for clause in (first, second):
+            [outcome] = tester.test_many([clause], {}, time.monotonic() + 30)
+            loop.visit(((0, clause),), outcome)
+        assert loop.combined == 0 and state.program == []     # not combined yet
+        loop.combine_at_time_out()
+        assert sorted(state.program, key=str) == sorted([first, second], key=str)
+        assert state.covered == frozenset({0, 1})
+    finally:
+        generator.close()
+        tester.close()

@@ -137,6 +137,54 @@ def test_predicate_names_needing_quotes_reach_prolog_intact(tmp_path: Path) -> N
         tester.close()
 
 
+def test_join_gives_the_per_example_outcome(tmp_path: Path) -> None:
+    """The join (a clause over facts run once, its solutions looked up among the examples)
+    against calling the clause per example, on random facts, examples and clauses, in
+    every mode; and a body with a rule, or a head variable missing from the body, is
+    called per example (the same outcome by construction)."""
+    import random
+
+    rnd = random.Random(11)
+    consts = [f"c{i}" for i in range(6)]
+    facts = {"e": 2, "k": 1, "m": 2}
+    bk = "".join(f"{p}({','.join(rnd.choice(consts) for _ in range(a))}).\n"
+                 for p, a in facts.items() for _ in range(12))
+    bk += "r(X, Y) :- e(X, Y).\n"
+    pairs = [(a, b) for a in consts for b in consts]
+    rnd.shuffle(pairs)
+    pos, neg = pairs[:14], pairs[14:30]
+    head = Literal("h", (0, 1))
+    clauses = []
+    for i in range(150):
+        # mostly both head variables in the body; some r/2 (a rule) or a loose head
+        body = [Literal(rnd.choice("em"), (0, rnd.randint(1, 3)))]
+        if i % 5:
+            body.append(Literal(rnd.choice("em"), (rnd.randint(0, 3), 1)))
+        for _ in range(rnd.randint(0, 2)):
+            pred = rnd.choice(["e", "k", "m", "r"] if i % 4 == 0 else ["e", "k", "m"])
+            arity = 1 if pred == "k" else 2
+            body.append(Literal(pred, tuple(rnd.randint(0, 3) for _ in range(arity))))
+        clauses.append(Clause(head, tuple(body)))
+    joined = _tester(tmp_path, bk, ("h", 2), pos, neg, join_min_examples=0)
+    called = _tester(tmp_path, bk, ("h", 2), pos, neg, join_min_examples=10**9)
+    joins = joined._module.query_once("flag(ilp_joins, N, N)", {})["N"]
+    try:
+        for stop in (True, False):
+            for clause in clauses:
+                assert joined.test(clause, {}, _deadline(), stop_at_neg=stop) == \
+                    called.test(clause, {}, _deadline(), stop_at_neg=stop), clause
+        for first in (True, False):
+            assert joined.test_many(clauses, {}, _deadline(), first) == \
+                called.test_many(clauses, {}, _deadline(), first)
+        covering = [c for c in clauses if called.test(c, {}, _deadline()).pos]
+        assert len(covering) > 10           # the comparison saw covering clauses
+        # and the join answered for most clauses (not those with r/2 or a loose head)
+        assert joined._module.query_once("flag(ilp_joins, N, N)", {})["N"] - joins > 50
+    finally:
+        joined.close()
+        called.close()
+
+
 def test_stack_overflow_and_errors_are_not_covered(tmp_path: Path) -> None:
     # a list longer than any stack: SWI raises resource_error(stack) at once
     bk = "huge(X) :- length(_, 100000000000), X = X.\nnum(1).\n"

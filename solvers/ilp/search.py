@@ -38,6 +38,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from solvers.errors import SolverTimeout
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, canonical, sort_key
 from solvers.ilp.combine import combine, combine_noisy, unite_pairs
@@ -52,7 +53,10 @@ FIRST_BATCH = 8
 BATCH = 64
 # Within a size, good clauses are combined once their number has doubled since the last
 # combination (and is at least this): a long size still leaves a program at a time-out.
-MID_COMBINE = 32
+MID_COMBINE = 4
+# Seconds past the deadline for combining the good clauses found since the last combination
+# when the search times out (the program reported is then the best they make).
+FINAL_COMBINE = 0.5
 
 
 @dataclass
@@ -86,8 +90,12 @@ def search(bias: IlpBias, tester: Tester, deadline: float, state: SearchState,
     tester.declare(bias.body_preds, deadline)
     own = generator is None
     gen = generator or Generator(bias)
+    loop = _Loop(bias, tester, gen, deadline, state, noisy)
     try:
-        return _Loop(bias, tester, gen, deadline, state, noisy).run()
+        return loop.run()
+    except SolverTimeout:
+        loop.combine_at_time_out()
+        raise
     finally:
         if own:
             gen.close()
@@ -370,6 +378,27 @@ class _Loop:
             remaining = max(self.deadline - time.monotonic(), 0.001)
         limit = self.bias.max_clauses if not self.bias.multi_clause else len(self.good)
         chosen = combine(self.good, self.n_pos, limit, remaining)
+        if chosen is not None:
+            total = sum(c.size for c in chosen)
+            if self.best_size is None or total < self.best_size:
+                self.best_size = total
+                self.state.program = chosen
+                self.state.covered = frozenset().union(*(self.good[canonical(c)] for c in chosen))
+
+    def combine_at_time_out(self) -> None:
+        """Classic mode, time out: combine the good clauses found since the last combination
+        (within :data:`FINAL_COMBINE` s more), so that the program reported is the best
+        they make (iggp-rps: 13 good clauses at the time-out, 4 at the last combination,
+        and a complete program among them)."""
+        if self.noisy or self.partial or self.units_found() <= self.combined:
+            return
+        if self.bias.max_clauses <= 1 and not self.bias.multi_clause:
+            return
+        limit = self.bias.max_clauses if not self.bias.multi_clause else len(self.good)
+        try:
+            chosen = combine(self.good, self.n_pos, limit, FINAL_COMBINE)
+        except SolverTimeout:
+            return
         if chosen is not None:
             total = sum(c.size for c in chosen)
             if self.best_size is None or total < self.best_size:

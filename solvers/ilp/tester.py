@@ -41,6 +41,9 @@ INFERENCES_PER_SECOND = 10_000_000
 # to its limit, so the limit is most of such a test's cost. Popper's EVAL_TIMEOUT is 1 ms of
 # wall time, for every program when recursion is enabled; 2 ms here (20,000 inferences).
 RECURSIVE_TIME_LIMIT = 0.002
+# The join (ilp_join/5 in prolog/ilp_test.pl) is given up beyond one solution per this many
+# examples (the default there); with ``join_min_examples=0`` (tests) it is not.
+JOIN_SOLUTIONS_PART = 10
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,8 @@ class Tester:
     def __init__(self, problem: IlpProblem, deadline: float, engine: Any = None,
                  example_time_limit: float = 0.05, example_depth_limit: int = DEPTH_LIMIT,
                  example_inference_limit: int | None = None,
-                 recursive_time_limit: float = RECURSIVE_TIME_LIMIT) -> None:
+                 recursive_time_limit: float = RECURSIVE_TIME_LIMIT,
+                 join_min_examples: int | None = None) -> None:
         from solvers.prolog import Term
 
         self.example_time_limit = float(example_time_limit)
@@ -143,6 +147,10 @@ class Tester:
                     *(("pos", i, Term(head, args)) for i, args in enumerate(problem.pos)),
                     *(("neg", i, Term(head, args)) for i, args in enumerate(problem.neg))])
             self._query("ilp_own(Name, Arity)", {"Name": head, "Arity": arity}, deadline)
+            if join_min_examples is not None:
+                self._query("ilp_set_join(Min, Part)", {"Min": int(join_min_examples),
+                                                        "Part": 1 if join_min_examples == 0
+                                                        else JOIN_SOLUTIONS_PART}, deadline)
         except BaseException:
             self.close()
             raise
