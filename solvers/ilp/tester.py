@@ -98,13 +98,19 @@ def _ids(text: str) -> frozenset[int]:
 
 
 class Tester:
-    """Background knowledge and examples of one problem, loaded once, tested many times."""
+    """Background knowledge and examples of one problem, loaded once, tested many times.
+
+    ``recursive_time_limit``: the per-example limit of recursive programs (at most
+    ``example_time_limit``). ``join_min_examples``: single clauses over facts are tested by
+    a join from this many examples on (default 1,000, in ``prolog/ilp_test.pl``; 0: always,
+    for tests). ``guard_literals``: single clauses run with their independent literals
+    called once (``ilp_guarded_clause/3``); False for tests comparing the two."""
 
     def __init__(self, problem: IlpProblem, deadline: float, engine: Any = None,
                  example_time_limit: float = 0.05, example_depth_limit: int = DEPTH_LIMIT,
                  example_inference_limit: int | None = None,
                  recursive_time_limit: float = RECURSIVE_TIME_LIMIT,
-                 join_min_examples: int | None = None) -> None:
+                 join_min_examples: int | None = None, guard_literals: bool = True) -> None:
         from solvers.prolog import Term
 
         self.example_time_limit = float(example_time_limit)
@@ -147,6 +153,8 @@ class Tester:
                     *(("pos", i, Term(head, args)) for i, args in enumerate(problem.pos)),
                     *(("neg", i, Term(head, args)) for i, args in enumerate(problem.neg))])
             self._query("ilp_own(Name, Arity)", {"Name": head, "Arity": arity}, deadline)
+            if not guard_literals:
+                self._query("ilp_set_guard(false)", {}, deadline)
             if join_min_examples is not None:
                 self._query("ilp_set_join(Min, Part)", {"Min": int(join_min_examples),
                                                         "Part": 1 if join_min_examples == 0
