@@ -376,8 +376,13 @@ class _Loop:
         if self.unite:
             self.unite_programs()
             remaining = max(self.deadline - time.monotonic(), 0.001)
+        self.combine_into_best(remaining)
+
+    def combine_into_best(self, time_limit: float) -> None:
+        """The optimal combination of the good clauses becomes the best program when it is
+        smaller than the best so far."""
         limit = self.bias.max_clauses if not self.bias.multi_clause else len(self.good)
-        chosen = combine(self.good, self.n_pos, limit, remaining)
+        chosen = combine(self.good, self.n_pos, limit, time_limit)
         if chosen is not None:
             total = sum(c.size for c in chosen)
             if self.best_size is None or total < self.best_size:
@@ -394,17 +399,10 @@ class _Loop:
             return
         if self.bias.max_clauses <= 1 and not self.bias.multi_clause:
             return
-        limit = self.bias.max_clauses if not self.bias.multi_clause else len(self.good)
         try:
-            chosen = combine(self.good, self.n_pos, limit, FINAL_COMBINE)
+            self.combine_into_best(FINAL_COMBINE)
         except SolverTimeout:
-            return
-        if chosen is not None:
-            total = sum(c.size for c in chosen)
-            if self.best_size is None or total < self.best_size:
-                self.best_size = total
-                self.state.program = chosen
-                self.state.covered = frozenset().union(*(self.good[canonical(c)] for c in chosen))
+            pass
 
     def units_found(self) -> int:
         """How many units the classic combine stage has to choose from."""

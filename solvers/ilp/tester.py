@@ -238,15 +238,10 @@ class Tester:
         if todo:
             text = _list_text(f"p({limit},{_list_text(clause_text(c, directions) for c in key)})"
                               for key, limit in todo.items())
-            answer = self._query("ilp_test_programs_text(Text, Depth, Stop, Lines)",
-                                 {"Text": text, "Depth": self.example_depth_limit,
-                                  "Stop": "true" if stop_at_neg else "false"}, deadline)
-            if answer is None:
-                raise SolverError("ilp_test_programs_text failed unexpectedly")
-            self.prolog_calls += 1
-            lines = answer["Lines"].split("\n")
-            if len(lines) != len(todo):
-                raise SolverError("ilp_test_programs_text did not give one result per program")
+            lines = self._lines("ilp_test_programs_text(Text, Depth, Stop, Lines)",
+                                {"Text": text, "Depth": self.example_depth_limit,
+                                 "Stop": "true" if stop_at_neg else "false"}, deadline,
+                                len(todo))
             for key, line in zip(todo, lines):
                 neg, pos, neg_all = line.split("|")
                 self._cache[(key, not stop_at_neg)] = Outcome(
@@ -254,6 +249,19 @@ class Tester:
                     not stop_at_neg)
         return [self._cached(key, stop_at_neg) if key
                 else Outcome(None, frozenset(), frozenset(), not stop_at_neg) for key in keys]
+
+    def _lines(self, goal: str, bindings: dict[str, Any], deadline: float,
+               count: int) -> list[str]:
+        """The ``Lines`` string of ``goal`` (one line per item tested), split."""
+        answer = self._query(goal, bindings, deadline)
+        name = goal.partition("(")[0]
+        if answer is None:
+            raise SolverError(f"{name} failed unexpectedly")
+        self.prolog_calls += 1
+        lines = answer["Lines"].split("\n")
+        if len(lines) != count:
+            raise SolverError(f"{name} gave {len(lines)} results for {count} items")
+        return lines
 
     def _cached(self, key: tuple, stop_at_neg: bool) -> Outcome | None:
         full = self._cache.get((key, True))
@@ -280,18 +288,12 @@ class Tester:
                 if (key, "pos") not in self._cache and (key, True) not in self._cache
                 and (negatives_without_positives or (key, "posfirst") not in self._cache)]
         if todo:
-            answer = self._query("ilp_test_clauses_text(Text, Limit, Mode, Lines)",
-                                 {"Text": _list_text(clause_text(c, directions)
-                                                     for _, c in todo),
-                                  "Limit": self.example_inference_limit,
-                                  "Mode": "pos" if negatives_without_positives else "posfirst"},
-                                 deadline)
-            if answer is None:
-                raise SolverError("ilp_test_clauses_text failed unexpectedly")
-            self.prolog_calls += 1
-            lines = answer["Lines"].split("\n")
-            if len(lines) != len(todo):
-                raise SolverError("ilp_test_clauses_text did not give one result per clause")
+            lines = self._lines("ilp_test_clauses_text(Text, Limit, Mode, Lines)",
+                                {"Text": _list_text(clause_text(c, directions)
+                                                    for _, c in todo),
+                                 "Limit": self.example_inference_limit,
+                                 "Mode": "pos" if negatives_without_positives else "posfirst"},
+                                deadline, len(todo))
             for (i, _), line in zip(todo, lines):
                 neg, *pos = line.split(" ")
                 if neg == "unknown":
