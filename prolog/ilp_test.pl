@@ -72,15 +72,24 @@ ilp_data(Text, Data) :-
 %   Text: the example ids Ids separated by spaces, as a string (one string crosses to
 %   Python many times faster than a list of integers).
 ilp_ids_text(Ids, Text) :-
-    atomic_list_concat(Ids, ' ', Atom),
+    ilp_joined_text(Ids, ' ', Text).
+
+%!  ilp_joined_text(+Items, +Separator, -Text) is det.
+%   The atomic Items joined by Separator, as a string.
+ilp_joined_text(Items, Separator, Text) :-
+    atomic_list_concat(Items, Separator, Atom),
     atom_string(Atom, Text).
 
 %!  ilp_clause(+Data, -Head, -Body) is det.
 %   The real clause (Head :- Body) written by Data = clause(Head0, Literals0).
-ilp_clause(clause(Head0, Body0), Head, Body) :-
-    ilp_literal(Head0, Head, [], Map),
-    foldl(ilp_literal, Body0, Literals, Map, _),
+ilp_clause(Data, Head, Body) :-
+    ilp_clause_literals(Data, Head, Literals),
     ilp_conjunction(Literals, Body).
+
+%   ilp_clause_literals(+Data, -Head, -Literals): the head and the body literals of Data.
+ilp_clause_literals(clause(Head0, Body0), Head, Literals) :-
+    ilp_literal(Head0, Head, [], Map),
+    foldl(ilp_literal, Body0, Literals, Map, _).
 
 ilp_literal(Literal0, Literal, Map0, Map) :-
     Literal0 =.. [Name|Args0],
@@ -97,17 +106,15 @@ ilp_conjunction([], true).
 ilp_conjunction([L], L) :- !.
 ilp_conjunction([L|Ls], (L, Rest)) :- ilp_conjunction(Ls, Rest).
 
-%!  ilp_guarded_clause(+Data, -Head, -Body) is det.
-%   As ilp_clause/3, for a clause called with its head bound to a ground example: a body
+%!  ilp_guarded_body(+Head, +Literals, -Body) is det.
+%   The body of a clause called with its head bound to a ground example: a body
 %   literal whose new variables (not in the head, not bound by an earlier literal) occur
 %   in no later literal is called once (once/1): its other solutions bind nothing that is
 %   used again, so retrying it could only repeat the failure of the literals after it.
 %   Whether the example is covered does not change; its cost can fall from a product to a
 %   sum (imdb3's f(A,B) :- gender(A,D), gender(C,D), gender(E,D), genre(B,F): 20 s for
 %   its 117,726 negatives before, the cost of three lookups each now).
-ilp_guarded_clause(clause(Head0, Body0), Head, Body) :-
-    ilp_literal(Head0, Head, [], Map),
-    foldl(ilp_literal, Body0, Literals, Map, _),
+ilp_guarded_body(Head, Literals, Body) :-
     term_variables(Head, Bound),
     ilp_guard(Literals, Bound, Goals),
     ilp_conjunction(Goals, Body).
@@ -321,17 +328,18 @@ ilp_each_covered(Chunk, Goal, Limit, Ids) :-
 %   otherwise the first one only (enough to tell whether it covers any); NegAll is [] or
 %   [Neg]. StopAtNeg == false: Pos and NegAll list every covered positive and negative.
 ilp_test_clause(Data, Limit, StopAtNeg, Neg, Pos, NegAll) :-
-    ilp_clause(Data, Head, Body),
+    ilp_clause_literals(Data, Head, Literals),
+    ilp_conjunction(Literals, Body),
     (   ilp_join(Head, Body, Limit, PosAll, NegsAll)
     ->  ilp_join_outcome(StopAtNeg, PosAll, NegsAll, Neg, Pos, NegAll)
     ;   ilp_chunks_ready,
         (   ilp_examples_ground,
             \+ ilp_no_guard
-        ->  ilp_guarded_clause(Data, Head1, Body1)
-        ;   Head1 = Head, Body1 = Body
+        ->  ilp_guarded_body(Head, Literals, Tested)
+        ;   Tested = Body
         ),
         setup_call_cleanup(
-            assertz((ilp_candidate(Head1) :- Body1), Ref),
+            assertz((ilp_candidate(Head) :- Tested), Ref),
             ilp_coverage(StopAtNeg, ilp_candidate, Limit, Neg, Pos, NegAll),
             erase(Ref))
     ).
@@ -356,7 +364,7 @@ ilp_join_min(1000).
 ilp_join_solutions(10).
 
 %!  ilp_set_guard(+Bool) is det.
-%   Whether single clauses are tested guarded (ilp_guarded_clause/3; default true; tests
+%   Whether single clauses are tested guarded (ilp_guarded_body/3; default true; tests
 %   compare the two).
 ilp_set_guard(Bool) :-
     retractall(ilp_no_guard),
@@ -365,15 +373,18 @@ ilp_set_guard(Bool) :-
     ;   true
     ).
 
-%!  ilp_set_join(+Min, +Part) is det.
-%   The join is tried with at least Min examples and for at most one solution per Part
-%   examples (tests set 0 and 1 to compare it with calling the clause per example; a huge
-%   Min turns it off). The global flag ilp_joins counts the clauses tested by a join.
-ilp_set_join(Min, Part) :-
+%!  ilp_set_join(+Min) is det.
+%   The join is tried with at least Min examples; Min = 0 (tests comparing it with calling
+%   the clause per example) also lifts the cap on solutions, a huge Min turns it off. The
+%   global flag ilp_joins counts the clauses tested by a join.
+ilp_set_join(Min) :-
     retractall(ilp_join_min(_)),
     assertz(ilp_join_min(Min)),
-    retractall(ilp_join_solutions(_)),
-    assertz(ilp_join_solutions(Part)).
+    (   Min =:= 0
+    ->  retractall(ilp_join_solutions(_)),
+        assertz(ilp_join_solutions(1))
+    ;   true
+    ).
 ilp_join_per_example(20).
 
 ilp_join(Head, Body, Limit, Pos, Negs) :-
@@ -521,8 +532,7 @@ ilp_clause_pair(Data, Head-Body) :- ilp_clause(Data, Head, Body).
 ilp_test_programs_text(Text, Depth, StopAtNeg, Lines) :-
     ilp_data(Text, Programs),
     maplist(ilp_test_program_line(Depth, StopAtNeg), Programs, Results),
-    atomic_list_concat(Results, '\n', Atom),
-    atom_string(Atom, Lines).
+    ilp_joined_text(Results, '\n', Lines).
 
 ilp_test_program_line(Depth, StopAtNeg, p(Limit, Datas), Line) :-
     ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll),
@@ -566,8 +576,7 @@ ilp_body_sat(Literals, Limit) :-
 ilp_test_clauses_text(Text, Limit, Mode, Lines) :-
     ilp_data(Text, Datas),
     maplist(ilp_test_one(Limit, Mode), Datas, Results),
-    atomic_list_concat(Results, '\n', Atom),
-    atom_string(Atom, Lines).
+    ilp_joined_text(Results, '\n', Lines).
 
 ilp_test_one(Limit, Mode, Data, Line) :-     % Neg, then the positives, one atom
     ilp_test_clause(Data, Limit, Mode, Neg, Pos, _),

@@ -187,7 +187,7 @@ def test_join_gives_the_per_example_outcome(tmp_path: Path) -> None:
 
 def test_guarded_literals_give_the_plain_outcome(tmp_path: Path) -> None:
     """A single clause runs with each literal whose new variables occur in no later literal
-    called once (ilp_guarded_clause/3): the same outcome as the plain clause on random
+    called once (ilp_guarded_body/3): the same outcome as the plain clause on random
     facts (rules among them) and clauses, and far fewer inferences on a chain of
     independent literals (imdb3's gender(A,D), gender(C,D), gender(E,D), genre(B,F))."""
     import random

@@ -41,9 +41,6 @@ INFERENCES_PER_SECOND = 10_000_000
 # to its limit, so the limit is most of such a test's cost. Popper's EVAL_TIMEOUT is 1 ms of
 # wall time, for every program when recursion is enabled; 2 ms here (20,000 inferences).
 RECURSIVE_TIME_LIMIT = 0.002
-# The join (ilp_join/5 in prolog/ilp_test.pl) is given up beyond one solution per this many
-# examples (the default there); with ``join_min_examples=0`` (tests) it is not.
-JOIN_SOLUTIONS_PART = 10
 
 
 @dataclass(frozen=True)
@@ -88,8 +85,13 @@ def _outcome(answer: dict[str, Any] | None, full: bool, what: str) -> Outcome:
     if answer is None:
         raise SolverError(f"{what} failed unexpectedly")
     neg = answer["Neg"]
-    return Outcome(None if neg == "none" else int(neg), _ids(answer["PosText"]),
+    return Outcome(_neg(neg), _ids(answer["PosText"]),
                    _ids(answer["NegText"]), full)
+
+
+def _neg(text: str) -> int | None:
+    """The id of the first negative covered, from Prolog's ``none`` or number."""
+    return None if text == "none" else int(text)
 
 
 def _ids(text: str) -> frozenset[int]:
@@ -104,7 +106,7 @@ class Tester:
     ``example_time_limit``). ``join_min_examples``: single clauses over facts are tested by
     a join from this many examples on (default 1,000, in ``prolog/ilp_test.pl``; 0: always,
     for tests). ``guard_literals``: single clauses run with their independent literals
-    called once (``ilp_guarded_clause/3``); False for tests comparing the two."""
+    called once (``ilp_guarded_body/3``); False for tests comparing the two."""
 
     def __init__(self, problem: IlpProblem, deadline: float, engine: Any = None,
                  example_time_limit: float = 0.05, example_depth_limit: int = DEPTH_LIMIT,
@@ -156,9 +158,7 @@ class Tester:
             if not guard_literals:
                 self._query("ilp_set_guard(false)", {}, deadline)
             if join_min_examples is not None:
-                self._query("ilp_set_join(Min, Part)", {"Min": int(join_min_examples),
-                                                        "Part": 1 if join_min_examples == 0
-                                                        else JOIN_SOLUTIONS_PART}, deadline)
+                self._query("ilp_set_join(Min)", {"Min": int(join_min_examples)}, deadline)
         except BaseException:
             self.close()
             raise
@@ -245,8 +245,7 @@ class Tester:
             for key, line in zip(todo, lines):
                 neg, pos, neg_all = line.split("|")
                 self._cache[(key, not stop_at_neg)] = Outcome(
-                    None if neg == "none" else int(neg), _ids(pos), _ids(neg_all),
-                    not stop_at_neg)
+                    _neg(neg), _ids(pos), _ids(neg_all), not stop_at_neg)
         return [self._cached(key, stop_at_neg) if key
                 else Outcome(None, frozenset(), frozenset(), not stop_at_neg) for key in keys]
 
@@ -300,9 +299,9 @@ class Tester:
                     self._cache[(keys[i], "posfirst")] = Outcome(None, frozenset(),
                                                                  neg_known=False)
                     continue
-                outcome = Outcome(None if neg == "none" else int(neg),
-                                  frozenset(map(int, pos)),
-                                  frozenset() if neg == "none" else frozenset({int(neg)}), False)
+                first = _neg(neg)
+                outcome = Outcome(first, frozenset(map(int, pos)),
+                                  frozenset() if first is None else frozenset({first}), False)
                 self._cache[(keys[i], False)] = outcome
                 self._cache[(keys[i], "pos")] = outcome
         return [self._cache.get((key, "pos")) or _every_positive(self._cache.get((key, True)))
