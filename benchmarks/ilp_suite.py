@@ -128,11 +128,34 @@ def run_timed(cmd: list[str], limit: float, env: dict[str, str] | None = None
                 pipe.close()
             proc.wait()
             out, err = "", ""
+        _wait_group_gone(proc.pid)
     except BaseException:  # e.g. Ctrl-C: the group has its own session, so end it here
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         raise
     return code, out, err, time.perf_counter() - start
+
+
+def _wait_group_gone(pgid: int, seconds: float = 2.0) -> None:
+    """Wait (at most ``seconds``) until every process of the killed group ``pgid`` has
+    exited (is gone or a zombie): SIGKILL is delivered asynchronously, and a grandchild may
+    still be exiting when the pipes it held have closed (so the next run never shares the
+    machine with it)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and _group_alive(pgid):
+        time.sleep(0.01)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is running (not a zombie), from /proc."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:                       # gone meanwhile
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
 
 
 def program_lines(text: str) -> list[str]:
