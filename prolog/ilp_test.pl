@@ -668,3 +668,129 @@ ilp_may_cover_pos(Limit, Data) :-
     \+ \+ catch(ilp_limited(once((Head = Example, Body)), Limit, _),
                 Ball, ( ilp_limit_ball(Ball) -> true ; throw(Ball) )),
     !.
+
+		 /*******************************
+		 *  PROGRAMS COVERING NO POSITIVE *
+		 *******************************/
+
+%!  ilp_program_cores_text(+Text, +Depth, -Lines) is det.
+%   For each program p(Limit, Inputs, Datas) read from Text (clause data terms, bodies in
+%   execution order; Inputs: the argument positions, from 0, of the head predicate that
+%   are inputs, [] when it has no directions) that covers no positive example: a more
+%   general program that surely covers none either (Popper's explanation of a totally
+%   incomplete recursive program). Found greedily: clause by clause, each body literal that
+%   is not a call of the clause's own head predicate is dropped in turn (last first), for
+%   good when the clause keeps a literal (a recursive clause: a literal besides its
+%   recursive call), every remaining literal of the clause is called with the same
+%   variables bound as before (starting from the head's input variables: the clause runs
+%   both on an example and on a recursive call), and the program with it dropped still
+%   surely covers no positive (within Limit inferences and Depth, an error, running out of
+%   either, or a success counting as covering). Lines: a line per program, per clause the
+%   positions (in its body) of the literals kept, separated by spaces, the clauses
+%   separated by '|'.
+ilp_program_cores_text(Text, Depth, Lines) :-
+    ilp_data(Text, Programs),
+    maplist(ilp_program_core_line(Depth), Programs, Results),
+    ilp_joined_text(Results, '\n', Lines).
+
+ilp_program_core_line(Depth, p(Limit, Inputs, Datas), Line) :-
+    maplist(ilp_core_clause(Inputs), Datas, Clauses0),
+    findall(Name/Arity, ( member(cc(H, _, _, _), Clauses0), functor(H, Name, Arity) ), Preds0),
+    sort(Preds0, Preds),
+    forall(member(Name/Arity, Preds), ilp_own(Name, Arity)),
+    length(Clauses0, N),
+    ilp_range(1, N, Ks),
+    foldl(ilp_core_clause_drops(Limit, Depth, Preds), Ks, Clauses0, Clauses),
+    maplist(ilp_core_clause_text, Clauses, Parts),
+    atomic_list_concat(Parts, '|', Line).
+
+%   cc(Head, Start, Recursive, Pairs): a clause as data (variables are integers), the
+%   variables bound when it is called, whether it calls its head predicate, and its body
+%   as Position-Literal pairs.
+ilp_core_clause(Inputs, clause(Head, Literals), cc(Head, Start, Recursive, Pairs)) :-
+    findall(V, ( member(I, Inputs), I1 is I + 1, arg(I1, Head, V) ), Start),
+    length(Literals, Len),
+    ilp_range(0, Len - 1, Positions),
+    maplist(ilp_pair, Positions, Literals, Pairs),
+    (   ilp_calls_head(Head, Literals) -> Recursive = true ; Recursive = false ).
+
+ilp_pair(K, V, K-V).
+ilp_pair_value(_-V, V).
+ilp_pair_key(K-_, K).
+
+%   ilp_range(+Low, +High, -List): Low, Low+1, ..., High (empty when High < Low).
+ilp_range(Low, High0, List) :-
+    High is High0,
+    (   Low > High
+    ->  List = []
+    ;   Low1 is Low + 1,
+        List = [Low|Rest],
+        ilp_range(Low1, High, Rest)
+    ).
+
+ilp_calls_head(Head, Literals) :-
+    functor(Head, Name, Arity),
+    member(L, Literals),
+    functor(L, Name, Arity),
+    !.
+
+ilp_core_clause_text(cc(_, _, _, Pairs), Text) :-
+    maplist(ilp_pair_key, Pairs, Positions),
+    atomic_list_concat(Positions, ' ', Text).
+
+ilp_core_clause_drops(Limit, Depth, Preds, K, Clauses0, Clauses) :-
+    ilp_nth(K, Clauses0, cc(_, _, _, Pairs)),
+    reverse(Pairs, Order),
+    foldl(ilp_core_drop(Limit, Depth, Preds, K), Order, Clauses0, Clauses).
+
+ilp_core_drop(Limit, Depth, Preds, K, _-Literal, Clauses0, Clauses) :-
+    ilp_nth(K, Clauses0, cc(Head, Start, Recursive, Pairs)),
+    (   \+ ilp_calls_head(Head, [Literal]),
+        ilp_pairs_without(Pairs, Literal, Rest),
+        maplist(ilp_pair_value, Pairs, Current),
+        maplist(ilp_pair_value, Rest, RestLits),
+        ilp_core_keeps_enough(Recursive, RestLits),
+        ilp_same_calls(Current, RestLits, Start, Start),
+        ilp_replace_nth(K, Clauses0, cc(Head, Start, Recursive, Rest), Candidate),
+        \+ ilp_program_may_cover_pos(Candidate, Limit, Depth, Preds)
+    ->  Clauses = Candidate
+    ;   Clauses = Clauses0
+    ).
+
+ilp_core_keeps_enough(false, [_|_]).
+ilp_core_keeps_enough(true, [_, _|_]).
+
+ilp_pairs_without([], _, []).
+ilp_pairs_without([P-X|Xs], Y, Rest) :-
+    (   X == Y
+    ->  Rest = Xs
+    ;   Rest = [P-X|Rest1],
+        ilp_pairs_without(Xs, Y, Rest1)
+    ).
+
+ilp_nth(1, [X|_], Y) :- !, Y = X.
+ilp_nth(K, [_|Xs], Y) :-
+    K1 is K - 1,
+    ilp_nth(K1, Xs, Y).
+
+ilp_replace_nth(1, [_|Xs], Y, [Y|Xs]) :- !.
+ilp_replace_nth(K, [X|Xs], Y, [X|Ys]) :-
+    K1 is K - 1,
+    ilp_replace_nth(K1, Xs, Y, Ys).
+
+%   ilp_program_may_cover_pos(+Clauses, +Limit, +Depth, +Preds): with the clauses asserted,
+%   some positive succeeds, raises an error or runs out of Limit inferences or of Depth.
+ilp_program_may_cover_pos(Clauses, Limit, Depth, Preds) :-
+    setup_call_cleanup(
+        forall(member(cc(Head, _, _, Pairs), Clauses),
+               ( maplist(ilp_pair_value, Pairs, Lits),
+                 ilp_clause(clause(Head, Lits), H, B),
+                 assertz((H :- B)) )),
+        ilp_some_pos_may_succeed(Limit, Depth),
+        forall(member(Name/Arity, Preds), ( functor(G, Name, Arity), retractall(G) ))).
+
+ilp_some_pos_may_succeed(Limit, Depth) :-
+    ilp_example(pos, _, Example),
+    \+ \+ catch(ilp_limited(once(call_with_depth_limit(Example, Depth, _)), Limit, _),
+                Ball, ( ilp_limit_ball(Ball) -> true ; throw(Ball) )),
+    !.

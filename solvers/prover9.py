@@ -33,6 +33,7 @@ from typing import Literal, Sequence
 from solvers.errors import (
     ConfigError, SolverError, SolverInputError, SolverResourceLimit, SolverTimeout,
 )
+from solvers import resources
 from solvers.fol import Formula, Not, parse_formula, to_prover9, universal_closure
 
 WHEEL_BINARY = "prover9-linux-elf-64"
@@ -98,8 +99,7 @@ class ProverResult:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "scir" / "prover9"
+    return resources.cache_dir("prover9")
 
 
 @lru_cache(maxsize=None)

@@ -68,3 +68,12 @@ def names(kind: str) -> list[str]:
     """The file names of every resource of ``kind``, sorted."""
     return sorted(p.name for p in root(kind).iterdir()
                   if p.suffix == KINDS[kind] and p.is_file())
+
+
+def cache_dir(name: str) -> Path:
+    """The toolkit's per-user cache folder for ``name`` (``$XDG_CACHE_HOME/scir/<name>``,
+    default ``~/.cache/scir/<name>``); not created here."""
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "scir" / name

@@ -121,6 +121,59 @@ def is_recursive(clause: Clause) -> bool:
                for lit in clause.body)
 
 
+def redundant_literal(clause: Clause) -> Literal | None:
+    """A body literal whose removal leaves a logically equivalent clause, or None: the first
+    (in body order) ``L`` such that the clause theta-subsumes itself without ``L`` by a
+    substitution fixing the head variables (Popper's ``redundant_literal/1``: the clause as a
+    set of literals, the head negated, subsumes that set less one literal). E.g.
+    ``f(A,B) :- tail(A,C), tail(A,D), f(D,B)``: ``tail(A,C)`` (C -> D). Such a clause is never
+    part of an optimal program: its reduct has the same meaning and fewer literals."""
+    fixed = clause.head_vars
+    for dropped in clause.body:
+        target = [lit for lit in clause.body if lit != dropped]
+        if _subsumes(clause.body, target, fixed):
+            return dropped
+    return None
+
+
+def _subsumes(source: tuple[Literal, ...], target: list[Literal], fixed: frozenset[int]) -> bool:
+    """Whether a substitution of the variables of ``source`` outside ``fixed`` maps every
+    literal of ``source`` onto a literal of ``target`` (backtracking, the literals with
+    fewest candidates first)."""
+    options = []
+    for lit in source:
+        found = [t for t in target if t.pred == lit.pred and len(t.args) == len(lit.args)
+                 and all(a == b for a, b in zip(lit.args, t.args) if a in fixed)]
+        if not found:
+            return False
+        options.append((lit, found))
+    options.sort(key=lambda item: len(item[1]))
+
+    def extend(i: int, theta: dict[int, int]) -> bool:
+        if i == len(options):
+            return True
+        lit, found = options[i]
+        for t in found:
+            added = []
+            for a, b in zip(lit.args, t.args):
+                if a in fixed:
+                    continue
+                bound = theta.get(a)
+                if bound is None:
+                    theta[a] = b
+                    added.append(a)
+                elif bound != b:
+                    break
+            else:
+                if extend(i + 1, theta):
+                    return True
+            for a in added:
+                del theta[a]
+        return False
+
+    return extend(0, {})
+
+
 def execution_order(clause: Clause, directions: Mapping[str, tuple[str, ...]]) -> tuple[Literal, ...]:
     """The body in the order Prolog runs it, chosen like a query planner: among the
     literals that can run (their ``in`` arguments bound by the head or an earlier literal;

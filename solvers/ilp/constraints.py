@@ -12,6 +12,15 @@ distinct slots of a candidate program:
 - **exact**: forbid P's variants (``gen`` with as many clauses as P).
 - **spec_any**: ``spec`` in programs of any number of clauses (sound for a clause whose
   coverage does not depend on the other clauses: no recursion).
+- **red** (recursion without invention; Popper's redundancy constraint): for a program P
+  of base clauses and k recursive clauses covering no positive: forbid programs with
+  exactly k recursive clauses, each containing a distinct recursive clause of P, and a
+  clause containing a base clause of P. A derivation ending in that clause uses only
+  clauses containing P's, so P would cover what it covers: it proves no positive, and an
+  optimal program does not have it.
+- **rec_spec** (the same, Popper's first redundancy constraint): for a base clause B
+  covering no positive on its own: forbid programs with exactly one recursive clause that
+  contains B (every derivation starts with that clause, so B would cover its examples).
 - **unsat** (:func:`unsat_rule`): a conjunction of background literals with no solution at
   all: forbid every clause, in any slot, containing it under any variable renaming (head
   variables included); such a clause can never succeed (Popper's UNSAT constraint).
@@ -34,9 +43,9 @@ import itertools
 from functools import lru_cache
 from typing import Any, Iterator
 
-from solvers.ilp.clauses import Clause
+from solvers.ilp.clauses import Clause, is_recursive
 
-KINDS = ("spec", "spec_any", "gen", "exact")
+KINDS = ("spec", "spec_any", "gen", "exact", "red", "rec_spec")
 
 
 @lru_cache(maxsize=4096)
@@ -89,6 +98,14 @@ def constraint_rule(program: list[tuple[int, Clause]], kind: str, slots: int) ->
     body += [f"{a}!={b}" for a, b in itertools.combinations(slot_terms, 2)]
     if kind in ("spec", "exact") and len(program) < slots:
         body.append(f"not clause({len(program)})")
+    if kind in ("red", "rec_spec"):
+        head = program[0][1].head
+        name, arity = _sym(head.pred), len(head.args)
+        recursive = sum(1 for _, c in program if is_recursive(c))
+        if kind == "rec_spec":
+            recursive = 1
+            body.append(f"recursive_clause({slot_terms[0]},{name},{arity})")
+        body.append(f"num_recursive({name},{recursive})")
     return ":- " + ", ".join(body) + "."
 
 
@@ -121,12 +138,14 @@ def variant_nogoods(gen: Any, program: list[tuple[int, Clause]]) -> Iterator[lis
         yield sorted(set(itertools.chain(tail, *combo)))
 
 
-def spec_nogoods(gen: Any, clause: Clause, any_program: bool) -> Iterator[list[int]]:
+def spec_nogoods(gen: Any, clause: Clause, any_program: bool,
+                 exact: bool = False) -> Iterator[list[int]]:
     """Ground nogoods for the running enumeration banning every clause that contains
     ``clause`` (its head and body literals) under every injective renaming of its
     body-only variables onto the variables above the head's: the ground form of
     ``constraint_rule([(0, clause)], "spec_any" if any_program else "spec", slots)``, in
-    every slot."""
+    every slot. ``exact``: only the clause itself (its body size too; with
+    ``any_program``, the ground form of its ``gen``)."""
     own = clause.body_only_vars
     arity = len(clause.head.args)
     free = range(arity, gen.bias.max_vars)
@@ -136,11 +155,13 @@ def spec_nogoods(gen: Any, clause: Clause, any_program: bool) -> Iterator[list[i
         tail = [-closing] if closing is not None else []
     for slot in range(gen.slots):
         head = gen.head_lit.get((slot, clause.head.pred, clause.head.args))
-        if head is None:
+        size = gen.size_lit.get((slot, len(clause.body))) if exact else None
+        if head is None or (exact and size is None):
             continue
+        fixed = [head, *tail] if size is None else [head, size, *tail]
         for image in itertools.permutations(free, len(own)):
             mapping = dict(zip(own, image))
-            lits = [head, *tail]
+            lits = list(fixed)
             for lit in clause.body:
                 found = gen.body_lit.get((slot, lit.pred, tuple(mapping.get(v, v) for v in lit.args)))
                 if found is None:
@@ -150,3 +171,49 @@ def spec_nogoods(gen: Any, clause: Clause, any_program: bool) -> Iterator[list[i
                 yield sorted(set(lits))
         if not any_program:
             break                      # a one-clause program has its clause in slot 0
+
+
+def redundancy_nogoods(gen: Any, program: list[Clause], kind: str) -> Iterator[list[int]]:
+    """Ground nogoods for the running enumeration: the ground form of
+    ``constraint_rule`` of ``kind`` (``red`` or ``rec_spec``) for ``program`` (its clauses
+    on every assignment of distinct slots, every clause under every injective renaming of
+    its body-only variables onto the variables above the head's)."""
+    head = program[0].head
+    recursive = 1 if kind == "rec_spec" else sum(1 for c in program if is_recursive(c))
+    count = gen.num_recursive_lit.get((head.pred, recursive))
+    if count is None:
+        return
+    free = range(len(head.args), gen.bias.max_vars)
+    for slots in itertools.permutations(range(gen.slots), len(program)):
+        if kind == "rec_spec" and slots[0] == 0:
+            continue                        # a recursive clause is never in slot 0
+        per_clause: list[list[list[int]]] = []
+        for slot, clause in zip(slots, program):
+            head_lit = gen.head_lit.get((slot, clause.head.pred, clause.head.args))
+            if head_lit is None:
+                break
+            fixed = [head_lit]
+            if kind == "rec_spec":
+                rec = gen.recursive_lit.get((slot, clause.head.pred))
+                if rec is None:
+                    break
+                fixed.append(rec)
+            own = clause.body_only_vars
+            options = []
+            for image in itertools.permutations(free, len(own)):
+                mapping = dict(zip(own, image))
+                lits = list(fixed)
+                for lit in clause.body:
+                    found = gen.body_lit.get((slot, lit.pred,
+                                              tuple(mapping.get(v, v) for v in lit.args)))
+                    if found is None:
+                        break
+                    lits.append(found)
+                else:
+                    options.append(lits)
+            if not options:
+                break
+            per_clause.append(options)
+        else:
+            for combo in itertools.product(*per_clause):
+                yield sorted(set(itertools.chain([count], *combo)))

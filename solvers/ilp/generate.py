@@ -110,6 +110,14 @@ class Generator:
             self.size_lit[(c.number, n.number)] = sa.literal
         for sa in atoms.by_signature("clause", 1):
             self.clause_lit[sa.symbol.arguments[0].number] = sa.literal
+        self.num_recursive_lit: dict[tuple[str, int], int] = {}
+        for sa in atoms.by_signature("num_recursive", 2):
+            p, n = sa.symbol.arguments
+            self.num_recursive_lit[(p.name, n.number)] = sa.literal
+        self.recursive_lit: dict[tuple[int, str], int] = {}
+        for sa in atoms.by_signature("recursive_clause", 3):
+            c, p, _a = sa.symbol.arguments
+            self.recursive_lit[(c.number, p.name)] = sa.literal
 
     def _detail(self, exc: Exception) -> str:
         return self._asp.detail(exc, last=3)

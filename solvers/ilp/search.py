@@ -37,12 +37,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from solvers.errors import SolverTimeout
 from solvers.ilp.bias import IlpBias
-from solvers.ilp.clauses import Clause, canonical, sort_key
+from solvers.ilp.clauses import Clause, Literal, canonical, redundant_literal, sort_key
+from solvers.ilp.clauses import is_recursive as calls_itself
 from solvers.ilp.combine import combine, combine_noisy, unite_pairs
-from solvers.ilp.constraints import constraint_rule, spec_nogoods, unsat_rule, variant_nogoods
+from solvers.ilp.constraints import (constraint_rule, redundancy_nogoods, spec_nogoods,
+                                     unsat_rule, variant_nogoods)
 from solvers.ilp.generate import Generator, Program
 from solvers.ilp.tester import Outcome, Tester
 
@@ -68,8 +71,14 @@ class SearchState:
     neg_covered: frozenset[int] = frozenset()
     tested: int = 0
     variants: int = 0
+    redundant: int = 0       # programs not tested: a clause has a redundant literal
     bans: int = 0
     score: int | None = None     # noisy mode: FN + FP + size of ``program``
+
+
+@lru_cache(maxsize=100_000)
+def _redundant(clause: Clause) -> Literal | None:
+    return redundant_literal(clause)
 
 
 def program_key(program: Program) -> frozenset:
@@ -110,6 +119,8 @@ class _Loop:
         self.n_pos, self.n_neg = tester.n_pos, tester.n_neg
         self.seen: set[frozenset] = set()
         self.explained: set[Clause] = set()      # clauses whose unsat core is known
+        self.redundant: set[Clause] = set()      # clauses with a redundant literal, banned
+        self.redundancy_bans: set[tuple] = set()   # red / rec_spec constraints added
         self.good: dict[Clause, frozenset[int]] = {}       # classic: consistent clauses
         # classic: single clauses covering a negative and some positives whose
         # specialisations are not banned yet (see :meth:`subsume_pending`)
@@ -153,6 +164,8 @@ class _Loop:
                     self.state.variants += 1
                     continue
                 self.seen.add(key)
+                if self.ban_redundant(program, model):
+                    continue
                 batch.append(program)
                 if len(batch) >= batch_size:
                     if self.visit_batch(batch, model):
@@ -169,6 +182,25 @@ class _Loop:
                 break
             self.after_size()
         return self.state
+
+    def ban_redundant(self, program: Program, model) -> bool:
+        """Whether a clause of ``program`` has a redundant literal (:func:`redundant_literal`):
+        the program is then not tested, and every program containing such a clause is
+        banned, from this size on (Popper bans them once tested; here no test is needed)."""
+        found = False
+        for _, clause in program:
+            if _redundant(clause) is None:
+                continue
+            found = True
+            key = canonical(clause)
+            if key in self.redundant:
+                continue
+            self.redundant.add(key)
+            self.gen.add_constraints([constraint_rule([(0, clause)], "gen", self.gen.slots)])
+            self.gen.ban_now(spec_nogoods(self.gen, clause, True, exact=True), model)
+        if found:
+            self.state.redundant += 1
+        return found
 
     def test(self, program: Program) -> tuple[frozenset[int], frozenset[int]]:
         """(positives covered, negatives covered); unless noisy, the negatives are at most
@@ -206,8 +238,12 @@ class _Loop:
             if empty:
                 self.explain_unsat(empty)
                 self.explained.update(empty)
-            self.explain_incomplete([c for c, o in zip(singles, outcomes)
-                                     if not o.pos and len(c.body) > 1], model)
+            useless = [c for c, o in zip(singles, outcomes) if not o.pos]
+            parts = self.explain_incomplete([c for c in useless if len(c.body) > 1], model)
+            if self.unite and useless:
+                # recursion: no program's only recursive clause contains them
+                self.ban_redundant_programs([[parts.get(c, c)] for c in useless], "rec_spec",
+                                            model)
         # the other programs (recursive, invented predicates, several clauses) in one call too
         others = [i for i, p in enumerate(batch) if not (len(p) == 1 and not is_recursive(p))]
         tested: dict[int, Outcome] = {}
@@ -215,6 +251,13 @@ class _Loop:
             outcomes = self.tester.test_programs([[c for _, c in batch[i]] for i in others],
                                                  self.bias.directions, self.deadline)
             tested = dict(zip(others, outcomes))
+            if self.unite:
+                useless = [[c for _, c in batch[i]] for i, o in zip(others, outcomes)
+                           if not o.pos and is_recursive(batch[i])]
+                if useless:
+                    cores = self.tester.program_cores(useless, self.bias.directions,
+                                                      self.deadline)
+                    self.ban_redundant_programs(cores, "red", model)
         return any(self.visit(program, tested.get(i) or (
             known.get(program[0][1]) if len(program) == 1 else None))
             for i, program in enumerate(batch))
@@ -288,6 +331,25 @@ class _Loop:
             program, _ = self.pending.pop(key)
             self.constrain(program, ["spec_any" if self.direct else "spec"])
 
+    def ban_redundant_programs(self, programs: list[list[Clause]], kind: str,
+                               model=None) -> None:
+        """Recursion without invention: the ``red`` (programs of base and recursive clauses
+        covering no positive) or ``rec_spec`` (single base clauses covering no positive)
+        constraint of each of ``programs`` (:mod:`solvers.ilp.constraints`), from the next
+        size on, and at once in the running enumeration when ``model`` is given."""
+        for program in programs:
+            if kind == "red" and (all(calls_itself(c) for c in program)
+                                  or not any(calls_itself(c) for c in program)):
+                continue
+            key = (kind, frozenset(canonical(c) for c in program))
+            if key in self.redundancy_bans:
+                continue
+            self.redundancy_bans.add(key)
+            self.gen.add_constraints([constraint_rule(list(enumerate(program)), kind,
+                                                      self.gen.slots)])
+            if model is not None:
+                self.gen.ban_now(redundancy_nogoods(self.gen, program, kind), model)
+
     def explain_invention(self, program: Program) -> None:
         """A program with invention covering no positive: when the background literals of
         one of its head-predicate clauses cover no positive either, every clause containing
@@ -305,26 +367,27 @@ class _Loop:
                 self.gen.add_constraints([constraint_rule([(0, part)], "spec_any",
                                                           self.gen.slots)])
 
-    def explain_incomplete(self, clauses: list[Clause], model=None) -> None:
+    def explain_incomplete(self, clauses: list[Clause], model=None) -> dict[Clause, Clause]:
         """For single non-recursive clauses covering no positive: ban every clause
         containing the head and a smaller part of the body that surely covers no positive
         either (:meth:`Tester.pos_cores`), in one-clause programs (without recursion, in
         any program: the clause's coverage does not depend on the others); at once in the
         running enumeration too when ``model`` is given (the part may be small enough to
-        occur in programs of the current size)."""
+        occur in programs of the current size). Returns each clause's part, where smaller."""
         if not clauses:
-            return
+            return {}
         cores = self.tester.pos_cores(clauses, self.bias.directions, self.deadline)
         any_program = self.direct or self.gen.slots == 1
         kind = "spec_any" if any_program else "spec"
-        parts = sorted({Clause(c.head, core) for c, core in zip(clauses, cores)
-                        if core and len(core) < len(c.body)},
-                       key=lambda part: (sort_key(part), part.body))
+        found = {c: Clause(c.head, core) for c, core in zip(clauses, cores)
+                 if core and len(core) < len(c.body)}
+        parts = sorted(set(found.values()), key=lambda part: (sort_key(part), part.body))
         self.gen.add_constraints(constraint_rule([(0, part)], kind, self.gen.slots)
                                  for part in parts)
         if model is not None:
             for part in parts:
                 self.gen.ban_now(spec_nogoods(self.gen, part, any_program), model)
+        return found
 
     def explain_unsat(self, clauses: list[Clause]) -> None:
         """For clauses covering no example whose bodies have no solution at all in the

@@ -131,6 +131,7 @@ class Tester:
         self._cache: dict[tuple, Outcome] = {}
         self._sat_cache: dict[tuple, tuple | None] = {}
         self._core_cache: dict[Clause, tuple[Literal, ...]] = {}
+        self._program_core_cache: dict[tuple[Clause, ...], list[Clause]] = {}
         self.prolog_calls = 0
         for pred in problem.bk_facts:
             if pred.startswith(RESERVED_PREFIX):
@@ -181,11 +182,13 @@ class Tester:
     def declare(self, preds: Mapping[str, int] | list[tuple[str, int]], deadline: float) -> None:
         """Make body predicates that have no clauses fail instead of raising errors."""
         items = preds.items() if isinstance(preds, Mapping) else preds
-        for name, arity in items:
-            if (name, arity) not in self._declared:
-                self._query("ilp_declare(Name, Arity)", {"Name": name, "Arity": arity},
-                            deadline)
-                self._declared.add((name, arity))
+        todo = [(name, arity) for name, arity in dict.fromkeys(items)
+                if (name, arity) not in self._declared]
+        if todo:                                   # one call for all
+            self._query("maplist(ilp_declare, Names, Arities)",
+                        {"Names": [n for n, _ in todo], "Arities": [a for _, a in todo]},
+                        deadline)
+            self._declared.update(todo)
 
     def test(self, clause: Clause, directions: Mapping[str, tuple[str, ...]],
              deadline: float, stop_at_neg: bool = True) -> Outcome:
@@ -349,3 +352,34 @@ class Tester:
             for clause, core in zip(todo, answer["Cores"]):
                 self._core_cache[clause] = tuple(Literal(t.name, tuple(t.args)) for t in core)
         return [self._core_cache[c] for c in clauses]
+
+    def program_cores(self, programs: list[list[Clause]],
+                      directions: Mapping[str, tuple[str, ...]],
+                      deadline: float) -> list[list[Clause]]:
+        """For recursive programs known to cover no positive example (clauses in the order
+        to assert them): for each, a more general program -- the same clauses, some body
+        literals dropped (never a recursive call; a clause keeps a literal, a recursive
+        clause one besides its call) -- that surely covers no positive either (an error or
+        running out of the per-example limits counts as covering), and whose remaining
+        literals are called as before (``ilp_program_cores_text/3``). One Prolog call for
+        all; cached per program."""
+        keys = [tuple(canonical(c) for c in program) for program in programs]
+        todo = {key: program for key, program in zip(keys, programs)
+                if key not in self._program_core_cache}
+        if todo:
+            head, _ = self.head
+            inputs = [i for i, mode in enumerate(directions.get(head, ())) if mode == "in"]
+            limit = self.recursive_inference_limit
+            text = _list_text(f"p({limit},{_list_text([str(i) for i in inputs])},"
+                              f"{_list_text(clause_text(c, directions) for c in program)})"
+                              for program in todo.values())
+            lines = self._lines("ilp_program_cores_text(Text, Depth, Lines)",
+                                {"Text": text, "Depth": self.example_depth_limit}, deadline,
+                                len(todo))
+            for (key, program), line in zip(todo.items(), lines):
+                core = []
+                for clause, kept in zip(program, line.split("|")):
+                    body = execution_order(clause, directions)
+                    core.append(Clause(clause.head, tuple(body[int(i)] for i in kept.split())))
+                self._program_core_cache[key] = core
+        return [self._program_core_cache[key] for key in keys]

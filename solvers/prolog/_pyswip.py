@@ -1,7 +1,9 @@
 """The pyswip transport: calls ``scir_bridge:invoke/3`` through libswipl's foreign interface.
 
-``import pyswip`` starts the embedded SWI-Prolog; we then use the C functions of the library
-pyswip loaded (our own ctypes prototypes, so pyswip's are untouched) to build the argument
+The embedded SWI-Prolog is started as ``import pyswip`` starts it (libswipl, initialised with
+pyswip's arguments), directly when libswipl can be located (:func:`swipl_location`), else by
+importing pyswip; we then use the C functions of the library (our own ctypes prototypes, so
+pyswip's are untouched) to build the argument
 terms from wire data, open one query on the fixed predicate and read the answer back.
 Wire data is built from ``str`` (-> atom, as janus does), ``int``, ``float`` and ``list``.
 
@@ -12,6 +14,7 @@ every call holds a process-wide lock (and attaches a Prolog engine to a new Pyth
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -56,17 +59,105 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
 _LOCK = threading.RLock()
 
 
+def _libswipl() -> Any:
+    """libswipl, loaded and initialised: pyswip's when pyswip is imported already, else
+    started directly (:func:`_start_directly`; importing pyswip costs 50-70 ms, most of a
+    short ILP run's start-up), else by importing pyswip (which initialises Prolog)."""
+    if "pyswip" not in sys.modules:
+        lib = _start_directly()
+        if lib is not None:
+            return lib
+    try:
+        from pyswip import core  # noqa: F401  (importing pyswip initialises Prolog)
+    except Exception as exc:  # ImportError, or pyswip failing to find libswipl
+        raise ConfigError(f"pyswip is not usable: {exc}") from exc
+    return core._lib
+
+
+def _start_directly() -> Any:
+    """libswipl loaded with ctypes and initialised as pyswip does (``-q --nosignals
+    --home=...``), or None when it cannot be located (:func:`swipl_location`) or started.
+    pyswip imported later in the process finds Prolog initialised and uses it."""
+    located = swipl_location()
+    if located is None:
+        return None
+    library, home = located
+    try:
+        lib = ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
+        args = [b"./", b"-q", b"--nosignals", f"--home={home}".encode()]
+        argv = (ctypes.c_char_p * len(args))(*args)
+        lib.PL_initialise.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        lib.PL_initialise.restype = ctypes.c_int
+        if not lib.PL_initialise(len(args), argv):
+            return None
+    except (OSError, AttributeError):
+        return None
+    return lib
+
+
+def swipl_location() -> tuple[str, str] | None:
+    """(path of libswipl, SWI-Prolog's home) as pyswip finds them: from ``LIBSWIPL_PATH``
+    and ``SWI_HOME_DIR`` when both are set, else from ``swipl --dump-runtime-variables``
+    (PLLIBSWIPL, PLBASE), whose answer is cached per swipl executable (path, size and
+    modification time) in the toolkit's cache folder (``swipl.json``); None when swipl is
+    not on PATH or does not say."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    from solvers import resources
+
+    library, home = os.environ.get("LIBSWIPL_PATH"), os.environ.get("SWI_HOME_DIR")
+    if library and home:
+        return library, home
+    found = shutil.which("swipl")
+    if found is None:
+        return None
+    try:
+        executable = os.path.realpath(found)
+        info = os.stat(executable)
+    except OSError:
+        return None
+    key = f"{executable}:{info.st_size}:{info.st_mtime_ns}"
+    cache = resources.cache_dir("prolog") / "swipl.json"
+    try:
+        cached = json.loads(cache.read_text(encoding="utf-8"))
+        if cached.get("key") == key and os.path.exists(cached["library"]):
+            return cached["library"], cached["home"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    try:
+        out = subprocess.run([executable, "--dump-runtime-variables"], capture_output=True,
+                             text=True, timeout=30, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    values = {}
+    for line in out.splitlines():
+        name, sep, value = line.partition("=")
+        if sep:
+            values[name.strip()] = value.strip().rstrip(";").strip('"')
+    library, home = values.get("PLLIBSWIPL"), values.get("PLBASE")
+    if not library or not home or not os.path.exists(library):
+        return None
+    try:           # best effort: a read-only home only costs the subprocess next time
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"key": key, "library": library, "home": home}),
+                       encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        pass
+    return library, home
+
+
 class PyswipTransport:
     """Runs bridge operations in the SWI-Prolog that pyswip embeds in this process."""
 
     name = "pyswip"
 
     def __init__(self, bridge_file: Path) -> None:
-        try:
-            from pyswip import core  # noqa: F401  (importing pyswip initialises Prolog)
-        except Exception as exc:  # ImportError, or pyswip failing to find libswipl
-            raise ConfigError(f"pyswip is not usable: {exc}") from exc
-        lib = core._lib
+        lib = _libswipl()
         self._f: dict[str, Any] = {}
         for fname, (restype, argtypes) in _PROTOTYPES.items():
             fn = lib[fname]            # a fresh function object: pyswip's stay as they are
