@@ -44,9 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    from solvers.ilp.learner import learn
-
     args = build_parser().parse_args(argv)
+    learn = _learner_with_prolog_started()
     try:
         result = learn(args.folder, mode=args.mode, timeout=args.timeout,
                        example_time_limit=args.example_time_limit, noisy=args.noisy,
@@ -62,6 +61,33 @@ def main(argv: list[str] | None = None) -> int:
     print(f"% TP={result.tp} FN={result.fn} TN={result.tn} FP={result.fp}{checked}")
     print(f"% {result.candidates_tested} candidates tested in {result.seconds:.3f} s")
     return EXIT[result.status]
+
+
+def _learner_with_prolog_started():
+    """:func:`solvers.ilp.learner.learn`, imported in a thread (clingo and the search: some
+    40 ms of Python) while this thread starts SWI-Prolog (C code, which releases the GIL:
+    50-60 ms); a failure to start it is reported by ``learn``, which needs it."""
+    import threading
+
+    helper = threading.Thread(target=_import_learner, name="ilp-import", daemon=True)
+    helper.start()
+    try:
+        from solvers.ilp.problem import default_engine
+
+        default_engine()
+    except ScirError:
+        pass
+    helper.join()
+    from solvers.ilp.learner import learn  # raises here what the thread's import raised
+
+    return learn
+
+
+def _import_learner() -> None:
+    try:
+        import solvers.ilp.learner  # noqa: F401
+    except BaseException:   # imported again (and raised) by the caller
+        pass
 
 
 def run() -> None:

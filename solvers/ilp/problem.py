@@ -180,12 +180,7 @@ def load_problem(folder: Path | str, engine: Any = None) -> IlpProblem:
     :class:`IlpProblem` whose examples stay in Prolog (an :class:`ExampleStore`). Malformed
     files raise :class:`SolverInputError` with file and line; an ``exs.pl`` term that does
     not read is skipped with a :class:`SkippedExampleWarning`."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise SolverInputError(f"not a folder: {folder}", file=str(folder))
-    for name in ("bk.pl", "exs.pl", "bias.pl"):
-        if not (folder / name).is_file():
-            raise SolverInputError(f"missing {name} in the problem folder", file=str(folder / name))
+    folder = check_folder(folder)
     from concurrent.futures import ThreadPoolExecutor
 
     # clingo reads the bias while SWI-Prolog starts (both release the GIL in their C code:
@@ -194,6 +189,23 @@ def load_problem(folder: Path | str, engine: Any = None) -> IlpProblem:
         reading = pool.submit(read_bias, folder / "bias.pl")
         engine = engine or default_engine()
         bias = reading.result()
+    return load_examples(folder, bias, engine)
+
+
+def check_folder(folder: Path | str) -> Path:
+    """``folder`` as a Path, checked to hold ``bk.pl``, ``exs.pl`` and ``bias.pl``."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SolverInputError(f"not a folder: {folder}", file=str(folder))
+    for name in ("bk.pl", "exs.pl", "bias.pl"):
+        if not (folder / name).is_file():
+            raise SolverInputError(f"missing {name} in the problem folder", file=str(folder / name))
+    return folder
+
+
+def load_examples(folder: Path, bias: IlpBias, engine: Any) -> IlpProblem:
+    """The problem of a checked folder whose bias is read: its examples loaded into an
+    :class:`ExampleStore` of ``engine``, ``bk.pl`` to be consulted by the tester."""
     store = ExampleStore(folder / "exs.pl", bias.head_pred, engine)
     return IlpProblem(bias=bias, bk_files=[folder / "bk.pl"], name=folder.name, examples=store)
 
