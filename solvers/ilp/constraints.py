@@ -138,14 +138,12 @@ def variant_nogoods(gen: Any, program: list[tuple[int, Clause]]) -> Iterator[lis
         yield sorted(set(itertools.chain(tail, *combo)))
 
 
-def spec_nogoods(gen: Any, clause: Clause, any_program: bool,
-                 exact: bool = False) -> Iterator[list[int]]:
+def spec_nogoods(gen: Any, clause: Clause, any_program: bool) -> Iterator[list[int]]:
     """Ground nogoods for the running enumeration banning every clause that contains
     ``clause`` (its head and body literals) under every injective renaming of its
     body-only variables onto the variables above the head's: the ground form of
     ``constraint_rule([(0, clause)], "spec_any" if any_program else "spec", slots)``, in
-    every slot. ``exact``: only the clause itself (its body size too; with
-    ``any_program``, the ground form of its ``gen``)."""
+    every slot."""
     own = clause.body_only_vars
     arity = len(clause.head.args)
     free = range(arity, gen.bias.max_vars)
@@ -155,13 +153,11 @@ def spec_nogoods(gen: Any, clause: Clause, any_program: bool,
         tail = [-closing] if closing is not None else []
     for slot in range(gen.slots):
         head = gen.head_lit.get((slot, clause.head.pred, clause.head.args))
-        size = gen.size_lit.get((slot, len(clause.body))) if exact else None
-        if head is None or (exact and size is None):
+        if head is None:
             continue
-        fixed = [head, *tail] if size is None else [head, size, *tail]
         for image in itertools.permutations(free, len(own)):
             mapping = dict(zip(own, image))
-            lits = list(fixed)
+            lits = [head, *tail]
             for lit in clause.body:
                 found = gen.body_lit.get((slot, lit.pred, tuple(mapping.get(v, v) for v in lit.args)))
                 if found is None:

@@ -164,7 +164,7 @@ class _Loop:
                     self.state.variants += 1
                     continue
                 self.seen.add(key)
-                if self.ban_redundant(program, model):
+                if self.ban_redundant(program):
                     continue
                 batch.append(program)
                 if len(batch) >= batch_size:
@@ -183,10 +183,13 @@ class _Loop:
             self.after_size()
         return self.state
 
-    def ban_redundant(self, program: Program, model) -> bool:
+    def ban_redundant(self, program: Program) -> bool:
         """Whether a clause of ``program`` has a redundant literal (:func:`redundant_literal`):
         the program is then not tested, and every program containing such a clause is
-        banned, from this size on (Popper bans them once tested; here no test is needed)."""
+        banned from the next size on (Popper bans them once tested; here no test is needed).
+        Within this size, programs containing it are skipped here as they come (banning
+        them in the running enumeration, every slot and renaming, cost more than that on
+        alleven, reverse and robots-recursion)."""
         found = False
         for _, clause in program:
             if _redundant(clause) is None:
@@ -197,7 +200,6 @@ class _Loop:
                 continue
             self.redundant.add(key)
             self.gen.add_constraints([constraint_rule([(0, clause)], "gen", self.gen.slots)])
-            self.gen.ban_now(spec_nogoods(self.gen, clause, True, exact=True), model)
         if found:
             self.state.redundant += 1
         return found
