@@ -22,8 +22,13 @@ and recursive or invented ones):
 - One clause covering no example whose body has no solution at all in the background
   knowledge: ``unsat`` -- a minimal unsatisfiable part of its body is banned from every clause
   (Popper's UNSAT constraint).
+- Recursion without invention (Popper's redundancy constraints): a program of base and
+  recursive clauses covering no positive, made more general first (``Tester.program_cores``),
+  gives ``red``; a single base clause covering no positive (or its smaller part) gives
+  ``rec_spec``; both ban programs in which such a clause could prove no positive.
 Every tested program also bans its variants; a generated variant of a tested program is not
-tested again.
+tested again, nor is a program with a clause that has a redundant literal (that clause is
+banned instead: its reduct means the same with fewer literals).
 
 Goals. Classic: the smallest program covering every positive and no negative: a complete
 program found at size n is optimal (sizes increase); consistent non-recursive clauses are
