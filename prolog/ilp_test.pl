@@ -511,15 +511,23 @@ ilp_first_neg(Covers, Limit, Neg, NegAll) :-
 %   them); an example is covered when its atom succeeds with the program asserted, within
 %   Limit inferences and a recursion depth of Depth.
 ilp_test_program(Datas, Limit, Depth, StopAtNeg, Neg, Pos, NegAll) :-
+    % each example under its own limit: recursive programs often run long on many
+    % examples (to the depth limit), where a chunk's first run would be wasted
+    ilp_with_program(Datas,
+                     ilp_coverage(StopAtNeg, ilp_proves(Depth), each(Limit), Neg, Pos, NegAll)).
+
+%!  ilp_with_program(+Datas, :Goal) is semidet.
+%   Goal run with the program Datas (clause data terms, asserted in that order as dynamic
+%   clauses of their head predicates, which must be the learned programs' own: ilp_own/2),
+%   the clauses retracted afterwards, also on failure, error or timeout.
+ilp_with_program(Datas, Goal) :-
     maplist(ilp_clause_pair, Datas, Clauses),
     findall(Name/Arity, ( member(H-_, Clauses), functor(H, Name, Arity) ), Preds0),
     sort(Preds0, Preds),
     forall(member(Name/Arity, Preds), ilp_own(Name, Arity)),
     setup_call_cleanup(
         forall(member(H-B, Clauses), assertz((H :- B))),
-        % each example under its own limit: recursive programs often run long on many
-        % examples (to the depth limit), where a chunk's first run would be wasted
-        ilp_coverage(StopAtNeg, ilp_proves(Depth), each(Limit), Neg, Pos, NegAll),
+        Goal,
         forall(member(Name/Arity, Preds), ( functor(G, Name, Arity), retractall(G) ))).
 
 ilp_clause_pair(Data, Head-Body) :- ilp_clause(Data, Head, Body).
@@ -695,12 +703,9 @@ ilp_program_cores_text(Text, Depth, Lines) :-
 
 ilp_program_core_line(Depth, p(Limit, Inputs, Datas), Line) :-
     maplist(ilp_core_clause(Inputs), Datas, Clauses0),
-    findall(Name/Arity, ( member(cc(H, _, _, _), Clauses0), functor(H, Name, Arity) ), Preds0),
-    sort(Preds0, Preds),
-    forall(member(Name/Arity, Preds), ilp_own(Name, Arity)),
     length(Clauses0, N),
     ilp_range(1, N, Ks),
-    foldl(ilp_core_clause_drops(Limit, Depth, Preds), Ks, Clauses0, Clauses),
+    foldl(ilp_core_clause_drops(Limit, Depth), Ks, Clauses0, Clauses),
     maplist(ilp_core_clause_text, Clauses, Parts),
     atomic_list_concat(Parts, '|', Line).
 
@@ -738,12 +743,12 @@ ilp_core_clause_text(cc(_, _, _, Pairs), Text) :-
     maplist(ilp_pair_key, Pairs, Positions),
     atomic_list_concat(Positions, ' ', Text).
 
-ilp_core_clause_drops(Limit, Depth, Preds, K, Clauses0, Clauses) :-
+ilp_core_clause_drops(Limit, Depth, K, Clauses0, Clauses) :-
     ilp_nth(K, Clauses0, cc(_, _, _, Pairs)),
     reverse(Pairs, Order),
-    foldl(ilp_core_drop(Limit, Depth, Preds, K), Order, Clauses0, Clauses).
+    foldl(ilp_core_drop(Limit, Depth, K), Order, Clauses0, Clauses).
 
-ilp_core_drop(Limit, Depth, Preds, K, _-Literal, Clauses0, Clauses) :-
+ilp_core_drop(Limit, Depth, K, _-Literal, Clauses0, Clauses) :-
     ilp_nth(K, Clauses0, cc(Head, Start, Recursive, Pairs)),
     (   \+ ilp_calls_head(Head, [Literal]),
         ilp_pairs_without(Pairs, Literal, Rest),
@@ -752,7 +757,7 @@ ilp_core_drop(Limit, Depth, Preds, K, _-Literal, Clauses0, Clauses) :-
         ilp_core_keeps_enough(Recursive, RestLits),
         ilp_same_calls(Current, RestLits, Start, Start),
         ilp_replace_nth(K, Clauses0, cc(Head, Start, Recursive, Rest), Candidate),
-        \+ ilp_program_may_cover_pos(Candidate, Limit, Depth, Preds)
+        \+ ilp_program_may_cover_pos(Candidate, Limit, Depth)
     ->  Clauses = Candidate
     ;   Clauses = Clauses0
     ).
@@ -778,16 +783,14 @@ ilp_replace_nth(K, [X|Xs], Y, [X|Ys]) :-
     K1 is K - 1,
     ilp_replace_nth(K1, Xs, Y, Ys).
 
-%   ilp_program_may_cover_pos(+Clauses, +Limit, +Depth, +Preds): with the clauses asserted,
-%   some positive succeeds, raises an error or runs out of Limit inferences or of Depth.
-ilp_program_may_cover_pos(Clauses, Limit, Depth, Preds) :-
-    setup_call_cleanup(
-        forall(member(cc(Head, _, _, Pairs), Clauses),
-               ( maplist(ilp_pair_value, Pairs, Lits),
-                 ilp_clause(clause(Head, Lits), H, B),
-                 assertz((H :- B)) )),
-        ilp_some_pos_may_succeed(Limit, Depth),
-        forall(member(Name/Arity, Preds), ( functor(G, Name, Arity), retractall(G) ))).
+%   ilp_program_may_cover_pos(+Clauses, +Limit, +Depth): with the clauses asserted, some
+%   positive succeeds, raises an error or runs out of Limit inferences or of Depth.
+ilp_program_may_cover_pos(Clauses, Limit, Depth) :-
+    maplist(ilp_core_data, Clauses, Datas),
+    ilp_with_program(Datas, ilp_some_pos_may_succeed(Limit, Depth)).
+
+ilp_core_data(cc(Head, _, _, Pairs), clause(Head, Lits)) :-
+    maplist(ilp_pair_value, Pairs, Lits).
 
 ilp_some_pos_may_succeed(Limit, Depth) :-
     ilp_example(pos, _, Example),

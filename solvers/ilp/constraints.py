@@ -101,11 +101,9 @@ def constraint_rule(program: list[tuple[int, Clause]], kind: str, slots: int) ->
     if kind in ("red", "rec_spec"):
         head = program[0][1].head
         name, arity = _sym(head.pred), len(head.args)
-        recursive = sum(1 for _, c in program if is_recursive(c))
         if kind == "rec_spec":
-            recursive = 1
             body.append(f"recursive_clause({slot_terms[0]},{name},{arity})")
-        body.append(f"num_recursive({name},{recursive})")
+        body.append(f"num_recursive({name},{_recursive_count([c for _, c in program], kind)})")
     return ":- " + ", ".join(body) + "."
 
 
@@ -144,29 +142,35 @@ def spec_nogoods(gen: Any, clause: Clause, any_program: bool) -> Iterator[list[i
     body-only variables onto the variables above the head's: the ground form of
     ``constraint_rule([(0, clause)], "spec_any" if any_program else "spec", slots)``, in
     every slot."""
-    own = clause.body_only_vars
-    arity = len(clause.head.args)
-    free = range(arity, gen.bias.max_vars)
     tail: list[int] = []
     if not any_program and gen.slots > 1:
         closing = gen.clause_lit.get(1)
         tail = [-closing] if closing is not None else []
     for slot in range(gen.slots):
         head = gen.head_lit.get((slot, clause.head.pred, clause.head.args))
-        if head is None:
-            continue
-        for image in itertools.permutations(free, len(own)):
-            mapping = dict(zip(own, image))
-            lits = [head, *tail]
-            for lit in clause.body:
-                found = gen.body_lit.get((slot, lit.pred, tuple(mapping.get(v, v) for v in lit.args)))
-                if found is None:
-                    break
-                lits.append(found)
-            else:
-                yield sorted(set(lits))
+        if head is not None:
+            for lits in _containing(gen, slot, clause):
+                yield sorted(set([head, *tail, *lits]))
         if not any_program:
             break                      # a one-clause program has its clause in slot 0
+
+
+def _containing(gen: Any, slot: int, clause: Clause) -> Iterator[list[int]]:
+    """The program literals of ``clause``'s body at ``slot``, under every injective renaming
+    of its body-only variables onto the variables above the head's (those the generator
+    has)."""
+    own = clause.body_only_vars
+    free = range(len(clause.head.args), gen.bias.max_vars)
+    for image in itertools.permutations(free, len(own)):
+        mapping = dict(zip(own, image))
+        lits = []
+        for lit in clause.body:
+            found = gen.body_lit.get((slot, lit.pred, tuple(mapping.get(v, v) for v in lit.args)))
+            if found is None:
+                break
+            lits.append(found)
+        else:
+            yield lits
 
 
 def redundancy_nogoods(gen: Any, program: list[Clause], kind: str) -> Iterator[list[int]]:
@@ -175,41 +179,27 @@ def redundancy_nogoods(gen: Any, program: list[Clause], kind: str) -> Iterator[l
     on every assignment of distinct slots, every clause under every injective renaming of
     its body-only variables onto the variables above the head's)."""
     head = program[0].head
-    recursive = 1 if kind == "rec_spec" else sum(1 for c in program if is_recursive(c))
-    count = gen.num_recursive_lit.get((head.pred, recursive))
+    count = gen.num_recursive_lit.get((head.pred, _recursive_count(program, kind)))
     if count is None:
         return
-    free = range(len(head.args), gen.bias.max_vars)
     for slots in itertools.permutations(range(gen.slots), len(program)):
-        if kind == "rec_spec" and slots[0] == 0:
-            continue                        # a recursive clause is never in slot 0
         per_clause: list[list[list[int]]] = []
         for slot, clause in zip(slots, program):
-            head_lit = gen.head_lit.get((slot, clause.head.pred, clause.head.args))
-            if head_lit is None:
+            fixed = [gen.head_lit.get((slot, clause.head.pred, clause.head.args))]
+            if kind == "rec_spec":       # None in slot 0: a recursive clause is never there
+                fixed.append(gen.recursive_lit.get((slot, clause.head.pred)))
+            if None in fixed:
                 break
-            fixed = [head_lit]
-            if kind == "rec_spec":
-                rec = gen.recursive_lit.get((slot, clause.head.pred))
-                if rec is None:
-                    break
-                fixed.append(rec)
-            own = clause.body_only_vars
-            options = []
-            for image in itertools.permutations(free, len(own)):
-                mapping = dict(zip(own, image))
-                lits = list(fixed)
-                for lit in clause.body:
-                    found = gen.body_lit.get((slot, lit.pred,
-                                              tuple(mapping.get(v, v) for v in lit.args)))
-                    if found is None:
-                        break
-                    lits.append(found)
-                else:
-                    options.append(lits)
+            options = [fixed + lits for lits in _containing(gen, slot, clause)]
             if not options:
                 break
             per_clause.append(options)
         else:
             for combo in itertools.product(*per_clause):
                 yield sorted(set(itertools.chain([count], *combo)))
+
+
+def _recursive_count(program: list[Clause], kind: str) -> int:
+    """How many recursive clauses the programs banned by a ``red`` / ``rec_spec``
+    constraint of ``program`` have."""
+    return 1 if kind == "rec_spec" else sum(1 for c in program if is_recursive(c))

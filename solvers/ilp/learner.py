@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from solvers.errors import ConfigError, SolverError, SolverTimeout
-from solvers.ilp.bias import MODES, IlpBias
+from solvers.ilp.bias import MODES, IlpBias, read_bias
 from solvers.ilp.clauses import Clause, canonical, show, sort_key
 from solvers.ilp.constraints import variant_nogoods
-from solvers.ilp.bias import read_bias
 from solvers.ilp.problem import IlpProblem, check_folder, default_engine, load_examples
 from solvers.ilp.search import SearchState, search
 from solvers.ilp.tester import RECURSIVE_TIME_LIMIT, Tester
