@@ -11,6 +11,8 @@ STAMP="$VENV/.scir-installed"
 
 need_apt=()
 command -v swipl >/dev/null 2>&1 || need_apt+=(swi-prolog-nox)
+# the sandbox of untrusted code (the SR agent's analyzer): Debian's bubblewrap (solvers/isolation.py)
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 # the explorer's browser test (tests/test_explore.py): Debian's Chromium, driven by Playwright
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 PY="${PYTHON:-}"

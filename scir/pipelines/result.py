@@ -72,7 +72,10 @@ class PipelineSettings:
                               f"{self.backup!r}", field="backup")
 
     def check_arch(self, arch: str) -> None:
-        """Refuse settings that do not apply to ``arch`` (a backup is for ``ns`` only)."""
+        """Refuse settings that do not apply to ``arch`` (a backup is for ``ns`` only), and
+        ``sr-agent`` where its analyzer cannot run isolated (unless told it may)."""
+        if arch == "sr-agent":
+            self.agent.check_isolation()
         if self.backup is not None and arch != "ns":
             raise ConfigError(f"--backup {self.backup} applies to --arch ns only (a backup "
                               f"answers when the formalization fails), not --arch {arch}",

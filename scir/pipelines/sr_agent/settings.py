@@ -32,6 +32,8 @@ class AgentSettings:
     max_tool_chars: int = 4000     # a tool's output is cut to this many characters
     fit_starts: int = 8            # T2: BFGS starts per evaluation
     fit_seconds: float = 30.0      # T2: time budget of one fit (the best fit so far is kept)
+    # T1 without the kernel sandbox (solvers.isolation): only where it cannot be had, and unsafe
+    unsafe_unisolated_analyzer: bool = False
 
     def __post_init__(self) -> None:
         for name in ("iterations", "steps", "top_k", "analyze_memory_mb", "max_tool_chars",
@@ -48,6 +50,19 @@ class AgentSettings:
             raise ConfigError("the goals must satisfy goal_stop < goal_start < s_max (MAPE "
                               f"fractions), got {self.goal_stop!r}, {self.goal_start!r}, "
                               f"{self.s_max!r}", field="goal_start")
+        if not isinstance(self.unsafe_unisolated_analyzer, bool):
+            raise ConfigError("unsafe_unisolated_analyzer must be true or false",
+                              field="unsafe_unisolated_analyzer")
         if self.tool_protocol not in TOOL_PROTOCOLS:
             raise ConfigError(f"tool_protocol must be one of {', '.join(TOOL_PROTOCOLS)}, got "
                               f"{self.tool_protocol!r}", field="tool_protocol")
+
+    def check_isolation(self) -> None:
+        """Refuse to run the analyzer's (model-written) code where it cannot run isolated
+        (:mod:`solvers.isolation`), naming the missing piece, unless
+        ``unsafe_unisolated_analyzer`` says to run it anyway."""
+        if not self.unsafe_unisolated_analyzer:
+            from solvers.isolation import isolation
+
+            isolation().require("the sr-agent's analyzer code (or pass "
+                                "--unsafe-unisolated-analyzer to run it without the sandbox)")

@@ -129,7 +129,8 @@ class Toolbox:
         columns = [*p.inputs, p.output]
         data = [[*row, value] for row, value in zip(p.X, p.y)]
         result = analyze(code, data, columns, seconds=s.analyze_seconds,
-                         memory_mb=s.analyze_memory_mb, max_output=s.max_tool_chars)
+                         memory_mb=s.analyze_memory_mb, max_output=s.max_tool_chars,
+                         isolate=not s.unsafe_unisolated_analyzer)
         return {"text": _cut(result.text(), s.max_tool_chars)}
 
     def _evaluate(self, skeleton: str) -> dict[str, Any]:
