@@ -25,6 +25,7 @@ BACKUPS = ("cot",)                 # what answers a task when NS's formalization
 PRESENTATIONS = ("nl", "obf")
 STATUSES = STATUS_VALUES           # scir.evaluate.status.Status, as stored
 NO_MODEL = "none"                  # the model column of oracle results
+RETRY_TEMPERATURE = 0.7            # a greedy call's retry samples (scir.pipelines.ns)
 
 # Solvers are called from one thread at a time: the pipelines run tasks in threads so that LLM
 # calls overlap, but an in-process Prolog bridge is not thread-safe and the solvers are CPU-bound.
@@ -194,7 +195,8 @@ class Calls:
 
     def ask(self, messages: list[tuple[str, str]] | list[Message],
             constraint: Constraint | None = None, min_tokens: int | None = None,
-            formalization: bool = False, tools: tuple[Tool, ...] = ()) -> LLMResponse:
+            formalization: bool = False, tools: tuple[Tool, ...] = (),
+            attempt: int = 0) -> LLMResponse:
         """One call with the pipeline's generation settings (BackendError propagates);
         ``messages`` as (role, content) pairs or Message records, ``tools`` offered to the
         model (OpenAI tool calls).
@@ -202,17 +204,21 @@ class Calls:
         ``min_tokens`` raises ``max_tokens`` for this call (a bounded grammar's longest
         output, so that the token limit never cuts a formalization into unparseable text);
         For a ``formalization`` call, ``settings.max_formalization_tokens``, when set, is the
-        limit instead.
+        limit instead. A retry (``attempt`` > 0) of a greedy call samples at
+        :data:`RETRY_TEMPERATURE` with seed ``seed + attempt``: greedy decoding would repeat
+        the failed output almost word for word.
         """
         max_tokens = max(self.settings.max_tokens, min_tokens or 0)
+        temperature, seed = self.settings.temperature, self.settings.seed
+        if attempt > 0 and temperature == 0:
+            temperature, seed = RETRY_TEMPERATURE, seed + attempt
         cap = self.settings.max_formalization_tokens
         if formalization and cap is not None:
             max_tokens = cap
         request = LLMRequest(messages=tuple(m if isinstance(m, Message) else Message(*m)
                                             for m in messages),
                              constraint=constraint, max_tokens=max_tokens,
-                             temperature=self.settings.temperature, seed=self.settings.seed,
-                             tools=tuple(tools))
+                             temperature=temperature, seed=seed, tools=tuple(tools))
         response = self.backend.complete(request)
         self.calls += 1
         self.cached += int(response.cached)
