@@ -196,3 +196,37 @@ def test_readers_on_a_read_only_run(state, base_run, tmp_path):
     assert done.stderr == ""
     assert (out / "report" / "report.md").is_file() and (out / "site" / "index.html").is_file()
     assert len((out / "t.jsonl").read_text().splitlines()) == 2
+
+
+def test_an_old_store_reads_read_only_without_being_migrated(tmp_path):
+    """A schema-1 store from before tool calls, plans, tool results, iterations and texts:
+    read-only, its results read with the new key fields (TEMP views and tables in memory),
+    and its file is not changed."""
+    from scir.llm.cache import RunStore
+
+    db = sqlite3.connect(tmp_path / "run.sqlite")
+    db.executescript("""
+        CREATE TABLE results (task_id TEXT NOT NULL, arch TEXT NOT NULL,
+            presentation TEXT NOT NULL, model TEXT NOT NULL, status TEXT NOT NULL,
+            correct INTEGER NOT NULL, result TEXT NOT NULL, created_at REAL NOT NULL,
+            PRIMARY KEY (task_id, arch, presentation, model));
+        CREATE TABLE calls (key TEXT PRIMARY KEY, backend TEXT NOT NULL, model TEXT NOT NULL,
+            request TEXT NOT NULL, text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL, latency_s REAL NOT NULL,
+            cost_usd REAL NOT NULL, finish_reason TEXT, created_at REAL NOT NULL);
+        INSERT INTO calls VALUES ('k', 'vllm', 'm', '{}', 'old text', 1, 2, 0.1, 0.0, 'stop', 0);
+        PRAGMA user_version=1;""")
+    body = {"task_id": "t1", "arch": "cot", "presentation": "nl", "model": "m",
+            "status": "ok", "correct": True}
+    db.execute("INSERT INTO results VALUES ('t1', 'cot', 'nl', 'm', 'ok', 1, ?, 0)",
+               (json.dumps(body),))
+    db.commit()
+    db.close()
+    before = snapshot(tmp_path)
+    with RunStore(tmp_path, readonly=True) as store:
+        assert store.results() == [{**body, "constrained": True, "seed": 0}]
+        assert store.get_result("t1", "cot", "nl", "m", True, 0)["status"] == "ok"
+        assert (store.get_call("k").text, store.get_call("k").tool_calls) == ("old text", ())
+        assert store.plan() == [] and store.trajectories() == [] and store.invocations() == []
+        assert store.call_requests() == [{}]
+    assert snapshot(tmp_path) == before

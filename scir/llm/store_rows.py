@@ -22,7 +22,7 @@ import types
 import typing
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from scir.errors import StoreError
 from scir.llm.base import LLMResponse, ToolCall, valid_text
@@ -86,30 +86,37 @@ def load_object(text: Any, what: str, *, finite: bool = False) -> dict[str, Any]
 
 
 # ---- field types ---------------------------------------------------------------------------
-def _fits(value: Any, hint: Any) -> bool:
+Check = Callable[[Any], bool]
+
+
+@lru_cache(maxsize=None)
+def _check(hint: Any) -> Check:
     """Whether a JSON value fits a type hint of the toolkit's records (str, int, float, bool,
-    Any, lists, dicts and unions with None)."""
-    if hint is Any:
-        return True
+    Any, lists, dicts and unions with None), as a predicate made once per hint."""
     origin = typing.get_origin(hint)
+    if hint is Any:
+        return lambda value: True
     if origin in (typing.Union, types.UnionType):
-        return any(_fits(value, h) for h in typing.get_args(hint))
+        options = tuple(_check(h) for h in typing.get_args(hint))
+        return lambda value: any(fits(value) for fits in options)
     if hint is type(None):
-        return value is None
+        return lambda value: value is None
     if hint is bool:
-        return isinstance(value, bool) or (type(value) is int and value in (0, 1))
+        return lambda value: isinstance(value, bool) or (type(value) is int and value in (0, 1))
     if hint is int:
-        return type(value) is int
+        return lambda value: type(value) is int
     if hint is float:
-        return type(value) in (int, float)
+        return lambda value: type(value) in (int, float)
     if hint is str:
-        return isinstance(value, str)
+        return lambda value: isinstance(value, str)
     if origin is list or hint is list:
         args = typing.get_args(hint)
-        return isinstance(value, list) and (not args or all(_fits(v, args[0]) for v in value))
+        item = _check(args[0]) if args else None
+        return lambda value: isinstance(value, list) and (item is None
+                                                          or all(item(v) for v in value))
     if origin is dict or hint is dict:
-        return isinstance(value, dict)
-    return True                         # a hint this checker does not know: not checked
+        return lambda value: isinstance(value, dict)
+    return lambda value: True           # a hint this checker does not know: not checked
 
 
 def check_fields(data: dict[str, Any], hints: dict[str, Any], required: tuple[str, ...],
@@ -118,9 +125,10 @@ def check_fields(data: dict[str, Any], hints: dict[str, Any], required: tuple[st
     for name in required:
         if name not in data:
             raise BadRow(f"{what} has no {name!r}")
-    for name, hint in hints.items():
-        if name in data and not _fits(data[name], hint):
-            raise BadRow(f"{what} field {name!r} is {_kind(data[name])}, not {_shown(hint)}")
+    for name, value in data.items():
+        hint = hints.get(name)
+        if hint is not None and not _check(hint)(value):
+            raise BadRow(f"{what} field {name!r} is {_kind(value)}, not {_shown(hint)}")
 
 
 def _shown(hint: Any) -> str:
