@@ -330,6 +330,21 @@ with RunStore(sys.argv[1]) as store:
         assert (box.made, store.tool_count("analyze")) == (1, 2)
 
 
+def test_a_tool_stopped_by_the_user_takes_its_start_back(tmp_path):
+    """Ctrl-C during a tool (KeyboardInterrupt) is the user, not the tool: the start is taken
+    back, so two interrupted runs do not make the call ``crashed``."""
+    class Interrupted(Toolbox):
+        def _analyze(self, code):
+            raise KeyboardInterrupt
+
+    with RunStore(tmp_path) as store:
+        for _ in range(3):
+            with pytest.raises(KeyboardInterrupt):
+                Interrupted(problem(), AgentSettings(), store).analyze("print(1)")
+        box = Toolbox(problem(), AgentSettings(), store)
+        assert box.analyze("print(1)").strip().endswith("1") and box.crashed == 0
+
+
 def test_a_run_started_before_the_caps_resumes(tmp_path):
     """An sr-agent invocation recorded without the two cap settings is the same run."""
     path = tmp_path / "eq.jsonl"

@@ -112,7 +112,10 @@ class RunStore:
                     self._db.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
                 if many and self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                    try:
+                        self._db.execute("ROLLBACK")
+                    except sqlite3.DatabaseError:
+                        pass            # SQLite rolls the journal back when next opened
                 raise _store_error(exc, self.path) from exc
 
     # ---- calls -------------------------------------------------------------------------------

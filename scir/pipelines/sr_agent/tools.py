@@ -26,7 +26,7 @@ import json
 import math
 import typing
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from scir.errors import ConfigError, ScirError
 from scir.llm.base import valid_text
@@ -115,16 +115,19 @@ class Toolbox:
                            "limits": limits}, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(data.encode()).hexdigest()
 
-    def _cached(self, tool: str, text: str, run: Any, check: Any, crashed: Any
-                ) -> dict[str, Any]:
+    def _cached(self, tool: str, text: str, run: Callable[[str], dict[str, Any]],
+                check: Callable[[dict[str, Any]], None],
+                crashed: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
         """The output of ``run(text)``, served from the store when stored (``check`` raises
-        BadRow for a stored output of the wrong shape), or ``crashed(text)`` for a call that
-        was started :data:`MAX_STARTS` times without finishing."""
+        BadRow for a stored output of the wrong shape); for a call started
+        :data:`MAX_STARTS` times without finishing, the output ``crashed`` makes of the
+        message :data:`CRASHED`, stored."""
         store, key = self.store, self._key(tool, text)
         request = {"input": text, "problem": self._digest}
         if store is None:
+            output = run(text)
             self.made += 1
-            return run(text)
+            return output
         hit = store.get_tool(key, check)
         if hit is not None:
             self.served += 1
