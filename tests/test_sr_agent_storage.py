@@ -178,7 +178,7 @@ def hostile(body, index) -> Reply:
 
 
 def test_surrogates_and_deep_nesting_from_the_server_are_stored_and_rerun_offline(tmp_path):
-    settings = AgentSettings(iterations=1, steps=4, fit_starts=2)
+    settings = AgentSettings(iterations=1, steps=4, fit_starts=2, max_response_chars=200_000)
     with FakeOpenAIServer(hostile) as srv, RunStore(tmp_path / "run") as store:
         first = run(srv.url, store, settings, provider="openai")
         assert len(srv.requests) == 4
