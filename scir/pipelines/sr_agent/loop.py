@@ -8,9 +8,9 @@ calls); the action's result (or the reason the response could not be used) goes 
 model. An iteration ends when the model writes ``Final:``, when an evaluation meets the goal,
 after ``steps`` model calls, or when its conversation has grown past ``max_conversation_chars``
 (each response is kept cut to ``max_response_chars``). The run ends when the best MAPE is
-below ``goal_stop`` or after ``iterations`` iterations. Model calls go through ``ask`` (the pipeline's cached calls), tools through the
-:class:`~scir.pipelines.sr_agent.tools.Toolbox` (cached too), so a restarted run repeats no
-finished call and rebuilds the same iterations.
+below ``goal_stop`` or after ``iterations`` iterations. Model calls go through ``ask`` (the
+pipeline's cached calls), tools through the :class:`~scir.pipelines.sr_agent.tools.Toolbox`
+(cached too), so a restarted run repeats no finished call and rebuilds the same iterations.
 """
 
 from __future__ import annotations
