@@ -117,9 +117,21 @@ def _agent_settings(args):
                          unsafe_unisolated_analyzer=args.unsafe_unisolated_analyzer)
 
 
+def _added_agent_settings() -> dict:
+    """The defaults of the sr-agent settings a run started before them did not record."""
+    from scir.pipelines.sr_agent.settings import AgentSettings
+
+    return {name: value for name, value in dataclasses.asdict(AgentSettings()).items()
+            if name in ("max_response_chars", "max_conversation_chars",
+                        "unsafe_unisolated_analyzer")}
+
+
 def _check_consistent(store: RunStore, config: dict) -> None:
     """Refuse to mix generation settings within one (arch, presentation, model) of a run."""
     for old in store.invocations():
+        if isinstance(old.get("agent"), dict) and isinstance(config.get("agent"), dict):
+            # sr-agent settings added since the run started count with their defaults
+            old = {**old, "agent": {**_added_agent_settings(), **old["agent"]}}
         if all(old.get(k, {"constrained": True, "seed": 0}.get(k)) == config[k]
                for k in _CELL):
             changed = [k for k in _FIXED if k in config and old.get(k) != config[k]]

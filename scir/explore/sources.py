@@ -95,7 +95,7 @@ def recorded_files(run: str | Path) -> list[Path]:
     run = Path(run)
     files = sorted((run / TASKS_DIR).glob("*.jsonl"))
     files += _experiment_files(run)
-    with RunStore(run) as store:
+    with RunStore(run, readonly=True) as store:
         invocations = store.invocations()
     for config in invocations:
         name = config.get("file")

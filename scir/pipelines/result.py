@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 from scir.errors import ConfigError
 from scir.evaluate.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message, Tool
+from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, Message, Tool,
+                            cut_response)
 from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.tasks import Task
 from scir.tracks import track_of
@@ -196,10 +197,11 @@ class Calls:
     def ask(self, messages: list[tuple[str, str]] | list[Message],
             constraint: Constraint | None = None, min_tokens: int | None = None,
             formalization: bool = False, tools: tuple[Tool, ...] = (),
-            attempt: int = 0) -> LLMResponse:
+            max_response_chars: int | None = None, attempt: int = 0) -> LLMResponse:
         """One call with the pipeline's generation settings (BackendError propagates);
         ``messages`` as (role, content) pairs or Message records, ``tools`` offered to the
-        model (OpenAI tool calls).
+        model (OpenAI tool calls); the response's text and tool-call arguments cut to
+        ``max_response_chars`` (:func:`scir.llm.base.cut_response`: stored and returned cut).
 
         ``min_tokens`` raises ``max_tokens`` for this call (a bounded grammar's longest
         output, so that the token limit never cuts a formalization into unparseable text);
@@ -218,8 +220,9 @@ class Calls:
         request = LLMRequest(messages=tuple(m if isinstance(m, Message) else Message(*m)
                                             for m in messages),
                              constraint=constraint, max_tokens=max_tokens,
-                             temperature=temperature, seed=seed, tools=tuple(tools))
-        response = self.backend.complete(request)
+                             temperature=temperature, seed=seed, tools=tuple(tools),
+                             max_response_chars=max_response_chars)
+        response = cut_response(self.backend.complete(request), max_response_chars)
         self.calls += 1
         self.cached += int(response.cached)
         self.prompt_tokens += response.prompt_tokens
