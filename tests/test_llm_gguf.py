@@ -12,6 +12,7 @@ import sqlite3
 import pytest
 
 from scir.llm.base import Constraint, LLMRequest
+from scir.llm.cache import RunStore
 from scir.llm.repetition import REPETITION
 
 pytestmark = pytest.mark.real_model
@@ -78,10 +79,11 @@ def test_cot_and_ns_run_end_to_end_with_the_real_model(tmp_path) -> None:
                                      for r in results)
     assert finish == ["stop", "stop"]
     with sqlite3.connect(tmp_path / "ns" / "run.sqlite") as db:
-        calls = db.execute("SELECT request, finish_reason, completion_tokens FROM calls "
-                           "ORDER BY created_at").fetchall()
-    assert all(reason != "length" for _, reason, _ in calls)
-    if len(calls) == 2:                  # a retry: the error went back, and decoding changed
-        first, retry = (json.loads(r) for r, _, _ in calls)
-        assert retry["temperature"] > 0 and retry["seed"] != first["seed"]
-        assert len(retry["messages"]) == 3
+        reasons = [r[0] for r in db.execute("SELECT finish_reason FROM calls")]
+    assert reasons and all(reason != "length" for reason in reasons)
+    with RunStore(tmp_path / "ns") as store:
+        requests = sorted(store.call_requests(), key=lambda r: len(r["messages"]))
+    if len(requests) == 2:               # a retry: the error went back, and decoding changed
+        first, retry = requests
+        assert first["temperature"] == 0 and retry["temperature"] > 0
+        assert retry["seed"] != first["seed"] and len(retry["messages"]) == 3
