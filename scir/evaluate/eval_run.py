@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 RECORD = "experiment.json"
 COPY = "experiment.toml"
+MAX_RECORD_BYTES = 64 << 20        # experiment.json: every cell's fingerprint
 
 
 def _key(cell: CellKey) -> str:
@@ -47,12 +48,25 @@ def _first_difference(old: Any, new: Any, prefix: str = "") -> str:
     return f"{prefix.rstrip('.')} ({old!r} -> {new!r})"
 
 
+def read_record(run: Path) -> dict[str, Any]:
+    """The run's ``experiment.json`` (ConfigError naming it when it is too large, not JSON,
+    nested too deep or without its ``cells`` table)."""
+    from scir.bounded import parse_json, read_text
+
+    record = run / RECORD
+    text = read_text(record, MAX_RECORD_BYTES, ConfigError, "the run's experiment record")
+    data = parse_json(text, file=str(record))
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), dict):
+        raise ConfigError("not an experiment record (an object with cells)", file=str(record))
+    return data
+
+
 def record_experiment(exp: Experiment, run: Path, store: RunStore) -> None:
     """Check the experiment against the one recorded in the run, then record it."""
     record = run / RECORD
     cells = {_key(c): exp.fingerprint(c) for c in exp.cells()}
     if record.exists():
-        old = json.loads(record.read_text(encoding="utf-8"))["cells"]
+        old = read_record(run)["cells"]
         started = {cell_of(r) for r in store.results()}
         for cell in exp.cells():
             before = old.get(_key(cell))

@@ -22,7 +22,6 @@ with other content is noted as a conflict.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -62,19 +61,15 @@ def _unrendered(task: Task) -> Task:
 
 def _experiment_files(run: Path) -> list[Path]:
     """The task files the experiment copied into ``run`` names (resolved)."""
-    from scir.evaluate.eval_run import COPY, RECORD
+    from scir.evaluate.eval_run import COPY, RECORD, read_record
     from scir.evaluate.experiment import load_experiment
 
     copy = run / COPY
     if not copy.is_file():
         return []
     base = run
-    record = run / RECORD
-    if record.is_file():
-        try:
-            source = json.loads(record.read_text(encoding="utf-8")).get("source")
-        except (OSError, ValueError, AttributeError):
-            source = None
+    if (run / RECORD).is_file():
+        source = read_record(run).get("source")
         if isinstance(source, str) and source:
             base = Path(source).parent
     exp = load_experiment(copy)
