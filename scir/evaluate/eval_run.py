@@ -19,7 +19,7 @@ from scir.errors import ConfigError
 from scir.evaluate.budget import (BudgetedBackend, BudgetExceeded, RateLimitedBackend,
                                   Spending)
 from scir.evaluate.cells import CellKey, cell_of
-from scir.evaluate.experiment import Experiment, Model, digest
+from scir.evaluate.experiment import Experiment, Model, digest, model_label
 from scir.evaluate.progress import GridProgress
 from scir.llm.base import Backend
 from scir.llm.cache import CachingBackend, RunStore
@@ -29,6 +29,7 @@ from scir.tasks import Task
 
 if TYPE_CHECKING:
     from scir.executors import Executor
+    from scir.llm.keys import KeyRoute
     from scir.pipelines.remote import ModelSpec
 
 RECORD = "experiment.json"
@@ -110,19 +111,35 @@ def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: R
                             progress=progress)
 
 
+def key_routes(exp: Experiment) -> list["KeyRoute"]:
+    """Which key variable goes to which host, for each API model of the experiment's cells
+    (:mod:`scir.llm.keys`)."""
+    from scir.llm import parse_model_name
+    from scir.llm.keys import key_route
+
+    used = {c.model for c in exp.cells()}
+    routes = []
+    for model in exp.models:
+        name = parse_model_name(model.name)
+        if name.is_api and model_label(model.name) in used:
+            routes.append(key_route(name, model.base_url, model.api_key_env))
+    return routes
+
+
 def model_options(exp: Experiment, model: Model) -> tuple[str, dict[str, Any]]:
     """A model entry's ``--model`` name and backend options (base URL, the key read from its
-    ``api_key_env``)."""
-    import os
-
+    ``api_key_env``, a ``*_API_KEY`` name; without one the backend reads its provider's own
+    variable, :mod:`scir.llm.keys`)."""
     from scir.llm import parse_model_name
+    from scir.llm.keys import key_route
 
     options: dict[str, Any] = {}
-    if parse_model_name(model.name).is_api:
+    name = parse_model_name(model.name)
+    if name.is_api:
         if model.base_url:
             options["base_url"] = model.base_url
         if model.api_key_env:
-            key = os.environ.get(model.api_key_env)
+            key = key_route(name, model.base_url, model.api_key_env).key
             if not key:
                 raise ConfigError(f"model {model.name}: set the environment variable "
                                   f"{model.api_key_env} (its api_key_env)", file=exp.path,

@@ -23,7 +23,8 @@ import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
 from scir.bounded import parse_toml, read_text
 from scir.errors import ConfigError
@@ -101,9 +102,22 @@ class Model(_Strict):
 
     name: str
     base_url: str | None = None
+    # the variable holding the key, when not the provider's own (scir.llm.keys): *_API_KEY
     api_key_env: str | None = None
     concurrency: int = Field(default=1, ge=1, le=MAX_CONCURRENCY)
     requests_per_minute: float | None = Field(default=None, gt=0, le=MAX_PER_MINUTE)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_name(cls, value: str | None) -> str | None:
+        from scir.llm.keys import check_key_env
+
+        if value is not None:
+            try:
+                check_key_env(value)
+            except ConfigError as exc:
+                raise ValueError(exc.message) from None
+        return value
 
 
 class Generation(_Strict):
