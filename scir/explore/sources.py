@@ -82,14 +82,21 @@ def _experiment_files(run: Path) -> list[Path]:
     return out
 
 
-def recorded_files(run: str | Path) -> list[Path]:
-    """The task files a run directory records (see the module docstring), in that order."""
+def recorded_files(run: str | Path, notes: list[str] | None = None) -> list[Path]:
+    """The task files a run directory records (see the module docstring), in that order; an
+    experiment copy or record that does not read is noted in ``notes`` (the other files are
+    still found), or raised when ``notes`` is None."""
     from scir.evaluate.eval_tasks import TASKS_DIR
     from scir.llm.cache import RunStore
 
     run = Path(run)
     files = sorted((run / TASKS_DIR).glob("*.jsonl"))
-    files += _experiment_files(run)
+    try:
+        files += _experiment_files(run)
+    except ScirError as exc:
+        if notes is None:
+            raise
+        notes.append(f"{run}: cannot read its experiment: {exc}")
     with RunStore(run) as store:
         invocations = store.invocations()
     for config in invocations:
@@ -110,11 +117,7 @@ def find_tasks(run_dirs: list[str], explicit: list[str] | None = None) -> TaskSo
         seen.add(path.resolve())
         found.add(path, read_tasks(path))
     for run in run_dirs:
-        try:
-            recorded = recorded_files(run)
-        except ScirError as exc:
-            found.notes.append(f"{run}: cannot read its experiment: {exc}")
-            recorded = []
+        recorded = recorded_files(run, found.notes)
         for path in recorded:
             if path.resolve() in seen:
                 continue
