@@ -124,7 +124,7 @@ def recompute(result: dict[str, Any], task: Task, cache: dict | None = None) -> 
             out["backup_answer"] = None
             out["backup_correct"] = False
             out["backup_status"] = _unanswered(result.get("backup_status"))
-    out.update(domain=task.domain, difficulty=task.difficulty, tier=task.tier, gold=task.answer,
+    out.update(domain=track.name, difficulty=task.difficulty, tier=task.tier, gold=task.answer,
                answer_pool=list(task.answer_pool), chance=task.chance,
                chance_constrained=task.chance_constrained)
     return out
