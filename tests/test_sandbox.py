@@ -166,11 +166,30 @@ def test_crashed_worker_is_replaced(sandboxes):
     assert box.worker_pid not in (None, pid)
 
 
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (the isolated worker runs under bwrap)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += [c for c, parent in parents.items() if parent == p]
+    return out
+
+
 def test_unresponsive_worker_hits_the_hard_deadline():
     with Sandbox(time_limit=0.2, deadline_grace=0.5) as box:
         box.run("ok.", {"ok": 0}, "ok")
         pid = box.worker_pid
-        os.kill(pid, signal.SIGSTOP)           # as if stuck in one uninterruptible call
+        for p in _descendants(pid):            # as if stuck in one uninterruptible call
+            os.kill(p, signal.SIGSTOP)
         with pytest.raises(SolverTimeout, match="hard deadline.*killed and replaced"):
             box.run("ok.", {"ok": 0}, "ok")
         assert box.run("ok.", {"ok": 0}, "ok").answers == [{}]
@@ -201,3 +220,25 @@ def test_whitelist_is_read_identically_by_python_and_prolog():
     assert builtins == set(wl.builtins) and meta == wl.meta
     assert invisible == []                  # every whitelisted goal exists in SWI-Prolog
     assert ("atom_concat", 3) not in builtins and ("sub_atom", 5) not in builtins
+
+
+@pytest.mark.skipif(not __import__("solvers.isolation").isolation.isolation().available,
+                    reason="no kernel isolation here")
+def test_the_worker_runs_in_the_kernel_sandbox():
+    """Where bubblewrap works, the Prolog worker runs under it as uid 65534 in its own pid
+    namespace; ``isolate=False`` keeps the plain subprocess."""
+    with Sandbox() as box:
+        assert box.run("ok.", {"ok": 0}, "ok").answers == [{}]
+        tree = _descendants(box.worker_pid)
+        assert open(f"/proc/{tree[0]}/cmdline", "rb").read().split(b"\0")[0].endswith(b"bwrap")
+        workers = [p for p in tree
+                   if b"solvers._sandbox_worker" in open(f"/proc/{p}/cmdline", "rb").read()
+                   and b"bwrap" not in open(f"/proc/{p}/cmdline", "rb").read()]
+        (worker,) = workers
+        status = dict(line.split(":\t", 1) for line in open(f"/proc/{worker}/status")
+                      if ":\t" in line)
+        assert status["Uid"].split()[0] == "65534"
+        assert len(status["NSpid"].split()) == 2            # a pid namespace of its own
+    with Sandbox(isolate=False) as box:
+        assert box.run("ok.", {"ok": 0}, "ok").answers == [{}]
+        assert b"bwrap" not in open(f"/proc/{box.worker_pid}/cmdline", "rb").read()

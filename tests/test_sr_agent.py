@@ -166,13 +166,14 @@ def test_store_keeps_tool_results_and_trajectories(tmp_path):
         store.put_tool("k", "analyze", {"input": "print(1)"}, {"text": "other"})  # ignored
         key = {"task_id": "t1", "arch": "sr-agent", "presentation": "nl", "model": "m",
                "seed": 0}
-        store.put_trajectory(key, 1, {"iteration": 1})
-        store.put_trajectory(key, 0, {"iteration": 0})
-        store.put_trajectory(key, 0, {"iteration": 0, "again": True})        # replaced
+        record = {"goal": 1e-3, "messages": [], "steps": []}
+        store.put_trajectory(key, 1, {**record, "index": 1})
+        store.put_trajectory(key, 0, {**record, "index": 0})
+        store.put_trajectory(key, 0, {**record, "index": 0, "again": True})  # replaced
     with RunStore(tmp_path / "run") as store:                                 # reopened
         assert store.get_tool("k") == {"text": "1"} and store.tool_count("analyze") == 1
-        assert store.trajectories("sr-agent") == [{"iteration": 0, "again": True},
-                                                  {"iteration": 1}]
+        assert store.trajectories("sr-agent") == [{**record, "index": 0, "again": True},
+                                                  {**record, "index": 1}]
         assert store.trajectories("cot") == []
 
 

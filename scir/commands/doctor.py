@@ -69,6 +69,12 @@ def run(args) -> int:
         print(f"{'ok' if ok else 'BROKEN':7s} {'track ' + name:16s} {text}")
         if not ok:
             missing.append((f"track {name}", "see the error above"))
+    from solvers.isolation import isolation
+
+    sandbox = isolation()
+    print(f"{'ok' if sandbox.available else 'MISSING':7s} {'sandbox':16s} {sandbox.describe()}"
+          + ("" if sandbox.available else " -- sr-agent refuses to run analyzer code without "
+             "it (--unsafe-unisolated-analyzer overrides)"))
     for module, extra in OPTIONAL.items():
         present = importlib.util.find_spec(module) is not None
         tag = "ok" if present else "--"

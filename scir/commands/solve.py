@@ -103,6 +103,10 @@ def add_parser(sub) -> None:
                        help="stop once the best MAPE is below this")
     agent.add_argument("--s-max", type=float, default=1.0,
                        help="the trajectories' reward is 0 at and above this MAPE")
+    agent.add_argument("--unsafe-unisolated-analyzer", action="store_true",
+                       help="run the analyzer's model-written code WITHOUT the bubblewrap "
+                            "sandbox (only where it cannot be had: the code then runs as you, "
+                            "guarded only by an audit hook and resource limits)")
     agent.add_argument("--tool-protocol", choices=("auto", "tools", "text"), default="auto",
                        help="how the model calls tools: the text protocol (fenced blocks; auto "
                             "uses it everywhere for now) or OpenAI tool calls")
@@ -115,12 +119,25 @@ def _agent_settings(args):
 
     return AgentSettings(iterations=args.iterations, steps=args.agent_steps, top_k=args.top_k,
                          goal_start=args.goal_start, goal_stop=args.goal_stop,
-                         s_max=args.s_max, tool_protocol=args.tool_protocol)
+                         s_max=args.s_max, tool_protocol=args.tool_protocol,
+                         unsafe_unisolated_analyzer=args.unsafe_unisolated_analyzer)
+
+
+def _added_agent_settings() -> dict:
+    """The defaults of the sr-agent settings a run started before them did not record."""
+    from scir.pipelines.sr_agent.settings import AgentSettings
+
+    return {name: value for name, value in dataclasses.asdict(AgentSettings()).items()
+            if name in ("max_response_chars", "max_conversation_chars",
+                        "unsafe_unisolated_analyzer")}
 
 
 def _check_consistent(store: RunStore, config: dict) -> None:
     """Refuse to mix generation settings within one (arch, presentation, model) of a run."""
     for old in store.invocations():
+        if isinstance(old.get("agent"), dict) and isinstance(config.get("agent"), dict):
+            # sr-agent settings added since the run started count with their defaults
+            old = {**old, "agent": {**_added_agent_settings(), **old["agent"]}}
         if all(old.get(k, {"constrained": True, "seed": 0}.get(k)) == config[k]
                for k in _CELL):
             changed = [k for k in _FIXED if k in config and old.get(k) != config[k]]

@@ -1,8 +1,11 @@
 """``scir trajectories RUNDIR -o FILE.jsonl``: export the SR agent's iterations stored in a run
 as JSONL trajectories (one line per iteration: messages, tool calls and results, goal, best
-MAPE, log-linear reward) for RL training. See docs/sr_agent.md."""
+MAPE, log-linear reward) for RL training. The run is read, never written; a damaged iteration
+row is skipped with a warning line naming it. See docs/sr_agent.md."""
 
 from __future__ import annotations
+
+import sys
 
 from scir.commands._common import HelpFormatter
 from scir.errors import ConfigError
@@ -27,10 +30,13 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from scir.cli import one_line
     from scir.pipelines.sr_agent.trajectories import export_trajectories
 
     if args.s_max is not None and not args.s_max > 0:
         raise ConfigError("--s-max must be > 0", field="s_max")
-    n = export_trajectories(args.run, args.output, arch=args.arch, s_max=args.s_max)
+    n = export_trajectories(args.run, args.output, arch=args.arch, s_max=args.s_max,
+                            warn=lambda line: print(one_line(f"warning: {line}"),
+                                                    file=sys.stderr))
     print(f"{n} trajectories written to {args.output}")
     return 0

@@ -98,7 +98,7 @@ def load_runs(run_dirs: list[str],
         path = Path(run)
         if not (path / STORE_NAME).is_file():
             raise ConfigError(f"not a run directory (no {STORE_NAME})", file=str(path))
-        with RunStore(path) as store:
+        with RunStore(path, readonly=True) as store:
             stored = store.results()
             planned = store.plan()
         for cell_dict, n in planned:

@@ -97,7 +97,7 @@ def recorded_files(run: str | Path, notes: list[str] | None = None) -> list[Path
         if notes is None:
             raise
         notes.append(f"{run}: cannot read its experiment: {exc}")
-    with RunStore(run) as store:
+    with RunStore(run, readonly=True) as store:
         invocations = store.invocations()
     for config in invocations:
         name = config.get("file")

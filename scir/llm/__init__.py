@@ -32,6 +32,10 @@ def get_backend(model: str | ModelName, **options: Any) -> Backend:
         from scir.llm.tiny import load_tiny
 
         return load_tiny(**options)
+    if name.provider == "gguf":
+        from scir.llm.gguf import load_gguf
+
+        return load_gguf(name.model, **options)
     from scir.llm.local import load_hf
 
     return load_hf(name.model, **options)

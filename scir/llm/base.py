@@ -12,8 +12,10 @@ key and the wire form it had before tools existed.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +24,18 @@ from scir.errors import ConfigError
 
 CONSTRAINT_KINDS = ("lark", "json_schema", "regex")
 ROLES = ("system", "user", "assistant", "tool")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point (see :func:`valid_text`)."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def valid_text(text: str) -> str:
+    """``text`` with every surrogate code point (U+D800..U+DFFF: a JSON escape such as
+    ``"\\ud800"`` makes one, but it is not text and UTF-8 cannot hold it) replaced by U+FFFD."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
 
 
 @dataclass(frozen=True)
@@ -132,12 +146,18 @@ class LLMRequest:
     seed: int = 0
     stop: tuple[str, ...] = ()
     tools: tuple[Tool, ...] = ()        # functions the model may call (OpenAI tool calls)
+    # the response text (and each tool call's arguments) kept: longer ones are cut, with a
+    # note, before the response is stored and returned (cut_response); None keeps it whole.
+    # Not part of the key: it does not change what the model is asked.
+    max_response_chars: int | None = None
 
     def __post_init__(self) -> None:
         if bool(self.messages) == (self.prompt is not None):
             raise ConfigError("an LLM request takes either messages or a prompt", field="messages")
         if self.max_tokens < 1:
             raise ConfigError("max_tokens must be >= 1", field="max_tokens")
+        if self.max_response_chars is not None and self.max_response_chars < 1:
+            raise ConfigError("max_response_chars must be >= 1", field="max_response_chars")
         if self.temperature < 0:
             raise ConfigError("temperature must be >= 0", field="temperature")
 
@@ -194,6 +214,35 @@ class LLMResponse:
                 "tool_calls": [c.to_dict() for c in self.tool_calls]}
 
 
+_CUT_NOTE = re.compile(r"\n\[response cut at \d+ of \d+ characters\]\Z")
+
+
+def cut_text(text: str, limit: int | None) -> str:
+    """``text`` when it has at most ``limit`` characters, else its start and the note
+    ``[response cut at LIMIT of N characters]``, ``limit`` characters in all (so cutting
+    again changes nothing)."""
+    if limit is None or len(text) <= limit:
+        return text
+    note = f"\n[response cut at {limit} of {len(text)} characters]"
+    return text[:limit - len(note)] + note if limit > len(note) else text[:limit]
+
+
+def was_cut(text: str) -> bool:
+    """Whether ``text`` ends with :func:`cut_text`'s note."""
+    return _CUT_NOTE.search(text) is not None
+
+
+def cut_response(response: LLMResponse, limit: int | None) -> LLMResponse:
+    """``response`` with its text and each tool call's arguments cut to ``limit`` characters
+    (:func:`cut_text`); the same object when nothing is cut."""
+    if limit is None or (len(response.text) <= limit
+                         and all(len(c.arguments) <= limit for c in response.tool_calls)):
+        return response
+    calls = tuple(dataclasses.replace(c, arguments=cut_text(c.arguments, limit))
+                  for c in response.tool_calls)
+    return dataclasses.replace(response, text=cut_text(response.text, limit), tool_calls=calls)
+
+
 class Backend(ABC):
     """A model backend. ``provider`` and ``model`` identify it in cache keys and reports."""
 
@@ -226,4 +275,5 @@ def request_key(backend: Backend, request: LLMRequest) -> str:
     """The cache key of a call: sha256 of (backend, model, messages, constraint, params)."""
     payload = {"backend": backend.provider, "model": backend.model, **request.key_dict()}
     data = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+    # surrogatepass: the same bytes for any text; a lone surrogate still gets a key
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()

@@ -3,195 +3,186 @@ pipeline result, so that a run killed at any moment (even SIGKILL) and restarted
 finished result and repeats no finished call.
 
 Calls are keyed by :func:`scir.llm.base.request_key` -- sha256 of (backend, model, messages,
-constraint, params) -- and store the response text, tokens, latency, cost and time. Results are
-keyed by (task_id, arch, presentation, model, constrained, seed). Tool results (``tool_results``,
-e.g. the SR agent's analyzer and evaluator) are keyed by their caller's digest of (tool, input,
-data, limits); ``trajectories`` hold the SR agent's iterations. The ``plan`` table holds what
-an experiment set out to run (cells and their planned task counts), so that a report can tell
-a finished cell from an incomplete one. A schema-1 store (results keyed without constrained and
-seed) is migrated in place on opening: its results keep their values with ``constrained`` 1
-and ``seed`` 0. Every write is its own committed transaction
-(autocommit, ``synchronous=FULL``), made as soon as the call or result is finished; a write that
-fails (disk full, I/O error) is rolled back by SQLite and raised as one StoreError, so the store
-keeps exactly what it held before. Only finished completions are stored: a backend that fails
-(BackendError, a cancelled call) stores nothing.
+constraint, params) -- and store the response text, tokens, latency, cost and time; a call's
+messages are stored once per conversation, not once per call (``texts``, content-addressed;
+:mod:`scir.llm.store_db`), so a store grows with the text written, not with its square. Results
+are keyed by (task_id, arch, presentation, model, constrained, seed). Tool results
+(``tool_results``, e.g. the SR agent's analyzer and evaluator) are keyed by their caller's
+digest of (tool, input, data, limits), and ``tool_attempts`` counts the starts of those not
+finished; ``trajectories`` hold the SR agent's iterations. The ``plan`` table holds what an
+experiment set out to run (cells and their planned task counts), so that a report can tell a
+finished cell from an incomplete one. A schema-1 store (results keyed without constrained and
+seed) is migrated in place when opened for writing: its results keep their values with
+``constrained`` 1 and ``seed`` 0.
+
+Every write is its own committed transaction (autocommit, ``synchronous=FULL``), made as soon
+as the call or result is finished; a write that fails (disk full, I/O error) is rolled back by
+SQLite and raised as one StoreError, so the store keeps exactly what it held before. Only
+finished completions are stored: a backend that fails (BackendError, a cancelled call) stores
+nothing. Readers open a store ``readonly`` (nothing written: a run on a read-only mount can be
+read). Every row read is checked (:mod:`scir.llm.store_rows`): a damaged one is a StoreError
+naming the store, the table and the row.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from scir.errors import ConfigError, StoreError
-from scir.llm.base import Backend, LLMRequest, LLMResponse, ToolCall, request_key
+from scir.llm.base import Backend, LLMRequest, LLMResponse, cut_response, request_key, valid_text
+from scir.llm.store_db import open_readonly, open_writable
+from scir.llm.store_rows import (RESULT_KEY, BadRow, damaged, load_object, read_attempts,
+                                 read_call, read_invocation, read_plan, read_result,
+                                 read_tool_output, read_trajectory, to_json)
 
 STORE_NAME = "run.sqlite"
-SCHEMA_VERSION = 2
-RESULT_KEY = ("task_id", "arch", "presentation", "model", "constrained", "seed")
-
-_RESULTS_TABLE = """
-CREATE TABLE IF NOT EXISTS results (
-    task_id TEXT NOT NULL,
-    arch TEXT NOT NULL,
-    presentation TEXT NOT NULL,
-    model TEXT NOT NULL,
-    constrained INTEGER NOT NULL DEFAULT 1,
-    seed INTEGER NOT NULL DEFAULT 0,
-    status TEXT NOT NULL,
-    correct INTEGER NOT NULL,
-    result TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (task_id, arch, presentation, model, constrained, seed)
-);
-"""
-_SCHEMA = _RESULTS_TABLE + """
-CREATE TABLE IF NOT EXISTS calls (
-    key TEXT PRIMARY KEY,
-    backend TEXT NOT NULL,
-    model TEXT NOT NULL,
-    request TEXT NOT NULL,
-    text TEXT NOT NULL,
-    prompt_tokens INTEGER NOT NULL,
-    completion_tokens INTEGER NOT NULL,
-    latency_s REAL NOT NULL,
-    cost_usd REAL NOT NULL,
-    finish_reason TEXT,
-    created_at REAL NOT NULL,
-    tool_calls TEXT
-);
-CREATE TABLE IF NOT EXISTS plan (
-    cell TEXT PRIMARY KEY,
-    planned INTEGER NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tool_results (
-    key TEXT PRIMARY KEY,
-    tool TEXT NOT NULL,
-    request TEXT NOT NULL,
-    output TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS trajectories (
-    task_id TEXT NOT NULL,
-    arch TEXT NOT NULL,
-    presentation TEXT NOT NULL,
-    model TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    iteration INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (task_id, arch, presentation, model, seed, iteration)
-);
-CREATE TABLE IF NOT EXISTS invocations (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    started_at REAL NOT NULL,
-    config TEXT NOT NULL
-);
-"""
+_CALL_COLUMNS = ("backend, model, text, prompt_tokens, completion_tokens, latency_s, cost_usd, "
+                 "finish_reason, tool_calls")
 
 
 class RunStore:
     """A run's SQLite store; safe to share between threads of one process."""
 
-    def __init__(self, path: str | Path) -> None:
-        """Open (creating if needed) the store at ``path``: a run folder or a ``.sqlite`` file."""
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        """Open the store at ``path`` (a run folder or a ``.sqlite`` file): for writing
+        (created if needed), or ``readonly`` (it must exist; nothing is written to it)."""
         path = Path(path)
         if path.suffix != ".sqlite":
-            path.mkdir(parents=True, exist_ok=True)
+            if not readonly:
+                path.mkdir(parents=True, exist_ok=True)
             path = path / STORE_NAME
-        else:
+        elif not readonly:
             path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.readonly = readonly
         self._lock = threading.Lock()
+        if readonly and not path.is_file():
+            raise ConfigError("no run store here", file=str(path))
         try:
-            self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
-                                       timeout=30.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, 1, SCHEMA_VERSION):
-                raise ConfigError(f"run store schema {version} is not supported (this toolkit "
-                                  f"writes {SCHEMA_VERSION})", file=str(path))
-            if version == 1:
-                _migrate_v1(self._db)
-            self._db.executescript(_SCHEMA)
-            _add_tool_calls_column(self._db)
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._db = open_readonly(path) if readonly else open_writable(path)
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"cannot open run store: {exc}", file=str(path)) from exc
 
-    def _write(self, sql: str, params: tuple) -> None:
-        """One committed write; a failure leaves the store as it was and is a StoreError."""
+    # ---- reading and writing rows -------------------------------------------------------------
+    def _select(self, table: str, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
             try:
-                self._db.execute(sql, params)
+                return self._db.execute(sql, _bindable(params)).fetchall()
             except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot read table {table}: {exc}",
+                                 file=str(self.path)) from exc
+
+    def _rows(self, table: str, rows: list[tuple], read: Callable[..., Any],
+              skip: Callable[[StoreError], None] | None = None) -> list[Any]:
+        """``read`` of each row (``(rowid, *values)``); a damaged row is a StoreError, or is
+        handed to ``skip`` and left out."""
+        out = []
+        for rowid, *values in rows:
+            try:
+                out.append(read(*values))
+            except BadRow as exc:
+                error = damaged(self.path, table, rowid, str(exc))
+                if skip is None:
+                    raise error from exc
+                skip(error)
+        return out
+
+    def _write(self, sql: str, params: tuple) -> None:
+        """One committed write; a failure leaves the store as it was and is a StoreError."""
+        self._transaction([(sql, params)])
+
+    def _transaction(self, statements: list[tuple[str, tuple]]) -> None:
+        """Writes committed together, or not at all (a StoreError)."""
+        if self.readonly:
+            raise StoreError("the run store is open read-only", file=str(self.path))
+        with self._lock:
+            many = len(statements) > 1
+            try:
+                if many:
+                    self._db.execute("BEGIN IMMEDIATE")
+                for sql, params in statements:
+                    self._db.execute(sql, _bindable(params))
+                if many:
+                    self._db.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                if many and self._db.in_transaction:
+                    try:
+                        self._db.execute("ROLLBACK")
+                    except sqlite3.DatabaseError:
+                        pass            # SQLite rolls the journal back when next opened
                 raise _store_error(exc, self.path) from exc
 
     # ---- calls -------------------------------------------------------------------------------
     def get_call(self, key: str) -> LLMResponse | None:
         """The stored response of a call, or None."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT backend, model, text, prompt_tokens, completion_tokens, latency_s, "
-                "cost_usd, finish_reason, tool_calls FROM calls WHERE key = ?",
-                (key,)).fetchone()
-        if row is None:
-            return None
-        backend, model, text, pt, ct, latency, cost, finish, tools = row
-        return LLMResponse(text=text, prompt_tokens=pt, completion_tokens=ct, latency_s=latency,
-                           cost_usd=cost, raw_finish_reason=finish, backend=backend, model=model,
-                           cached=True, tool_calls=_tool_calls(tools))
+        rows = self._select("calls", f"SELECT rowid, {_CALL_COLUMNS} FROM calls WHERE key = ?",
+                            (key,))
+        found = self._rows("calls", rows, read_call)
+        return found[0] if found else None
 
     def put_call(self, key: str, request: LLMRequest, response: LLMResponse) -> None:
-        """Store a finished call (committed before returning; a second copy is ignored)."""
-        tools = (json.dumps([c.to_dict() for c in response.tool_calls], ensure_ascii=False)
+        """Store a finished call (committed before returning; a second copy is ignored): the
+        messages in ``texts`` (each once), the request with their digests, the response."""
+        data = request.key_dict()
+        messages = [to_json(m) for m in data.pop("messages")]
+        refs = [hashlib.sha256(m.encode("utf-8")).hexdigest() for m in messages]
+        data["message_refs"] = refs
+        tools = (to_json([c.to_dict() for c in response.tool_calls])
                  if response.tool_calls else None)
-        self._write(
+        statements = [("INSERT OR IGNORE INTO texts (hash, text) VALUES (?, ?)", (h, m))
+                      for h, m in dict(zip(refs, messages)).items()]
+        statements.append((
             "INSERT OR IGNORE INTO calls (key, backend, model, request, text, prompt_tokens, "
             "completion_tokens, latency_s, cost_usd, finish_reason, created_at, tool_calls) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, response.backend, response.model,
-             json.dumps(request.key_dict(), ensure_ascii=False), response.text,
+            (key, response.backend, response.model, to_json(data), response.text,
              response.prompt_tokens, response.completion_tokens, response.latency_s,
-             response.cost_usd, response.raw_finish_reason, time.time(), tools))
+             response.cost_usd, response.raw_finish_reason, time.time(), tools)))
+        self._transaction(statements)
 
     def calls(self, backend: str, model: str) -> dict[str, LLMResponse]:
         """Every stored call of one backend and model: key -> response (``cached`` set), e.g.
         to serve them to workers of another process or machine."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT key, text, prompt_tokens, completion_tokens, latency_s, cost_usd, "
-                "finish_reason, tool_calls FROM calls WHERE backend = ? AND model = ?",
-                (backend, model)).fetchall()
-        return {key: LLMResponse(text=text, prompt_tokens=pt, completion_tokens=ct,
-                                 latency_s=latency, cost_usd=cost, raw_finish_reason=finish,
-                                 backend=backend, model=model, cached=True,
-                                 tool_calls=_tool_calls(tools))
-                for key, text, pt, ct, latency, cost, finish, tools in rows}
+        rows = self._select("calls", f"SELECT rowid, key, {_CALL_COLUMNS} FROM calls WHERE "
+                            "backend = ? AND model = ?", (backend, model))
+        return dict(self._rows("calls", rows, lambda key, *row: (key, read_call(*row))))
 
     def call_count(self) -> int:
         """How many calls are stored."""
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+        return self._select("calls", "SELECT COUNT(*) FROM calls")[0][0]
 
     def call_totals(self) -> tuple[int, int, float]:
         """(calls, prompt + completion tokens, cost in USD) of every stored call."""
-        with self._lock:
-            n, tokens, cost = self._db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(prompt_tokens + completion_tokens), 0), "
-                "COALESCE(SUM(cost_usd), 0.0) FROM calls").fetchone()
+        ((n, tokens, cost),) = self._select(
+            "calls", "SELECT COUNT(*), COALESCE(SUM(prompt_tokens + completion_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0.0) FROM calls")
         return int(n), int(tokens), float(cost)
 
     def call_requests(self) -> list[dict[str, Any]]:
         """The stored requests (messages, constraint, params), in key order."""
-        with self._lock:
-            rows = self._db.execute("SELECT request FROM calls ORDER BY key").fetchall()
-        return [json.loads(r[0]) for r in rows]
+        rows = self._select("calls", "SELECT rowid, request FROM calls ORDER BY key")
+        return self._rows("calls", rows, self._request)
+
+    def _request(self, text: Any) -> dict[str, Any]:
+        data = load_object(text, "request")
+        refs = data.pop("message_refs", None)
+        if refs is None:
+            return data
+        if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+            raise BadRow("request field 'message_refs' is not a list of digests")
+        texts = dict(self._select("texts", "SELECT hash, text FROM texts WHERE hash IN "
+                                  f"({', '.join('?' * len(refs))})", tuple(refs)))
+        missing = next((r for r in refs if r not in texts), None)
+        if missing is not None:
+            raise BadRow(f"request names message {missing[:16]}..., which is not in texts")
+        data["messages"] = [load_object(texts[r], f"message {r[:16]}...") for r in refs]
+        return data
 
     # ---- results -----------------------------------------------------------------------------
     def put_result(self, result: dict[str, Any]) -> None:
@@ -200,18 +191,18 @@ class RunStore:
         self._write(
             "INSERT OR REPLACE INTO results (task_id, arch, presentation, model, constrained, "
             "seed, status, correct, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*key, result["status"], int(bool(result["correct"])),
-             json.dumps(result, ensure_ascii=False, sort_keys=True), time.time()))
+            (*key, result["status"], int(bool(result["correct"])), to_json(result),
+             time.time()))
 
     def get_result(self, task_id: str, arch: str, presentation: str, model: str,
                    constrained: bool = True, seed: int = 0) -> dict[str, Any] | None:
         """One stored result, or None."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT result FROM results WHERE task_id = ? AND arch = ? AND presentation = ? "
-                "AND model = ? AND constrained = ? AND seed = ?",
-                (task_id, arch, presentation, model, int(bool(constrained)), seed)).fetchone()
-        return None if row is None else _stored(row[0])
+        rows = self._select(
+            "results", "SELECT rowid, result FROM results WHERE task_id = ? AND arch = ? AND "
+            "presentation = ? AND model = ? AND constrained = ? AND seed = ?",
+            (task_id, arch, presentation, model, int(bool(constrained)), seed))
+        found = self._rows("results", rows, read_result)
+        return found[0] if found else None
 
     def results(self, arch: str | None = None, presentation: str | None = None,
                 model: str | None = None, constrained: bool | None = None,
@@ -226,33 +217,56 @@ class RunStore:
                 clauses.append(f"{column} = ?")
                 params.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT result FROM results{where} ORDER BY {', '.join(RESULT_KEY)}",
-                params).fetchall()
-        return [_stored(r[0]) for r in rows]
+        rows = self._select("results", f"SELECT rowid, result FROM results{where} ORDER BY "
+                            f"{', '.join(RESULT_KEY)}", tuple(params))
+        return self._rows("results", rows, read_result)
 
     # ---- tool results and agent trajectories ------------------------------------------------
-    def get_tool(self, key: str) -> dict[str, Any] | None:
-        """The stored output of a tool call (e.g. the SR agent's analyzer), or None."""
-        with self._lock:
-            row = self._db.execute("SELECT output FROM tool_results WHERE key = ?",
-                                   (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+    def get_tool(self, key: str, check: Callable[[dict[str, Any]], None] | None = None
+                 ) -> dict[str, Any] | None:
+        """The stored output of a tool call (e.g. the SR agent's analyzer), or None;
+        ``check`` (the tool's) raises BadRow when the output does not have its shape."""
+        def read(text: Any) -> dict[str, Any]:
+            output = read_tool_output(text)
+            if check is not None:
+                check(output)
+            return output
+
+        rows = self._select("tool_results", "SELECT rowid, output FROM tool_results WHERE "
+                            "key = ?", (key,))
+        found = self._rows("tool_results", rows, read)
+        return found[0] if found else None
 
     def put_tool(self, key: str, tool: str, request: dict[str, Any],
                  output: dict[str, Any]) -> None:
         """Store a finished tool call (committed before returning; a second copy is ignored)."""
         self._write("INSERT OR IGNORE INTO tool_results VALUES (?, ?, ?, ?, ?)",
-                    (key, tool, json.dumps(request, ensure_ascii=False, sort_keys=True),
-                     json.dumps(output, ensure_ascii=False, sort_keys=True), time.time()))
+                    (key, tool, to_json(request), to_json(output), time.time()))
+
+    def tool_attempts(self, key: str) -> int:
+        """How many times a tool call was started (:meth:`start_tool`)."""
+        rows = self._select("tool_attempts", "SELECT rowid, attempts FROM tool_attempts "
+                            "WHERE key = ?", (key,))
+        found = self._rows("tool_attempts", rows, read_attempts)
+        return found[0] if found else 0
+
+    def start_tool(self, key: str, tool: str) -> None:
+        """Record that a tool call starts (committed before it runs: a call that kills the
+        process is seen by the next run)."""
+        self._write("INSERT INTO tool_attempts (key, tool, attempts, started_at) VALUES "
+                    "(?, ?, 1, ?) ON CONFLICT(key) DO UPDATE SET attempts = attempts + 1, "
+                    "started_at = excluded.started_at", (key, tool, time.time()))
+
+    def retract_tool_start(self, key: str) -> None:
+        """Take back one start of a tool call (it was stopped by the user, not by the tool)."""
+        self._write("UPDATE tool_attempts SET attempts = MAX(attempts - 1, 0) WHERE key = ?",
+                    (key,))
 
     def tool_count(self, tool: str | None = None) -> int:
         """How many tool calls are stored (of one tool, or all)."""
         where, params = ("WHERE tool = ?", (tool,)) if tool is not None else ("", ())
-        with self._lock:
-            return self._db.execute(f"SELECT COUNT(*) FROM tool_results {where}",
-                                    params).fetchone()[0]
+        return self._select("tool_results", f"SELECT COUNT(*) FROM tool_results {where}",
+                            params)[0][0]
 
     def put_trajectory(self, key: dict[str, Any], iteration: int,
                        record: dict[str, Any]) -> None:
@@ -260,17 +274,17 @@ class RunStore:
         task_id, arch, presentation, model and seed."""
         self._write("INSERT OR REPLACE INTO trajectories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (key["task_id"], key["arch"], key["presentation"], key["model"],
-                     int(key["seed"]), int(iteration),
-                     json.dumps(record, ensure_ascii=False, sort_keys=True), time.time()))
+                     int(key["seed"]), int(iteration), to_json(record), time.time()))
 
-    def trajectories(self, arch: str | None = None) -> list[dict[str, Any]]:
-        """The stored iterations (of one arch, or all), ordered by task, cell and iteration."""
+    def trajectories(self, arch: str | None = None,
+                     skip: Callable[[StoreError], None] | None = None) -> list[dict[str, Any]]:
+        """The stored iterations (of one arch, or all), ordered by task, cell and iteration;
+        a damaged one is a StoreError, or handed to ``skip`` and left out."""
         where, params = ("WHERE arch = ?", (arch,)) if arch is not None else ("", ())
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT record FROM trajectories {where} ORDER BY task_id, arch, "
-                "presentation, model, seed, iteration", params).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        rows = self._select("trajectories", f"SELECT rowid, record FROM trajectories {where} "
+                            "ORDER BY task_id, arch, presentation, model, seed, iteration",
+                            params)
+        return self._rows("trajectories", rows, read_trajectory, skip)
 
     # ---- the plan of an experiment -------------------------------------------------------
     def put_plan(self, cell: dict[str, Any], planned: int) -> None:
@@ -281,9 +295,8 @@ class RunStore:
 
     def plan(self) -> list[tuple[dict[str, Any], int]]:
         """The planned cells and task counts, in the order of their keys."""
-        with self._lock:
-            rows = self._db.execute("SELECT cell, planned FROM plan ORDER BY cell").fetchall()
-        return [(json.loads(c), n) for c, n in rows]
+        rows = self._select("plan", "SELECT rowid, cell, planned FROM plan ORDER BY cell")
+        return self._rows("plan", rows, read_plan)
 
     # ---- bookkeeping -------------------------------------------------------------------------
     def log_invocation(self, config: dict[str, Any]) -> None:
@@ -293,10 +306,9 @@ class RunStore:
 
     def invocations(self) -> list[dict[str, Any]]:
         """The recorded invocations, oldest first."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT started_at, config FROM invocations ORDER BY id").fetchall()
-        return [{"started_at": t, **json.loads(c)} for t, c in rows]
+        rows = self._select("invocations", "SELECT rowid, started_at, config FROM invocations "
+                            "ORDER BY id")
+        return self._rows("invocations", rows, read_invocation)
 
     def close(self) -> None:
         """Close the database."""
@@ -317,48 +329,9 @@ def result_key(result: dict[str, Any]) -> tuple:
             bool(result.get("constrained", True)), int(result.get("seed", 0)))
 
 
-def _stored(text: str) -> dict[str, Any]:
-    """A stored result with the fields added since schema 1 filled in and its status in the
-    current vocabulary."""
-    from scir.evaluate.status import normalise
-
-    data = json.loads(text)
-    data.setdefault("constrained", True)
-    data.setdefault("seed", 0)
-    return normalise(data)
-
-
-def _add_tool_calls_column(db: sqlite3.Connection) -> None:
-    """Give a store made before tool calls existed its ``calls.tool_calls`` column (NULL: the
-    response had none); the schema version stays, as older readers ignore the column."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
-    if "tool_calls" not in columns:
-        db.execute("ALTER TABLE calls ADD COLUMN tool_calls TEXT")
-
-
-def _tool_calls(text: str | None) -> tuple[ToolCall, ...]:
-    """The stored tool calls of a response (none when NULL)."""
-    if not text:
-        return ()
-    return tuple(ToolCall.from_dict(item) for item in json.loads(text))
-
-
-def _migrate_v1(db: sqlite3.Connection) -> None:
-    """Schema 1 -> 2 in one transaction: the results table gains ``constrained`` and ``seed``
-    in its key (old rows: 1 and 0)."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        db.execute("ALTER TABLE results RENAME TO results_v1")
-        db.execute(_RESULTS_TABLE)
-        db.execute("INSERT INTO results (task_id, arch, presentation, model, constrained, seed, "
-                   "status, correct, result, created_at) SELECT task_id, arch, presentation, "
-                   "model, 1, 0, status, correct, result, created_at FROM results_v1")
-        db.execute("DROP TABLE results_v1")
-        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
+def _bindable(params: tuple) -> tuple:
+    """Query parameters SQLite takes: text with lone surrogates replaced (U+FFFD)."""
+    return tuple(valid_text(p) if isinstance(p, str) else p for p in params)
 
 
 def _store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
@@ -374,13 +347,15 @@ def _store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
 def cached_complete(backend: Backend, request: LLMRequest, store: RunStore) -> LLMResponse:
     """Serve a call from the store, or run it on the backend and store it before returning.
 
-    Failed calls (BackendError) are not stored, so a restarted run tries them again.
+    Failed calls (BackendError) are not stored, so a restarted run tries them again. A response
+    longer than the request's ``max_response_chars`` is cut (:func:`scir.llm.base.cut_response`)
+    before it is stored and returned.
     """
     key = request_key(backend, request)
     hit = store.get_call(key)
     if hit is not None:
-        return hit
-    response = backend.complete(request)
+        return cut_response(hit, request.max_response_chars)
+    response = cut_response(backend.complete(request), request.max_response_chars)
     store.put_call(key, request, response)
     return response
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
+from scir.llm.repetition import REPETITION, RepetitionGuard
 
 _FORMATS = {"lark": "lark", "json_schema": "json_schema", "regex": "regex"}
 
@@ -64,7 +65,8 @@ def validate_constraint(constraint: Constraint, llg_tokenizer: Any = None) -> st
 
 
 class _Watch:
-    """A transformers stopping criterion that counts generated tokens and applies stop strings."""
+    """A transformers stopping criterion that counts generated tokens, applies stop strings
+    and stops output that loops (:mod:`scir.llm.repetition`)."""
 
     def __init__(self, tokenizer: Any, stop: tuple[str, ...]) -> None:
         self.tokenizer = tokenizer
@@ -73,6 +75,8 @@ class _Watch:
         self.total = 0
         self.last_token: int | None = None
         self.stopped_by_string = False
+        self.guard = RepetitionGuard()
+        self.looped = False
 
     def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
         import torch
@@ -80,8 +84,8 @@ class _Watch:
         self.generated += 1                    # called once per new token
         self.total = int(input_ids.shape[1])
         self.last_token = int(input_ids[0, -1])
-        done = False
-        if self.stop:
+        done = self.looped = self.guard.push(self.last_token)
+        if self.stop and not done:
             tail = self.tokenizer.decode(input_ids[0, self.total - self.generated:],
                                          skip_special_tokens=True)
             done = any(s in tail for s in self.stop)
@@ -184,7 +188,9 @@ class OutlinesBackend(Backend):
             cut = text.find(s)
             if cut >= 0:
                 text = text[:cut]
-        if watch.stopped_by_string or watch.last_token == self.hf_tokenizer.eos_token_id:
+        if watch.looped:
+            finish = REPETITION
+        elif watch.stopped_by_string or watch.last_token == self.hf_tokenizer.eos_token_id:
             finish = "stop"
         elif watch.generated >= request.max_tokens:
             finish = "length"

@@ -5,7 +5,9 @@
 LAST ``@`` (so model names may contain ``:``, e.g. ``ollama:qwen3:30b@http://localhost:11434/v1``);
 the ``@URL`` is required for them (a name without one is a ConfigError, never a silent guess at
 ``localhost``). ``openai:MODEL@URL`` reaches any other
-OpenAI-compatible server. ``hf:PATH`` is a local transformers model run through Outlines; ``tiny``
+OpenAI-compatible server. ``hf:PATH`` is a local transformers model run through Outlines;
+``gguf:PATH`` a GGUF file run natively by llama.cpp and ``smollm2`` the real instruct model the
+set-up installs (:mod:`scir.llm.gguf`); ``tiny``
 is the built-in random-weight model for tests and the offline demo.
 """
 
@@ -25,6 +27,7 @@ DEFAULT_URLS: dict[str, str | None] = {
     "ollama": None,
     "llamacpp": None,
     "hf": None,
+    "gguf": None,
     "tiny": None,
 }
 # the address each local server listens on by default (only to suggest a complete name)
@@ -35,7 +38,9 @@ LOCAL_SERVERS = ("vllm", "sglang", "ollama", "llamacpp")
 _URL = re.compile(r"^https?://[^\s/@]+(?:/\S*)?$")
 
 EXAMPLES = ("openrouter:openai/gpt-4o, openai:gpt-4o-mini, vllm:Qwen/Qwen3-8B@http://host:8000/v1, "
-            "ollama:qwen3:30b@http://localhost:11434/v1, hf:/path/to/model, tiny")
+            "ollama:qwen3:30b@http://localhost:11434/v1, hf:/path/to/model, "
+            "gguf:/path/to/model.gguf, smollm2, tiny")
+SHORT_NAMES = {"smollm2": "gguf"}      # built-in local models: name -> provider
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,8 @@ def parse_model_name(text: str) -> ModelName:
     text = text.strip()
     if text == "tiny":
         return ModelName("tiny", "tiny", None, text)
+    if text in SHORT_NAMES:
+        return ModelName(SHORT_NAMES[text], text, None, text)
     provider, sep, rest = text.partition(":")
     if not sep:
         raise fail("expected PROVIDER:MODEL")
@@ -73,6 +80,10 @@ def parse_model_name(text: str) -> ModelName:
         if not rest:
             raise fail("hf: needs a model path or hub id")
         return ModelName("hf", rest, None, text)
+    if provider == "gguf":
+        if not rest:
+            raise fail("gguf: needs the path of a .gguf file")
+        return ModelName("gguf", rest, None, text)
     model, base_url = rest, DEFAULT_URLS[provider]
     if "@" in rest:
         if provider == "openrouter":

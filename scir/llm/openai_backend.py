@@ -6,7 +6,9 @@ SGLang and llama.cpp a ``%llguidance`` Lark grammar (SGLang must run with
 ``--grammar-backend llguidance``); JSON schemas go in ``response_format`` everywhere; the hosted
 APIs get plain text otherwise, and the caller validates the output itself. A request's ``tools``
 go as OpenAI ``tools``; the response's ``tool_calls`` are read (a message with tool calls and
-``content: null`` is an answer with empty text).
+``content: null`` is an answer with empty text). Lone surrogates in the text and the tool calls
+(``"\\ud800"`` escapes, which are not text) are replaced by U+FFFD, so what is stored and cached
+is what the caller saw.
 
 Every attempt is bounded: ``timeout`` seconds in total (connect, request, headers and body; see
 :mod:`scir.llm.http_limits`) and ``max_response_bytes`` received. Retries (tenacity, full jitter:
@@ -28,7 +30,8 @@ from typing import Any, Callable
 import tenacity
 
 from scir.errors import BackendError, ConfigError
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, ToolCall
+from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, ToolCall,
+                            valid_text)
 from scir.llm.http_limits import (ResponseRefused, attempt_limits, cancellable_sleep,
                                   guarded_client)
 from scir.llm.keys import KEY_ENV, env_key      # which key goes to which host
@@ -223,6 +226,10 @@ class OpenAICompatibleBackend(Backend):
             data = json.loads(body)
         except json.JSONDecodeError as exc:
             raise bad(f"not JSON ({exc.msg})") from exc
+        except ValueError as exc:        # an integer of more than 4300 digits
+            raise bad(f"not JSON ({str(exc).split(';')[0]})") from exc
+        except RecursionError as exc:    # never stored: a rerun asks again
+            raise bad("JSON nested too deeply") from exc
         if not isinstance(data, dict):
             raise bad("not a JSON object")
         if "error" in data and "choices" not in data:
@@ -243,6 +250,7 @@ class OpenAICompatibleBackend(Backend):
             raise _Transient("the server sent a completion with content null")
         if not isinstance(text, str):
             raise bad("message content is not a string")
+        text = valid_text(text)        # lone surrogates (JSON escapes) are not text
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         cost = usage.get("cost", 0.0)
         if not isinstance(cost, (int, float)) or isinstance(cost, bool) or not math.isfinite(cost):
@@ -275,9 +283,11 @@ def _read_tool_calls(value: Any, bad: Callable[[str], BackendError]) -> tuple[To
     if not isinstance(value, list) or len(value) > MAX_TOOL_CALLS:
         raise bad(f"tool_calls is not a list of at most {MAX_TOOL_CALLS} calls")
     try:
-        return tuple(ToolCall.from_dict(item) for item in value)
+        calls = [ToolCall.from_dict(item) for item in value]
     except ValueError as exc:
         raise bad(str(exc)) from exc
+    return tuple(ToolCall(valid_text(c.id), valid_text(c.name), valid_text(c.arguments))
+                 for c in calls)
 
 
 def _int(value: Any) -> int:

@@ -141,7 +141,7 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     messages = [("user", begun.prompt)]
     for attempt in range(settings.max_retries + 1):
         response = calls.ask(messages, begun.constraint, formalization_tokens(track, task),
-                             formalization=True)
+                             formalization=True, attempt=attempt)
         result.formalization = response.text
         result.retries = attempt
         step = formalization_step(track, task, response.text)

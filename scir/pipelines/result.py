@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 from scir.errors import ConfigError
 from scir.evaluate.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status
-from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message, Tool
+from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, Message, Tool,
+                            cut_response)
 from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.tasks import Task
 from scir.tracks import track_of
@@ -25,6 +26,7 @@ BACKUPS = ("cot",)                 # what answers a task when NS's formalization
 PRESENTATIONS = ("nl", "obf")
 STATUSES = STATUS_VALUES           # scir.evaluate.status.Status, as stored
 NO_MODEL = "none"                  # the model column of oracle results
+RETRY_TEMPERATURE = 0.7            # a greedy call's retry samples (scir.pipelines.ns)
 
 # Solvers are called from one thread at a time: the pipelines run tasks in threads so that LLM
 # calls overlap, but an in-process Prolog bridge is not thread-safe and the solvers are CPU-bound.
@@ -72,7 +74,10 @@ class PipelineSettings:
                               f"{self.backup!r}", field="backup")
 
     def check_arch(self, arch: str) -> None:
-        """Refuse settings that do not apply to ``arch`` (a backup is for ``ns`` only)."""
+        """Refuse settings that do not apply to ``arch`` (a backup is for ``ns`` only), and
+        ``sr-agent`` where its analyzer cannot run isolated (unless told it may)."""
+        if arch == "sr-agent":
+            self.agent.check_isolation()
         if self.backup is not None and arch != "ns":
             raise ConfigError(f"--backup {self.backup} applies to --arch ns only (a backup "
                               f"answers when the formalization fails), not --arch {arch}",
@@ -191,26 +196,33 @@ class Calls:
 
     def ask(self, messages: list[tuple[str, str]] | list[Message],
             constraint: Constraint | None = None, min_tokens: int | None = None,
-            formalization: bool = False, tools: tuple[Tool, ...] = ()) -> LLMResponse:
+            formalization: bool = False, tools: tuple[Tool, ...] = (),
+            max_response_chars: int | None = None, attempt: int = 0) -> LLMResponse:
         """One call with the pipeline's generation settings (BackendError propagates);
         ``messages`` as (role, content) pairs or Message records, ``tools`` offered to the
-        model (OpenAI tool calls).
+        model (OpenAI tool calls); the response's text and tool-call arguments cut to
+        ``max_response_chars`` (:func:`scir.llm.base.cut_response`: stored and returned cut).
 
         ``min_tokens`` raises ``max_tokens`` for this call (a bounded grammar's longest
         output, so that the token limit never cuts a formalization into unparseable text);
         For a ``formalization`` call, ``settings.max_formalization_tokens``, when set, is the
-        limit instead.
+        limit instead. A retry (``attempt`` > 0) of a greedy call samples at
+        :data:`RETRY_TEMPERATURE` with seed ``seed + attempt``: greedy decoding would repeat
+        the failed output almost word for word.
         """
         max_tokens = max(self.settings.max_tokens, min_tokens or 0)
+        temperature, seed = self.settings.temperature, self.settings.seed
+        if attempt > 0 and temperature == 0:
+            temperature, seed = RETRY_TEMPERATURE, seed + attempt
         cap = self.settings.max_formalization_tokens
         if formalization and cap is not None:
             max_tokens = cap
         request = LLMRequest(messages=tuple(m if isinstance(m, Message) else Message(*m)
                                             for m in messages),
                              constraint=constraint, max_tokens=max_tokens,
-                             temperature=self.settings.temperature, seed=self.settings.seed,
-                             tools=tuple(tools))
-        response = self.backend.complete(request)
+                             temperature=temperature, seed=seed, tools=tuple(tools),
+                             max_response_chars=max_response_chars)
+        response = cut_response(self.backend.complete(request), max_response_chars)
         self.calls += 1
         self.cached += int(response.cached)
         self.prompt_tokens += response.prompt_tokens

@@ -201,9 +201,9 @@ def pending_tasks(tasks: list[Task], arch: str, model: str, store: RunStore,
         check_architecture(track_of(task), arch)
     pending = []
     for task in tasks:
-        stored = store.get_result(task.task_id, arch, settings.presentation, model,
-                                  settings.constrained, settings.seed)
-        if not redo and stored is not None and stored["status"] not in RETRIED_STATUSES:
+        stored = None if redo else store.get_result(task.task_id, arch, settings.presentation,
+                                                    model, settings.constrained, settings.seed)
+        if stored is not None and stored["status"] not in RETRIED_STATUSES:
             summary.skipped += 1
         else:
             pending.append(task)

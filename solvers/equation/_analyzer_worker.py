@@ -79,10 +79,11 @@ class SandboxRefusal(PermissionError):
 
 
 class _Stream:
-    """A text stream writing to a file descriptor, keeping at most ``limit`` characters."""
+    """A text stream writing to a file descriptor, keeping at most ``limit`` characters and
+    one more when there was more (so that the reader can tell the output was cut)."""
 
     def __init__(self, fd: int, limit: int) -> None:
-        self.fd, self.left, self.cut = fd, limit, False
+        self.fd, self.left, self.cut = fd, limit + 1, False
 
     def write(self, text: str) -> int:
         if not isinstance(text, str):

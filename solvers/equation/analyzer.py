@@ -62,9 +62,11 @@ import numpy as np
 from solvers.errors import (ConfigError, SandboxCrash, SandboxViolation, SolverError,
                             SolverResourceLimit, SolverTimeout)
 from solvers.equation._analyzer_worker import EXIT_MEMORY, EXIT_VIOLATION
+from solvers.isolation import isolation, sandboxed
 
 WORKER = Path(__file__).resolve().parent / "_analyzer_worker.py"
 FILE_LIMIT_MB = 16
+WORK_MB = 64                       # the private working folder (a tmpfs) when isolated
 MAX_CODE_CHARS = 100_000
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
@@ -167,9 +169,14 @@ def _read(path: Path, limit: int) -> tuple[str, bool]:
 
 def analyze(code: str, data, columns: Sequence[str] | None = None, *, seconds: float = 10.0,
             memory_mb: int = 512, max_output: int = 20_000,
-            startup_seconds: float = 60.0) -> AnalysisResult:
+            startup_seconds: float = 60.0, isolate: bool = True) -> AnalysisResult:
     """Run untrusted ``code`` on ``data`` (a 2-D array with ``columns``, or a DataFrame) in
-    the sandbox described in the module docstring; never raises for what the code does."""
+    the sandbox described in the module docstring; never raises for what the code does.
+    ``isolate`` (the default) runs it under :mod:`solvers.isolation` and raises
+    :class:`~solvers.isolation.IsolationUnavailable` where that cannot be had; False runs it
+    with only the process-level walls (audit hook, rlimits, ``unshare -n``): unsafe."""
+    if isolate:
+        isolation().require("the analyzer's code")
     if not isinstance(code, str):
         raise ConfigError(f"code must be text, got {type(code).__name__}")
     if not seconds > 0 or memory_mb < 256 or max_output < 1:
@@ -179,34 +186,65 @@ def analyze(code: str, data, columns: Sequence[str] | None = None, *, seconds: f
                               f"the code is {len(code)} characters long (limit "
                               f"{MAX_CODE_CHARS})")
     rows, names = _table(data, columns)
-    work = Path(tempfile.mkdtemp(prefix="scir-analysis-")).resolve()
     private = Path(tempfile.mkdtemp(prefix="scir-analysis-out-"))
+    # unisolated, the code works in a host folder; isolated, in the sandbox's private /tmp
+    work = None if isolate else Path(tempfile.mkdtemp(prefix="scir-analysis-")).resolve()
     try:
         return _run(code, rows, names, work, private, seconds, memory_mb, max_output,
                     startup_seconds)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if work is not None:
+            _remove_tree(work)
         shutil.rmtree(private, ignore_errors=True)
 
 
-def _run(code: str, rows: list, names: list[str], work: Path, private: Path, seconds: float,
-         memory_mb: int, max_output: int, startup_seconds: float) -> AnalysisResult:
-    status_r, status_w = os.pipe()
-    request = {"code": code, "columns": names, "data": rows, "max_output": max_output,
-               "cwd": str(work), "status_fd": status_w, "memory_mb": memory_mb,
-               "cpu_seconds": math.ceil(seconds + startup_seconds),
-               "file_limit_mb": FILE_LIMIT_MB}
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "TMPDIR": str(work),
-           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", **{v: "1" for v in THREAD_VARIABLES}}
+def _remove_tree(path: Path) -> None:
+    """Remove a folder the code may have filled with anything (a directory chain deeper than
+    Python's recursion limit included): ``rm -rf`` first, ``shutil.rmtree`` as a fallback."""
+    try:
+        subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], timeout=120,
+                       capture_output=True)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def isolated(command: Sequence[str], env: dict[str, str] | None = None) -> list[str]:
+    """``command`` wrapped in the analyzer's sandbox (:func:`solvers.isolation.sandboxed`
+    with the worker file visible and a :data:`WORK_MB` working folder); what the tests attack
+    with the audit hook out of the way."""
+    return sandboxed(command, visible=[WORKER], env=env, tmp_mb=WORK_MB)
+
+
+def _command(work: Path | None, env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The worker's command line and the environment to start it with."""
     command = [sys.executable, "-I", str(WORKER)]
+    if work is None:
+        return isolated(command, env), {"PATH": "/usr/bin:/bin"}
     if network_namespace():
         command = [shutil.which("unshare") or "unshare", "-n", "--"] + command
+    return command, env
+
+
+def _run(code: str, rows: list, names: list[str], work: Path | None, private: Path,
+         seconds: float, memory_mb: int, max_output: int,
+         startup_seconds: float) -> AnalysisResult:
+    status_r, status_w = os.pipe()
+    cwd = "/tmp" if work is None else str(work)
+    request = {"code": code, "columns": names, "data": rows, "max_output": max_output,
+               "cwd": cwd, "status_fd": status_w, "memory_mb": memory_mb,
+               "cpu_seconds": math.ceil(seconds + startup_seconds),
+               "file_limit_mb": FILE_LIMIT_MB}
+    env = {"PATH": "/usr/bin:/bin", "HOME": cwd, "TMPDIR": cwd,
+           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", **{v: "1" for v in THREAD_VARIABLES}}
+    command, env = _command(work, env)
     out_path, err_path = private / "stdout", private / "stderr"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         try:
             proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err,
-                                    cwd=work, env=env, pass_fds=(status_w,),
-                                    start_new_session=True, close_fds=True)
+                                    cwd=private if work is None else work, env=env,
+                                    pass_fds=(status_w,), start_new_session=True,
+                                    close_fds=True)
         finally:
             os.close(status_w)
     status_lines: list[bytes] = []

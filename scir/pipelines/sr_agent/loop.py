@@ -5,11 +5,12 @@ Each iteration starts fresh: the system prompt, then one user message with the p
 iteration's goal and the experience buffer's top-K equations. Within it, every model response
 is read by the dialog's protocol (:mod:`scir.pipelines.sr_agent.dialog`: text or tool
 calls); the action's result (or the reason the response could not be used) goes back to the
-model. An iteration ends when the model writes ``Final:``, when an evaluation meets the goal, or after ``steps``
-model calls. The run ends when the best MAPE is below ``goal_stop`` or after ``iterations``
-iterations. Model calls go through ``ask`` (the pipeline's cached calls), tools through the
-:class:`~scir.pipelines.sr_agent.tools.Toolbox` (cached too), so a restarted run repeats no
-finished call and rebuilds the same iterations.
+model. An iteration ends when the model writes ``Final:``, when an evaluation meets the goal,
+after ``steps`` model calls, or when its conversation has grown past ``max_conversation_chars``
+(each response is kept cut to ``max_response_chars``). The run ends when the best MAPE is
+below ``goal_stop`` or after ``iterations`` iterations. Model calls go through ``ask`` (the
+pipeline's cached calls), tools through the :class:`~scir.pipelines.sr_agent.tools.Toolbox`
+(cached too), so a restarted run repeats no finished call and rebuilds the same iterations.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from scir.llm.base import LLMResponse, Message, Tool
+from scir.llm.base import LLMResponse, Message, Tool, cut_response
 from scir.pipelines.sr_agent import goals
 from scir.pipelines.sr_agent.buffer import ExperienceBuffer, Record
 from scir.pipelines.sr_agent.dialog import TextDialog
@@ -74,10 +75,13 @@ class Iteration:
     goal: float
     messages: list[dict[str, Any]] = field(default_factory=list)   # OpenAI form
     steps: list[Step] = field(default_factory=list)
-    end: str = "steps"             # final (Final: written), goal (met), steps (budget spent)
+    # final (Final: written), goal (met), steps (budget spent), size (the conversation grew
+    # past max_conversation_chars; ``note`` says so)
+    end: str = "steps"
     best_mape: float | None = None
     best_equation: str | None = None
     reward: float = 0.0
+    note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (the trajectory record of the iteration)."""
@@ -109,6 +113,12 @@ class AgentOutcome:
                 "final_goal": self.iterations[-1].goal if self.iterations else None}
 
 
+def _chars(message: Message) -> int:
+    """The characters of a message: its content and its tool calls."""
+    return len(message.content) + sum(len(c.name) + len(c.arguments)
+                                      for c in message.tool_calls)
+
+
 def _act(action: Action, toolbox: Toolbox, buffer: ExperienceBuffer, it: Iteration,
          step: Step) -> None:
     """Run one action's tool, filling ``step`` and adding an evaluation to the buffer."""
@@ -135,8 +145,14 @@ def run_iteration(problem: AgentProblem, ask: Ask, toolbox: Toolbox, settings: A
                 Message("user", first_message(problem, goal, buffer.top(settings.top_k), index,
                                               settings.iterations))]
     tools = 0
+    size = sum(_chars(m) for m in messages)
     for n in range(settings.steps):
-        response = ask(list(messages), dialog.tools)
+        if size > settings.max_conversation_chars:
+            it.end = "size"
+            it.note = (f"[conversation cut at {settings.max_conversation_chars} characters: "
+                       f"{size} characters after {n} steps; the iteration ended]")
+            break
+        response = cut_response(ask(list(messages), dialog.tools), settings.max_response_chars)
         turn = dialog.read(response)
         messages.append(turn.assistant)
         step = Step(n, response.text, None, "", "")
@@ -155,7 +171,9 @@ def run_iteration(problem: AgentProblem, ask: Ask, toolbox: Toolbox, settings: A
             it.end = "goal"
         done = it.end in ("final", "goal")
         left = None if done else settings.steps - n - 1
-        messages += dialog.reply(turn, kind, output, note, left)
+        replies = dialog.reply(turn, kind, output, note, left)
+        messages += replies
+        size += sum(_chars(m) for m in (turn.assistant, *replies))
         if done:
             break
     it.messages = [m.to_dict() for m in messages]

@@ -14,7 +14,7 @@ from typing import Any
 
 from scir.errors import ConfigError
 from scir.evaluate.status import Status
-from scir.llm.base import Backend
+from scir.llm.base import Backend, LLMResponse, Message, Tool
 from scir.llm.cache import CachingBackend, RunStore
 from scir.pipelines.result import (Calls, PipelineResult, PipelineSettings, new_result,
                                    problem_text, set_answer)
@@ -71,11 +71,13 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
         if store is not None:
             store.put_trajectory(key, it.index, {**key, **it.to_dict()})
 
-    outcome = run_agent(problem, lambda messages, tools: calls.ask(messages, tools=tools),
-                        toolbox, agent, keep, dialog)
+    def ask(messages: list[Message], tools: tuple[Tool, ...]) -> LLMResponse:
+        return calls.ask(messages, tools=tools, max_response_chars=agent.max_response_chars)
+
+    outcome = run_agent(problem, ask, toolbox, agent, keep, dialog)
     extras: dict[str, Any] = outcome.extras()
     extras.update(tool_calls_made=toolbox.made, tool_calls_served=toolbox.served,
-                  protocol=dialog.name)
+                  tool_calls_crashed=toolbox.crashed, protocol=dialog.name)
     result.extras = extras
     answer = outcome.answer
     if answer is None:

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 
 from scir.errors import FormalizationError
-from scir.llm.base import Tool, ToolCall
+from scir.llm.base import Tool, ToolCall, has_surrogate, was_cut
 
 ACTIONS = ("analyze", "evaluate", "final")
 MAX_RESPONSE_CHARS = 200_000       # longer responses are read only this far
@@ -93,6 +93,9 @@ def make_action(kind: str, body: str, what: str, note: str = "") -> Action:
     """An action of ``kind`` with ``body`` checked (``what`` names it in errors)."""
     if _CONTROL.search(body):
         raise FormalizationError(f"the {what} holds control characters")
+    if has_surrogate(body):
+        raise FormalizationError(f"the {what} holds a lone surrogate (U+D800..U+DFFF), which "
+                                 "is not text")
     if kind != "analyze":
         return Action(kind, _equation(body, what), note)
     if not body.strip():
@@ -127,13 +130,19 @@ def action_of_call(call: ToolCall, others: int = 0) -> Action:
     if call.name not in ARGUMENTS:
         raise FormalizationError(f"there is no tool {call.name[:60]!r}: call analyze, evaluate "
                                  "or final")
-    if len(call.arguments) > MAX_RESPONSE_CHARS:
+    if len(call.arguments) > MAX_RESPONSE_CHARS or was_cut(call.arguments):
         raise FormalizationError(f"the arguments of {call.name} are too long")
     try:
         args = json.loads(call.arguments)
     except json.JSONDecodeError as exc:
         raise FormalizationError(f"the arguments of {call.name} are not JSON: {exc.msg}"
                                  ) from exc
+    except ValueError as exc:          # an integer of more than 4300 digits
+        raise FormalizationError(f"the arguments of {call.name} are not JSON: "
+                                 f"{str(exc).split(';')[0]}") from exc
+    except RecursionError as exc:
+        raise FormalizationError(f"the arguments of {call.name} are nested too deeply; "
+                                 "write one object with one string") from exc
     name = ARGUMENTS[call.name]
     if not isinstance(args, dict) or not isinstance(args.get(name), str):
         raise FormalizationError(f"{call.name} takes one string argument {name!r}")

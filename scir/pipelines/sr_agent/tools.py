@@ -10,6 +10,13 @@ store so that a restarted run repeats no finished tool call:
 
 A cached result is keyed by sha256 of (tool, input text, the problem's data digest, the tool
 settings); both tools are deterministic given these, so a cached result equals a fresh one.
+
+A tool call that kills or crashes the process (the model's code may try) must not make the run
+impossible to finish, since its model call is cached and every rerun would run it again. So a
+start is recorded (``tool_attempts``) before the tool runs and the result is stored only after
+it has run; a call found started :data:`MAX_STARTS` times without a result is not run again:
+it gets a stored ``crashed`` result whose text tells the model the call did not finish. A
+KeyboardInterrupt (the user, not the tool) takes its start back.
 """
 
 from __future__ import annotations
@@ -17,14 +24,21 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import typing
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from scir.errors import ConfigError, ScirError
+from scir.llm.base import valid_text
 from scir.llm.cache import RunStore
+from scir.llm.store_rows import BadRow, check_fields
 from scir.pipelines.sr_agent.settings import AgentSettings
 
 FIT_SEED = 0
+MAX_STARTS = 2                     # starts of one tool call without a result, then "crashed"
+CRASHED = ("crashed: this tool call did not finish -- the process running it ended (killed or "
+           "crashed) each of the {n} times it was started, so it is not run again; try "
+           "something else")
 PERCENT = 100.0                    # eqtools reports MAPE in percent; the agent keeps fractions
 OK_FITS = ("ok", "time_limit")     # a fit stopped by its time budget keeps its best so far
 
@@ -89,6 +103,7 @@ class Toolbox:
         self.store = store
         self.made = 0
         self.served = 0
+        self.crashed = 0
         self._digest = problem.digest()
 
     def _key(self, tool: str, text: str) -> str:
@@ -100,26 +115,48 @@ class Toolbox:
                            "limits": limits}, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(data.encode()).hexdigest()
 
-    def _cached(self, tool: str, text: str, run: Any) -> dict[str, Any]:
-        key = self._key(tool, text)
-        if self.store is not None:
-            hit = self.store.get_tool(key)
-            if hit is not None:
-                self.served += 1
-                return hit
-        output = run(text)
+    def _cached(self, tool: str, text: str, run: Callable[[str], dict[str, Any]],
+                check: Callable[[dict[str, Any]], None],
+                crashed: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+        """The output of ``run(text)``, served from the store when stored (``check`` raises
+        BadRow for a stored output of the wrong shape); for a call started
+        :data:`MAX_STARTS` times without finishing, the output ``crashed`` makes of the
+        message :data:`CRASHED`, stored."""
+        store, key = self.store, self._key(tool, text)
+        request = {"input": text, "problem": self._digest}
+        if store is None:
+            output = run(text)
+            self.made += 1
+            return output
+        hit = store.get_tool(key, check)
+        if hit is not None:
+            self.served += 1
+            return hit
+        starts = store.tool_attempts(key)
+        if starts >= MAX_STARTS:
+            output = crashed(CRASHED.format(n=starts))
+            store.put_tool(key, tool, {**request, "crashed_after": starts}, output)
+            self.crashed += 1
+            return output
+        store.start_tool(key, tool)
+        try:
+            output = run(text)
+        except KeyboardInterrupt:
+            store.retract_tool_start(key)
+            raise
         self.made += 1
-        if self.store is not None:
-            self.store.put_tool(key, tool, {"input": text, "problem": self._digest}, output)
+        store.put_tool(key, tool, request, output)
         return output
 
     def analyze(self, code: str) -> str:
         """T1: run ``code`` on the training data; the text shown to the model."""
-        return self._cached("analyze", code, self._analyze)["text"]
+        return self._cached("analyze", code, self._analyze, _check_analysis,
+                            lambda why: {"text": why})["text"]
 
     def evaluate(self, skeleton: str) -> Evaluation:
         """T2: fit ``skeleton`` on the training data."""
-        return Evaluation(**self._cached("evaluate", skeleton, self._evaluate))
+        return Evaluation(**self._cached("evaluate", skeleton, self._evaluate, _check_evaluation,
+                                         lambda why: asdict(Evaluation("crashed", why))))
 
     # ---- the tools themselves ---------------------------------------------------------------
     def _analyze(self, code: str) -> dict[str, Any]:
@@ -129,8 +166,9 @@ class Toolbox:
         columns = [*p.inputs, p.output]
         data = [[*row, value] for row, value in zip(p.X, p.y)]
         result = analyze(code, data, columns, seconds=s.analyze_seconds,
-                         memory_mb=s.analyze_memory_mb, max_output=s.max_tool_chars)
-        return {"text": _cut(result.text(), s.max_tool_chars)}
+                         memory_mb=s.analyze_memory_mb, max_output=s.max_tool_chars,
+                         isolate=not s.unsafe_unisolated_analyzer)
+        return {"text": _cut(valid_text(result.text()), s.max_tool_chars)}
 
     def _evaluate(self, skeleton: str) -> dict[str, Any]:
         from solvers.equation.evaluator import fit, report
@@ -149,6 +187,18 @@ class Toolbox:
         status = "ok" if str(result.status) in OK_FITS and math.isfinite(mape) else "error"
         return asdict(Evaluation(status, _cut(report(result), self.settings.max_tool_chars),
                                  equation.text, str(result.expression), mape, mse))
+
+
+def _check_analysis(output: dict[str, Any]) -> None:
+    check_fields(output, {"text": str}, ("text",), "output")
+
+
+def _check_evaluation(output: dict[str, Any]) -> None:
+    hints = typing.get_type_hints(Evaluation)
+    check_fields(output, hints, ("status", "report"), "output")
+    extra = sorted(set(output) - set(hints))
+    if extra:
+        raise BadRow(f"output has fields an evaluation does not: {extra}")
 
 
 def _array(values: Sequence[Any]) -> Any:

@@ -4,6 +4,10 @@ index and goal, its conversation (``messages``: system, user, assistant, tool re
 messages), its ``steps`` (response, action, tool input and output, MAPE, protocol error), how
 it ended, its best MAPE and equation, and the log-linear ``reward``
 (:func:`scir.pipelines.sr_agent.reward.reward`; recomputed when ``s_max`` is given).
+
+The run is opened read-only. A damaged iteration row (not the JSON object the agent stores) is
+left out and reported to ``warn`` (one line naming the store, table and row): the other
+iterations are independent training data.
 """
 
 from __future__ import annotations
@@ -11,22 +15,30 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Callable
 
-from scir.errors import ConfigError
+from scir.errors import ConfigError, ScirError
 from scir.llm.cache import STORE_NAME, RunStore
 from scir.outputs import staged
 from scir.pipelines.sr_agent.reward import reward
 
 
 def export_trajectories(run_dir: str | os.PathLike, out: str | os.PathLike, *,
-                        arch: str = "sr-agent", s_max: float | None = None) -> int:
+                        arch: str = "sr-agent", s_max: float | None = None,
+                        warn: Callable[[str], None] | None = None) -> int:
     """Write the iterations stored in ``run_dir`` (of ``arch``) to the JSONL file ``out``
-    (written whole or not at all); returns the number of lines."""
+    (written whole or not at all); returns the number of lines. Damaged rows are skipped,
+    each reported to ``warn``."""
     path = Path(run_dir)
     if not (path / STORE_NAME).is_file():
         raise ConfigError(f"not a run directory (no {STORE_NAME})", file=str(path))
-    with RunStore(path) as store:
-        records = store.trajectories(arch)
+
+    def skipped(exc: ScirError) -> None:
+        if warn is not None:
+            warn(f"{exc}; it is left out")
+
+    with RunStore(path, readonly=True) as store:
+        records = store.trajectories(arch, skip=skipped)
     with staged(out, folder=False) as target:
         with open(target, "w", encoding="utf-8") as fh:
             for record in records:

