@@ -155,6 +155,7 @@ class Rescorer:
     notes: list[str] = field(default_factory=list)
     _tasks: dict[str, dict[str, Task]] = field(default_factory=dict, repr=False)
     _read: dict[str, list[str]] = field(default_factory=dict, repr=False)   # run -> files
+    _notes: dict[str, list[str]] = field(default_factory=dict, repr=False)  # run -> notes
     _memo: dict = field(default_factory=dict, repr=False)
 
     def tasks_of(self, run: str) -> dict[str, Task]:
@@ -166,6 +167,7 @@ class Rescorer:
             found = find_tasks([run], self.task_files)
             self._tasks[run] = found.tasks
             self._read[run] = found.files
+            self._notes[run] = found.notes
             self.files += [f for f in found.files if f not in self.files]
             self.notes += [n for n in found.notes if n not in self.notes]
         return self._tasks[run]
@@ -200,10 +202,12 @@ class Rescorer:
         run, ids = next(iter(runs.items()))
         shown = sorted(set(ids))
         more = f" and {len(shown) - SHOWN_IDS} more" if len(shown) > SHOWN_IDS else ""
+        notes = self._notes.get(run, [])
         raise ConfigError(
             f"{len(ids)} stored results have no task record to check their verdicts against "
             f"(tasks {', '.join(shown[:SHOWN_IDS])}{more}; task files read: "
-            f"{', '.join(self._read.get(run, [])) or 'none'}); pass the task files with "
+            f"{', '.join(self._read.get(run, [])) or 'none'}"
+            f"{'; ' + notes[0] if notes else ''}); pass the task files with "
             f"--tasks FILE, or --unverified to use the stored verdicts, marked unverified",
             file=run)
 

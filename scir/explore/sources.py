@@ -117,7 +117,11 @@ def find_tasks(run_dirs: list[str], explicit: list[str] | None = None) -> TaskSo
         seen.add(path.resolve())
         found.add(path, read_tasks(path))
     for run in run_dirs:
-        recorded = recorded_files(run, found.notes)
+        try:
+            recorded = recorded_files(run, found.notes)
+        except ScirError as exc:            # e.g. a damaged invocations table
+            found.notes.append(f"{run}: cannot read its experiment: {exc}")
+            recorded = []
         for path in recorded:
             if path.resolve() in seen:
                 continue
