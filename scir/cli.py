@@ -19,7 +19,7 @@ from typing import Sequence
 from scir.errors import ScirError
 
 COMMANDS = ["doctor", "generate", "verify", "export", "check", "render", "stats", "solve",
-            "report", "audit", "eval", "explore", "import_", "trajectories"]
+            "report", "rescore", "audit", "eval", "explore", "import_", "trajectories"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,58 +14,19 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from pathlib import Path
 from typing import IO, Any, Iterator
 
+from scir.bounded import reject_constant, open_regular, shown, too_deep
 from scir.errors import TaskFormatError
 
 MAX_LINE_BYTES = 16 * 1024 * 1024    # one JSONL line (a generated task is a few kB)
 MAX_DEPTH = 64                       # JSON nesting of one record (generated tasks: <= 18)
 
 
-_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                (stat.S_ISSOCK, "a socket"))
-
-
-def _refuse_irregular(mode: int, name: str) -> None:
-    if not stat.S_ISREG(mode):
-        kind = next((what for test, what in _NOT_REGULAR if test(mode)), "not a regular file")
-        raise TaskFormatError(f"cannot read task file: it is {kind}, not a regular file",
-                              file=name)
-
-
-def shown(path: Path) -> str:
-    """The path as errors name it: as is, or escaped when it holds a control character (a
-    newline or NUL in a file name must not break the one-line message)."""
-    text = str(path)
-    return text if text.isprintable() else ascii(text)
-
-
 def _open_regular(path: Path) -> IO[bytes]:
-    """Open a regular file for reading without ever blocking: stat first (FIFOs and devices
-    are refused before they are opened), open with O_NONBLOCK, and check again on the open
-    descriptor (the path may have been swapped in between)."""
-    name = shown(path)
-    try:
-        _refuse_irregular(os.stat(path).st_mode, name)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise TaskFormatError(f"cannot read task file: {exc.strerror or exc}", file=name) from exc
-    except ValueError as exc:  # e.g. a NUL in the path
-        raise TaskFormatError(f"cannot read task file: {exc}", file=name) from exc
-    try:
-        _refuse_irregular(os.fstat(fd).st_mode, name)
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    """Open a task file without ever blocking (:func:`scir.bounded.open_regular`)."""
+    return open_regular(path, TaskFormatError, "task file")
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -90,18 +51,6 @@ def _has_lone_surrogate(value: Any) -> bool:
     return False
 
 
-def _too_deep(value: Any, limit: int) -> bool:
-    """Whether JSON data nests deeper than ``limit`` containers (checked without recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
-    return False
-
-
 def _parse_line(raw: bytes, name: str, number: int) -> Any:
     """One line's JSON value; every failure is a TaskFormatError with file and line."""
     def fail(message: str, column: int | None = None) -> TaskFormatError:
@@ -114,7 +63,7 @@ def _parse_line(raw: bytes, name: str, number: int) -> Any:
     if not text.strip():
         return None
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=reject_constant)
     except json.JSONDecodeError as exc:
         raise fail(f"invalid JSON: {exc.msg}", exc.colno) from exc
     except RecursionError as exc:
@@ -123,7 +72,7 @@ def _parse_line(raw: bytes, name: str, number: int) -> Any:
         raise fail(f"invalid JSON value: {str(exc).split(';')[0]}") from exc
     except MemoryError as exc:
         raise fail("out of memory while parsing the line") from exc
-    if isinstance(data, (dict, list)) and _too_deep(data, MAX_DEPTH):
+    if isinstance(data, (dict, list)) and too_deep(data, MAX_DEPTH):
         raise fail(f"invalid JSON: nested more than {MAX_DEPTH} levels deep")
     if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
         raise fail("invalid JSON string: a lone surrogate escape (\\ud800-\\udfff) is not "

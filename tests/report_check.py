@@ -13,6 +13,17 @@ metrics (the equation track): the share of problems passing each Acc_tau and the
 check with Wilson intervals, the NMSE medians ID / OOD with their order-statistic intervals
 (binomial ranks computed here with exact fractions), in ``cells``, ``equation`` and the CSV.
 Usable on any report, e.g. one made from a ``scir eval`` run.
+
+The stored verdicts are not trusted here either (a report recomputes them): each result's
+verdict is recomputed from its answer and its task record, read with plain ``json`` from the
+task files the run records (``RUNDIR/tasks/*.jsonl``, the experiment's ``file`` entries, the
+``file`` of each ``scir solve`` invocation) or given (``tasks``): an answer is correct when it
+is in the record's ``answer_pool`` (the label, pool and option-letter rules); only the equation
+rule and a causal answer stating an edge set go through the toolkit's scorer
+(``scir.evaluate.scoring.assess``: a fit, sympy). The chances, the track and the difficulty
+come from the record too. A result whose task no file holds keeps its stored verdict (the
+report must then list it as unverified). The report's ``verdicts.disagreements`` must name
+every result whose stored ``correct`` or ``status`` differs from the recomputed one.
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ STATUSES = ("ok", "wrong", "parse_error", "solver_error", "timeout", "backend_er
             "no_answer")
 AXES = ("track", "difficulty", "presentation", "arch", "model", "constrained", "seed",
         "backup")
+KEY_FIELDS = ("task_id", "arch", "presentation", "model", "constrained", "seed")
 
 
 def wilson_formula(k: int, n: int) -> tuple[float, float, float]:
@@ -54,6 +66,86 @@ def read_store(run_dir: str | Path) -> tuple[list[dict[str, Any]], list[tuple[di
     finally:
         db.close()
     return results, plan
+
+
+def task_records(run_dir: str | Path, extra: list[str] = ()) -> dict[str, dict[str, Any]]:
+    """Task id -> task record (plain JSON) of the files ``extra``, then those the run records
+    (the first record of an id is used)."""
+    import tomllib
+
+    run = Path(run_dir)
+    files = [Path(f) for f in extra] + sorted((run / "tasks").glob("*.jsonl"))
+    if (run / "experiment.toml").is_file():
+        base = Path(json.loads((run / "experiment.json").read_text())["source"]).parent
+        exp = tomllib.loads((run / "experiment.toml").read_text())
+        files += [base / spec["file"] for tiers in exp["tasks"].values()
+                  for spec in tiers.values() if "file" in spec]
+    db = sqlite3.connect(str(run / "run.sqlite"))
+    try:
+        files += [Path(json.loads(c)["file"]) for (c,) in db.execute(
+            "SELECT config FROM invocations") if json.loads(c).get("file")]
+    finally:
+        db.close()
+    records: dict[str, dict[str, Any]] = {}
+    for path in files:
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    record = json.loads(line)
+                    records.setdefault(record["task_id"], record)
+    return records
+
+
+def _toolkit(record: dict[str, Any], answer: str) -> tuple[bool, dict[str, Any] | None]:
+    """The equation rule (a fit) and a causal edge set (subset matching): the toolkit's
+    scorer."""
+    from scir.evaluate.scoring import assess
+    from scir.tasks import Task
+    from scir.tracks import track_of
+
+    task = Task.from_dict(record)
+    got = assess(track_of(task), task, answer)
+    return got.correct, got.metrics
+
+
+def _judge(record: dict[str, Any], answer: Any) -> tuple[bool, str | None, Any]:
+    """(correct, status, metrics) of an answer (status None: no answer)."""
+    if not isinstance(answer, str):
+        return False, None, None
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:len(record.get("options") or [])]
+    if record["domain"] in METRIC_TRACKS or (record["domain"] == "causal"
+                                             and answer not in letters):
+        ok, metrics = _toolkit(record, answer)
+    else:
+        ok, metrics = answer in record["answer_pool"], None
+    return ok, "ok" if ok else "wrong", metrics
+
+
+def _failed(status: Any) -> str:
+    return "no_answer" if status in ("ok", "wrong") or status not in STATUSES else status
+
+
+def true_result(r: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
+    """The result with its verdict, its backup's and its task fields recomputed from its
+    answer and ``record`` (the stored result when there is no record)."""
+    if record is None:
+        return r
+    out = dict(r)
+    ok, status, metrics = _judge(record, r.get("answer"))
+    out.update(correct=ok, status=status or _failed(r.get("status")), metrics=metrics)
+    if status is None:
+        out["answer"] = None
+    if r.get("backup_used"):
+        ok, status, _ = _judge(record, r.get("backup_answer"))
+        out.update(backup_correct=ok, backup_status=status or _failed(r.get("backup_status")))
+        if status is None:
+            out["backup_answer"] = None
+    chance = float(record["chance"])
+    constrained = record.get("chance_constrained")
+    out.update(domain=record["domain"], difficulty=record["difficulty"], tier=record["tier"],
+               gold=record["answer"], answer_pool=list(record["answer_pool"]), chance=chance,
+               chance_constrained=chance if constrained is None else constrained)
+    return out
 
 
 def cell_tuple(r: dict[str, Any]) -> tuple:
@@ -150,14 +242,29 @@ def key_tuple(r: dict[str, Any]) -> tuple:
             bool(r.get("constrained", True)), int(r.get("seed", 0)))
 
 
-def merged(run_dirs: list[str]) -> tuple[dict[tuple, dict[str, dict]], dict[tuple, int], int]:
-    """Cells -> task id -> result (first run wins), planned counts, conflict count."""
+def merged(run_dirs: list[str], tasks: list[str] = ()
+           ) -> tuple[dict[tuple, dict[str, dict]], dict[tuple, int], int, set[tuple], set[tuple]]:
+    """Cells -> task id -> result with its verdict recomputed (first run wins), planned
+    counts, conflict count, the (run, key) whose stored correct or status differ from the
+    recomputed ones, and the (run, key) without a task record."""
     cells: dict[tuple, dict[str, dict]] = {}
     plan: dict[tuple, int] = {}
     seen: dict[tuple, dict] = {}
     conflicts = 0
+    wrong_stored: set[tuple] = set()
+    unverified: set[tuple] = set()
     for run in run_dirs:
-        results, planned = read_store(run)
+        stored, planned = read_store(run)
+        records = task_records(run, list(tasks))
+        results = []
+        for r in stored:
+            record = records.get(r["task_id"])
+            true = true_result(r, record)
+            if record is None:
+                unverified.add((run, key_tuple(r)))
+            elif (bool(r["correct"]), r["status"]) != (true["correct"], true["status"]):
+                wrong_stored.add((run, key_tuple(r)))
+            results.append(true)
         for cell, n in planned:
             t = (cell["track"], cell["difficulty"], cell["presentation"], cell["arch"],
                  cell["model"], bool(cell.get("constrained", True)), int(cell.get("seed", 0)),
@@ -175,7 +282,7 @@ def merged(run_dirs: list[str]) -> tuple[dict[tuple, dict[str, dict]], dict[tupl
             if r.get("backup"):
                 view = cell_tuple(r)[:-1] + (r["backup"],)
                 cells.setdefault(view, {})[r["task_id"]] = backup_view(r)
-    return cells, plan, conflicts
+    return cells, plan, conflicts, wrong_stored, unverified
 
 
 def _close(a: float | None, b: float | None, tol: float = 1e-9) -> bool:
@@ -191,13 +298,22 @@ def _bootstrap(diff: np.ndarray, resamples: int = 4000, seed: int = 12345) -> tu
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
-def check_report(report_dir: str | Path, run_dirs: list[str]) -> dict[str, Any]:
-    """Assert that the report in ``report_dir`` matches the run stores; returns report.json."""
+def check_report(report_dir: str | Path, run_dirs: list[str], tasks: list[str] = ()
+                 ) -> dict[str, Any]:
+    """Assert that the report in ``report_dir`` matches the run stores, every verdict
+    recomputed from the task files (those the runs record, ``tasks`` first); returns
+    report.json."""
     report_dir = Path(report_dir)
     data = json.loads((report_dir / "report.json").read_text())
     rows = list(csv.DictReader((report_dir / "report.csv").open()))
-    cells, plan, conflicts = merged([str(d) for d in run_dirs])
+    cells, plan, conflicts, wrong_stored, unverified = merged([str(d) for d in run_dirs],
+                                                              [str(t) for t in tasks])
     assert len(data["conflicts"]) == conflicts
+    said = {(d["run"], tuple(d["key"][k] for k in KEY_FIELDS))
+            for d in data["verdicts"]["disagreements"]}
+    assert wrong_stored <= said, wrong_stored - said       # every tampered verdict is named
+    assert {(u["run"], tuple(u["key"][k] for k in KEY_FIELDS))
+            for u in data["verdicts"]["unverified"]} == unverified
     by_key = {tuple(c[a] for a in AXES): c for c in data["cells"]}
     equation = {tuple(e["cell"][a] for a in AXES): e for e in data["equation"]}
     csv_by_key = {tuple(r[a] for a in AXES): r for r in rows}

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
+from scir.errors import ConfigError
 from scir.explore import diff as D
 from scir.explore.gather import gather
 from scir.explore.sources import find_tasks
@@ -297,7 +298,9 @@ def test_bad_task_id_in_a_store_leaves_the_site(tmp_path, runs, capsys):
         r = store.results()[0]
         store.put_result({**r, "task_id": "../../escape"})
     capsys.readouterr()
-    assert main(["explore", str(bad), "-o", str(out)]) == 2
+    assert main(["explore", str(bad), "-o", str(out)]) == 2     # no task record for it
+    assert "1 stored results have no task record" in capsys.readouterr().err
+    assert main(["explore", str(bad), "-o", str(out), "--unverified"]) == 2
     assert "cannot name an export file" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert not (tmp_path / "escape.html").exists()
@@ -343,10 +346,13 @@ def test_tasks_from_the_solve_invocation_then_explicit_files(tmp_path, runs, mon
     sub = tmp_path / "elsewhere"
     sub.mkdir()
     monkeypatch.chdir(sub)
-    site = gather([str(run)])
+    with pytest.raises(ConfigError, match=r"1 stored results have no task record .* --tasks"):
+        gather([str(run)])                  # its verdict cannot be recomputed: refused
+    site = gather([str(run)], unverified=True)
     assert site.sources.notes and "rel.jsonl is not there" in site.sources.notes[0]
     assert [p.task for p in site.pages] == [None]
-    assert main(["explore", str(run), "-o", "s"]) == 0
+    assert [r.unverified for r in site.pages[0].results] == [True]
+    assert main(["explore", str(run), "-o", "s", "--unverified"]) == 0
     assert "no task file given or recorded" in (sub / "s" / "tasks" / site.pages[0].page
                                                 ).read_text()
 

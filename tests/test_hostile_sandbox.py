@@ -58,6 +58,15 @@ def test_unencodable_goal_and_bindings_are_input_errors(sandboxes):
     assert box.run("p(a).", {"p": 1}, "p(X)").answers == [{"X": "a"}]
 
 
+def test_a_binding_of_5001_digits_is_an_input_error(sandboxes):
+    """An integer over Python's int-to-str limit in the bindings: a SolverInputError (it
+    escaped Sandbox.run as an untyped ValueError), and the worker lives on."""
+    box = sandboxes(**DEFAULTS)
+    with pytest.raises(SolverInputError, match="more than 4300 digits cannot be sent"):
+        box.run("p(1).", {"p": 1}, "p(X)", {"X": 10 ** 5000})
+    assert box.run("p(a).", {"p": 1}, "p(X)").answers == [{"X": "a"}]
+
+
 def test_term_conversion_is_iterative():
     deep: object = "z"
     for _ in range(100_000):

@@ -136,18 +136,24 @@ def test_grammar_fields_per_provider():
 
 
 def test_api_keys(monkeypatch):
-    for var in ("OPENROUTER_API_KEY", "OPENAI_API_KEY", "SCIR_API_KEY"):
+    for var in ("OPENROUTER_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("SCIR_API_KEY", "sk-for-no-provider")   # read by none
     with pytest.raises(ConfigError, match="openrouter needs an API key: set OPENROUTER_API_KEY"):
         get_backend("openrouter:openai/gpt-4o")
     with pytest.raises(ConfigError, match="openai needs an API key"):
         get_backend("openai:gpt-4o")
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-test-123")
     with FakeOpenAIServer(lambda body, i: Reply(body=chat_body("ok", cost=0.01))) as srv:
-        b = get_backend("openrouter:openai/gpt-4o", base_url=srv.url)
+        # OpenRouter's key goes to openrouter.ai only (scir.llm.keys): a base_url elsewhere
+        # gets none unless a key is given
+        get_backend("openrouter:openai/gpt-4o", base_url=srv.url).complete(
+            LLMRequest(prompt="p"))
+        b = get_backend("openrouter:openai/gpt-4o", base_url=srv.url, api_key="sk-given")
         assert b.complete(LLMRequest(prompt="p")).cost_usd == pytest.approx(0.01)
-        (req,) = srv.requests
-        assert req.headers["authorization"] == "Bearer sk-test-123"
+        moved, req = srv.requests
+        assert moved.headers["authorization"] == "Bearer scir-no-key"
+        assert req.headers["authorization"] == "Bearer sk-given"
         assert req.body["usage"] == {"include": True}
         assert req.body["model"] == "openai/gpt-4o"
 

@@ -267,6 +267,53 @@ def test_hostile_inputs_stay_contained(inputs, tmp_path, capsys):
     assert not (out / "README.md").exists()
 
 
+SCRIPT = "<script>alert(1)</script>"
+BREAKOUT = "`</code><img src=x onerror=alert(2)>`"
+
+
+class _Elements(__import__("html.parser").parser.HTMLParser):
+    """The element names and the text of an HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: set[str] = set()
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_task_fields_stay_text_in_the_card(inputs, tmp_path):
+    """Raw HTML from the input files (a tier, provenance, the renderer's model, the file's
+    name) and from ``--name``, with backticks that would end a code span: the card's Markdown,
+    rendered as CommonMark with GFM tables, shows each as text and makes no element of its
+    own."""
+    from markdown_it import MarkdownIt
+
+    records = [json.loads(line) for line in inputs[1].read_text().splitlines()]   # d.obf
+    for r in records:
+        r["tier"] = SCRIPT
+        r["provenance"]["generator"] = BREAKOUT
+        r["provenance"]["render"]["model"] = "<b onmouseover=alert(3)>m</b>"
+    name = "<em onclick=alert(4)>x`|.jsonl"
+    hostile = tmp_path / name
+    hostile.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "hf"
+    export_hf([hostile], out, "--no-audit", "--name", "<u>SciR</u> & co")
+    body = (out / "README.md").read_text(encoding="utf-8").split("---\n", 2)[2]
+    assert SCRIPT not in body        # escaped; the img and b tags are inside code spans
+    page = _Elements()
+    page.feed(MarkdownIt("commonmark").enable("table").render(body))
+    assert page.tags <= {"h1", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td",
+                         "code", "pre", "br", "strong", "em", "ul", "li", "a"}, page.tags
+    text = "".join(page.text)
+    for shown in (SCRIPT, BREAKOUT, "<b onmouseover=alert(3)>m</b>", name, "<u>SciR</u> & co"):
+        assert shown in text, shown
+
+
 # ---------------------------------------------------------------- the scir array
 
 def candidates(task: Task, others: list[Task]) -> list[str]:

@@ -39,6 +39,14 @@ def subprocess_solve(taskfile, url, run, *extra):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
 
 
+def error_lines(err: str) -> str:
+    """stderr without the ``key: VAR -> URL`` line a run prints before its first call
+    (scir.llm.keys), which must be there once."""
+    lines = err.strip().splitlines()
+    assert sum(line.startswith("key: ") for line in lines) <= 1, err
+    return "\n".join(line for line in lines if not line.startswith("key: "))
+
+
 def test_second_writer_is_refused_with_the_holder(taskfile, tmp_path, capsys):
     run = tmp_path / "run"
     held = threading.Event()
@@ -55,7 +63,7 @@ def test_second_writer_is_refused_with_the_holder(taskfile, tmp_path, capsys):
             assert main(solve_argv(taskfile, srv.url, run)) == 2
             assert time.monotonic() - start < 5            # refused, not waiting for the
                                                            # holder's 30 s call
-            err = capsys.readouterr().err.strip()
+            err = error_lines(capsys.readouterr().err)
             assert err.count("\n") == 0                    # one line
             assert f"the run is in use by pid {first.pid} on " in err
             assert "(scir solve " in err and str(run) in err
@@ -163,7 +171,7 @@ def test_full_disk_during_solve_is_one_line_and_resumable(taskfile, tmp_path, ti
 
     with FakeOpenAIServer(lambda body, i: Reply(body=chat_body(big))) as srv:
         code = main(solve_argv(taskfile, srv.url, run, "--concurrency", "2"))
-        err = capsys.readouterr().err.strip()
+        err = error_lines(capsys.readouterr().err)
         assert code == 2, err
         assert err.count("\n") == 0 and err.startswith("error: ")
         assert "cannot write the run store:" in err and ("full" in err or "I/O" in err), err
@@ -191,7 +199,7 @@ def test_every_task_failing_on_the_backend_exits_1_with_the_first_error(taskfile
     captured = capsys.readouterr()
     assert captured.out.splitlines()[0] == "accuracy: 0/8"
     assert "backend errors: 8" in captured.out
-    err = captured.err.strip()
+    err = error_lines(captured.err)
     assert err.startswith("error: all 8 tasks run now failed with a backend error; the first: ")
     assert "connection failed" in err and err.count("\n") == 0
 

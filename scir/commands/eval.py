@@ -98,10 +98,11 @@ def _dry_run(exp, run_dir: Path) -> int:
 
 
 def _eval(args, exp, run_dir: Path, every) -> int:
-    from scir.evaluate.eval_run import record_experiment, run_grid
+    from scir.evaluate.eval_run import key_routes, record_experiment, run_grid
     from scir.evaluate.eval_tasks import prepare_tasks
     from scir.evaluate.progress import GridProgress
     from scir.llm.cache import RunStore
+    from scir.llm.keys import announce
 
     with RunStore(run_dir) as store:
         record_experiment(exp, run_dir, store)
@@ -128,6 +129,7 @@ def _eval(args, exp, run_dir: Path, every) -> int:
                               **exp.generation.model_dump()})
         from scir import executors
 
+        announce(key_routes(exp))                 # which key goes where, before any call
         executor = executors.from_arguments(args)
         try:
             outcome = run_grid(exp, plan, store, progress, executor=executor)

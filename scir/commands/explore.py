@@ -9,10 +9,13 @@ and per result the formalization diffed against it, the solver's status and log,
 and the verdict. Open ``SITE/index.html`` in a browser: no server, no network.
 
 Runs are merged as ``scir report`` merges them (the run listed first wins a conflict, which is
-shown). The run store holds results, not tasks: the task records come from ``--tasks`` files,
-then from the files each run records (``RUNDIR/tasks/`` of ``scir eval``, the experiment's
-task files, the file ``scir solve`` was given); a task no file holds is shown with its results
-only.
+shown), and every verdict is recomputed from the stored answer and the task file, as ``scir
+report`` does (a stored verdict that disagrees is listed and flagged on its result). The run
+store holds results, not tasks: the task records come from ``--tasks`` files, then from the
+files each run records (``RUNDIR/tasks/`` of ``scir eval``, the experiment's task files, the
+file ``scir solve`` was given); a run with a result whose task no file holds is refused
+(exit 2), unless ``--unverified``: such a task is then shown with its results only, their
+stored verdicts marked unverified.
 """
 
 from __future__ import annotations
@@ -35,10 +38,9 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", help="run directories (scir solve, scir eval)")
     p.add_argument("-o", "--output", default=None,
                    help=f"site folder (default: {DEFAULT_SITE}/ inside the first run directory)")
-    p.add_argument("--tasks", nargs="+", action="extend", default=None, metavar="FILE",
-                   help="task files (JSONL) holding the runs' tasks, read before the files the "
-                        "runs record (the first record of a task id is used); give it after "
-                        "the run directories")
+    from scir.commands.report import add_verdict_arguments
+
+    add_verdict_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -46,7 +48,9 @@ def run(args) -> int:
     from scir.explore.gather import gather
     from scir.explore.write import write_site
 
-    site = gather(args.runs, args.tasks or [])
+    from scir.commands.report import printed_verdicts
+
+    site = gather(args.runs, args.tasks or [], unverified=args.unverified)
     out = Path(args.output) if args.output else Path(args.runs[0]) / DEFAULT_SITE
     index = write_site(site, out)
     missing = sum(p.task is None for p in site.pages)
@@ -55,5 +59,7 @@ def run(args) -> int:
     print(f"{len(site.cells)} cells, {len(site.runs.results)} results, {len(site.pages)} tasks"
           + (f" ({missing} without a task record)" if missing else "")
           + (f", {len(site.runs.conflicts)} conflicting results" if site.runs.conflicts else ""))
+    for line in printed_verdicts(site.verdicts):
+        print(line)
     print(f"wrote {index}; open file://{index.resolve()}")
     return 0

@@ -85,6 +85,15 @@ def run(args) -> int:
     return 0
 
 
+def _announce_keys(models: list[str]) -> None:
+    """One line per API model: which key variable goes to which host (scir.llm.keys)."""
+    from scir.llm import parse_model_name
+    from scir.llm.keys import announce, key_route
+
+    names = [parse_model_name(m) for m in dict.fromkeys(models)]
+    announce([key_route(n) for n in names if n.is_api])
+
+
 def _render_llm(args, tasks, out: Path):
     from scir.llm import get_backend
     from scir.llm.cache import RunStore
@@ -96,6 +105,7 @@ def _render_llm(args, tasks, out: Path):
         raise ConfigError("--max-retries must be >= 0", field="max_retries")
     cache = Path(args.cache) if args.cache else out.with_suffix(".render-cache.sqlite")
     store = RunStore(cache)
+    _announce_keys([args.model] + ([args.inverse_model] if args.inverse_model else []))
     backend = get_backend(args.model)
     inverse = (get_backend(args.inverse_model)
                if args.inverse_model and args.inverse_model != args.model else None)

@@ -13,6 +13,13 @@ adds A against B per cell with the paired difference. The numbers come from
 Runs are merged; the same result in two runs with different content is a conflict: the run
 listed first is used, the cell is marked ``!`` and the conflict is listed. A cell whose plan
 (``scir eval``) is not finished is marked ``*``.
+
+Every verdict is recomputed from the stored answer and the task file (``--tasks`` files first,
+then those the runs record; :mod:`scir.evaluate.verdicts`): a stored ``correct``, ``status`` or
+metric cannot change a number. Stored verdicts that disagree are counted and listed (section
+Verdicts); ``scir rescore RUN`` stores the recomputed ones. A run with results whose task no
+file holds is refused (exit 2), unless ``--unverified``: their stored verdicts are then used,
+listed and their cells marked ``?``.
 """
 
 from __future__ import annotations
@@ -35,14 +42,17 @@ from scir.evaluate.stats import NO_VALUE, format_general
 from scir.evaluate.stats import format_interval as _interval
 from scir.evaluate.stats import format_number as _num
 from scir.evaluate.status import FAILURES
+from scir.evaluate.verdicts import Rescorer
 
-INCOMPLETE, CONFLICT = "*", "!"
+INCOMPLETE, CONFLICT, UNVERIFIED = "*", "!", "?"
+SHOWN_KEYS = 5                     # disagreeing results named in the printed summary
 
 
 def _marks(c: CellStats | None) -> str:
     if c is None:
         return ""
-    return (INCOMPLETE if c.complete is False else "") + (CONFLICT if c.conflicts else "")
+    return ((INCOMPLETE if c.complete is False else "") + (CONFLICT if c.conflicts else "")
+            + (UNVERIFIED if c.unverified else ""))
 
 
 def _acc(c: CellStats | None) -> str:
@@ -113,11 +123,12 @@ def to_markdown(report: Report) -> str:
     """The report as Markdown (sections in the order of docs/evaluation.md)."""
     cells = [c for c in report.cells]
     out = ["# SciR report", "", "Runs: " + ", ".join(f"`{d}`" for d in report.runs.dirs), "",
+           verdict_summary(report), "",
            "## Table 1: accuracy, NL -> Obf", "",
            "Accuracy with its 95% Wilson interval; `-` not run; `*` incomplete (fewer tasks "
            "done than planned); `!` conflicting results between runs (the first run's "
-           "used); an `ns+backup` row counts the backup's answers where the solver gave none "
-           "(Backup answers).",
+           "used); `?` results with unverified (stored) verdicts; an `ns+backup` row counts "
+           "the backup's answers where the solver gave none (Backup answers).",
            "", *table1(report), "",
            "## Chance-normalised accuracy, NL -> Obf", "",
            "`max(0, (A - c) / (1 - c))`; c = the mean chance of the cell's tasks (the "
@@ -191,6 +202,8 @@ def to_markdown(report: Report) -> str:
                    [[c.cell.label(), str(c.key[0]), f"`{c.used}`", f"`{c.other}`",
                      ", ".join(c.fields)] for c in report.conflicts])
             if report.conflicts else ["(none)"])
+    out += ["", "## Verdicts", "", verdict_summary(report), ""]
+    out += verdict_tables(report)
     out += ["", "## Paired differences", "", "first - second over the tasks present in both "
             "cells, with a paired bootstrap 95% interval.", ""]
     head = ["contrast", "first", "second", "tasks", "first acc", "second acc", "difference"]
@@ -204,6 +217,69 @@ def to_markdown(report: Report) -> str:
                        [r[1:] for r in _diff_rows(report.comparison)])
                 if report.comparison else ["(no matching cells)"])
     return "\n".join(out) + "\n"
+
+
+def verdict_summary(report: Report) -> str:
+    """One sentence: how many verdicts were recomputed from how many task files, how many
+    stored ones disagreed, how many are unverified."""
+    v = report.verdicts
+    if v is None:
+        return "Verdicts as stored."
+    text = (f"Every verdict recomputed from the stored answer and the task file: "
+            f"{len(v.verified)} results, {len(v.files)} task files; "
+            f"{len(v.disagreements)} stored verdicts disagreed (the recomputed ones are used)")
+    if v.unverified:
+        text += (f"; {len(v.unverified)} results unverified (no task record: stored verdicts "
+                 f"used, cells marked `{UNVERIFIED}`)")
+    return text + "."
+
+
+def verdict_tables(report: Report) -> list[str]:
+    """The Verdicts section's tables: each disagreement (run, result, fields, stored and
+    recomputed values) and each unverified result."""
+    v = report.verdicts
+    if v is None or not (v.disagreements or v.unverified):
+        return ["(no stored verdict disagreed)"]
+    out: list[str] = []
+    if v.disagreements:
+        out += _table(["run", "result", "fields", "stored", "recomputed"],
+                      [[f"`{d.run}`", d.label(), ", ".join(d.fields),
+                        _values(d.stored), _values(d.recomputed)]
+                       for d in v.disagreeing()])
+    if v.unverified:
+        out += ["", "Unverified (no task file holds the task; the stored verdict is used):", ""]
+        out += _table(["run", "task", "arch", "presentation", "model"],
+                      [[f"`{run}`", *(str(k) for k in key[:4])]
+                       for run, key in v.unverified_keys()])
+    return out
+
+
+def _values(values: dict[str, Any]) -> str:
+    """Field values for a table cell (metrics summarised by their verdict fields)."""
+    shown = []
+    for name, value in values.items():
+        if isinstance(value, dict):
+            value = "{" + ", ".join(f"{k}: {_num(v) if isinstance(v, float) else v}"
+                                    for k, v in value.items()) + "}"
+        shown.append(f"{name}={value}")
+    return "; ".join(shown).replace("|", "\\|")
+
+
+def printed_verdicts(v: Rescorer | None) -> list[str]:
+    """What ``scir report`` and ``scir explore`` print about verdicts: the disagreements
+    (count and the first keys) and the unverified results."""
+    lines = []
+    if v is not None and v.disagreements:
+        shown = [f"{d.label()} ({', '.join(d.fields)})" for d in v.disagreeing()[:SHOWN_KEYS]]
+        more = (f" and {len(v.disagreements) - SHOWN_KEYS} more"
+                if len(v.disagreements) > SHOWN_KEYS else "")
+        lines.append(f"{len(v.disagreements)} stored verdicts disagree with the recomputed "
+                     f"ones, which are used (see the Verdicts section; scir rescore RUN "
+                     f"stores them): {'; '.join(shown)}{more}")
+    if v is not None and v.unverified:
+        lines.append(f"{len(v.unverified)} results unverified: no task file holds their task "
+                     f"(stored verdicts used, cells marked {UNVERIFIED})")
+    return lines
 
 
 def to_csv(report: Report) -> str:
@@ -247,6 +323,7 @@ def add_parser(sub) -> None:
                "  scir report runs/table1 -o reports/table1\n"
                "  scir report runs/oracle runs/tiny -o reports/ --samples\n"
                "  scir report runs/gpt4o runs/llama -o reports/ab --compare\n"
+               "  scir report runs/old -o reports/old --tasks d.jsonl d.obf.jsonl\n"
                "Writes report.md, report.csv, report.json and figures/*.png into -o.")
     p.add_argument("runs", nargs="+", help="run directories (scir solve, scir eval)")
     p.add_argument("-o", "--output", default=None,
@@ -256,13 +333,26 @@ def add_parser(sub) -> None:
     p.add_argument("--compare", action="store_true",
                    help="two runs A B: also A against B per cell, with the paired difference")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
+    add_verdict_arguments(p)
     p.set_defaults(func=run)
+
+
+def add_verdict_arguments(p) -> None:
+    """``--tasks`` and ``--unverified`` (scir report, scir explore)."""
+    p.add_argument("--tasks", nargs="+", action="extend", default=None, metavar="FILE",
+                   help="task files (JSONL) holding the runs' tasks, read before the files the "
+                        "runs record; every verdict is recomputed from them (give it after "
+                        "the run directories)")
+    p.add_argument("--unverified", action="store_true",
+                   help="when no task file holds a result's task, use its stored verdict "
+                        "(listed, cells marked ?) instead of refusing the run")
 
 
 def run(args) -> int:
     from scir.evaluate.figures import write_figures
 
-    report = build_report(args.runs, compare=args.compare)
+    report = build_report(args.runs, compare=args.compare, task_files=args.tasks,
+                          unverified=args.unverified)
     out = Path(args.output) if args.output else Path(args.runs[0])
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "report.md", out / "report.csv", out / "report.json"]
@@ -280,6 +370,8 @@ def run(args) -> int:
               "see the Conflicts section)")
     if report.incomplete:
         print(f"{len(report.incomplete)} incomplete cells (marked {INCOMPLETE})")
+    for line in printed_verdicts(report.verdicts):
+        print(line)
     print("wrote " + ", ".join(str(p) for p in written)
           + (f" and {len(figures)} figures in {out / 'figures'}" if figures else ""))
     return 0

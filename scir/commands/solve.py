@@ -45,7 +45,9 @@ def add_parser(sub) -> None:
                "  scir solve eq.jsonl --arch pyoperon --symreg-seconds 10 --run runs/operon\n"
                "Model names: openrouter:M, openai:M[@URL], vllm:M@URL, sglang:M@URL, "
                "ollama:M@URL, llamacpp:M@URL, hf:PATH, tiny.\n"
-               "API keys come from OPENROUTER_API_KEY / OPENAI_API_KEY / SCIR_API_KEY.\n"
+               "API keys: each provider's own variable (OPENROUTER_API_KEY, OPENAI_API_KEY, "
+               "VLLM_API_KEY, ...), a hosted provider's only for its own host; "
+               "--api-key-env names another *_API_KEY variable.\n"
                "Rerunning the same command continues an interrupted run.")
     p.add_argument("file", help="task file (JSONL)")
     p.add_argument("--arch", required=True, choices=ARCHS, help="solving architecture")
@@ -81,6 +83,10 @@ def add_parser(sub) -> None:
     p.add_argument("--api-retries", type=int, default=4,
                    help="API models: retries on 429/5xx/timeouts/empty completions "
                         "(jittered exponential backoff; Retry-After up to 60 s)")
+    p.add_argument("--api-key-env", default=None, metavar="VAR",
+                   help="API models: read the key from this variable (a *_API_KEY name) "
+                        "instead of the provider's own (default: OPENROUTER_API_KEY for "
+                        "openrouter:, VLLM_API_KEY for vllm:, ...; none for openai:M@URL)")
     p.add_argument("--max-response-mb", type=float, default=8.0,
                    help="API models: a response larger than this is refused (not retried)")
     agent = p.add_argument_group("sr-agent (equation tasks; MAPE as fractions, 1e-3 = 0.1%)")
@@ -181,9 +187,18 @@ def _solve(args, tasks, name, settings) -> int:
     if name is not None:
         from scir.llm import get_backend
 
-        options = ({"timeout": args.timeout, "max_retries": args.api_retries,
-                    "max_response_bytes": int(args.max_response_mb * (1 << 20))}
-                   if name.is_api else {})
+        options: dict = {}
+        if name.is_api:
+            from scir.llm.keys import announce, key_route
+
+            route = key_route(name, api_key_env=args.api_key_env)
+            if args.api_key_env and not route.key:
+                raise ConfigError(f"set the environment variable {args.api_key_env} "
+                                  f"(--api-key-env)", field="api_key_env")
+            options = {"timeout": args.timeout, "max_retries": args.api_retries,
+                       "max_response_bytes": int(args.max_response_mb * (1 << 20)),
+                       **({"api_key": route.key} if args.api_key_env else {})}
+            announce([route])                    # which key goes where, before any call
         backend = get_backend(name, **options)
     with RunStore(args.run) as store:
         cached = CachingBackend(backend, store) if backend is not None else None

@@ -16,6 +16,10 @@ rule has per-answer metrics (equation), those metrics over the cell's problems
 An ns cell whose results were run with a backup gets a second aggregate, its key with
 ``backup`` set, over the same results as :func:`scir.evaluate.backup.with_backup` counts them
 (NS with backup); the cell itself is NS without backup.
+
+The results reach here with their verdicts recomputed from the answers and the task files
+(:mod:`scir.evaluate.verdicts`); ``unverified`` counts those used with their stored verdict
+(a report made with ``--unverified``).
 """
 
 from __future__ import annotations
@@ -62,6 +66,9 @@ class CellStats:
     # the scoring rule's metrics over the cell's problems (equation: Acc_tau, NMSE, symbolic;
     # scir.evaluate.metric_stats); None for tracks whose rule has none
     metrics: MetricStats | None = None
+    # results used with their stored verdict (no task record to recompute it; reports made
+    # with --unverified only: scir.evaluate.verdicts)
+    unverified: int = 0
     outcomes: dict[str, int] = field(default_factory=dict, repr=False)  # task id -> 0/1
 
     @property
@@ -88,7 +95,8 @@ class CellStats:
                 "cost_usd": self.cost_usd, "latency_mean": self.latency_mean,
                 "latency_median": self.latency_median, "done": self.done,
                 "planned": self.planned, "complete": self.complete,
-                "conflicts": self.conflicts, "backup_used": self.backup_used,
+                "conflicts": self.conflicts, "unverified": self.unverified,
+                "backup_used": self.backup_used,
                 **(empty_columns() if self.metrics is None else self.metrics.to_dict())}
 
 
@@ -97,7 +105,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | None = None,
-               conflicts: int = 0) -> CellStats:
+               conflicts: int = 0, unverified: int = 0) -> CellStats:
     """The aggregate of one cell's result dicts (each task once)."""
     items = list(results)
     n = len(items)
@@ -127,6 +135,7 @@ def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | 
         cost_usd=sum(float(r.get("cost_usd", 0.0)) for r in items),
         latency_mean=_mean(seconds), latency_median=float(median(seconds)) if seconds else None,
         done=n - statuses[Status.BACKEND_ERROR.value], planned=planned, conflicts=conflicts,
+        unverified=unverified,
         backup_used=(sum(used(r) for r in items) if any(backup_of(r) for r in items)
                      else None),
         outcomes={r["task_id"]: int(bool(r["correct"])) for r in items},
@@ -154,7 +163,12 @@ def aggregate(runs: Runs) -> list[CellStats]:
     conflicts: dict[CellKey, int] = {}
     for c in runs.conflicts:
         conflicts[c.cell] = conflicts.get(c.cell, 0) + 1
+    unverified: dict[CellKey, int] = {}
+    for item in runs.results:
+        if runs.is_unverified(item):
+            unverified[item.cell] = unverified.get(item.cell, 0) + 1
     cells = sorted(set(groups) | set(runs.plan))
     return [cell_stats(cell, groups.get(cell, []), runs.plan.get(cell),
-                       conflicts.get(dataclasses.replace(cell, backup=""), 0))
+                       conflicts.get(dataclasses.replace(cell, backup=""), 0),
+                       unverified.get(dataclasses.replace(cell, backup=""), 0))
             for cell in cells]

@@ -19,7 +19,7 @@ from scir.errors import ConfigError
 from scir.evaluate.budget import (BudgetedBackend, BudgetExceeded, RateLimitedBackend,
                                   Spending)
 from scir.evaluate.cells import CellKey, cell_of
-from scir.evaluate.experiment import Experiment, Model, digest
+from scir.evaluate.experiment import Experiment, Model, digest, model_label
 from scir.evaluate.progress import GridProgress
 from scir.llm.base import Backend
 from scir.llm.cache import CachingBackend, RunStore
@@ -29,10 +29,12 @@ from scir.tasks import Task
 
 if TYPE_CHECKING:
     from scir.executors import Executor
+    from scir.llm.keys import KeyRoute
     from scir.pipelines.remote import ModelSpec
 
 RECORD = "experiment.json"
 COPY = "experiment.toml"
+MAX_RECORD_BYTES = 64 << 20        # experiment.json: every cell's fingerprint
 
 
 def _key(cell: CellKey) -> str:
@@ -47,12 +49,25 @@ def _first_difference(old: Any, new: Any, prefix: str = "") -> str:
     return f"{prefix.rstrip('.')} ({old!r} -> {new!r})"
 
 
+def read_record(run: Path) -> dict[str, Any]:
+    """The run's ``experiment.json`` (ConfigError naming it when it is too large, not JSON,
+    nested too deep or without its ``cells`` table)."""
+    from scir.bounded import parse_json, read_text
+
+    record = run / RECORD
+    text = read_text(record, MAX_RECORD_BYTES, ConfigError, "the run's experiment record")
+    data = parse_json(text, file=str(record))
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), dict):
+        raise ConfigError("not an experiment record (an object with cells)", file=str(record))
+    return data
+
+
 def record_experiment(exp: Experiment, run: Path, store: RunStore) -> None:
     """Check the experiment against the one recorded in the run, then record it."""
     record = run / RECORD
     cells = {_key(c): exp.fingerprint(c) for c in exp.cells()}
     if record.exists():
-        old = json.loads(record.read_text(encoding="utf-8"))["cells"]
+        old = read_record(run)["cells"]
         started = {cell_of(r) for r in store.results()}
         for cell in exp.cells():
             before = old.get(_key(cell))
@@ -96,19 +111,35 @@ def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: R
                             progress=progress)
 
 
+def key_routes(exp: Experiment) -> list["KeyRoute"]:
+    """Which key variable goes to which host, for each API model of the experiment's cells
+    (:mod:`scir.llm.keys`)."""
+    from scir.llm import parse_model_name
+    from scir.llm.keys import key_route
+
+    used = {c.model for c in exp.cells()}
+    routes = []
+    for model in exp.models:
+        name = parse_model_name(model.name)
+        if name.is_api and model_label(model.name) in used:
+            routes.append(key_route(name, model.base_url, model.api_key_env))
+    return routes
+
+
 def model_options(exp: Experiment, model: Model) -> tuple[str, dict[str, Any]]:
     """A model entry's ``--model`` name and backend options (base URL, the key read from its
-    ``api_key_env``)."""
-    import os
-
+    ``api_key_env``, a ``*_API_KEY`` name; without one the backend reads its provider's own
+    variable, :mod:`scir.llm.keys`)."""
     from scir.llm import parse_model_name
+    from scir.llm.keys import key_route
 
     options: dict[str, Any] = {}
-    if parse_model_name(model.name).is_api:
+    name = parse_model_name(model.name)
+    if name.is_api:
         if model.base_url:
             options["base_url"] = model.base_url
         if model.api_key_env:
-            key = os.environ.get(model.api_key_env)
+            key = key_route(name, model.base_url, model.api_key_env).key
             if not key:
                 raise ConfigError(f"model {model.name}: set the environment variable "
                                   f"{model.api_key_env} (its api_key_env)", file=exp.path,

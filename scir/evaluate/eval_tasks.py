@@ -13,11 +13,13 @@ import hashlib
 import json
 from pathlib import Path
 
+from scir.bounded import parse_json, read_text
 from scir.errors import ConfigError
 from scir.evaluate.experiment import Experiment, TaskSource
 from scir.tasks import Task, read_tasks, write_tasks
 
 TASKS_DIR = "tasks"
+MAX_SPEC_BYTES = 1 << 20           # a generated task list's .spec.json
 
 
 def task_path(run: Path, track: str, difficulty: str) -> Path:
@@ -66,8 +68,9 @@ def prepare_tasks(exp: Experiment, run: Path, *, dry_run: bool = False
         spec_path = path.with_suffix(".spec.json")
         spec = {"track": track, "difficulty": tier, "n": n, **source.model_dump(mode="json")}
         if path.exists() and spec_path.exists():
-            recorded = json.loads(spec_path.read_text(encoding="utf-8"))
-            if recorded.get("spec") == spec:
+            recorded = parse_json(read_text(spec_path, MAX_SPEC_BYTES, ConfigError,
+                                            "the generated tasks' spec"), file=str(spec_path))
+            if isinstance(recorded, dict) and recorded.get("spec") == spec:
                 if _sha(path) != recorded.get("sha256"):
                     raise ConfigError(f"{where}: the generated task file was changed after it "
                                       f"was written (sha256 differs); delete it to regenerate",

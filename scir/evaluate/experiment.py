@@ -8,17 +8,25 @@ file and the field); :meth:`Experiment.cells` expands the grid into
 :class:`~scir.evaluate.cells.CellKey` s; :meth:`Experiment.fingerprint` is what a cell's results
 depend on (its task source, generation settings, the model's server), used to refuse a rerun
 that would change finished cells.
+
+Every count is bounded and checked while the file is validated, before anything is allocated
+or generated (the ``MAX_*`` constants below; docs/experiments.md lists them): the file's size
+and nesting (:mod:`scir.bounded`), seeds, repeats, tasks, models, the grid's cells, tokens,
+retries, concurrency, budgets and the sr-agent counts; floats must be finite. A value out of
+bounds is one ConfigError naming the file and the field.
 """
 
 from __future__ import annotations
 
 import hashlib
-import tomllib
+import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
+from scir.bounded import parse_toml, read_text
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey
 from scir.pipelines.result import MODEL_FREE_ARCHS, NO_MODEL, SYMREG_ARCHS
@@ -28,24 +36,56 @@ Arch = Literal["oracle", "cot", "ns", "symbcot", "sr-agent", "pyoperon", "gplear
 FORMALIZING = ("ns", "symbcot")        # the architectures with a constrained / free choice
 DEFAULT_TASKS_PER_CELL = 200
 
+# bounds of an experiment file (docs/experiments.md, Bounds)
+MAX_EXPERIMENT_BYTES = 1 << 20       # the file itself
+MAX_NESTING = 16                     # tables and arrays inside each other
+MAX_SEED = 2**31 - 1                 # seeds, task and render seeds: 0 .. MAX_SEED
+MAX_SEEDS = 1000                     # entries of seeds, and repeats
+MAX_TASKS = 100_000                  # tasks_per_cell, n of a generation spec
+MAX_MODELS = 100
+MAX_CELLS = 100_000                  # cells of the grid
+MAX_CALL_TOKENS = 1_000_000          # max_tokens, max_formalization_tokens of one call
+MAX_RETRIES = 100
+MAX_CONCURRENCY = 1024
+MAX_PER_MINUTE = 1_000_000.0         # requests_per_minute
+MAX_SECONDS = 10_000_000.0           # symreg seconds, budget wall seconds (about 115 days)
+MAX_COST_USD = 1_000_000_000.0
+MAX_BUDGET_TOKENS = 10**15
+MAX_TEMPERATURE = 10.0
+# sr-agent counts (scir.pipelines.sr_agent.settings.AgentSettings checks their lower bounds)
+AGENT_BOUNDS: dict[str, float] = {"iterations": 10_000, "steps": 1_000, "top_k": 100,
+                                  "analyze_memory_mb": 65_536, "max_tool_chars": 10_000_000,
+                                  "fit_starts": 1_000, "analyze_seconds": 86_400.0,
+                                  "fit_seconds": 86_400.0, "goal_start": 1e6,
+                                  "goal_stop": 1e6, "s_max": 1e6}
+SeedValue = Annotated[int, Field(ge=0, le=MAX_SEED)]
+
+
+class FieldError(ValueError):
+    """A check across fields that names the field at fault (its error names it too)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Render(_Strict):
     """How generated tasks are rendered into documents (needed for the ``obf`` presentation)."""
 
     renderer: Literal["template"] = "template"
-    seed: int = 0
+    seed: SeedValue = 0
 
 
 class TaskSource(_Strict):
     """The tasks of one track and difficulty: a task ``file`` or a generation spec."""
 
     file: str | None = None
-    n: int | None = Field(default=None, ge=1)
-    seed: int = 0
+    n: int | None = Field(default=None, ge=1, le=MAX_TASKS)
+    seed: SeedValue = 0
     params: dict[str, Any] = Field(default_factory=dict)
     render: Render | None = None
 
@@ -62,46 +102,60 @@ class Model(_Strict):
 
     name: str
     base_url: str | None = None
+    # the variable holding the key, when not the provider's own (scir.llm.keys): *_API_KEY
     api_key_env: str | None = None
-    concurrency: int = Field(default=1, ge=1)
-    requests_per_minute: float | None = Field(default=None, gt=0)
+    concurrency: int = Field(default=1, ge=1, le=MAX_CONCURRENCY)
+    requests_per_minute: float | None = Field(default=None, gt=0, le=MAX_PER_MINUTE)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_name(cls, value: str | None) -> str | None:
+        from scir.llm.keys import check_key_env
+
+        if value is not None:
+            try:
+                check_key_env(value)
+            except ConfigError as exc:
+                raise ValueError(exc.message) from None
+        return value
 
 
 class Generation(_Strict):
     """Settings of every LLM call (they must stay the same across a run's invocations)."""
 
-    max_tokens: int = Field(default=1024, ge=1)
-    temperature: float = Field(default=0.0, ge=0.0)
-    max_retries: int = Field(default=2, ge=0)
+    max_tokens: int = Field(default=1024, ge=1, le=MAX_CALL_TOKENS)
+    temperature: float = Field(default=0.0, ge=0.0, le=MAX_TEMPERATURE)
+    max_retries: int = Field(default=2, ge=0, le=MAX_RETRIES)
     # ns / symbcot: the most tokens a formalization call may take (none: the grammar's
     # longest output, so that no formalization is cut)
-    max_formalization_tokens: int | None = Field(default=None, ge=1)
+    max_formalization_tokens: int | None = Field(default=None, ge=1, le=MAX_CALL_TOKENS)
 
 
 class Symreg(_Strict):
     """Settings of the symbolic-regression baselines (``pyoperon``, ``gplearn``, ``pysr``)."""
 
-    seconds: float = Field(default=30.0, gt=0)      # one task's search on its train split
+    seconds: float = Field(default=30.0, gt=0, le=MAX_SECONDS)   # one task's search (train)
 
 
 class Budget(_Strict):
     """Limits that stop a run cleanly (finished work is kept; rerun to continue)."""
 
-    max_cost_usd: float | None = Field(default=None, gt=0)
-    max_tokens: int | None = Field(default=None, ge=1)
-    max_wall_seconds: float | None = Field(default=None, gt=0)
+    max_cost_usd: float | None = Field(default=None, gt=0, le=MAX_COST_USD)
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_BUDGET_TOKENS)
+    max_wall_seconds: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
 
 
 class Experiment(_Strict):
     """A validated experiment file."""
 
     name: str = "experiment"
-    presentations: list[Literal["nl", "obf"]] = Field(default=["nl", "obf"], min_length=1)
-    architectures: list[Arch] = Field(min_length=1)
-    constrained: list[bool] = Field(default=[True], min_length=1)
-    seeds: list[int] | None = None
-    repeats: int | None = Field(default=None, ge=1)
-    tasks_per_cell: int = Field(default=DEFAULT_TASKS_PER_CELL, ge=1)
+    presentations: list[Literal["nl", "obf"]] = Field(default=["nl", "obf"], min_length=1,
+                                                      max_length=2)
+    architectures: list[Arch] = Field(min_length=1, max_length=8)
+    constrained: list[bool] = Field(default=[True], min_length=1, max_length=2)
+    seeds: list[SeedValue] | None = Field(default=None, max_length=MAX_SEEDS)
+    repeats: int | None = Field(default=None, ge=1, le=MAX_SEEDS)
+    tasks_per_cell: int = Field(default=DEFAULT_TASKS_PER_CELL, ge=1, le=MAX_TASKS)
     # ns cells: the backup asked when no formalization attempt gets an answer from the solver
     # (its answer is recorded next to the ns outcome; reports show NS with and without it)
     backup: Literal["cot"] | None = None
@@ -110,7 +164,7 @@ class Experiment(_Strict):
     agent: dict[str, float | int | str] = Field(default_factory=dict)
     symreg: Symreg = Symreg()
     budget: Budget = Budget()
-    models: list[Model] = Field(default_factory=list)
+    models: list[Model] = Field(default_factory=list, max_length=MAX_MODELS)
     tasks: dict[Literal["deduction", "induction", "causal", "equation"],
                 dict[Literal["easy", "hard"], TaskSource]] = Field(min_length=1)
     path: str = Field(default="", exclude=True)          # the file it was read from
@@ -118,29 +172,52 @@ class Experiment(_Strict):
     @model_validator(mode="after")
     def _check(self) -> "Experiment":
         if self.seeds is not None and self.repeats is not None:
-            raise ValueError("give seeds or repeats, not both")
+            raise FieldError("seeds", "give seeds or repeats, not both")
         self.agent_settings()
         if self.seeds is not None and (not self.seeds or len(set(self.seeds)) != len(self.seeds)):
-            raise ValueError("seeds must be a non-empty list without repeats")
+            raise FieldError("seeds", "seeds must be a non-empty list without repeats")
+        for name, values in (("presentations", self.presentations),
+                             ("architectures", self.architectures),
+                             ("constrained", self.constrained)):
+            if len(set(values)) != len(values):
+                raise FieldError(name, "a value is listed twice")
+        if self.cell_count() > MAX_CELLS:
+            raise ValueError(f"the grid has {self.cell_count()} cells, more than {MAX_CELLS}")
         if self.backup is not None and "ns" not in self.architectures:
-            raise ValueError(f"backup = {self.backup!r} applies to the ns architecture, which "
-                             f"architectures does not list")
+            raise FieldError("backup", f"backup = {self.backup!r} applies to the ns "
+                             f"architecture, which architectures does not list")
         if any(a not in MODEL_FREE_ARCHS for a in self.architectures) and not self.models:
-            raise ValueError(f"architectures other than {', '.join(MODEL_FREE_ARCHS)} need at "
-                             f"least one [[models]] entry")
+            raise FieldError("models", f"architectures other than "
+                             f"{', '.join(MODEL_FREE_ARCHS)} need at least one [[models]] entry")
         names = [m.name for m in self.models]
         if len(set(names)) != len(names):
-            raise ValueError("a model is listed twice")
+            raise FieldError("models", "a model is listed twice")
         for track, tiers in self.tasks.items():
             for tier, source in tiers.items():
+                if source.file is None:
+                    _check_params(track, tier, source)
                 if ("obf" in self.presentations and source.file is None
                         and source.render is None):
-                    raise ValueError(f"tasks.{track}.{tier}: the obf presentation needs a "
-                                     f"render spec (render = {{renderer = \"template\", "
-                                     f"seed = 1}})")
+                    raise FieldError(f"tasks.{track}.{tier}", "the obf presentation needs a "
+                                     "render spec (render = {renderer = \"template\", "
+                                     "seed = 1})")
         return self
 
     # ---- the grid ----------------------------------------------------------------------------
+    def cell_count(self) -> int:
+        """How many cells :meth:`grid_cells` makes, computed without making them."""
+        seeds = len(self.seeds) if self.seeds is not None else (self.repeats or 1)
+        modes = len(set(self.constrained))
+        per_group = 0
+        for arch in self.architectures:
+            if arch == "oracle":
+                per_group += 1
+            elif arch in SYMREG_ARCHS:
+                per_group += seeds
+            else:
+                per_group += len(self.models) * (modes if arch in FORMALIZING else 1) * seeds
+        return len(self.groups()) * len(self.presentations) * per_group
+
     def seed_list(self) -> list[int]:
         """The seeds: ``seeds``, or ``0 .. repeats-1``, or ``[0]``."""
         if self.seeds is not None:
@@ -208,13 +285,20 @@ class Experiment(_Strict):
         return self.backup if cell.arch == "ns" else None
 
     def agent_settings(self) -> AgentSettings:
-        """The ``[agent]`` table as sr-agent settings (ValueError naming a bad field)."""
+        """The ``[agent]`` table as sr-agent settings (:class:`FieldError` naming a bad
+        field)."""
+        for name, value in self.agent.items():
+            bound = AGENT_BOUNDS.get(name, MAX_SECONDS)
+            if isinstance(value, (int, float)) and not (math.isfinite(value)
+                                                        and abs(value) <= bound):
+                raise FieldError(f"agent.{name}", f"must be a finite number of at most "
+                                 f"{bound:g}, got {value!r}")
         try:
             return AgentSettings(**self.agent)
         except TypeError as exc:
-            raise ValueError(f"agent: {exc}") from exc
+            raise FieldError("agent", str(exc)) from exc
         except ConfigError as exc:
-            raise ValueError(f"agent: {exc.message}") from exc
+            raise FieldError("agent", exc.message) from exc
 
     def fingerprint(self, cell: CellKey) -> dict[str, Any]:
         """What a cell's stored results depend on: its task source, for model cells the
@@ -255,8 +339,24 @@ def model_label(name: str) -> str:
     return f"{parsed.provider}:{parsed.model}"
 
 
-def _location(error: dict[str, Any]) -> str:
-    return ".".join(str(p) for p in error["loc"]) or "(top level)"
+def _check_params(track: str, tier: str, source: TaskSource) -> None:
+    """A generation spec's ``params`` checked by the track (names, types, ranges), before
+    anything is generated (:class:`FieldError`)."""
+    from scir.tracks import get_track
+
+    try:
+        get_track(track).resolve_params(tier, source.params)
+    except ConfigError as exc:
+        raise FieldError(f"tasks.{track}.{tier}.params", exc.message) from None
+
+
+def _location(error: dict[str, Any]) -> str | None:
+    """The field of a validation error: its location, or the field a :class:`FieldError`
+    names (None: the file as a whole)."""
+    cause = error.get("ctx", {}).get("error")
+    if isinstance(cause, FieldError):
+        return cause.field
+    return ".".join(str(p) for p in error["loc"]) or None
 
 
 def _validate(data: dict[str, Any], path: str) -> Experiment:
@@ -266,8 +366,10 @@ def _validate(data: dict[str, Any], path: str) -> Experiment:
         first = exc.errors()[0]
         where = _location(first)
         message = first["msg"].removeprefix("Value error, ")
+        if where is not None and not message.startswith(f"{where}: "):
+            message = f"{where}: {message}"
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"{where}: {message}{more}", file=path, field=where) from None
+        raise ConfigError(f"{message}{more}", file=path, field=where) from None
     for model in exp.models:
         try:
             model_label(model.name)
@@ -279,15 +381,8 @@ def _validate(data: dict[str, Any], path: str) -> Experiment:
 def load_experiment(path: str | Path) -> Experiment:
     """Read and validate an experiment file; relative task files are taken relative to it."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"cannot read the experiment: {exc.strerror or exc}",
-                          file=str(path)) from exc
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"not a valid TOML file: {exc}", file=str(path)) from None
+    text = read_text(path, MAX_EXPERIMENT_BYTES, ConfigError, "the experiment")
+    data = parse_toml(text, file=str(path), max_depth=MAX_NESTING)
     if "path" in data:
         raise ConfigError("path: unknown field", file=str(path), field="path")
     return _validate(data, str(path))

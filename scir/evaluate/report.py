@@ -5,6 +5,11 @@ completeness, an optional run comparison); :meth:`Report.to_dict` is ``report.js
 The Table-1 grid has one row per (model, architecture, constrained, seed, backup) and one
 column per (track, difficulty); each entry pairs the NL cell with the Obf cell of the same
 coordinates. An ns cell run with a backup gives two rows: ``ns`` (without) and ``ns+backup``.
+
+Every verdict is recomputed from the stored answer and the task file
+(:class:`scir.evaluate.verdicts.Rescorer`, the ``verdicts`` of the report): a stored verdict
+that disagrees is listed, never used; a run with results whose task no file holds is refused
+unless ``unverified`` is allowed.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from scir.evaluate.backup import arch_label
 from scir.evaluate.cells import CellKey
 from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
 from scir.evaluate.runs import Conflict, Runs, load_runs
+from scir.evaluate.verdicts import Rescorer
+from scir.llm.cache import RESULT_KEY
 
 REPORT_VERSION = 1
 
@@ -91,6 +98,7 @@ class Report:
     differences: list[Difference]
     comparison: list[Difference] | None = None
     compared: tuple[str, str] | None = None
+    verdicts: Rescorer | None = None
 
     @property
     def conflicts(self) -> list[Conflict]:
@@ -129,7 +137,17 @@ class Report:
                                for c in self.incomplete],
                 "comparison": (None if self.comparison is None else
                                {"a": self.compared[0], "b": self.compared[1],
-                                "cells": [d.to_dict() for d in self.comparison]})})
+                                "cells": [d.to_dict() for d in self.comparison]}),
+                "verdicts": None if self.verdicts is None else verdicts_dict(self.verdicts)})
+
+
+def verdicts_dict(check: Rescorer) -> dict[str, Any]:
+    """``report.json``'s ``verdicts``: how many results were recomputed, from which task
+    files, the stored verdicts that disagreed and the results left unverified."""
+    return {"recomputed": len(check.verified), "task_files": check.files,
+            "disagreements": [d.to_dict() for d in check.disagreeing()],
+            "unverified": [{"run": run, "key": dict(zip(RESULT_KEY, key))}
+                           for run, key in check.unverified_keys()]}
 
 
 def _finite(value: Any) -> Any:
@@ -152,19 +170,34 @@ def _cell_ref(c: CellStats | None) -> dict[str, Any] | None:
             "backup_used": c.backup_used}
 
 
-def build_report(run_dirs: list[str], compare: bool = False) -> Report:
-    """The report over ``run_dirs`` (merged; conflicts named). With ``compare`` (exactly two
-    run directories, A and B) also A's cells against B's (:func:`compare_runs`)."""
+def load_verified(run_dirs: list[str], rescorer: Rescorer) -> Runs:
+    """:func:`load_runs` with every verdict recomputed by ``rescorer`` (ConfigError for
+    results it cannot verify, unless it allows them: they are then marked)."""
+    runs = load_runs(run_dirs, rescorer)
+    rescorer.finish()
+    runs.unverified = {k for k in rescorer.unverified if k[0] in runs.dirs}
+    return runs
+
+
+def build_report(run_dirs: list[str], compare: bool = False, task_files: list[str] | None = None,
+                 unverified: bool = False) -> Report:
+    """The report over ``run_dirs`` (merged; conflicts named), every verdict recomputed from
+    the answers and the task files (``task_files`` first, then those the runs record;
+    ``unverified``: use the stored verdicts of results whose task no file holds, marked,
+    instead of refusing). With ``compare`` (exactly two run directories, A and B) also A's
+    cells against B's (:func:`compare_runs`)."""
     from scir.errors import ConfigError
 
-    runs = load_runs(run_dirs)
+    if compare and len(run_dirs) != 2:
+        raise ConfigError(f"--compare needs exactly two run directories (A B), got "
+                          f"{len(run_dirs)}", field="compare")
+    rescorer = Rescorer(list(task_files or []), unverified)
+    runs = load_verified(run_dirs, rescorer)
     cells = aggregate(runs)
-    report = Report(runs, cells, grid(cells), probes(cells), differences(cells))
+    report = Report(runs, cells, grid(cells), probes(cells), differences(cells),
+                    verdicts=rescorer)
     if compare:
-        if len(run_dirs) != 2:
-            raise ConfigError(f"--compare needs exactly two run directories (A B), got "
-                              f"{len(run_dirs)}", field="compare")
-        a, b = (aggregate(load_runs([d])) for d in run_dirs)
+        a, b = (aggregate(load_verified([d], rescorer)) for d in run_dirs)
         report.comparison = compare_runs(a, b)
         report.compared = (str(run_dirs[0]), str(run_dirs[1]))
     return report

@@ -9,13 +9,18 @@ and the conflict (key, run directories, fields that differ) is listed in the rep
 
 The runs' ``plan`` tables (what an experiment set out to run) are merged: a cell planned in
 several runs counts the largest planned number.
+
+Reports and the explorer read results through a ``rescore`` hook
+(:class:`scir.evaluate.verdicts.Rescorer`): each stored result is replaced by its recomputed
+form before results are merged, so conflicts, cells and numbers are those of the recomputed
+verdicts, never of the stored ones.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey, cell_of
@@ -61,6 +66,12 @@ class Runs:
     results: list[Loaded] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     plan: dict[CellKey, int] = field(default_factory=dict)
+    # (run, key) of results used with their stored verdict: no task record to recompute it
+    unverified: set[tuple[str, tuple]] = field(default_factory=set)
+
+    def is_unverified(self, item: Loaded) -> bool:
+        """Whether a result is used with its stored verdict (see :attr:`unverified`)."""
+        return (item.run, result_key(item.result)) in self.unverified
 
     def by_cell(self) -> dict[CellKey, list[Loaded]]:
         """The results grouped by cell, in the order read."""
@@ -76,9 +87,11 @@ def differing(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(n for n in names if a.get(n) != b.get(n)))
 
 
-def load_runs(run_dirs: list[str]) -> Runs:
-    """Read every result and plan of ``run_dirs`` (in that order). A folder without a run
-    store is a ConfigError naming it."""
+def load_runs(run_dirs: list[str],
+              rescore: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None) -> Runs:
+    """Read every result and plan of ``run_dirs`` (in that order), each result passed through
+    ``rescore(run, result)`` when given. A folder without a run store is a ConfigError naming
+    it."""
     runs = Runs(dirs=[str(d) for d in run_dirs])
     first: dict[tuple, Loaded] = {}
     for run in runs.dirs:
@@ -95,6 +108,8 @@ def load_runs(run_dirs: list[str]) -> Runs:
                 raise ConfigError(f"malformed plan cell {cell_dict!r}", file=str(path)) from exc
             runs.plan[cell] = max(n, runs.plan.get(cell, 0))
         for result in stored:
+            if rescore is not None:
+                result = rescore(run, result)
             key = result_key(result)
             seen = first.get(key)
             if seen is None:

@@ -1,6 +1,7 @@
 """What the explorer site shows, collected once: :func:`gather` reads run directories the way
-``scir report`` does (:func:`scir.evaluate.runs.load_runs`, conflicts named; the cells'
-numbers from :func:`scir.evaluate.aggregate.aggregate`), finds the task records
+``scir report`` does (:func:`scir.evaluate.report.load_verified`: every verdict recomputed from
+the stored answer and the task file, disagreeing stored verdicts listed, conflicts named; the
+cells' numbers from :func:`scir.evaluate.aggregate.aggregate`), finds the task records
 (:mod:`scir.explore.sources`) and builds one :class:`TaskPage` per task with results: the task,
 its gold formal text (``Track.format_formal``), and each result with its formalization diffed
 against that text (:mod:`scir.explore.diff`). Nothing here writes HTML.
@@ -15,7 +16,9 @@ from typing import Any
 from scir.errors import ScirError
 from scir.evaluate.aggregate import CellStats, aggregate
 from scir.evaluate.cells import CellKey
-from scir.evaluate.runs import Conflict, Runs, load_runs
+from scir.evaluate.report import load_verified
+from scir.evaluate.runs import Conflict, Runs
+from scir.evaluate.verdicts import Disagreement, Rescorer
 from scir.explore.diff import FormalDiff, formal_diff
 from scir.explore.sources import TaskSources, find_tasks
 from scir.llm.cache import result_key
@@ -34,6 +37,8 @@ class ResultView:
     result: dict[str, Any]         # the stored result (read only)
     diff: FormalDiff | None        # its formalization against the gold text (None: none)
     conflicts: tuple[Conflict, ...] = ()   # other runs holding a different result of its key
+    disagreement: Disagreement | None = None   # its stored verdict, where it differed
+    unverified: bool = False       # shown with its stored verdict (no task record)
 
     @property
     def status(self) -> str:
@@ -65,6 +70,7 @@ class Site:
     cells: list[CellStats]
     pages: list[TaskPage]
     sources: TaskSources
+    verdicts: Rescorer
 
     def values(self, axis: str) -> list[str]:
         """The values of a cell axis (``track``, ``model``, ``arch``, ``presentation``) that
@@ -97,10 +103,14 @@ def _page(task_id: str, task: Task | None) -> TaskPage:
                     json.dumps(task.formal, indent=1, ensure_ascii=False, sort_keys=False))
 
 
-def gather(run_dirs: list[str], task_files: list[str] | None = None) -> Site:
-    """Read ``run_dirs`` (results, conflicts, cells) and the task records (``task_files``,
-    then the files the runs record) into a :class:`Site`."""
-    runs = load_runs(run_dirs)
+def gather(run_dirs: list[str], task_files: list[str] | None = None,
+           unverified: bool = False) -> Site:
+    """Read ``run_dirs`` (results with recomputed verdicts, conflicts, cells) and the task
+    records (``task_files``, then the files the runs record) into a :class:`Site`; a result
+    whose task no file holds is refused (ConfigError), or with ``unverified`` shown with its
+    stored verdict, marked."""
+    rescorer = Rescorer(list(task_files or []), unverified)
+    runs = load_verified(run_dirs, rescorer)
     cells = aggregate(runs)
     sources = find_tasks(runs.dirs, task_files)
     conflicts: dict[tuple, list[Conflict]] = {}
@@ -115,7 +125,9 @@ def gather(run_dirs: list[str], task_files: list[str] | None = None) -> Site:
         text = item.result.get("formalization")
         diff = (formal_diff(page.gold_text, text)
                 if page.gold_text is not None and isinstance(text, str) else None)
+        key = result_key(item.result)
         page.results.append(ResultView(f"r{len(page.results)}", item.run, item.cell,
-                                       item.result, diff,
-                                       tuple(conflicts.get(result_key(item.result), ()))))
-    return Site(runs, cells, [pages[k] for k in sorted(pages)], sources)
+                                       item.result, diff, tuple(conflicts.get(key, ())),
+                                       rescorer.disagreements.get((item.run, key)),
+                                       runs.is_unverified(item)))
+    return Site(runs, cells, [pages[k] for k in sorted(pages)], sources, rescorer)

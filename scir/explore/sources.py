@@ -22,7 +22,6 @@ with other content is noted as a conflict.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -62,19 +61,15 @@ def _unrendered(task: Task) -> Task:
 
 def _experiment_files(run: Path) -> list[Path]:
     """The task files the experiment copied into ``run`` names (resolved)."""
-    from scir.evaluate.eval_run import COPY, RECORD
+    from scir.evaluate.eval_run import COPY, RECORD, read_record
     from scir.evaluate.experiment import load_experiment
 
     copy = run / COPY
     if not copy.is_file():
         return []
     base = run
-    record = run / RECORD
-    if record.is_file():
-        try:
-            source = json.loads(record.read_text(encoding="utf-8")).get("source")
-        except (OSError, ValueError, AttributeError):
-            source = None
+    if (run / RECORD).is_file():
+        source = read_record(run).get("source")
         if isinstance(source, str) and source:
             base = Path(source).parent
     exp = load_experiment(copy)
@@ -87,14 +82,21 @@ def _experiment_files(run: Path) -> list[Path]:
     return out
 
 
-def recorded_files(run: str | Path) -> list[Path]:
-    """The task files a run directory records (see the module docstring), in that order."""
+def recorded_files(run: str | Path, notes: list[str] | None = None) -> list[Path]:
+    """The task files a run directory records (see the module docstring), in that order; an
+    experiment copy or record that does not read is noted in ``notes`` (the other files are
+    still found), or raised when ``notes`` is None."""
     from scir.evaluate.eval_tasks import TASKS_DIR
     from scir.llm.cache import RunStore
 
     run = Path(run)
     files = sorted((run / TASKS_DIR).glob("*.jsonl"))
-    files += _experiment_files(run)
+    try:
+        files += _experiment_files(run)
+    except ScirError as exc:
+        if notes is None:
+            raise
+        notes.append(f"{run}: cannot read its experiment: {exc}")
     with RunStore(run, readonly=True) as store:
         invocations = store.invocations()
     for config in invocations:
@@ -116,8 +118,8 @@ def find_tasks(run_dirs: list[str], explicit: list[str] | None = None) -> TaskSo
         found.add(path, read_tasks(path))
     for run in run_dirs:
         try:
-            recorded = recorded_files(run)
-        except ScirError as exc:
+            recorded = recorded_files(run, found.notes)
+        except ScirError as exc:            # e.g. a damaged invocations table
             found.notes.append(f"{run}: cannot read its experiment: {exc}")
             recorded = []
         for path in recorded:

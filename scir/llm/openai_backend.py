@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from typing import Any, Callable
 
@@ -35,17 +34,9 @@ from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, ToolCal
                             valid_text)
 from scir.llm.http_limits import (ResponseRefused, attempt_limits, cancellable_sleep,
                                   guarded_client)
+from scir.llm.keys import KEY_ENV, env_key      # which key goes to which host
 from scir.llm.names import LOCAL_SERVERS, ModelName
 
-# provider -> environment variables holding its API key, first found wins
-KEY_ENV: dict[str, tuple[str, ...]] = {
-    "openrouter": ("OPENROUTER_API_KEY", "SCIR_API_KEY"),
-    "openai": ("OPENAI_API_KEY", "SCIR_API_KEY"),
-    "vllm": ("VLLM_API_KEY", "SCIR_API_KEY"),
-    "sglang": ("SGLANG_API_KEY", "SCIR_API_KEY"),
-    "ollama": ("OLLAMA_API_KEY", "SCIR_API_KEY"),
-    "llamacpp": ("LLAMACPP_API_KEY", "SCIR_API_KEY"),
-}
 DUMMY_KEY = "scir-no-key"          # local servers accept any key; the client insists on one
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 MAX_RESPONSE_BYTES = 8 << 20       # per attempt, headers included
@@ -114,8 +105,7 @@ class OpenAICompatibleBackend(Backend):
         self.base_url = base_url or name.base_url
         if self.base_url is None:
             raise ConfigError(f"{name.text!r} needs a server URL (MODEL@URL)", field="model")
-        key = api_key or next((os.environ[v] for v in KEY_ENV[name.provider]
-                               if os.environ.get(v)), None)
+        key = api_key or env_key(name, self.base_url)
         if key is None:
             hosted = (name.provider not in LOCAL_SERVERS and self.base_url == name.base_url
                       and "@" not in name.text)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from scir.errors import ConfigError
+from scir.errors import ConfigError, ScirError
 
 LOCK_NAME = ".lock"
 
@@ -77,9 +77,11 @@ class RunLock:
 
 
 def _read_holder(fd: int) -> dict[str, Any]:
+    from scir.bounded import parse_json
+
     try:
-        data = json.loads(os.pread(fd, 65536, 0).decode("utf-8", "replace") or "{}")
-    except (OSError, ValueError):
+        data = parse_json(os.pread(fd, 65536, 0).decode("utf-8", "replace") or "{}")
+    except (OSError, ScirError):       # unreadable, not JSON, nested too deep, ...
         return {}
     return data if isinstance(data, dict) else {}
 

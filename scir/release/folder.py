@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from scir.release.card import LICENSES, CITATION, CardInfo, card
+from scir.release.card import LICENSES, CITATION, CardInfo, card, code_span
 from scir.release.croissant import croissant
 from scir.release.rows import Source, merge_tasks, splits
 from scir.errors import ConfigError
@@ -43,7 +43,7 @@ def _jsonl(rows: list[dict]) -> bytes:
 def audit_section(sources: list[Source], paths: list[str], run: bool) -> str:
     """The card's audit section: ``scir audit``'s tables over the input files (the tracks it
     knows), or a note saying why there are none."""
-    names = ", ".join(f"`{s.name}`" for s in sources)
+    names = ", ".join(code_span(s.name) for s in sources)
     how = (f"`scir audit` ({AUDIT_FOLDS}-fold cross-validation grouped by task id, seed "
            f"{AUDIT_SEED}; see the toolkit's docs/validity.md): answer-blind baselines read "
            "exactly the text a solver sees; a leak is flagged when a baseline's 95% lower "
@@ -63,7 +63,7 @@ def audit_section(sources: list[Source], paths: list[str], run: bool) -> str:
     parts = [how]
     if skipped:
         parts.append("Not audited (tracks without audit baselines): "
-                     + ", ".join(f"`{n}`" for n in skipped) + ".")
+                     + ", ".join(code_span(n) for n in skipped) + ".")
     if not audits:
         parts.append("No (track, difficulty, presentation) group has the 10 distinct tasks "
                      "cross-validation needs: no table.")

@@ -51,11 +51,14 @@ def record_task(data: dict[str, Any]) -> Task:
                               field=str(exc).strip("'")) from exc
     metadata = data.get("domain_metadata") or {}
     if isinstance(metadata, str):  # the hf export stores it as JSON text
+        from scir.bounded import parse_json
+        from scir.jsonl import MAX_DEPTH
+
         try:
-            metadata = json.loads(metadata)
-        except ValueError as exc:
-            raise TaskFormatError(f"domain_metadata is not JSON: {exc}",
-                                  field="domain_metadata") from exc
+            metadata = parse_json(metadata, error=TaskFormatError, max_depth=MAX_DEPTH)
+        except TaskFormatError as exc:
+            raise TaskFormatError(f"domain_metadata is not JSON: {exc.message}",
+                                  field="domain_metadata") from None
     constrained = data.get("chance_constrained")
     return Task.from_dict({**fields, "schema_version": SCHEMA_VERSION, "seed": 0, "params": {},
                            "formal": {}, "blocks": [], "domain_metadata": metadata,

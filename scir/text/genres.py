@@ -22,13 +22,13 @@ extractors compile the same templates into anchored regular expressions
 
 from __future__ import annotations
 
-import json
 import string
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from scir.bounded import parse_json
 from scir.errors import ConfigError, ResourceError
 from scir.text.codec import GENRES_PER_TRACK, codec_for
 
@@ -185,9 +185,9 @@ def read_genre_file(track: str, file: Traversable | Path,
     if key not in _READ:
         where = f"{track} genre file {file}"
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ResourceError(f"cannot read the {where}: {exc}") from exc
+            data = parse_json(file.read_text(encoding="utf-8"), error=ResourceError)
+        except (OSError, UnicodeDecodeError, ResourceError) as exc:
+            raise ResourceError(f"cannot read the {where}: {exc}") from None
         _READ[key] = _parse(track, data, where, expected)
     return _READ[key]
 

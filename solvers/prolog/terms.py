@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
-from solvers.errors import SolverError, SolverInputError
+from solvers.errors import SolverError, SolverInputError, SolverResourceLimit
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -157,7 +158,13 @@ def _leaf(value: Any) -> Any:
     if isinstance(value, str):
         return _text(value)
     if isinstance(value, int):
-        return value if _INT64_MIN <= value <= _INT64_MAX else ["I", str(value)]
+        if _INT64_MIN <= value <= _INT64_MAX:
+            return value
+        try:
+            return ["I", str(value)]
+        except ValueError:          # over Python's int-to-str limit (4300 digits)
+            raise SolverInputError(f"an integer of more than {sys.get_int_max_str_digits()} "
+                                   f"digits cannot be sent to Prolog") from None
     if isinstance(value, float):
         return value
     if isinstance(value, Term):
@@ -247,6 +254,9 @@ def from_wire(wire: Any) -> Any:
         return _from_wire(wire)
     except RecursionError as exc:
         raise SolverError("Prolog answer is nested too deeply to convert") from exc
+    except ValueError as exc:       # an integer over Python's int-to-str limit
+        raise SolverResourceLimit(f"the Prolog answer holds an integer of more than "
+                                  f"{sys.get_int_max_str_digits()} digits") from exc
 
 
 def _from_wire(wire: Any) -> Any:

@@ -14,20 +14,22 @@ of a folder name count, e.g. ``oscillator1``).
 
 Values are rounded to ``SIG_Y`` significant digits as they are read (the printed precision);
 the ranges are the data's: ``id`` the min/max over train and test_id, ``ood`` over test_ood.
-Folders are visited in sorted order (task ``i`` is the i-th problem), symbolic links are not
-followed, and every file read must lie inside the root once resolved; a folder's name is
-stored as text (``domain_metadata.source``), never used to build a path.
+Folders are visited in sorted order (task ``i`` is the i-th problem) without recursion, at
+most :data:`MAX_FOLDER_DEPTH` levels below the root; symbolic links are not followed, and every
+file read must lie inside the root once resolved; ``equation.json`` nests at most
+:data:`MAX_TRUTH_DEPTH` levels; a folder's name is stored as text
+(``domain_metadata.source``), never used to build a path.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from scir.bounded import parse_json, walk_folders
 from scir.errors import ConfigError, ScirError, TaskFormatError
 from scir.tasks import Task, shorten
 from scir.tracks.equation.formal import NAME, SCIENCES, SPLITS, EquationFormal, Split
@@ -37,6 +39,8 @@ FILES = {"train": "train.csv", "test_id": "test_id.csv", "test_ood": "test_ood.c
 TIER = "llmsr"
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_TRUTH_BYTES = 64 * 1024
+MAX_TRUTH_DEPTH = 8                # equation.json: an object holding a list of constants
+MAX_FOLDER_DEPTH = 32              # folders below the root (LLM-SR's layout uses 2)
 ALIASES = {"chemistry": ("chemistry", "chem_react", "chem"),
            "biology": ("biology", "bio_pop_growth", "bactgrow", "bio"),
            "physics": ("physics", "phys_osc", "oscillator", "phys"),
@@ -60,12 +64,10 @@ def _inside(root: Path, path: Path) -> Path:
 
 def problem_folders(root: Path) -> list[Path]:
     """Every folder under ``root`` (itself included) with ``train.csv``, sorted by relative
-    path; symbolic links to folders are not followed."""
-    found = []
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs.sort()
-        if FILES["train"] in files:
-            found.append(Path(folder))
+    path; symbolic links to folders are not followed, and a tree deeper than
+    :data:`MAX_FOLDER_DEPTH` is a ConfigError naming the folder."""
+    found = [folder for folder, files in walk_folders(root, MAX_FOLDER_DEPTH, ConfigError)
+             if FILES["train"] in files]
     return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 
@@ -144,11 +146,8 @@ def ground_truth(root: Path, folder: Path, inputs: list[str]
     js, txt = folder / "equation.json", folder / "equation.txt"
     try:
         if js.is_file():
-            try:
-                data = json.loads(_read_small(root, js))
-            except json.JSONDecodeError as exc:
-                raise TaskFormatError(f"not JSON: {exc.msg}", file=str(js),
-                                      line=exc.lineno) from exc
+            data = parse_json(_read_small(root, js), file=str(js), error=TaskFormatError,
+                              max_depth=MAX_TRUTH_DEPTH)
             if not isinstance(data, dict):
                 raise TaskFormatError("expected an object with expression (or skeleton and "
                                       "constants)", file=str(js))
