@@ -111,8 +111,12 @@ def test_report_numbers_match_the_stores(grid, tmp_path, capsys):
     row = next(line for line in printed.splitlines() if line.startswith("| vllm:fake cot |"))
     assert entry in row.split("|")[2]
     assert "| vllm:fake ns free |" in printed and "| none oracle |" in printed
+    # the grammar's effect, printed: ns constrained vs free executable rates of the stores
+    c, f = cells[("ns", "nl", "easy", True)], cells[("ns", "nl", "easy", False)]
+    line = next(ln for ln in printed.splitlines() if ln.startswith("| parity | easy | nl | ns |"))
+    assert f"| {c['executable']:.2f} vs {f['executable']:.2f} |" in line
     md = (tmp_path / "rep" / "report.md").read_text()
-    for section in ("## Table 1", "## Chance-normalised", "## Probes", "## Table 2",
+    for section in ("## Table 1", "## Constrained vs free", "## Chance-normalised", "## Probes", "## Table 2",
                     "## Failures", "## Cost and tokens", "## Completeness", "## Conflicts",
                     "## Paired differences"):
         assert section in md

@@ -119,6 +119,25 @@ def _metrics_table(report: Report) -> list[str]:
     return _table(head, rows) if rows else ["(no equation cells)"]
 
 
+def constrained_vs_free(report: Report) -> list[str]:
+    """The grammar's effect, per (track, difficulty, presentation, arch, model) run both
+    ways: executable rate and accuracy of constrained and free formalizations."""
+    pairs: dict[tuple, dict[bool, CellStats]] = {}
+    for c in report.cells:
+        k = c.cell
+        if k.arch in ("ns", "symbcot") and not k.backup:
+            pairs.setdefault((k.track, k.difficulty, k.presentation, k.arch, k.model, k.seed),
+                             {})[k.constrained] = c
+    rows = [[*(str(x) for x in key[:5]),
+             f"{_num(both[True].executable)} vs {_num(both[False].executable)}",
+             f"{_acc(both[True])} vs {_acc(both[False])}"]
+            for key, both in sorted(pairs.items())
+            if True in both and False in both and both[True].n and both[False].n]
+    return _table(["track", "difficulty", "presentation", "arch", "model",
+                   "executable: constrained vs free", "accuracy: constrained vs free"],
+                  rows) if rows else []
+
+
 def to_markdown(report: Report) -> str:
     """The report as Markdown (sections in the order of docs/evaluation.md)."""
     cells = [c for c in report.cells]
@@ -130,6 +149,11 @@ def to_markdown(report: Report) -> str:
            "used); `?` results with unverified (stored) verdicts; an `ns+backup` row counts "
            "the backup's answers where the solver gave none (Backup answers).",
            "", *table1(report), "",
+           "## Constrained vs free formalizations", "",
+           "Cells run both with the task's grammar constraining the model and without: the "
+           "share of executable formalizations (the solver answered: ns; parsed: symbcot) "
+           "and the accuracy.", "",
+           *(constrained_vs_free(report) or ["(no cell run both ways)"]), "",
            "## Chance-normalised accuracy, NL -> Obf", "",
            "`max(0, (A - c) / (1 - c))`; c = the mean chance of the cell's tasks (the "
            "paper's definition).", "",
@@ -365,6 +389,10 @@ def run(args) -> int:
         written[-1].write_text(samples(report), encoding="utf-8")
     figures = [] if args.no_figures else write_figures(report, out / "figures")
     print("\n".join(table1(report)))
+    both = constrained_vs_free(report)
+    if both:
+        print("\nconstrained vs free formalizations:")
+        print("\n".join(both))
     if report.conflicts:
         print(f"{len(report.conflicts)} conflicting results between runs (first run's used; "
               "see the Conflicts section)")
