@@ -57,6 +57,16 @@ def test_output_that_loops_stops_early(smollm2) -> None:
     assert res.completion_tokens < 60
 
 
+def test_a_stopped_loop_is_cut_back_to_what_the_grammar_accepts(smollm2) -> None:
+    grammar = 'start: ("cell" "\\n")+ "end"?'
+    res = smollm2.complete(LLMRequest.chat([("user", "List cells, one a line.")],
+                                           constraint=Constraint("lark", grammar),
+                                           max_tokens=400))
+    assert res.raw_finish_reason == REPETITION
+    assert res.text and set(res.text.split("\n")) <= {"cell", "", "end"}
+    assert res.text.endswith("\n") or res.text.endswith("end")
+
+
 def test_same_request_same_output(smollm2) -> None:
     req = LLMRequest.chat([("user", "Say three colours.")], max_tokens=24)
     assert smollm2.complete(req).text == smollm2.complete(req).text

@@ -29,7 +29,7 @@ from typing import Any
 
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.local import validate_constraint
+from scir.llm.local import accepting_prefix, validate_constraint
 from scir.llm.repetition import REPETITION, RepetitionGuard
 
 SMOLLM2 = "smollm2"
@@ -216,6 +216,9 @@ class LlamaCppBackend(Backend):
             except (RuntimeError, ValueError) as exc:
                 raise BackendError(f"{self.name}: generation failed: {exc}") from exc
             latency = time.monotonic() - start
+            if finish == REPETITION and request.constraint is not None:
+                keep = accepting_prefix(self._spec(request.constraint), self._llg, generated)
+                generated = generated if keep is None else generated[:keep]
             text = self.llm.detokenize(generated).decode("utf-8", "replace")
         for s in request.stop:
             cut = text.find(s)

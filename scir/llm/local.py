@@ -64,6 +64,22 @@ def validate_constraint(constraint: Constraint, llg_tokenizer: Any = None) -> st
     return spec
 
 
+def accepting_prefix(spec: str, llg_tokenizer: Any, tokens: Any) -> int | None:
+    """How many of ``tokens`` form the longest prefix the grammar ``spec`` accepts as a
+    whole output (None: no prefix does). A constrained generation stopped early (a loop) is
+    cut back to it, so that what is kept still parses."""
+    from llguidance import LLMatcher
+
+    matcher = LLMatcher(llg_tokenizer, spec)
+    best = 0 if matcher.is_accepting() else None
+    for i, token in enumerate(tokens, 1):
+        if not matcher.consume_token(int(token)):
+            break
+        if matcher.is_accepting():
+            best = i
+    return best
+
+
 class _Watch:
     """A transformers stopping criterion that counts generated tokens, applies stop strings
     and stops output that loops (:mod:`scir.llm.repetition`)."""
@@ -77,6 +93,7 @@ class _Watch:
         self.stopped_by_string = False
         self.guard = RepetitionGuard()
         self.looped = False
+        self.ids: list[int] = []
 
     def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
         import torch
@@ -84,6 +101,7 @@ class _Watch:
         self.generated += 1                    # called once per new token
         self.total = int(input_ids.shape[1])
         self.last_token = int(input_ids[0, -1])
+        self.ids.append(self.last_token)
         done = self.looped = self.guard.push(self.last_token)
         if self.stop and not done:
             tail = self.tokenizer.decode(input_ids[0, self.total - self.generated:],
@@ -158,6 +176,15 @@ class OutlinesBackend(Backend):
         parts = [f"{m.role.capitalize()}: {m.content}" for m in request.messages]
         return "\n\n".join(parts) + "\n\nAssistant:"
 
+    def _accepted(self, constraint: Constraint, ids: list[int], text: str) -> str:
+        """A looping constrained output cut back to its longest accepted prefix (unchanged
+        when no prefix is accepted)."""
+        keep = accepting_prefix(validate_constraint(constraint, self._llg.llg_tokenizer),
+                                self._llg.llg_tokenizer, ids)
+        if keep is None:
+            return text
+        return self.hf_tokenizer.decode(ids[:keep], skip_special_tokens=True)
+
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Generate greedily (or sample at temperature > 0 with the request's seed)."""
         import torch
@@ -190,6 +217,8 @@ class OutlinesBackend(Backend):
                 text = text[:cut]
         if watch.looped:
             finish = REPETITION
+            if request.constraint is not None:
+                text = self._accepted(request.constraint, watch.ids, text)
         elif watch.stopped_by_string or watch.last_token == self.hf_tokenizer.eos_token_id:
             finish = "stop"
         elif watch.generated >= request.max_tokens:

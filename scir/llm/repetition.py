@@ -9,7 +9,10 @@ token ids and says stop once the tail is periodic: the last copies of a block of
 premise line written twice running is already a loop, and three copies of it would take
 most of a formalization's budget). A genuine answer never states the same block like that
 (a formalization lists distinct premises, facts, rows or edges), so the guard costs nothing
-there.
+there. Under a grammar, the backends cut a stopped loop back to its longest prefix the
+grammar accepts as a whole (so that it parses); where there is none (a required last line
+not yet written), the output stays as it stopped and fails to parse, which is what a loop
+deserves: waiting for the grammar's bounds to end it costs up to the whole budget.
 
     >>> guard = RepetitionGuard()
     >>> any(guard.push(t) for t in [1, 2, 3, 4] * 3 + [9] * 10)
@@ -36,6 +39,10 @@ class RepetitionGuard:
         self.max_period = max_period
         self.min_span = min_span
         self.tokens: list[int] = []
+
+    def reset(self) -> None:
+        """Forget the tokens seen (a loop is then caught only once it repeats anew)."""
+        self.tokens = []
 
     def push(self, token: int) -> bool:
         """Add one generated token; whether the tail is now a loop."""
