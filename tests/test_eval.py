@@ -125,7 +125,8 @@ def test_plain_progress_lines():
     assert len(lines) == 3                         # start, after 2 tasks, close
     assert "1/4 done, accuracy 1/1 = 100.0%" in lines[0]
     assert "3/4 done, accuracy 2/3 = 66.7%; errors: parse 1, solver 0, timeout 0" in lines[1]
-    assert lines[2].endswith("timeout 1, backend 0, no answer 0; cell deduction/easy nl cot tiny")
+    assert "timeout 1, backend 0, no answer 0; cell deduction/easy nl cot tiny; took " in lines[2]
+    assert "ETA " in lines[1] or "ETA" in lines[0]
     assert parse_every("25,30s") == (25, 30.0)
     with pytest.raises(ConfigError, match="progress-every"):
         parse_every("soon")

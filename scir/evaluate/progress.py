@@ -1,17 +1,20 @@
 """One progress display for a whole ``scir eval`` grid: a tqdm bar when stderr is a terminal,
-otherwise (batch logs) plain lines every N tasks or N seconds, each with done / planned, the
-running accuracy, the error counts and the current cell."""
+otherwise (batch logs) plain lines every N tasks or N seconds (also while one slow task runs),
+each with done / planned, the running accuracy, the error counts, the current cell, the
+generated tokens per second and the ETA from the pace of this session."""
 
 from __future__ import annotations
 
 import re
 import sys
+import threading
 import time
 from collections import Counter
 from typing import Any, Iterable, Iterator, TextIO
 
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey
+from scir.progress import Heartbeat, Pace
 
 ERRORS = (("parse", "parse_error"), ("solver", "solver_error"), ("timeout", "timeout"),
           ("backend", "backend_error"), ("no answer", "no_answer"))
@@ -55,6 +58,9 @@ class GridProgress:
         self._since = 0
         self._last = time.monotonic()
         self._bar = None
+        self._pace: Pace | None = None
+        self._beat: Heartbeat | None = None
+        self._lock = threading.Lock()
 
     def record(self, cell: CellKey, task_id: str, status: str, correct: bool) -> None:
         """One result of a planned task (a stored one, or one just finished)."""
@@ -72,6 +78,7 @@ class GridProgress:
 
     def start(self) -> None:
         """Show the starting point (the stored results)."""
+        self._pace = Pace(self.planned, done=len(self.status))
         if self.bar_mode:
             from tqdm import tqdm
 
@@ -79,16 +86,27 @@ class GridProgress:
                              file=self.stream, dynamic_ncols=True)
         else:
             self.line()
+            if self.every_seconds is not None:    # a line even while one slow task runs
+                self._beat = Heartbeat(self.every_seconds, self._beat_line).start()
+
+    def _beat_line(self) -> None:
+        if time.monotonic() - self._last >= self.every_seconds * 0.9:
+            self.line()
 
     def line(self) -> str:
         """One plain progress line (also written to the stream)."""
-        done = len(self.status)
-        acc = f"{self.correct}/{done} = {100 * self.correct / done:.1f}%" if done else "-"
-        errors = ", ".join(f"{name} {self.counts[s]}" for name, s in ERRORS)
-        cell = self.cell.label() if self.cell is not None else "-"
-        text = (f"eval {time.strftime('%H:%M:%S')}: {done}/{self.planned} done, accuracy "
-                f"{acc}; errors: {errors}; cell {cell}")
-        print(text, file=self.stream, flush=True)
+        with self._lock:
+            done = len(self.status)
+            acc = f"{self.correct}/{done} = {100 * self.correct / done:.1f}%" if done else "-"
+            errors = ", ".join(f"{name} {self.counts[s]}" for name, s in ERRORS)
+            cell = self.cell.label() if self.cell is not None else "-"
+            pace = ""
+            if self._pace is not None:     # tokens/s and the ETA (or the time taken)
+                pace = "; " + self._pace.summary().split("; ", 1)[-1]
+            text = (f"eval {time.strftime('%H:%M:%S')}: {done}/{self.planned} done, accuracy "
+                    f"{acc}; errors: {errors}; cell {cell}{pace}")
+            print(text, file=self.stream, flush=True)
+            self._last = time.monotonic()
         return text
 
     def _tick(self) -> None:
@@ -110,7 +128,11 @@ class GridProgress:
         (e.g. the wall-time budget) and may raise to stop the grid."""
         self.cell = cell
         for result in results:
-            self.record(cell, result.task_id, result.status, result.correct)
+            with self._lock:
+                self.record(cell, result.task_id, result.status, result.correct)
+                if self._pace is not None:
+                    self._pace.done = len(self.status)
+                    self._pace.tokens += int(getattr(result, "completion_tokens", 0) or 0)
             self._tick()
             yield result
             if check is not None:
@@ -118,6 +140,9 @@ class GridProgress:
 
     def close(self) -> None:
         """End the display (a last plain line in line mode)."""
+        if self._beat is not None:
+            self._beat.stop()
+            self._beat = None
         if self._bar is not None:
             self._bar.close()
             self._bar = None
