@@ -107,7 +107,10 @@ def _parents(paths: Iterable[str]) -> list[str]:
 
 def _mounts(visible: Sequence[str], tmp_mb: int) -> list[str]:
     """The file-system arguments shared by both modes."""
-    args = ["--ro-bind", "/usr", "/usr"]
+    # the private /tmp first: a runtime or visible path under /tmp (a checkout in /tmp/x)
+    # is then bound on top of it instead of being hidden by it
+    args = ["--perms", "01777", "--size", str(int(tmp_mb) << 20), "--tmpfs", "/tmp",
+            "--ro-bind", "/usr", "/usr"]
     for link in ROOT_LINKS:
         if os.path.islink(link):
             args += ["--symlink", os.readlink(link), link]
@@ -120,9 +123,7 @@ def _mounts(visible: Sequence[str], tmp_mb: int) -> list[str]:
             args += ["--perms", "0755", "--dir", parent]
     for path in binds:
         args += ["--ro-bind", path, path]
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--perms", "01777", "--size", str(int(tmp_mb) << 20), "--tmpfs", "/tmp",
-             "--chdir", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp"]
     return args
 
 

@@ -240,3 +240,21 @@ def test_without_isolation_sr_agent_refuses_unless_told_it_is_unsafe(tmp_path: P
         assert "--unsafe-unisolated-analyzer" in err[0]
         assert main([*argv, "--run", str(tmp_path / "b"), "--unsafe-unisolated-analyzer"]) == 0
         assert len(srv.requests) == 1
+
+
+def test_visible_paths_under_tmp_are_not_hidden_by_the_private_tmp(tmp_path: Path) -> None:
+    """A checkout (and its .venv) cloned under /tmp stays visible inside the sandbox, whose
+    own /tmp is mounted first."""
+    from solvers.isolation import sandboxed
+
+    shown = tmp_path / "visible.txt"
+    shown.write_text("seen\n")
+    hidden = tmp_path / "hidden.txt"
+    hidden.write_text("secret\n")
+    code = (f"print(open({str(shown)!r}).read().strip())\n"
+            f"try:\n    open({str(hidden)!r})\n    print('ESCAPED')\n"
+            "except OSError:\n    print('hidden')\n")
+    out = subprocess.run(sandboxed([sys.executable, "-I", "-c", code], visible=[shown]),
+                         capture_output=True, text=True, timeout=60,
+                         env={"PATH": "/usr/bin:/bin"})
+    assert out.stdout.split() == ["seen", "hidden"], out.stderr
