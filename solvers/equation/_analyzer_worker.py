@@ -127,12 +127,18 @@ def _normal(path: str, cwd: str) -> tuple[str, bool]:
     return "/" + "/".join(parts), dotdot
 
 
-def make_hook(cwd: str, read_roots: tuple[str, ...], status_fd: int):
-    """The audit hook for a run in ``cwd`` (see the module docstring)."""
+def make_hook(cwd: str, read_roots: tuple[str, ...], status_fd: int,
+              runtime_roots: tuple[str, ...] | None = None):
+    """The audit hook for a run in ``cwd`` (see the module docstring); modules are imported
+    only from ``runtime_roots`` (default: ``read_roots`` without ``cwd``), which may lie
+    under ``cwd`` when the runtime is bound read-only there (a checkout under /tmp)."""
+    if runtime_roots is None:
+        runtime_roots = tuple(r for r in read_roots if r != cwd)
     normal = type(_normal)(_normal.__code__, {}, "normal")   # a private copy, no globals
     guarded: list = [normal]
 
-    def hook(event, args, _cwd=cwd, _reads=read_roots, _fd=status_fd, _refused=_REFUSED,
+    def hook(event, args, _cwd=cwd, _reads=read_roots, _runtime=runtime_roots, _fd=status_fd,
+             _refused=_REFUSED,
              _path_writes=_PATH_WRITES, _wflags=_WRITE_FLAGS, _normal=normal,
              _write=os.write, _error=SandboxRefusal, _str=str, _bytes=bytes, _int=int,
              _len=len, _told=[0], _max_told=MAX_REPORTED,
@@ -205,8 +211,7 @@ def make_hook(cwd: str, read_roots: tuple[str, ...], status_fd: int):
             if args[0] in _modules:
                 refuse(f"importing {args[0]} is not allowed (no processes, no interpreters)")
             where = args[1] if _len(args) > 1 else None
-            if where is not None and (not inside(where, _reads, False)
-                                      or inside(where, (_cwd,), False)):
+            if where is not None and not inside(where, _runtime, False):
                 refuse(f"importing {args[0]} from {_repr(where)} is not allowed (only the "
                        "Python installation's modules)")
         if event == "object.__setattr__" and args and any(args[0] is g for g in _guarded):
