@@ -48,8 +48,35 @@ def one_line(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+def command_names() -> list[str]:
+    """The subcommands as typed (``import_`` is ``import``)."""
+    return [name.rstrip("_") for name in COMMANDS]
+
+
+def _early(argv: list[str]) -> int | None:
+    """What needs no parser (and none of its imports): ``--version``, and an unknown command
+    (one line with the closest names); None otherwise."""
+    if argv == ["--version"]:
+        from scir import __version__
+
+        print(f"scir {__version__}")
+        return 0
+    if argv and not argv[0].startswith("-") and argv[0] not in command_names():
+        import difflib
+
+        close = difflib.get_close_matches(argv[0], command_names(), n=3, cutoff=0.6)
+        hint = (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close
+                else f"; the commands are {', '.join(command_names())}")
+        print(one_line(f"error: unknown command {argv[0]!r}{hint}"), file=sys.stderr)
+        return 2
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scir`` command line; returns the exit code."""
+    early = _early(list(sys.argv[1:] if argv is None else argv))
+    if early is not None:
+        return early
     try:
         parser = build_parser()     # lists the tracks: a bad SCIR_TRACKS entry fails here
     except ScirError as exc:

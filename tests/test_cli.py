@@ -170,3 +170,20 @@ def test_generate_into_a_folder(tmp_path, capsys, horn_registered):
     assert main(["generate", "horn", "-n", "1", "-o", str(tmp_path)]) == 2
     assert f"error: {tmp_path}, field 'output': cannot write: " in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # the temporary file is gone too
+
+
+def test_version_is_fast_and_a_mistyped_command_gets_a_suggestion(capsys):
+    """``scir --version`` needs no parser (no command module imported); a mistyped command
+    is one line naming the closest commands, exit 2."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "scir", "--version"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.startswith("scir ") and out.returncode == 0
+    assert "scir.commands" not in out.stderr            # measured by imports, not wall time
+    assert main(["genrate", "deduction"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "error: unknown command 'genrate'; did you mean 'generate'?"
+    assert main(["xyzzy"]) == 2
+    assert "the commands are doctor, generate" in capsys.readouterr().err
