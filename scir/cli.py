@@ -48,39 +48,39 @@ def one_line(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-def command_names() -> list[str]:
-    """The subcommands as typed (``import_`` is ``import``)."""
-    return [name.rstrip("_") for name in COMMANDS]
+def _unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """One line for a mistyped command, naming the closest commands; None if it is known."""
+    if not argv or argv[0].startswith("-"):
+        return None
+    choices = next(a.choices for a in parser._actions
+                   if isinstance(a, argparse._SubParsersAction))
+    if argv[0] in choices:
+        return None
+    import difflib
 
-
-def _early(argv: list[str]) -> int | None:
-    """What needs no parser (and none of its imports): ``--version``, and an unknown command
-    (one line with the closest names); None otherwise."""
-    if argv == ["--version"]:
-        from scir import __version__
-
-        print(f"scir {__version__}")
-        return 0
-    if argv and not argv[0].startswith("-") and argv[0] not in command_names():
-        import difflib
-
-        close = difflib.get_close_matches(argv[0], command_names(), n=3, cutoff=0.6)
-        hint = (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close
-                else f"; the commands are {', '.join(command_names())}")
-        print(one_line(f"error: unknown command {argv[0]!r}{hint}"), file=sys.stderr)
-        return 2
-    return None
+    names = [name.rstrip("_") for name in COMMANDS]
+    close = difflib.get_close_matches(argv[0], list(choices), n=3, cutoff=0.6)
+    hint = (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close
+            else f"; the commands are {', '.join(names)}")
+    return one_line(f"error: unknown command {argv[0]!r}{hint}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scir`` command line; returns the exit code."""
-    early = _early(list(sys.argv[1:] if argv is None else argv))
-    if early is not None:
-        return early
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given == ["--version"]:              # no parser: none of the commands' imports
+        from scir import __version__
+
+        print(f"scir {__version__}")
+        return 0
     try:
         parser = build_parser()     # lists the tracks: a bad SCIR_TRACKS entry fails here
     except ScirError as exc:
         print(one_line(f"error: {exc}"), file=sys.stderr)
+        return 2
+    unknown = _unknown_command(parser, given)
+    if unknown is not None:
+        print(unknown, file=sys.stderr)
         return 2
     try:
         args = parser.parse_args(argv)
