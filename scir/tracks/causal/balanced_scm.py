@@ -26,17 +26,18 @@ in three steps:
    partner with other parents forms a v-structure (XYZ independent of those parents), the
    signal of constraint-based discovery, not an artifact.
 3. **Random printed scales.** Every node is printed as ``x_j = mu_j + tau_j z_j / sd(z_j)``
-   with ``tau_j`` log-uniform on ``SCALE_RANGE`` and ``mu_j = k_j tau_j``, ``k_j ~
-   U(LEVEL_RANGE)``, drawn for every node alike: means and variances are independent of the
-   graph (varsortability 0.5 in expectation). ``k`` (about 10, a coefficient of variation
-   near 10%) keeps concentrations positive, also under interventions: inhibiting a parent
-   (``k`` standard deviations down) lowers a child by at most ``sqrt(rho) k`` of its own
-   ``k``, so no protein that is not intervened on is held at 0 by the clipping (the rare
-   negative value is clipped to 0 as in the paper).
+   with ``tau_j`` log-uniform on ``SCALE_RANGE`` and ``mu_j = LEVEL tau_j``, drawn for every
+   node alike: means and variances are independent of the graph (varsortability 0.5 in
+   expectation). ``LEVEL`` (20 standard deviations above 0, a coefficient of variation of
+   5%) keeps concentrations positive also under interventions: inhibiting a protein moves
+   it ``LEVEL`` of its standard deviations down, and a child by at most ``sqrt(0.8) LEVEL <
+   LEVEL - 2`` of its own (its parents explain at most 80% of its variance, all weights
+   being positive), so a protein that is not intervened on stays clear of 0 (the paper's
+   clipping is kept for the odd value that would not).
 
 The latent model is then written as the printed one's weights, base levels and noise scales
 (an :class:`~scir.tracks.causal.scm.SCM`), so interventions, clipping and rounding act as in
-the paper construction: an inhibition holds a protein at 0 (``k`` standard deviations below
+the paper construction: an inhibition holds a protein at 0 (``LEVEL`` standard deviations below
 its mean), an activation at 3x its observational mean. Interventions remain the signal.
 """
 
@@ -48,10 +49,11 @@ import numpy as np
 from scir.tracks.causal.graph import NEW_PROTEIN, TaskGraph, sorted_nodes
 from scir.tracks.causal.scm import SCM
 
-R2_RANGE = (0.5, 0.9)          # parental R² of a subgraph node; an XYZ edge's strength r_e
+R2_RANGE = (0.5, 0.8)          # parental R² of a subgraph node; an XYZ edge's strength r_e
 WEIGHT_SIZE = (0.5, 1.5)       # relative sizes of a node's (positive) parent weights
-SCALE_RANGE = (0.15, 0.75)     # printed standard deviation tau_j (log-uniform)
-LEVEL_RANGE = (9.0, 11.0)      # printed mean in standard deviations above 0, k_j
+SCALE_RANGE = (0.1, 0.5)       # printed standard deviation tau_j (log-uniform)
+LEVEL = 20.0                   # printed mean in standard deviations above 0
+PARENT_SCALE_PENALTY = 0.1     # keeps an out-partner's other parents' weights near their draw
 
 
 def _covariance(order: list[str], weights: dict[tuple[str, str], float],
@@ -98,9 +100,10 @@ def _subgraph_model(sub: nx.DiGraph, order: list[str], rank: dict[str, int],
 
 
 def _attach_xyz(task_graph: TaskGraph, order: list[str], weights: dict, noise: dict,
-                sub_ratio: dict[str, float], rng: np.random.Generator) -> tuple[dict, dict]:
-    """Step 2: XYZ's edge weights (and each out-partner's noise) solved for the symmetric
-    R² targets."""
+                rng: np.random.Generator) -> tuple[dict, dict]:
+    """Step 2: XYZ's edge weights (and each out-partner's noise and parents' weights) solved
+    so that XYZ and its partners have the R² of the direction-free reference (module
+    docstring)."""
     from scipy.optimize import least_squares
 
     edges = task_graph.xyz_edges
@@ -108,35 +111,51 @@ def _attach_xyz(task_graph: TaskGraph, order: list[str], weights: dict, noise: d
     lam = [r / (1.0 - r) for r in strength]
     partners = [b if a == NEW_PROTEIN else a for a, b in edges]
     into = [b == NEW_PROTEIN for _, b in edges]
-    target = np.log([1.0 + sum(lam)] + [sub_ratio[v] + x for v, x in zip(partners, lam)])
     noise = {**noise, NEW_PROTEIN: 1.0}
+    # the reference: every edge into XYZ, weights sqrt(lambda_e), whatever the true directions
+    sub_order = [v for v in order if v != NEW_PROTEIN]     # a topological order of it
+    reference = {**weights, **{(v, NEW_PROTEIN): float(np.sqrt(x))
+                               for v, x in zip(partners, lam)}}
+    ratio = dict(zip(sub_order + [NEW_PROTEIN],
+                     precision_ratio(_covariance(sub_order + [NEW_PROTEIN], reference, noise))))
+    target = np.log([ratio[NEW_PROTEIN]] + [ratio[v] for v in partners])
+    parents = {v: [p for (p, c) in weights if c == v] for v in partners}
 
-    def model(theta) -> tuple[dict, dict]:
-        w, s, k = dict(weights), dict(noise), 0
+    def model(theta) -> tuple[dict, dict, list[float]]:
+        w, s, k, scales = dict(weights), dict(noise), 0, []
         for e, v in enumerate(partners):
             if into[e]:                       # v -> XYZ: its weight in XYZ's equation
                 w[(v, NEW_PROTEIN)] = float(np.exp(theta[k]))
                 k += 1
-            else:                             # XYZ -> v: XYZ's weight and v's new noise
-                w[(NEW_PROTEIN, v)] = float(np.exp(theta[k]))
-                s[v] = float(np.exp(theta[k + 1]))
-                k += 2
-        return w, s
+                continue
+            # XYZ -> v: XYZ's weight in v's equation, v's noise, and (when v has other
+            # parents) a common factor on their weights, kept near 1 by the fit
+            w[(NEW_PROTEIN, v)] = float(np.exp(theta[k]))
+            s[v] = float(np.exp(theta[k + 1]))
+            k += 2
+            if parents[v]:
+                for p in parents[v]:
+                    w[(p, v)] = weights[(p, v)] * float(np.exp(theta[k]))
+                scales.append(float(theta[k]))
+                k += 1
+        return w, s, scales
 
     def residual(theta) -> np.ndarray:
-        w, s = model(theta)
-        ratio = dict(zip(order, precision_ratio(_covariance(order, w, s))))
-        return np.log([ratio[NEW_PROTEIN]] + [ratio[v] for v in partners]) - target
+        w, s, scales = model(theta)
+        got = dict(zip(order, precision_ratio(_covariance(order, w, s))))
+        fit = np.log([got[NEW_PROTEIN]] + [got[v] for v in partners]) - target
+        return np.concatenate([fit, PARENT_SCALE_PENALTY * np.array(scales)])
 
-    start: list[float] = []          # exact for edges into XYZ from uncorrelated partners
+    start: list[float] = []           # the reference itself when every edge points into XYZ
     for e, v in enumerate(partners):
         if into[e]:
             start.append(0.5 * np.log(lam[e]))
-        else:                         # XYZ takes the share r_e of v's noise
+        else:                          # XYZ takes the share r_e of v's noise
             start += [0.5 * np.log(strength[e] * noise[v]),
-                      np.log((1.0 - strength[e]) * noise[v])]
+                      np.log((1.0 - strength[e]) * noise[v])] + ([0.0] if parents[v] else [])
     fit = least_squares(residual, np.array(start), method="trf", bounds=(-8.0, 8.0))
-    return model(fit.x)
+    w, s, _ = model(fit.x)
+    return w, s
 
 
 def balanced_scm(task_graph: TaskGraph, rng: np.random.Generator) -> SCM:
@@ -146,13 +165,14 @@ def balanced_scm(task_graph: TaskGraph, rng: np.random.Generator) -> SCM:
     nodes = sorted_nodes(g.nodes)
     rank = {v: i for i, v in enumerate(nodes)}
     order = list(nx.lexicographical_topological_sort(g, key=rank.__getitem__))
-    sub_order = [v for v in order if v != NEW_PROTEIN]
+    # the subgraph's own order, so that its draws do not depend on XYZ's edges
+    sub_order = list(nx.lexicographical_topological_sort(task_graph.subgraph,
+                                                         key=rank.__getitem__))
     weights, noise = _subgraph_model(task_graph.subgraph, sub_order, rank, rng)
-    sub_ratio = dict(zip(sub_order, precision_ratio(_covariance(sub_order, weights, noise))))
-    weights, noise = _attach_xyz(task_graph, order, weights, noise, sub_ratio, rng)
+    weights, noise = _attach_xyz(task_graph, order, weights, noise, rng)
     sd = dict(zip(order, np.sqrt(np.diag(_covariance(order, weights, noise)))))
     tau = {v: float(np.exp(rng.uniform(*np.log(SCALE_RANGE)))) for v in nodes}
-    mu = {v: tau[v] * float(rng.uniform(*LEVEL_RANGE)) for v in nodes}
+    mu = {v: LEVEL * tau[v] for v in nodes}
     edges = sorted(g.edges, key=lambda e: (rank[e[0]], rank[e[1]]))
     w = {(p, c): float(weights[(p, c)] * sd[p] / sd[c] * tau[c] / tau[p]) for p, c in edges}
     base = {v: float(mu[v] - sum(w[(p, v)] * mu[p] for p in g.predecessors(v))) for v in nodes}
