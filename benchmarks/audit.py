@@ -14,6 +14,11 @@ table with a pass/fail per figure:
   constrained chance is shown beside it;
 * causal: chance 10% Easy, 5% Hard (exact).
 
+For causal it also prints the sortability of the generated data (Reisach et al. 2021, 2023;
+``scir/audit/sortability.py``): per construction and tier, the mean, variance and R²
+sortability of the whole true graph (observational rows) and the share of XYZ's edges along
+which each statistic increases, with its 95% Wilson interval (0.5: no information).
+
 Generated files are cached in the work folder under a fingerprint of the generator and
 renderer sources, so a rerun only audits (and a changed generator regenerates).
 
@@ -204,6 +209,24 @@ def _figure(name: str, task: Task) -> float:
             "Obf chars": len(task.problem_obfuscated)}[name]
 
 
+def sortability_table(files: dict[tuple[str, str], Path]) -> str:
+    """Causal sortability per (construction, tier): whole graph and XYZ's edges."""
+    from scir.audit.sortability import STATISTICS, summarise
+
+    head = ["construction", "tier", "tasks"]
+    head += [f"{s} (graph)" for s in STATISTICS]
+    head += [f"{s} (XYZ edges) [95% CI]" for s in STATISTICS]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (construction, level), path in files.items():
+        summary = summarise(read_tasks(path))
+        cells = [construction, level, str(summary.tasks)]
+        cells += [f"{summary.graph[s]:.3f}" for s in STATISTICS]
+        cells += [f"{summary.xyz[s][0]:.3f} [{summary.xyz[s][1]:.3f}-{summary.xyz[s][2]:.3f}]"
+                  f" of {summary.xyz_edges}" for s in STATISTICS]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def paper_table(rows: dict[tuple[str, str], list]) -> str:
     out = ["| track | construction | figure | ours | paper | tolerance | result |",
            "|---|---|---|---:|---:|---|---|"]
@@ -230,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
 
     tables, paper, default_leaks, failures, paper_failures = [], {}, 0, 0, 0
     all_audits: dict[str, dict[str, list[GroupAudit]]] = {}
+    causal_files: dict[tuple[str, str], Path] = {}
     for track in args.tracks.split(","):
         audits: dict[str, list[GroupAudit]] = {}
         for construction in constructions(track):
@@ -238,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
             audits[construction] = audit_files([str(f) for f in files.values()], ["nl", "obf"],
                                                folds=args.folds, seed=args.seed)
             tasks = {level: read_tasks(f) for level, f in files.items()}
+            if track == "causal":
+                causal_files.update({(construction, level): f for level, f in files.items()})
             paper[(track, construction)] = paper_rows(track, construction, tasks, args.n)
             failed = sum(1 for row in paper[(track, construction)] if row[-1] == "FAIL")
             if construction in (DEFAULT, "balanced"):
@@ -256,6 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\n\n".join(tables))
     print("\n## Paper vs ours\n")
     print(paper_table(paper))
+    if causal_files:
+        print("\n## Causal sortability (observational rows)\n")
+        print(sortability_table(causal_files))
     print(f"\nleaks flagged for the default construction: {default_leaks}; its figures "
           f"outside the tolerance: {failures} (the paper construction's: {paper_failures})")
     return 0 if default_leaks == 0 and failures == 0 else 1
