@@ -99,7 +99,8 @@ def task_file(work: Path, track: str, construction: str, level: str, n: int, see
 # ---- the audit tables, constructions side by side -------------------------------------------
 def audit_table(track: str, audits: dict[str, list[GroupAudit]]) -> str:
     """One Markdown table per track: a row per (difficulty, presentation, baseline), a column
-    per construction (accuracy, interval, leak)."""
+    per construction (accuracy, interval, the baseline's own reference chance when it has
+    one, leak)."""
     names = list(audits)
     head = ["difficulty", "presentation", "baseline", "chance (constr.)"]
     head += [f"{c}: accuracy [95% CI]" for c in names]
@@ -118,8 +119,10 @@ def audit_table(track: str, audits: dict[str, list[GroupAudit]]) -> str:
                     cells.append("-")
                     continue
                 s = audit.scores[k]
+                reference = (f" (ref. {100 * s.reference:.1f}%)" if s.reference is not None
+                             else "")
                 cells.append(f"{100 * s.accuracy:.1f}% [{100 * s.low:.1f}-{100 * s.high:.1f}]"
-                             + (" **LEAK**" if s.leak else ""))
+                             + reference + (" **LEAK**" if s.leak else ""))
             rows.append("| " + " | ".join(cells) + " |")
     return f"### {track}\n\n" + "\n".join(rows)
 

@@ -186,6 +186,9 @@ def test_answer_blind_heuristics_are_at_chance_for_balanced_and_not_for_paper(in
     lo, _ = ind.wilson(_hits(paper, present), len(paper))
     assert lo > paper_chance          # 20 tasks: above chance even at the interval's bound
     assert _hits(paper, present) / len(paper) > 2 * _hits(balanced, present) / len(balanced)
+    # labels ignored, the paper's targets are the rules covering two examples (about 85%)
+    two = heuristics["random pair covering two examples"]
+    assert _hits(paper, two) / len(paper) > 0.5
 
 
 # ---- causal: balanced interventions and directions --------------------------------------------
