@@ -129,7 +129,8 @@ def audit_table(track: str, audits: dict[str, list[GroupAudit]]) -> str:
 
 def summary_table(all_audits: dict[str, dict[str, list[GroupAudit]]]) -> str:
     """One row per (track, difficulty, presentation): per construction, the best baseline
-    with its interval and the number of baselines flagged."""
+    (the furthest above its chance level, or its own reference chance) with its interval and
+    the number of baselines flagged."""
     names = list(dict.fromkeys(c for audits in all_audits.values() for c in audits))
     head = ["track", "difficulty", "presentation", "tasks", "chance (constr.)"]
     head += [f"{c}: best baseline [95% CI], leaks" for c in names]
@@ -146,9 +147,14 @@ def summary_table(all_audits: dict[str, dict[str, list[GroupAudit]]]) -> str:
                 if audit is None:
                     cells.append("-")
                     continue
-                best = max(audit.scores, key=lambda s: s.accuracy)
+                # the baseline furthest above its own chance level (a reference, if it has one)
+                best = max(audit.scores, key=lambda s: s.accuracy - max(
+                    audit.chance, audit.chance_constrained,
+                    s.reference if s.reference is not None else 0.0))
+                reference = (f" (ref. {100 * best.reference:.1f}%)"
+                             if best.reference is not None else "")
                 cells.append(f"{best.name} {100 * best.accuracy:.1f}% "
-                             f"[{100 * best.low:.1f}-{100 * best.high:.1f}], "
+                             f"[{100 * best.low:.1f}-{100 * best.high:.1f}]{reference}, "
                              f"{len(audit.leaks)} leak(s)")
             rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
