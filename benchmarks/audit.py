@@ -14,6 +14,11 @@ table with a pass/fail per figure:
   constrained chance is shown beside it;
 * causal: chance 10% Easy, 5% Hard (exact).
 
+For causal it also prints the sortability of the generated data (Reisach et al. 2021, 2023;
+``scir/audit/sortability.py``): per construction and tier, the mean, variance and R²
+sortability of the whole true graph (observational rows) and the share of XYZ's edges along
+which each statistic increases, with its 95% Wilson interval (0.5: no information).
+
 Generated files are cached in the work folder under a fingerprint of the generator and
 renderer sources, so a rerun only audits (and a changed generator regenerates).
 
@@ -94,7 +99,8 @@ def task_file(work: Path, track: str, construction: str, level: str, n: int, see
 # ---- the audit tables, constructions side by side -------------------------------------------
 def audit_table(track: str, audits: dict[str, list[GroupAudit]]) -> str:
     """One Markdown table per track: a row per (difficulty, presentation, baseline), a column
-    per construction (accuracy, interval, leak)."""
+    per construction (accuracy, interval, the baseline's own reference chance when it has
+    one, leak)."""
     names = list(audits)
     head = ["difficulty", "presentation", "baseline", "chance (constr.)"]
     head += [f"{c}: accuracy [95% CI]" for c in names]
@@ -113,15 +119,18 @@ def audit_table(track: str, audits: dict[str, list[GroupAudit]]) -> str:
                     cells.append("-")
                     continue
                 s = audit.scores[k]
+                reference = (f" (ref. {100 * s.reference:.1f}%)" if s.reference is not None
+                             else "")
                 cells.append(f"{100 * s.accuracy:.1f}% [{100 * s.low:.1f}-{100 * s.high:.1f}]"
-                             + (" **LEAK**" if s.leak else ""))
+                             + reference + (" **LEAK**" if s.leak else ""))
             rows.append("| " + " | ".join(cells) + " |")
     return f"### {track}\n\n" + "\n".join(rows)
 
 
 def summary_table(all_audits: dict[str, dict[str, list[GroupAudit]]]) -> str:
     """One row per (track, difficulty, presentation): per construction, the best baseline
-    with its interval and the number of baselines flagged."""
+    (the furthest above its chance level, or its own reference chance) with its interval and
+    the number of baselines flagged."""
     names = list(dict.fromkeys(c for audits in all_audits.values() for c in audits))
     head = ["track", "difficulty", "presentation", "tasks", "chance (constr.)"]
     head += [f"{c}: best baseline [95% CI], leaks" for c in names]
@@ -138,9 +147,14 @@ def summary_table(all_audits: dict[str, dict[str, list[GroupAudit]]]) -> str:
                 if audit is None:
                     cells.append("-")
                     continue
-                best = max(audit.scores, key=lambda s: s.accuracy)
+                # the baseline furthest above its own chance level (a reference, if it has one)
+                best = max(audit.scores, key=lambda s: s.accuracy - max(
+                    audit.chance, audit.chance_constrained,
+                    s.reference if s.reference is not None else 0.0))
+                reference = (f" (ref. {100 * best.reference:.1f}%)"
+                             if best.reference is not None else "")
                 cells.append(f"{best.name} {100 * best.accuracy:.1f}% "
-                             f"[{100 * best.low:.1f}-{100 * best.high:.1f}], "
+                             f"[{100 * best.low:.1f}-{100 * best.high:.1f}]{reference}, "
                              f"{len(audit.leaks)} leak(s)")
             rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
@@ -204,6 +218,24 @@ def _figure(name: str, task: Task) -> float:
             "Obf chars": len(task.problem_obfuscated)}[name]
 
 
+def sortability_table(files: dict[tuple[str, str], Path]) -> str:
+    """Causal sortability per (construction, tier): whole graph and XYZ's edges."""
+    from scir.audit.sortability import STATISTICS, summarise
+
+    head = ["construction", "tier", "tasks"]
+    head += [f"{s} (graph)" for s in STATISTICS]
+    head += [f"{s} (XYZ edges) [95% CI]" for s in STATISTICS]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (construction, level), path in files.items():
+        summary = summarise(read_tasks(path))
+        cells = [construction, level, str(summary.tasks)]
+        cells += [f"{summary.graph[s]:.3f}" for s in STATISTICS]
+        cells += [f"{summary.xyz[s][0]:.3f} [{summary.xyz[s][1]:.3f}-{summary.xyz[s][2]:.3f}]"
+                  f" of {summary.xyz_edges}" for s in STATISTICS]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def paper_table(rows: dict[tuple[str, str], list]) -> str:
     out = ["| track | construction | figure | ours | paper | tolerance | result |",
            "|---|---|---|---:|---:|---|---|"]
@@ -230,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
 
     tables, paper, default_leaks, failures, paper_failures = [], {}, 0, 0, 0
     all_audits: dict[str, dict[str, list[GroupAudit]]] = {}
+    causal_files: dict[tuple[str, str], Path] = {}
     for track in args.tracks.split(","):
         audits: dict[str, list[GroupAudit]] = {}
         for construction in constructions(track):
@@ -238,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             audits[construction] = audit_files([str(f) for f in files.values()], ["nl", "obf"],
                                                folds=args.folds, seed=args.seed)
             tasks = {level: read_tasks(f) for level, f in files.items()}
+            if track == "causal":
+                causal_files.update({(construction, level): f for level, f in files.items()})
             paper[(track, construction)] = paper_rows(track, construction, tasks, args.n)
             failed = sum(1 for row in paper[(track, construction)] if row[-1] == "FAIL")
             if construction in (DEFAULT, "balanced"):
@@ -256,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\n\n".join(tables))
     print("\n## Paper vs ours\n")
     print(paper_table(paper))
+    if causal_files:
+        print("\n## Causal sortability (observational rows)\n")
+        print(sortability_table(causal_files))
     print(f"\nleaks flagged for the default construction: {default_leaks}; its figures "
           f"outside the tolerance: {failures} (the paper construction's: {paper_failures})")
     return 0 if default_leaks == 0 and failures == 0 else 1

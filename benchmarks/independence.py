@@ -10,7 +10,9 @@ each task contributes its expected hit); they are compared with the constrained 
 (|pool| / 18, the same-category pairs the question allows). Causal: how often true XYZ partners
 are intervened on versus other subgraph nodes, the share of true edges into XYZ, and option
 pickers that maximise or minimise one option feature (partners intervened, partners' mentions,
-edges into XYZ, text length, partners' known degree), against chance 1/options.
+edges into XYZ, text length, partners' known degree), against chance 1/options; and the
+sortability of the observational rows (``scir/audit/sortability.py``: mean, variance and R²
+over the whole true graph and over XYZ's edges).
 
 A heuristic is flagged (LEAK) when the 95% Wilson lower bound of its hit rate is above the
 file's mean (constrained) chance + 0.03.
@@ -127,20 +129,27 @@ def induction_heuristics(labels: bool = False) -> dict[str, Callable[[Task], flo
                             t.answer_pool, maximise)
         return h
 
-    def covers_example(t: Task) -> float:
+    def examples_covered(t: Task) -> dict[str, int]:
+        """Per same-category rule, the examples it covers, labels ignored."""
         facts = t.formal["facts"]
         by = {}
         for rel, drug, prot in facts:
             by.setdefault((drug, prot), set()).add(rel)
         prots = {f[2] for f in facts}
-        cands = []
-        for r1, r2 in rules:
-            for a, b in t.formal["pos"] + t.formal["neg"]:
-                if any((r1 in by.get((a, p), ()) and r2 in by.get((b, p), ()))
-                       or (r2 in by.get((a, p), ()) and r1 in by.get((b, p), ()))
-                       for p in prots):
-                    cands.append(rule_key((r1, r2)))
-                    break
+        return {rule_key((r1, r2)): sum(
+            1 for a, b in t.formal["pos"] + t.formal["neg"]
+            if any((r1 in by.get((a, p), ()) and r2 in by.get((b, p), ()))
+                   or (r2 in by.get((a, p), ()) and r1 in by.get((b, p), ())) for p in prots))
+            for r1, r2 in rules}
+
+    def covers_example(t: Task) -> float:
+        cands = [k for k, n in examples_covered(t).items() if n > 0]
+        return sum(1 for c in cands if c in t.answer_pool) / len(cands) if cands else 0.0
+
+    def covers_two(t: Task) -> float:
+        """A random same-category rule covering exactly two examples (the target covers its
+        two positives), labels ignored."""
+        cands = [k for k, n in examples_covered(t).items() if n == 2]
         return sum(1 for c in cands if c in t.answer_pool) / len(cands) if cands else 0.0
 
     if labels:
@@ -161,6 +170,7 @@ def induction_heuristics(labels: bool = False) -> dict[str, Callable[[Task], flo
         "least co-occurring pair": co(maximise=False),
         "most co-occurring, example drugs": co(ex_drugs),
         "random pair covering an example": covers_example,
+        "random pair covering two examples": covers_two,
     }
 
 
@@ -241,6 +251,13 @@ def report_causal(tasks: list[Task]) -> list[str]:
     out.append(f"  regenerated draws per task   {sum(regen) / n:.2f} (max {max(regen)}; "
                f"{sum(regen)} GIES failures in {sum(regen) + n} runs, "
                f"{sum(regen) / (sum(regen) + n):.1%}; {structures} structures redrawn)")
+    from scir.audit.sortability import STATISTICS, summarise
+
+    summary = summarise(tasks)
+    for stat in STATISTICS:
+        share, lo, hi = summary.xyz[stat]
+        out.append(f"  {stat + '-sortability':12s} graph {summary.graph[stat]:.3f}; XYZ's edges "
+                   f"{share:.3f} [{lo:.3f}, {hi:.3f}] of {summary.xyz_edges}")
     feats = [_causal_features(t) for t in tasks]
     for name in feats[0][0]:
         for maximise in (True, False):

@@ -85,3 +85,21 @@ pool_gain(Rel, Drug, Protein, TC, Gain, Size) :-
     setup_call_cleanup(assertz(fact(Rel, Drug, Protein)),
                        aggregate_all(count, ( member(R1-R2, Candidates), valid(R1, R2) ), Gain),
                        retract(fact(Rel, Drug, Protein))).
+
+%!  pool_rules(+TC, -Rules)
+%   The valid rules of category TC (the answer pool), as a sorted list of R1-R2 pairs.
+pool_rules(TC, Rules) :-
+    findall(R1-R2, ( rule(R1, R2), rule_category(R1, R2, TC), valid(R1, R2) ), Found),
+    msort(Found, Rules).
+
+%!  keeps_pool(+Rel, +Drug, +Protein, +T1, +T2, +TC)
+%   fact(Rel, Drug, Protein) is new, keeps the task well-posed (admissible/6) and leaves the
+%   answer pool of category TC as it is: no rule joins it, none leaves it. The fact is
+%   asserted only for the check.
+keeps_pool(Rel, Drug, Protein, T1, T2, TC) :-
+    \+ fact(Rel, Drug, Protein),
+    pool_rules(TC, Before),
+    setup_call_cleanup(assertz(fact(Rel, Drug, Protein)),
+                       ( \+ ill_posed_by(Rel, T1, T2, TC), pool_rules(TC, After) ),
+                       retract(fact(Rel, Drug, Protein))),
+    After == Before.

@@ -143,7 +143,10 @@ def test_balanced_fillers_cover_all_nine_relation_types(induction_tasks):
         for task in induction_tasks[("balanced", level)]:
             types = {f[0] for f in task.formal["facts"]}
             assert types == set(world.relation_names), task.task_id
-            assert len(task.formal["facts"]) == task.params["facts"]
+            # the co-location quotas (balanced_fillers.py) need 36 facts per co-location of
+            # every same-category rule among each role's drugs: positives per rule plus one
+            quotas = 36 * (task.params["positives"] + 1)
+            assert len(task.formal["facts"]) == max(task.params["facts"], quotas)
             example_drugs = {d for p in task.formal["pos"] + task.formal["neg"] for d in p}
             about_examples = {f[0] for f in task.formal["facts"] if f[1] in example_drugs}
             assert about_examples == set(world.relation_names), task.task_id
@@ -183,6 +186,9 @@ def test_answer_blind_heuristics_are_at_chance_for_balanced_and_not_for_paper(in
     lo, _ = ind.wilson(_hits(paper, present), len(paper))
     assert lo > paper_chance          # 20 tasks: above chance even at the interval's bound
     assert _hits(paper, present) / len(paper) > 2 * _hits(balanced, present) / len(balanced)
+    # labels ignored, the paper's targets are the rules covering two examples (about 85%)
+    two = heuristics["random pair covering two examples"]
+    assert _hits(paper, two) / len(paper) > 0.5
 
 
 # ---- causal: balanced interventions and directions --------------------------------------------

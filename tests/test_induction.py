@@ -119,7 +119,10 @@ def test_generated_tasks_satisfy_the_design(tasks, level, params):
         assert world.rule_category(target) == f["category"]
         assert all(world.rule_category(d) is not None for d in distractors)
         assert len(f["pos"]) == m * (k + 1) and len(f["neg"]) == k
-        assert len(f["facts"]) == params["facts"]
+        quotas = 36 * (m + (1 if k else 0))    # the balanced co-location quotas (facts)
+        expected = params["facts"] if task.params["construction"] == "paper" else max(
+            params["facts"], quotas)
+        assert len(f["facts"]) == expected
         used = {r for rule in [target] + distractors for r in rule}
         if task.params["construction"] == "paper":
             assert {fact[0] for fact in f["facts"]} <= used

@@ -4,7 +4,10 @@ beside the tasks' chance shows whether surface features give answers away.
 
 Stages, one module each: :mod:`~scir.audit.items` (tasks -> audit items and groups),
 :mod:`~scir.audit.text` (generic text features), one feature/heuristic module per track
-(:mod:`~scir.audit.deduction`, :mod:`~scir.audit.induction`, :mod:`~scir.audit.causal`),
+(:mod:`~scir.audit.deduction`, :mod:`~scir.audit.induction`, :mod:`~scir.audit.causal`) and
+its structural family (:mod:`~scir.audit.induction_structure`: co-location among the
+examples' drugs; :mod:`~scir.audit.causal_structure`: sortability of the data tables, with
+:mod:`~scir.audit.sortability`),
 :mod:`~scir.audit.baselines` (the models), :mod:`~scir.audit.crossval` (grouped folds,
 Wilson intervals, the leak rule) and :mod:`~scir.audit.report` (Markdown and JSON).
 """

@@ -40,12 +40,20 @@ class Baseline(ABC):
 
 @dataclass(frozen=True)
 class Spec:
-    """A named baseline: ``make(seed)`` builds a fresh, untrained instance."""
+    """A named baseline: ``make(seed)`` builds a fresh, untrained instance.
+
+    ``reference`` (optional), for baselines that read a legitimate part of the task's signal:
+    ``reference(item, prediction)`` is the chance that a prediction would be right if it kept
+    the legitimate part of the baseline's choice and drew the rest at random; its mean over a
+    group's tasks replaces the group's chance in the leak rule when it is higher (causal's
+    structural family: keep the predicted option's partners, which observational
+    correlations reveal, draw the directions)."""
 
     name: str
-    family: str          # majority | counts | ranking | ngrams | heuristic
+    family: str          # majority | counts | ranking | ngrams | heuristic | structural
     description: str
     make: Callable[[int], Baseline]
+    reference: Callable[[Item, str], float] | None = None
 
 
 def cached(item: Item, key: str, compute: Callable[[], object]):

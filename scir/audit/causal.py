@@ -5,7 +5,8 @@ Option letters are arbitrary labels, so the count-feature models are per-option 
 text): its position, letter and length; how many of its edges point into / out of the new
 protein; how often its partners are intervened on (inhibited, activated), mentioned in the
 text, and connected in the known network; how many other options share its edges, partners
-and directions. No feature looks at the data tables (fitting them would solve the task).
+and directions. No feature of these looks at the data tables (fitting them would solve the task);
+the structural family (:mod:`scir.audit.causal_structure`) reads their marginal statistics.
 Heuristics: the option whose partners are intervened most, whose edges point into (or out
 of) the new protein, whose partners are mentioned most, whose edges other options repeat
 most, and the longest option.
@@ -137,7 +138,9 @@ def specs() -> list[Spec]:
         ("most-shared-edges", "edge_popularity", "option whose edges other options repeat most"),
         ("longest-option", "chars", "the longest option text"),
     ]
+    from scir.audit import causal_structure
+
     return standard_specs(None, candidates) + [
         Spec(name, "heuristic", description + " (ties at random)",
              lambda seed, feature=feature: Heuristic(_by(feature), seed))
-        for name, feature, description in heuristics]
+        for name, feature, description in heuristics] + causal_structure.specs()

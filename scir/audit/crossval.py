@@ -6,7 +6,9 @@ test task is in its training fold: every copy of a task (the same task id in sev
 in one fold, and so are the tasks of different tiers made from the same seed and index
 (``{track}-{tier}-{seed}-{index}``: an Easy and a Hard task of one seed and index may share
 their random draws, e.g. the induction target rule). A **leak** is flagged when the lower bound of the 95% Wilson interval lies
-above ``max(chance, chance_constrained) + LEAK_MARGIN`` (means over the group's tasks).
+above ``max(chance, chance_constrained) + LEAK_MARGIN`` (means over the group's tasks), or
+above ``reference + LEAK_MARGIN`` for a baseline with a reference chance of its own
+(:attr:`~scir.audit.baselines.Spec.reference`) when that is higher.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Score:
     low: float
     high: float
     leak: bool
+    reference: float | None = None    # the baseline's own chance level (Spec.reference)
 
 
 @dataclass
@@ -149,6 +152,11 @@ def audit_group(key: tuple[str, str, str], items: list[Item], specs: list[Spec],
         predictions = cross_validate(spec, items, splits, seed)
         correct = sum(1 for item, p in zip(items, predictions) if item.accepts(p))
         low, high = wilson(correct, n, confidence)
+        reference = (sum(spec.reference(i, p) for i, p in zip(items, predictions)) / n
+                     if spec.reference is not None else None)
+        threshold = audit.threshold if reference is None else max(audit.threshold,
+                                                                  reference + LEAK_MARGIN)
         audit.scores.append(Score(spec.name, spec.family, spec.description, correct, n,
-                                  correct / n, low, high, leak=low > audit.threshold))
+                                  correct / n, low, high, leak=low > threshold,
+                                  reference=reference))
     return audit

@@ -158,8 +158,10 @@ def most_frequent(item: Item, rng: random.Random) -> str:
 
 
 def specs() -> list[Spec]:
-    """Every induction baseline."""
-    return standard_specs(features, candidates) + [
+    """Every induction baseline (the structural family: :mod:`scir.audit.induction_structure`)."""
+    from scir.audit import induction_structure
+
+    return standard_specs(features, candidates) + induction_structure.specs() + [
         Spec("random-present-pair", "heuristic",
              "random same-category pair over the relation types present in the facts",
              lambda seed: Heuristic(random_present, seed)),

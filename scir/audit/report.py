@@ -24,9 +24,18 @@ def group_table(audit: GroupAudit) -> str:
             "|---|---|---:|---:|---:|---|"]
     for s in audit.scores:
         rows.append(f"| {s.name} | {s.family} | {_pct(s.accuracy)} ({s.correct}/{s.tasks}) | "
-                    f"{_pct(s.low)}-{_pct(s.high)} | {_pct(audit.chance)} "
-                    f"({_pct(audit.chance_constrained)}) | {'**LEAK**' if s.leak else '-'} |")
+                    f"{_pct(s.low)}-{_pct(s.high)} | {chance_text(audit, s)} | "
+                    f"{'**LEAK**' if s.leak else '-'} |")
     return head + "\n" + "\n".join(rows)
+
+
+def chance_text(audit: GroupAudit, score) -> str:
+    """The chance a score is compared with: the group's chance (constrained chance), and a
+    baseline's own reference chance when it has one."""
+    text = f"{_pct(audit.chance)} ({_pct(audit.chance_constrained)})"
+    if score.reference is not None:
+        text += f"; reference {_pct(score.reference)}"
+    return text
 
 
 def summary(audits: list[GroupAudit]) -> str:

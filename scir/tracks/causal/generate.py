@@ -14,7 +14,8 @@ Two constructions (``params["construction"]``):
   distractors drawn uniformly from the same acyclic edge sets as the correct one) -- is drawn
   once; when GIES fails, only the SCM and the rows are redrawn, up to ``DATA_DRAWS`` times,
   before a new structure is drawn. Selection by the solver thus acts on the noise, not on
-  the features a solver sees.
+  the features a solver sees. The SCM's parameters (``balanced_scm.py``) leave means,
+  variances and R² of every node uninformative about the directions of XYZ's edges.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from scir.errors import ConfigError, GenerationError, SolverInputError
+from scir.tracks.causal.balanced_scm import balanced_scm
 from scir.tracks.causal.formal import CausalEnvironment, CausalFormal
 from scir.tracks.causal.graph import NEW_PROTEIN, TaskGraph, add_xyz, connected_subgraph, sachs_graph
 from scir.tracks.causal.options import Edge, choose_options, max_options
@@ -156,7 +158,7 @@ def _build_balanced(params: dict[str, Any], rng: np.random.Generator, task_id: s
             continue
         for _ in range(DATA_DRAWS):
             attempt += 1
-            scm = random_scm(task_graph, rng)
+            scm = balanced_scm(task_graph, rng)
             envs = sample_environments(scm, interventions, params["samples"], columns, rng)
             solution = _solved(columns, task_graph, envs, options, answer, failures)
             if solution is not None:

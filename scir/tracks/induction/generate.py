@@ -2,8 +2,9 @@
 
 One target rule and ``k`` distractor rules (each within one category), ``m`` positives per
 rule, one negative per distractor that it covers and the target does not, then filler facts
-up to ``facts`` in total by the construction of ``params["construction"]`` (``fillers.py``:
-``balanced`` over all nine relation types, ``paper`` over the rules' own). Every fact added
+up to ``facts`` in total by the construction of ``params["construction"]``
+(``balanced_fillers.py``: every same-category candidate with the same co-locations among the
+positives' and the negatives' drugs; ``fillers.py``: ``paper``, over the rules' own types). Every fact added
 after the rules' own facts is first checked by Prolog (``admissible/6`` in
 ``prolog/induction.pl``): it must not make the target cover a negative, nor make a rule of
 another category than the target's valid (such a rule would be a correct answer outside the
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import GenerationError
-from scir.tracks.induction import fillers
+from scir.tracks.induction import balanced_fillers, fillers
 from scir.tracks.induction.semantics import Fact, InductionProblem, Pair, pair
 from scir.tracks.induction.world import Rule, World, category_rules
 
@@ -149,23 +150,31 @@ class Core:
         return [self.target] + self.distractors
 
 
-def _core(world: World, rng: random.Random, k: int, m: int) -> tuple[Core, _Pools]:
+def _core(world: World, rng: random.Random, k: int, m: int, balanced: bool = False
+          ) -> tuple[Core, _Pools]:
     """Pick the rules and make ``m`` positives per rule and one negative per distractor;
-    returns the core and the attempt's entity streams."""
+    returns the core and the attempt's entity streams.
+
+    ``balanced``: every example gets a protein of its own, and an example reuses only drugs
+    of earlier examples of its own kind (positive or negative), so that each example is one
+    co-location of its rule among the drugs of its role and no drug has both roles (the
+    balanced fillers give every other candidate the same co-locations)."""
     category, target, distractors = pick_rules(world, rng, k)
     pools = _Pools(world, rng)
     core = Core(category, target, distractors, {}, [], [], [], [], [])
     seen_pairs: set[Pair] = set()
+    role_drugs: list[str] = []          # balanced: the drugs of the current kind of example
 
     def example(rule: Rule) -> Pair:
         cat = world.rule_category(rule)
         assert cat is not None
         while True:
-            drugs = [_drug(pools, rng, core.example_drugs) for _ in range(2)]
+            reuse = role_drugs if balanced else core.example_drugs
+            drugs = [_drug(pools, rng, reuse) for _ in range(2)]
             if drugs[0] != drugs[1] and pair(*drugs) not in seen_pairs:
                 break
         used = pools.used_proteins[cat]
-        if used and rng.random() < P_REUSE_PROTEIN:
+        if used and rng.random() < (0.0 if balanced else P_REUSE_PROTEIN):
             protein = rng.choice(sorted(used))
         else:
             protein = pools.new_protein(cat)
@@ -175,6 +184,8 @@ def _core(world: World, rng: random.Random, k: int, m: int) -> tuple[Core, _Pool
         for d in drugs:
             if d not in core.example_drugs:
                 core.example_drugs.append(d)
+            if d not in role_drugs:
+                role_drugs.append(d)
         p = pair(*drugs)
         seen_pairs.add(p)
         return p
@@ -183,6 +194,7 @@ def _core(world: World, rng: random.Random, k: int, m: int) -> tuple[Core, _Pool
         for _ in range(m):
             core.pos.append(example(rule))
             core.pos_rules.append(rule)
+    role_drugs = []                     # negatives: new drugs, or drugs of earlier negatives
     for rule in distractors:
         core.neg.append(example(rule))
         core.neg_rules.append(rule)
@@ -192,13 +204,13 @@ def _core(world: World, rng: random.Random, k: int, m: int) -> tuple[Core, _Pool
 def _attempt(world: World, rng: random.Random, k: int, m: int, total: int,
              construction: str, pool_growth: float) -> Construction | int:
     """One construction attempt: a Construction, or the number of fillers it rejected."""
-    core, pools = _core(world, rng, k, m)
+    core, pools = _core(world, rng, k, m, balanced=construction != "paper")
     n_core = len(core.facts)
     n_fill = max(0, total - n_core)
     if construction == "paper":
         outcome = fillers.fill_paper(world, rng, pools, core, n_fill)
     else:
-        outcome = fillers.fill_balanced(world, rng, pools, core, n_fill, pool_growth)
+        outcome = balanced_fillers.fill_balanced(world, rng, pools, core, n_fill, pool_growth)
     if not outcome.ok:
         return outcome.rejected
     all_facts = list(core.facts)

@@ -64,10 +64,10 @@ class InductionTrack(Track):
             TrackParam("facts", int, "background facts in total, filler facts included (the "
                        "rules' own facts are kept when they are more)", easy=100, hard=140,
                        minimum=0, maximum=400),
-            TrackParam("pool_growth", float, "balanced construction: probability that a "
-                       "filler fact which would make another rule of the target's category valid "
-                       "(a bigger answer pool) is kept; sets the pool-size statistics (the paper "
-                       "construction does not use it)", easy=0.1, hard=0.28, minimum=0.0,
+            TrackParam("pool_growth", float, "balanced construction: probability that each "
+                       "other rule of the target's category is made valid (joins the answer "
+                       "pool, at most four rules); sets the pool-size statistics (the paper "
+                       "construction does not use it)", easy=0.075, hard=0.16, minimum=0.0,
                        maximum=1.0),
             construction_param(),
         )
