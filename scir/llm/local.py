@@ -160,6 +160,7 @@ class OutlinesBackend(Backend):
         processor = LLGuidanceLogitsProcessor(spec, self._llg.llg_tokenizer,
                                               self._llg.tensor_library_name)
         generator = self._outlines.Generator(self._om, processor=processor)
+        generator.scir_spec = spec             # the validated grammar (see _accepted)
         self._generators[key] = generator
         if len(self._generators) > self._max_cached:
             self._generators.popitem(last=False)
@@ -179,8 +180,8 @@ class OutlinesBackend(Backend):
     def _accepted(self, constraint: Constraint, ids: list[int], text: str) -> str:
         """A looping constrained output cut back to its longest accepted prefix (unchanged
         when no prefix is accepted)."""
-        keep = accepting_prefix(validate_constraint(constraint, self._llg.llg_tokenizer),
-                                self._llg.llg_tokenizer, ids)
+        keep = accepting_prefix(self.compile(constraint).scir_spec, self._llg.llg_tokenizer,
+                                ids)
         if keep is None:
             return text
         return self.hf_tokenizer.decode(ids[:keep], skip_special_tokens=True)
