@@ -60,6 +60,7 @@ existence(X, fact(X, _)).
 %   form(Kind, Sort1, Sort2)   the argument sorts of each form (p predicate, c constant, none),
 %                              form/4 of asp/deduction.lp, added by Python as facts
 :- dynamic form/3.
+:- dynamic negative_form/1.    % the forms that deny: Python adds them (asp/deduction.lp)
 
 rule_schema(Name, Conclusion, Premises) :-
     clause(rule(Name, Conclusion, Premises), Body),
@@ -154,14 +155,16 @@ tree_steps(node(F, Rule, Subtrees), Steps) :-
     append(Before, [step(F, Rule, Fs)], Steps).
 
 % ---- the shape of a task's trees, per label (scir verify) -------------------------------------
-% shape_error(+Construction, +Label, +Statement, +Negation, +Trees, +RootNegation, +Premises,
-%             -Error)
+% shape_error(+Construction, +Label, +Statement, +Negation, +Trees, +Decoys, +RootNegation,
+%             +Premises, -Error)
 %   What is wrong with the trees [Proof|Distractors] of a task labelled Label ('True', 'False',
 %   'Unknown') built by Construction (paper, balanced), given the Statement, its Negation and
 %   RootNegation, the negation of the proof's conclusion (none for a formula whose negation is
-%   not in the fragment: Python passes the negations, whose table is asp/deduction.lp's). One
-%   solution per problem, in this order; a tree that fails check_tree/3 is skipped here
-%   (check_trees/3 names its fault):
+%   not in the fragment: Python passes the negations, whose table is asp/deduction.lp's), and
+%   the balanced construction's Decoys, one per tree in the same order ([] for files written
+%   before decoys existed: their distractors may hold two converses). One solution per
+%   problem, in this order; a tree that fails check_tree/3 is skipped here (check_trees/3
+%   names its fault):
 %     proof(Label, Wanted)  a True (False) task needs a complete proof of the statement (of
 %                           its negation), Wanted
 %     unknown_proof         an Unknown task needs a proof of the statement or its negation with
@@ -169,46 +172,100 @@ tree_steps(node(F, Rule, Subtrees), Steps) :-
 %                           (balanced)
 %     distractor(I)         distractor I (from 1): paper: the proof's conclusion and exactly
 %                           one missing leaf; balanced: the proof's conclusion or its negation
-%                           and one or two leaves replaced by their converses (none deleted)
+%                           and one (with decoys; without: one or two) leaves replaced by their
+%                           converses (none deleted)
 %     half_negated          balanced: half of the trees conclude the negation of the others
-%     converse_count        balanced: as many converse (replaced) leaves as trees
-shape_error(_, Label, Statement, Negation, [Proof|_], _, Premises, proof(Label, Wanted)) :-
+%     converse_count        balanced: as many converse (replaced) leaves as trees, decoys
+%                           included
+%     decoy_count           balanced with decoys: one decoy per tree
+%     decoy(I)              decoy I (of tree I, the proof's first): it concludes a formula
+%                           of the other polarity (negative_form/1, given by Python from
+%                           asp/deduction.lp) about a term of tree I's leaves that is not in
+%                           tree I's conclusion and a term of no other tree, with no leaf
+%                           deleted; the proof's decoy of a True/False task holds one converse,
+%                           every other decoy none
+shape_error(_, Label, Statement, Negation, [Proof|_], _, _, Premises, proof(Label, Wanted)) :-
     memberchk(Label-Wanted, ['True'-Statement, 'False'-Negation]),
     once(check_tree(Proof, Premises, Missing)),
     conclusion(Proof, F),
     ( Missing \== [] ; F \== Wanted ), !.
-shape_error(Construction, 'Unknown', Statement, Negation, [Proof|_], _, Premises,
+shape_error(Construction, 'Unknown', Statement, Negation, [Proof|_], _, _, Premises,
             unknown_proof) :-
     once(check_tree(Proof, Premises, Missing)),
     conclusion(Proof, F),
     \+ ( Missing = [_],
          ( F == Statement ; F == Negation ),
          ( Construction == paper ; replaced_count(Proof, 1) ) ).
-shape_error(Construction, _, _, _, [Proof|Distractors], RootNegation, Premises,
+shape_error(Construction, _, _, _, [Proof|Distractors], Decoys, RootNegation, Premises,
             distractor(I)) :-
     conclusion(Proof, Root),
     nth1(I, Distractors, Tree),
     once(check_tree(Tree, Premises, Missing)),
     conclusion(Tree, F),
-    \+ distractor_shape(Construction, Root, RootNegation, Tree, F, Missing).
-shape_error(balanced, _, _, _, [Proof|Trees], _, _, half_negated) :-
+    \+ distractor_shape(Construction, Decoys, Root, RootNegation, Tree, F, Missing).
+shape_error(balanced, _, _, _, [Proof|Trees], _, _, _, half_negated) :-
     conclusion(Proof, Root),
     include(concludes(Root), Trees, Same),
     length(Trees, N),
     length(Same, K),
     2 * (K + 1) =\= N + 1.
-shape_error(balanced, _, _, _, Trees, _, _, converse_count) :-
-    maplist(replaced_count, Trees, Counts),
+shape_error(balanced, _, _, _, Trees, Decoys, _, _, converse_count) :-
+    append(Trees, Decoys, All),
+    maplist(replaced_count, All, Counts),
     sum_list(Counts, Replaced),
     length(Trees, N),
     Replaced =\= N.
+shape_error(balanced, _, _, _, Trees, Decoys, _, _, decoy_count) :-
+    Decoys \== [],
+    length(Trees, N),
+    \+ length(Decoys, N).
+shape_error(balanced, Label, _, _, Trees, Decoys, _, Premises, decoy(I)) :-
+    Decoys \== [],
+    nth1(I, Decoys, Decoy),
+    nth1(I, Trees, Tree),
+    once(check_tree(Decoy, Premises, Missing)),
+    (   I =:= 1, Label \== 'Unknown' -> Wanted = 1 ; Wanted = 0 ),
+    \+ decoy_shape(Tree, Decoy, Trees, Missing, Wanted).
 
-distractor_shape(paper, Root, _, _, F, [_]) :-
+% decoy_shape(+Tree, +Decoy, +Trees, +Missing, +Replaced): Decoy is attached to Tree as
+% shape_error/9 describes, with Replaced converse leaves and no other missing one.
+decoy_shape(Tree, Decoy, Trees, Missing, Replaced) :-
+    replaced_count(Decoy, Replaced),
+    length(Missing, Replaced),
+    conclusion(Tree, TreeF),
+    conclusion(Decoy, DecoyF),
+    ( polarity(TreeF, negative) -> polarity(DecoyF, affirmative)
+    ; polarity(DecoyF, negative) ),
+    TreeF =.. [_|Outer],
+    DecoyF =.. [_|Args],
+    tree_terms(Tree, Inner),
+    include(inner_term(Outer, Inner), Args, [_]),
+    exclude(inner_term(Outer, Inner), Args, [Fresh]),
+    \+ ( member(Other, Trees), tree_terms(Other, Terms), memberchk(Fresh, Terms) ).
+
+inner_term(Outer, Inner, T) :- \+ memberchk(T, Outer), memberchk(T, Inner).
+
+polarity(F, negative) :- functor(F, K, _), negative_form(K), !.
+polarity(_, affirmative).
+
+% tree_terms(+Tree, -Terms): the predicates and constants of Tree's leaves (as stated in the
+% tree, before any converse).
+tree_terms(Tree, Terms) :-
+    tree_leaf_formulas(Tree, Fs),
+    findall(T, ( member(F, Fs), F =.. [_|Args], member(T, Args) ), Ts),
+    sort(Ts, Terms).
+
+tree_leaf_formulas(node(_, _, Subtrees), Fs) :- !,
+    maplist(tree_leaf_formulas, Subtrees, Lists),
+    append(Lists, Fs).
+tree_leaf_formulas(Leaf, [F]) :- conclusion(Leaf, F).
+
+distractor_shape(paper, _, Root, _, _, F, [_]) :-
     F == Root.
-distractor_shape(balanced, Root, RootNegation, Tree, F, Missing) :-
+distractor_shape(balanced, Decoys, Root, RootNegation, Tree, F, Missing) :-
     replaced_count(Tree, R),
     length(Missing, R),
-    between(1, 2, R),
+    ( Decoys == [] -> between(1, 2, R) ; R =:= 1 ),
     ( F == Root ; F == RootNegation ), !.
 
 concludes(Root, Tree) :- conclusion(Tree, F), F == Root.

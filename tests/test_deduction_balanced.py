@@ -107,12 +107,12 @@ def _profile(premises: list[Formula]) -> tuple:
             sorted(mentions.values()), len(mentions))
 
 
-@pytest.mark.parametrize("depth, width, seeds", [(3, 3, range(4)), (6, 3, range(1))])
+@pytest.mark.parametrize("depth, width, seeds", [(2, 3, range(4)), (4, 3, range(1))])
 def test_three_labels_from_one_state_differ_only_where_needed(depth, width, seeds):
     """From the same random state the three targets give the same candidate: True and False
     the same premises (statements negations of each other), Unknown the same count profile
     (premises, forms, term-frequency profile): two premises differ, each the converse of the
-    other (the proof's break applied, the spare tree's second break not: as many converses
+    other (Unknown breaks the proof, True/False the proof's decoy: one converse per tree
     either way), and the same retries; the statement is the proof's conclusion
     or its negation."""
     for seed in seeds:
@@ -142,12 +142,13 @@ def easy_tasks() -> list[Task]:
 
 
 def test_generated_tasks_verify_minimal_and_import_stable(easy_tasks):
-    """Every task verifies (labels, trees, minimality, existential import); the trees split
-    evenly between the conclusion and its negation; as many converses as trees."""
+    """Every task verifies (labels, trees, decoys, minimality, existential import); the trees
+    split evenly between the conclusion and its negation; one converse per tree, decoys
+    included: in an Unknown task's proof, or in a True/False task's proof's decoy."""
     assert Counter(t.answer for t in easy_tasks) == {"True": 4, "False": 4, "Unknown": 4}
     for task in easy_tasks:
-        assert task.params == {"depth": 3, "width": 3, "construction": "balanced"}
-        assert task.difficulty == "easy" and task.tier == "e3d3"
+        assert task.params == {"depth": 2, "width": 3, "construction": "balanced"}
+        assert task.difficulty == "easy" and task.tier == "e2d3"
         check = TRACK.verify(task)
         assert check.ok, (task.task_id, check.message)
         assert check.details["import_agrees"]
@@ -157,12 +158,86 @@ def test_generated_tasks_verify_minimal_and_import_stable(easy_tasks):
                                         "exist. Based on the statements above")
         proof = Node.from_json(task.formal["proof"])
         trees = [proof] + [Node.from_json(d) for d in task.formal["distractors"]]
+        decoys = [Node.from_json(d) for d in task.formal["decoys"]]
         roots = Counter(t.formula for t in trees)
-        assert sorted(roots.values()) == [2, 2]
-        converses = [sum(leaf.replaced_by is not None for leaf in tree.leaves())
-                     for tree in trees]
-        assert sum(converses) == len(trees) and all(c in (1, 2) for c in converses[1:])
-        assert converses[0] == (1 if task.answer == "Unknown" else 0)
+        assert sorted(roots.values()) == [2, 2] and len(decoys) == len(trees)
+
+        def replaced(tree):
+            return sum(leaf.replaced_by is not None for leaf in tree.leaves())
+        per_tree = [replaced(t) + replaced(d) for t, d in zip(trees, decoys)]
+        assert per_tree == [1] * len(trees)
+        assert replaced(proof) == (1 if task.answer == "Unknown" else 0)
+
+
+def _components(premises: list[Formula], statement: Formula) -> list[list[Formula]]:
+    """The premises split into the connected pieces they form without the statement's terms
+    (what an answer-blind reader sees as the trees)."""
+    keep = set(statement.args)
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+    for p in premises:
+        inner = [a for a in p.args if a not in keep]
+        for a in inner[1:]:
+            parent[find(a)] = find(inner[0])
+    groups: dict[str, list[Formula]] = {}
+    for p in premises:
+        inner = [a for a in p.args if a not in keep]
+        groups.setdefault(find(inner[0]) if inner else "", []).append(p)
+    return list(groups.values())
+
+
+def test_every_piece_states_one_negative_premise_and_one_converse(easy_tasks):
+    """The invariants an answer-blind reader could use, exact on every task whatever its
+    label: without the statement's terms the premises fall into pieces; one per tree (its
+    main piece with its decoy) holds exactly one negative premise (the tree's or its
+    decoy's, which has the other polarity) and exactly one converse; the others (existence
+    premises about a statement term, expanded) hold neither."""
+    from scir.tracks.deduction.logic import negative_kinds
+
+    for task in easy_tasks:
+        premises = [parse(p) for p in task.formal["premises"]]
+        statement = parse(task.formal["goal"])
+        trees = [Node.from_json(task.formal["proof"])] + [
+            Node.from_json(d) for d in task.formal["distractors"] + task.formal["decoys"]]
+        converses = {leaf.replaced_by for tree in trees for leaf in tree.leaves()} - {None}
+        shapes = Counter((sum(p.kind in negative_kinds() for p in piece),
+                          len(converses & set(piece)))
+                         for piece in _components(premises, statement))
+        assert set(shapes) <= {(1, 1), (0, 0)}, (task.task_id, shapes)
+        assert shapes[(1, 1)] == 1 + task.params["width"], (task.task_id, shapes)
+
+
+def test_local_structure_is_distributed_alike_per_label():
+    """Statistics of the premise graph's local structure, per label, over 48 tasks: the
+    largest number of incoming "every" edges at one predicate of a piece, the pieces with a
+    term met once (a decoy's free end), premise counts -- no label separates from the others
+    (Kruskal-Wallis, p > 0.01; deterministic: same seed, same tasks)."""
+    from scipy.stats import kruskal
+
+    tasks = list(TRACK.generate(48, 9, "easy"))
+    stats: dict[str, dict[str, list[float]]] = {}
+    for task in tasks:
+        premises = [parse(p) for p in task.formal["premises"]]
+        statement = parse(task.formal["goal"])
+        pieces = _components(premises, statement)
+        in_all = []
+        for piece in pieces:
+            heads = Counter(p.args[1] for p in piece if p.kind == "all")
+            in_all.append(max(heads.values(), default=0))
+        mentions = Counter(a for p in premises for a in p.args)
+        row = {"max_in_all": max(in_all), "pieces_in2": sum(v >= 2 for v in in_all),
+               "once": sum(v == 1 for v in mentions.values()),
+               "premises": len(premises)}
+        for key, value in row.items():
+            stats.setdefault(key, {}).setdefault(task.answer, []).append(float(value))
+    for key, per_label in stats.items():
+        samples = [per_label[label] for label in ("True", "False", "Unknown")]
+        if len({v for s in samples for v in s}) > 1:
+            assert kruskal(*samples).pvalue > 0.01, (key, per_label)
 
 
 def test_verify_flags_a_redundant_proof_premise(easy_tasks):
@@ -216,7 +291,7 @@ def test_paper_construction_unchanged(level, n):
 
 
 def test_presets_per_construction():
-    assert TRACK.resolve_params("hard") == ("hard", {"depth": 6, "width": 3,
+    assert TRACK.resolve_params("hard") == ("hard", {"depth": 4, "width": 3,
                                                      "construction": "balanced"})
     assert TRACK.resolve_params("hard", {"construction": "paper"}) == \
         ("hard", {"depth": 5, "width": 2, "construction": "paper"})
@@ -239,3 +314,17 @@ def test_prover9_agrees_with_asp_under_existential_import(premises, goal, expect
     existence; the statement or its negation asserted with its own) gives the ASP label."""
     assert checks.asp_label(premises, goal, existential_import=True).label == expected
     assert checks.prover9_import_label(premises, goal) == expected
+
+
+def test_verify_flags_a_decoy_of_the_wrong_shape(easy_tasks):
+    """A True task whose proof's decoy is swapped with a distractor's (intact, attached to
+    another tree) fails the shape check, naming the decoys; a decoy list one short too."""
+    task = Task.from_dict(json.loads(next(t for t in easy_tasks
+                                          if t.answer == "True").to_json()))
+    decoys = task.formal["decoys"]
+    task.formal["decoys"] = [decoys[1], decoys[0], *decoys[2:]]
+    check = TRACK.verify(task)
+    assert not check.ok and "decoy 1:" in check.message and "decoy 2:" in check.message
+    task.formal["decoys"] = decoys[:-1]
+    check = TRACK.verify(task)
+    assert not check.ok and "one decoy per tree" in check.message

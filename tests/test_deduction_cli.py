@@ -26,7 +26,7 @@ def hard_file(tmp_path_factory) -> Path:
 
 def test_generate_and_verify_hard(hard_file, capsys):
     tasks = read_tasks(hard_file)
-    assert [t.task_id for t in tasks] == [f"deduction-e6d3-21-{i}" for i in range(6)]
+    assert [t.task_id for t in tasks] == [f"deduction-e4d3-21-{i}" for i in range(6)]
     assert sorted(t.answer for t in tasks) == ["False", "False", "True", "True", "Unknown",
                                                "Unknown"]
     capsys.readouterr()
@@ -36,10 +36,10 @@ def test_generate_and_verify_hard(hard_file, capsys):
 
 def test_custom_depth_and_width(tmp_path):
     out = tmp_path / "custom.jsonl"
-    assert main(["generate", "deduction", "--depth", "2", "--width", "3", "-n", "3",
+    assert main(["generate", "deduction", "--depth", "3", "--width", "3", "-n", "3",
                  "--seed", "4", "-o", str(out)]) == 0
     tasks = read_tasks(out)
-    assert {t.tier for t in tasks} == {"e2d3"} and {t.difficulty for t in tasks} == {"custom"}
+    assert {t.tier for t in tasks} == {"e3d3"} and {t.difficulty for t in tasks} == {"custom"}
     assert all(len(t.formal["distractors"]) == 3 for t in tasks)
 
 
@@ -80,7 +80,7 @@ def test_export_scir_subset(hard_file, tmp_path):
     out = tmp_path / "release.json"
     assert main(["export", str(hard_file), "--format", "scir", "-o", str(out)]) == 0
     rows = json.loads(out.read_text(encoding="utf-8"))
-    assert [r["tier"] for r in rows] == ["e6d3"] * 6
+    assert [r["tier"] for r in rows] == ["e4d3"] * 6
     assert rows[0]["domain_metadata"]["context"]
     assert all(r["problem_nl"].count("\n\n") == 1 for r in rows)
 

@@ -18,7 +18,6 @@ from scir.audit.baselines import Baseline, Spec, cached, standard_specs
 from scir.audit.items import Item
 from scir.audit.text import NEGATION, text_features
 
-NEGATIVE_KINDS = ("no", "some_not", "neg_fact")
 
 
 def statement(question: str) -> str:
@@ -71,11 +70,14 @@ def features(item: Item) -> dict[str, float]:
     out["parsed"] = float(premises is not None)
     if premises is None:
         return out
+    from scir.tracks.deduction.logic import negative_kinds
+
+    negative_forms = negative_kinds()      # asp/deduction.lp's negative/1
     kinds = Counter(f.kind for f in premises)
     preds = Counter(p for f in premises for p in f.predicates)
     consts = Counter(c for f in premises for c in f.constants)
     terms = _statement_terms(item, stmt)
-    negative = sum(kinds[k] for k in NEGATIVE_KINDS)
+    negative = sum(kinds[k] for k in negative_forms)
     out.update({
         "premises": float(len(premises)),
         "negative_premises": float(negative),
@@ -92,7 +94,7 @@ def features(item: Item) -> dict[str, float]:
         "stmt_term_mentions_max": float(max((preds[t] for t in terms), default=0)),
         "stmt_terms_once": float(sum(1 for t in terms if preds[t] == 1)),
         "stmt_terms_absent": float(sum(1 for t in terms if preds[t] == 0)),
-        "stmt_terms_in_negative": float(sum(1 for f in premises if f.kind in NEGATIVE_KINDS
+        "stmt_terms_in_negative": float(sum(1 for f in premises if f.kind in negative_forms
                                             for t in terms if t in f.predicates)),
     })
     from scir.tracks.deduction.logic import kinds as forms
@@ -137,8 +139,10 @@ class PolarityThreshold(Baseline):
 
 
 def specs() -> list[Spec]:
-    """Every deduction baseline."""
-    return standard_specs(features, None) + [
+    """Every deduction baseline (the structural family: :mod:`deduction_structure`)."""
+    from scir.audit import deduction_structure
+
+    return standard_specs(features, None) + deduction_structure.specs() + [
         Spec("premise-threshold", "heuristic",
              "premises <= T (or >= T) -> Unknown, else True iff statement polarity matches "
              "'some premise is negative' (T fitted)",

@@ -1,33 +1,36 @@
-"""Deduction problems, balanced construction: every answer-blind statistic is independent of
-the label by construction (the paper construction, in :mod:`generator`, is kept as it was).
+"""Deduction problems, balanced construction: every answer-blind statistic, of the counts and
+of the local structure of the premise graph, is independent of the label by construction (the
+paper construction, in :mod:`generator`, is kept as it was).
 
 One candidate is built from a private random generator, without looking at the label:
 
 1. a context, a conclusion ``G`` of a random form, and ``1 + width`` trees (``width`` odd),
    half concluding ``G`` and half its negation (in a shuffled order), each grown like the
    paper's proof tree (one syllogism, then ``depth`` expansions with fresh names only);
-2. the proof is one of the trees, drawn uniformly (so its polarity is random);
-3. every tree, the proof included, gets two *breaks* on leaves with no tree-local term in
-   common: an ``all``/``some_not`` leaf replaced by its converse (same form, same terms, so
-   premise counts, forms, negations and the whole term-frequency profile are unchanged; the
-   undirected term graph too), each alone and both together leaving the tree Unknown; which
-   of the two is the *primary* one is a coin;
-4. one distractor concluding what the proof concludes is the *spare* tree; the premise order
-   is shuffled once, over tree leaves.
+2. every tree gets a *decoy*: a tree grown the same way (:func:`decoy_depth` expansions)
+   concluding a formula of the other polarity (``negative/1`` of ``asp/deduction.lp``) about
+   one term of the tree's main piece (:func:`main_piece`) and a fresh term -- so the main
+   piece and the decoy form one piece of the premise graph with exactly one negative
+   premise, whatever the tree concludes;
+3. the proof is one of the trees, drawn uniformly (so its polarity is random);
+4. every tree gets a *route break* (in its main piece) and every decoy a *decoy break*: an
+   ``all``/``some_not`` leaf replaced by its converse (same form, same terms: premise counts, forms, negations,
+   the term-frequency profile and the undirected term graph unchanged) that leaves the tree
+   (decoy) alone Unknown;
+5. the premise order is shuffled once, over the leaves of trees and decoys.
 
 The three label variants of a candidate differ only where the label needs them to: True and
-False keep the proof intact, break every distractor by its primary break and the spare tree
-also by its secondary one, and ask the proof's conclusion or its negation (they differ only in
-the statement); Unknown breaks every tree, the proof included, by its primary break only, and
-asks ``G`` or its negation (a coin drawn for every candidate). So every variant states as
-many converses as there are trees, half on each side (the trees concluding ``G`` and those
-concluding its negation), and the subject/object counts of every term, which a converse
-moves, are distributed the same. A candidate is kept only if
-**all three** variants pass every check, so the rejections are label-blind too:
+False apply every distractor's route break and the proof's *decoy* break, and ask the proof's
+conclusion or its negation (they differ only in the statement); Unknown applies every tree's
+route break, the proof's included, and asks ``G`` or its negation (a coin drawn for every
+candidate). So every variant states exactly one converse in every piece: the motif a
+converse leaves sits in the proof's piece either way, in its decoy or in the proof itself.
+A candidate is kept only if **all three** variants pass every check, so the rejections are
+label-blind too:
 
 * the intact premises are satisfiable and prove the proof's conclusion (ASP);
 * every proof premise is necessary (removing it makes the statement Unknown) and the other
-  trees together decide nothing;
+  premises (distractors and decoys) together decide nothing;
 * the broken premises leave the statement Unknown;
 * each label is the same under existential import (``asp/deduction.lp`` ``reading(import)``).
 
@@ -43,7 +46,8 @@ from scir.errors import (ConfigError, GenerationError, SolverResourceLimit, Solv
                          VerificationError)
 from scir.tracks.deduction import checks
 from scir.tracks.deduction.generator import MAX_ATTEMPTS, Problem, grow, start
-from scir.tracks.deduction.logic import CONVERSE_KINDS, Formula, Node, converse
+from scir.tracks.deduction.logic import (CONVERSE_KINDS, Formula, Node, converse, goal_kinds,
+                                        kinds, negative_kinds)
 from scir.tracks.deduction.vocabulary import Context, FreshNames
 
 RETRY_REASONS = ("vocabulary", "duplicate_premise", "unbreakable_tree", "unsatisfiable",
@@ -60,57 +64,116 @@ def check_width(width: int) -> None:
                           f"negation), got {width}", field="width")
 
 
+def decoy_depth(depth: int) -> int:
+    """Expansions of a decoy: one per four of its tree (Easy 2 -> 0, Hard 4 -> 1), so a decoy
+    is grown like a part of a tree and the Hard sizes stay the paper's."""
+    return depth // 4
+
+
+Break = tuple[Node, Formula]                # a leaf and the converse stated instead
+
+
 @dataclass
 class Candidate:
-    """A label-blind candidate: trees, the proof's and the spare tree's index, each tree's
-    (primary, secondary) break, premise order."""
+    """A label-blind candidate: trees, each tree's decoy (attached to one of its inner
+    terms, of the other polarity), the proof's index, each tree's route break and decoy
+    break, premise order."""
 
     context: Context
     fresh: FreshNames
     conclusion: Formula
     trees: list[Node]
+    decoys: list[Node]
     proof_index: int
-    spare_index: int
-    breaks: list[tuple[tuple[Node, Formula], tuple[Node, Formula]]]
-    order: list[tuple[int, int]]           # (tree, leaf) per premise position
+    route_breaks: list[Break]
+    decoy_breaks: list[Break]
+    order: list[tuple[int, int, int]]      # (part: 0 tree / 1 decoy, tree, leaf)
     coin: bool                             # Unknown asks the conclusion (True) or its negation
 
-    def applied(self, break_proof: bool) -> list[tuple[Node, Formula]]:
-        """The breaks of a variant: Unknown (``break_proof``) every tree's primary one;
-        True/False every distractor's primary one plus the spare tree's secondary one."""
+    def applied(self, break_proof: bool) -> list[Break]:
+        """The breaks of a variant, one per tree: Unknown (``break_proof``) every tree's
+        route break; True/False every distractor's route break and the proof's decoy
+        break."""
         if break_proof:
-            return [primary for primary, _ in self.breaks]
-        out = [primary for i, (primary, _) in enumerate(self.breaks) if i != self.proof_index]
-        return out + [self.breaks[self.spare_index][1]]
+            return list(self.route_breaks)
+        return [self.decoy_breaks[i] if i == self.proof_index else b
+                for i, b in enumerate(self.route_breaks)]
 
     def premises(self, break_proof: bool) -> list[Formula]:
         """The stated premises of the Unknown (``break_proof``) or the True/False variant."""
-        leaves = [list(tree.leaves()) for tree in self.trees]
+        parts = [[list(tree.leaves()) for tree in self.trees],
+                 [list(decoy.leaves()) for decoy in self.decoys]]
         replaced = {id(leaf): new for leaf, new in self.applied(break_proof)}
-        return [replaced.get(id(leaves[t][k]), leaves[t][k].formula) for t, k in self.order]
+        return [replaced.get(id(parts[p][t][k]), parts[p][t][k].formula)
+                for p, t, k in self.order]
 
     @property
     def proof(self) -> Node:
         return self.trees[self.proof_index]
 
 
+def main_piece(tree: Node) -> set[str]:
+    """The terms of the tree's main piece: the premise graph of its leaves without its
+    conclusion's terms falls into pieces; the main one holds the root syllogism's new term
+    (its middle predicate, else its fresh individual) and every negative premise. The others,
+    if any, are existence premises about a conclusion term (``fact(S, d)``, d fresh) and
+    their expansions, all affirmative."""
+    outer = set(tree.formula.args)
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+    for leaf in tree.leaves():
+        inner = [a for a in leaf.formula.args if a not in outer]
+        for a in inner:
+            find(a)
+        for a in inner[1:]:
+            parent[find(a)] = find(inner[0])
+    new = [a for child in tree.children for a in child.formula.args if a not in outer]
+    middle = next((a for a in new if any(a in c.formula.predicates for c in tree.children)),
+                  new[0])
+    root = find(middle)
+    return {a for a in parent if find(a) == root}
+
+
+def _decoy(tree: Node, depth: int, rng: random.Random, fresh: FreshNames) -> Node:
+    """A decoy for ``tree``: a tree grown like any other, concluding a formula of the other
+    polarity about one term of the tree's main piece (:func:`main_piece`, drawn uniformly)
+    and a fresh one (a predicate, or an individual for a singular form), oriented at
+    random."""
+    anchor = rng.choice(sorted(main_piece(tree)))
+    constant = any(anchor in leaf.formula.constants for leaf in tree.leaves())
+    negative = negative_kinds()
+    polarity = tree.formula.kind not in negative          # the decoy's: the other one
+    sorts = kinds()
+    wanted = [k for k in goal_kinds() if (k in negative) == polarity
+              and (not constant or sorts[k] == ("p", "c"))]
+    kind = rng.choice(wanted)
+    if sorts[kind] == ("p", "c"):
+        args = (fresh.predicate(), anchor) if constant else (anchor, fresh.individual())
+    else:
+        other = fresh.predicate()
+        args = (anchor, other) if rng.random() < 0.5 else (other, anchor)
+    return grow(Formula(kind, args), depth, rng, fresh)
+
+
 def _shape(depth: int, width: int, rng: random.Random) -> Candidate:
-    """Trees, proof index, premise order and coin (GenerationError when names run out)."""
+    """Trees, decoys, proof index, premise order and coin (GenerationError when names run
+    out)."""
     context, fresh, conclusion = start(depth, width, rng)
     half = (1 + width) // 2
     roots = [conclusion] * half + [conclusion.negated()] * half
     rng.shuffle(roots)
     trees = [grow(root, depth, rng, fresh) for root in roots]
+    decoys = [_decoy(tree, decoy_depth(depth), rng, fresh) for tree in trees]
     proof_index = rng.randrange(len(trees))
-    # the spare tree is on the proof's side: then each side states (1 + width) / 2 converses
-    # in every variant, and the converses' spread over the statement's side and the other
-    # side says nothing about the label
-    spare_index = rng.choice([i for i, root in enumerate(roots)
-                              if i != proof_index and root == roots[proof_index]])
-    order = [(t, k) for t, tree in enumerate(trees) for k in range(len(list(tree.leaves())))]
+    order = [(p, t, k) for p, part in enumerate((trees, decoys)) for t, tree in enumerate(part)
+             for k in range(len(list(tree.leaves())))]
     rng.shuffle(order)
     coin = rng.random() < 0.5
-    return Candidate(context, fresh, conclusion, trees, proof_index, spare_index, [], order,
+    return Candidate(context, fresh, conclusion, trees, decoys, proof_index, [], [], order,
                      coin)
 
 
@@ -119,26 +182,17 @@ def _unknown_alone(tree: Node, replaced: dict[int, Formula]) -> bool:
     return checks.asp_label(stated, tree.formula).label == "Unknown"
 
 
-def _breaks(tree: Node, taken: set[Formula], rng: random.Random
-            ) -> tuple[tuple[Node, Formula], tuple[Node, Formula]] | None:
-    """Two leaves of ``tree`` whose converses (no formula of the task already) each, and both
-    together, leave the tree alone Unknown, sharing no term but the conclusion's, in a random
-    (primary, secondary) order; None when there are no such two."""
-    shared = set(tree.formula.args)
+def _break(tree: Node, taken: set[Formula], rng: random.Random) -> Break | None:
+    """A leaf of the tree's main piece (:func:`main_piece`) whose converse (no formula of
+    the task already) leaves the tree alone Unknown, drawn at random; None when there is
+    none."""
+    piece = main_piece(tree)
     choices = [leaf for leaf in tree.leaves() if leaf.formula.kind in BREAKABLE
-               and converse(leaf.formula) not in taken]
+               and converse(leaf.formula) not in taken and set(leaf.formula.args) & piece]
     rng.shuffle(choices)
-    single = [leaf for leaf in choices
-              if _unknown_alone(tree, {id(leaf): converse(leaf.formula)})]
-    for i, first in enumerate(single):
-        for second in single[i + 1:]:
-            if (set(first.formula.args) & set(second.formula.args)) - shared:
-                continue
-            both = {id(first): converse(first.formula), id(second): converse(second.formula)}
-            if _unknown_alone(tree, both):
-                pair = [(first, converse(first.formula)), (second, converse(second.formula))]
-                rng.shuffle(pair)
-                return pair[0], pair[1]
+    for leaf in choices:
+        if _unknown_alone(tree, {id(leaf): converse(leaf.formula)}):
+            return leaf, converse(leaf.formula)
     return None
 
 
@@ -185,18 +239,23 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
         except GenerationError:
             retries["vocabulary"] += 1
             continue
-        leaves = [leaf.formula for tree in candidate.trees for leaf in tree.leaves()]
+        leaves = [leaf.formula for part in (candidate.trees, candidate.decoys)
+                  for tree in part for leaf in tree.leaves()]
         taken = {*leaves, candidate.conclusion, candidate.conclusion.negated()}
         if len(set(leaves)) != len(leaves):
             retries["duplicate_premise"] += 1
             continue
-        for tree in candidate.trees:
-            found = _breaks(tree, taken, rng)
-            if found is None:
+        for tree, decoy in zip(candidate.trees, candidate.decoys):
+            route = _break(tree, taken, rng)
+            if route is not None:
+                taken.add(route[1])
+            twin = _break(decoy, taken, rng)
+            if route is None or twin is None:
                 break
-            taken.update(new for _, new in found)
-            candidate.breaks.append(found)
-        if len(candidate.breaks) != len(candidate.trees):
+            taken.add(twin[1])
+            candidate.route_breaks.append(route)
+            candidate.decoy_breaks.append(twin)
+        if len(candidate.route_breaks) != len(candidate.trees):
             retries["unbreakable_tree"] += 1
             continue
         reason = _reject(candidate)
@@ -221,6 +280,10 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
                                     f"Prover9 says {with_import}", task_id=task_id)
         problem.retries = retries
         return problem
+    if retries["vocabulary"] == MAX_ATTEMPTS:
+        raise ConfigError(f"depth {depth} and width {width} need more names than a context "
+                          f"offers once every tree has its decoy ({MAX_ATTEMPTS} draws ran out "
+                          f"of names); lower depth or width", field="depth")
     raise GenerationError(f"no balanced problem with label {target} after {MAX_ATTEMPTS} "
                           f"attempts ({retries})", task_id=task_id)
 
@@ -243,9 +306,11 @@ def _variant(candidate: Candidate, target: str) -> Problem:
         if not names[t]:
             k += 1
             names[t] = f"distractor_{k}"
-    sources = [names[t] for t, _ in candidate.order]
+    sources = [names[t] + ("_decoy" if p else "") for p, t, _ in candidate.order]
     distractors = [tree for t, tree in enumerate(candidate.trees) if t != candidate.proof_index]
+    decoys = [candidate.decoys[candidate.proof_index]] + [
+        d for t, d in enumerate(candidate.decoys) if t != candidate.proof_index]
     fresh = candidate.fresh
     return Problem(candidate.context, goal, candidate.proof, distractors, premises,
                    sources, statement, target, sorted(set(fresh.predicates)),
-                   sorted(set(fresh.individuals)))
+                   sorted(set(fresh.individuals)), decoys=decoys)

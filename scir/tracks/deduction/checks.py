@@ -265,16 +265,21 @@ def _negation_term(formula: Formula) -> object:
 
 
 def shape_problems(construction: str, label: str, statement: Formula, trees: Sequence[Node],
-                   premises: Sequence[Formula]) -> list[str]:
-    """What is wrong with the shape of a task's trees ``[proof, *distractors]`` for its label
-    and construction (``paper`` or ``balanced``): ``shape_error/8`` of ``prolog/deduction.pl``
-    (the one statement of the shapes), in words, in its order."""
+                   premises: Sequence[Formula], decoys: Sequence[Node] = ()) -> list[str]:
+    """What is wrong with the shape of a task's trees ``[proof, *distractors]`` (and the
+    balanced construction's ``decoys``, one per tree) for its label and construction
+    (``paper`` or ``balanced``): ``shape_error/9`` of ``prolog/deduction.pl`` (the one
+    statement of the shapes), in words, in its order."""
+    from scir.tracks.deduction.logic import negative_kinds
+
     paper = construction == "paper"
     with prolog_engine().module("scir_deduction_") as module:
         module.consult("deduction")
-        rows = module.query("shape_error(C, L, S, N, Ts, RN, Ps, E)", {
+        module.add_facts("negative_form", [(k,) for k in sorted(negative_kinds())])
+        rows = module.query("shape_error(C, L, S, N, Ts, Ds, RN, Ps, E)", {
             "C": "paper" if paper else "balanced", "L": label, "S": statement.to_term(),
             "N": _negation_term(statement), "Ts": [t.to_term() for t in trees],
+            "Ds": [d.to_term() for d in decoys],
             "RN": _negation_term(trees[0].formula), "Ps": [p.to_term() for p in premises]})
     problems = []
     for row in rows:
@@ -291,12 +296,23 @@ def shape_problems(construction: str, label: str, statement: Formula, trees: Seq
         elif name == "distractor":
             problems.append(f"distractor {error.args[0]}: " + (
                 "needs the proof's conclusion and exactly one missing premise" if paper else
-                "needs the proof's conclusion or its negation and one or two premises "
-                "replaced by their converses"))
+                "needs the proof's conclusion or its negation and "
+                + ("one premise" if decoys else "one or two premises")
+                + " replaced by its converse"))
         elif name == "half_negated":
             problems.append("trees: half of them must conclude the negation of the others")
         elif name == "converse_count":
-            problems.append("trees: there must be as many converse premises as trees")
+            problems.append("trees: there must be as many converse premises as trees "
+                            "(decoys included)")
+        elif name == "decoy_count":
+            problems.append("decoys: there must be one decoy per tree")
+        elif name == "decoy":
+            which = error.args[0]
+            problems.append(f"decoy {which}: needs a conclusion of the other polarity than "
+                            f"its tree's, about one term of that tree (not of its "
+                            f"conclusion) and one term of no tree, and "
+                            + ("one converse premise" if which == 1 and label != "Unknown"
+                               else "no converse premise") + " (none deleted)")
         else:
             raise SolverError(f"shape_error/8 gave an unknown error {error!r}")
     return problems

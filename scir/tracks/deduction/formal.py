@@ -2,7 +2,8 @@
 
 ``load`` reads ``Task.formal`` and is the one place it is validated: ``premises`` and ``goal``
 as formulas of the fragment (parsed with :func:`logic.parse`, the one parser), the ``proof`` and
-``distractors`` trees (:meth:`logic.Node.from_json`), the signature (``predicates``,
+``distractors`` trees and the balanced construction's ``decoys`` (:meth:`logic.Node.from_json`),
+the signature (``predicates``,
 ``constants``) and ``premise_sources``; sizes are bounded; errors are TaskFormatError naming the
 field. ``dump`` writes the JSON form back, key order included (the generator builds the object
 and dumps it). A formalization (``parse_formalization``) is the same class with ``premises`` and
@@ -40,6 +41,7 @@ class DeductionFormal:
     premise_sources: tuple[Any, ...] | None = None
     predicates: tuple[tuple[str, int], ...] | None = None     # name -> arity, in order
     constants: tuple[str, ...] | None = None
+    decoys: tuple[Node, ...] | None = None    # balanced: one per tree, in ``trees`` order
 
     # ---- the JSON form ------------------------------------------------------------------
     def dump(self) -> dict[str, Any]:
@@ -49,6 +51,8 @@ class DeductionFormal:
             out["proof"] = self.proof.to_json()
         if self.distractors is not None:
             out["distractors"] = [d.to_json() for d in self.distractors]
+        if self.decoys is not None:
+            out["decoys"] = [d.to_json() for d in self.decoys]
         if self.premise_sources is not None:
             out["premise_sources"] = list(self.premise_sources)
         if self.predicates is not None:
@@ -71,11 +75,15 @@ class DeductionFormal:
         if "distractors" in data:
             distractors = tuple(_tree(t, f"formal.distractors[{i}]") for i, t in enumerate(
                 bounded_list(data["distractors"], "formal.distractors", MAX_TREES)))
+        decoys = None
+        if "decoys" in data:
+            decoys = tuple(_tree(t, f"formal.decoys[{i}]") for i, t in enumerate(
+                bounded_list(data["decoys"], "formal.decoys", MAX_TREES)))
         sources = data.get("premise_sources")
         if sources is not None:
             sources = tuple(bounded_list(sources, "formal.premise_sources", MAX_PREMISES))
         predicates, constants = _signature(data)
-        return cls(premises, goal, proof, distractors, sources, predicates, constants)
+        return cls(premises, goal, proof, distractors, sources, predicates, constants, decoys)
 
     # ---- typed views --------------------------------------------------------------------
     @cached_property

@@ -81,6 +81,7 @@ class Problem:
     predicates: list[str]
     constants: list[str]
     retries: dict[str, int] = field(default_factory=dict)
+    decoys: list[Node] = field(default_factory=list)   # balanced: one per tree, proof's first
 
 
 def _expand(node: Node, rng: random.Random, fresh: FreshNames) -> None:
@@ -111,7 +112,8 @@ def _delete_leaf(tree: Node, counts: Counter, rng: random.Random) -> None:
 
 def start(depth: int, width: int, rng: random.Random) -> tuple[Context, FreshNames, Formula]:
     """A context large enough for ``depth`` and ``width``, its fresh-name stream, and a
-    conclusion of a random goal form over fresh names (both constructions begin so)."""
+    conclusion of a random goal form over fresh names (both constructions begin so; the
+    balanced construction's decoys draw more names, and a draw that runs out is retried)."""
     context = rng.choice(eligible_contexts(depth, width))
     fresh = FreshNames(context, rng)
     kind = rng.choice(goal_kinds())

@@ -37,6 +37,7 @@ class Fragment:
     kinds: dict[str, tuple[str, ...]]    # kind -> argument sorts (p: predicate, c: constant)
     negation: dict[str, str]             # kind -> the kind of its negation, within the fragment
     universal: frozenset[str]            # kinds that carry their subject under import
+    negative: frozenset[str] = frozenset()   # kinds that deny (``negative/1``)
 
 
 @lru_cache(maxsize=1)
@@ -59,7 +60,8 @@ def fragment() -> Fragment:
         raise ResourceError("asp/deduction.lp: form/4 must list each form once")
     table = {str(k): str(n) for k, n in model.by_name("negation")}
     return Fragment(kinds, {k: n for k, n in table.items() if k in kinds and n in kinds},
-                    frozenset(str(k) for (k,) in model.by_name("universal")))
+                    frozenset(str(k) for (k,) in model.by_name("universal")),
+                    frozenset(str(k) for (k,) in model.by_name("negative")))
 
 
 def kinds() -> dict[str, tuple[str, ...]]:
@@ -73,6 +75,12 @@ def goal_kinds() -> tuple[str, ...]:
     ``exists``), in the order of :func:`kinds`."""
     negation = fragment().negation
     return tuple(k for k in kinds() if k in negation)
+
+
+def negative_kinds() -> frozenset[str]:
+    """The forms that deny (``no``, ``some_not``, ``neg_fact``): ``negative/1`` of
+    ``asp/deduction.lp`` (:func:`fragment`)."""
+    return fragment().negative
 
 
 def negation_table() -> dict[str, str]:

@@ -22,7 +22,7 @@ from scir.tracks.deduction.logic import Formula, Node
 
 GENERATOR = "scir.tracks.deduction"
 VERSION = "1.0"                # the paper construction (unchanged output)
-BALANCED_VERSION = "2.0"
+BALANCED_VERSION = "3.0"
 # the paper construction keeps its own presets (today's tasks, byte for byte); the
 # parameters' easy/hard values are the balanced construction's
 PAPER_PRESETS = {"easy": {"depth": 4, "width": 1}, "hard": {"depth": 5, "width": 2}}
@@ -56,7 +56,7 @@ class DeductionTrack(Track):
         return [
             TrackParam("depth", int, "expansions of every tree (each replaces a premise by "
                        "the premises of a syllogism concluding it; a tree has about 2.2 + "
-                       "depth premises); paper presets 4 / 5", 3, 6, minimum=0, maximum=12),
+                       "depth premises); paper presets 4 / 5", 2, 4, minimum=0, maximum=12),
             TrackParam("width", int, "distractor trees (balanced: odd, half of all trees "
                        "conclude the negation, each broken by one converse premise; paper: "
                        "same conclusion, one premise missing); paper presets 1 / 2", 3, 3,
@@ -112,7 +112,8 @@ class DeductionTrack(Track):
             goal=problem.statement.to_prover9(), proof=problem.proof,
             distractors=tuple(problem.distractors), premise_sources=tuple(problem.sources),
             predicates=tuple((p, 1) for p in problem.predicates),
-            constants=tuple(problem.constants)).dump()
+            constants=tuple(problem.constants),
+            decoys=tuple(problem.decoys) if problem.decoys else None).dump()
         return Task(
             task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
             tier=self.tier(params), seed=seed, params=dict(params),
@@ -283,6 +284,11 @@ def _trees(task: Task) -> tuple[Node, list[Node]]:
     return proof, distractors
 
 
+def _decoys(task: Task) -> list[Node]:
+    """The balanced construction's decoys, one per tree (none in files written before)."""
+    return list(load_formal(DeductionFormal, task).decoys or ())
+
+
 def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
                    label: str) -> list[str]:
     """What is wrong with the stored proof and distractor trees, given the established label:
@@ -290,19 +296,22 @@ def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
     (both in ``prolog/deduction.pl``), and every premise a leaf of some tree.
 
     Paper: a distractor concludes the proof's conclusion with one leaf missing. Balanced:
-    half of all trees conclude the negation; every distractor has one or two leaves replaced
-    by their converses (none deleted), the proof of an Unknown task exactly one, and there
-    are as many converses as trees."""
+    half of all trees conclude the negation; every tree has a decoy of the other polarity
+    attached to one of its inner terms; one converse per tree: every distractor's, and an
+    Unknown task's proof's, replaces a leaf of the tree, a True/False task's proof's one of
+    its decoy (files written before decoys: one or two converses per distractor)."""
     proof, distractors = _trees(task)
-    results = checks.check_trees([proof, *distractors], premises)
+    decoys = _decoys(task)
+    results = checks.check_trees([proof, *distractors, *decoys], premises)
     problems = []
     names = ["proof"] + [f"distractor {i + 1}" for i in range(len(distractors))]
+    names += [f"decoy {i + 1}" for i in range(len(decoys))]
     for name, result in zip(names, results):
         if not result.ok:
             problems.append(f"{name}: {result.error}")
     problems += checks.shape_problems(construction_of(task.params), label, statement,
-                                      [proof, *distractors], premises)
-    stated = [leaf.stated for tree in [proof, *distractors] for leaf in tree.leaves()]
+                                      [proof, *distractors], premises, decoys)
+    stated = [leaf.stated for tree in [proof, *distractors, *decoys] for leaf in tree.leaves()]
     leaves = {f for f in stated if f is not None}
     unused = [p.to_prover9() for p in premises if p not in leaves]
     if unused:
