@@ -43,7 +43,7 @@ from statistics import fmean
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scir.audit.crossval import GroupAudit  # noqa: E402
+from scir.audit.crossval import REFERENCE, GroupAudit  # noqa: E402
 from scir.audit.run import audit_files  # noqa: E402
 from scir.tasks import Task, read_tasks  # noqa: E402
 from scir.tracks import get_track  # noqa: E402
@@ -148,7 +148,8 @@ def summary_table(all_audits: dict[str, dict[str, list[GroupAudit]]]) -> str:
                     cells.append("-")
                     continue
                 # the baseline furthest above its own chance level (a reference, if it has one)
-                best = max(audit.scores, key=lambda s: s.accuracy - max(
+                best = max((s for s in audit.scores if s.family not in REFERENCE),
+                           key=lambda s: s.accuracy - max(
                     audit.chance, audit.chance_constrained,
                     s.reference if s.reference is not None else 0.0))
                 reference = (f" (ref. {100 * best.reference:.1f}%)"

@@ -50,7 +50,7 @@ class Spec:
     correlations reveal, draw the directions)."""
 
     name: str
-    family: str          # majority | counts | ranking | ngrams | heuristic | structural
+    family: str   # majority | counts | ranking | ngrams | heuristic | structural | solver
     description: str
     make: Callable[[int], Baseline]
     reference: Callable[[Item, str], float] | None = None
@@ -92,22 +92,33 @@ class Majority(Baseline):
 
 
 class FeatureClassifier(Baseline):
-    """A classifier over a dict of count features per task; the answer is the class."""
+    """A classifier over a dict of count features per task; the answer is the class. With
+    ``min_rows``, only features non-zero in at least that many training tasks are kept (a
+    feature seen once cannot generalise; Weisfeiler-Lehman labels are mostly such)."""
 
-    def __init__(self, features: FeatureFn, kind: str, seed: int, key: str) -> None:
+    def __init__(self, features: FeatureFn, kind: str, seed: int, key: str,
+                 min_rows: int = 1) -> None:
         self.features, self.kind, self.seed, self.key = features, kind, seed, key
+        self.min_rows = min_rows
 
     def _rows(self, items: list[Item]) -> list[dict[str, float]]:
         return [cached(i, self.key, lambda i=i: self.features(i)) for i in items]
 
     def fit(self, items: list[Item]) -> None:
+        from collections import Counter
+
         from sklearn.feature_extraction import DictVectorizer
 
         y = [i.answer for i in items]
         self.only = y[0] if len(set(y)) == 1 else None
         if self.only is None:
+            rows = self._rows(items)
+            if self.min_rows > 1:
+                seen = Counter(k for row in rows for k, v in row.items() if v)
+                keep = {k for k, n in seen.items() if n >= self.min_rows}
+                rows = [{k: v for k, v in row.items() if k in keep} for row in rows]
             self.vec = DictVectorizer(sparse=False)
-            X = self.vec.fit_transform(self._rows(items))
+            X = self.vec.fit_transform(rows)
             self.model = _model(self.kind, self.seed).fit(X, y)
 
     def predict(self, items: list[Item]) -> list[str]:

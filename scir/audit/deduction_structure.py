@@ -44,6 +44,7 @@ from scir.audit.baselines import FeatureClassifier, Heuristic, Spec, cached
 from scir.audit.items import Item
 
 ITERATIONS = 3
+MIN_ROWS = 3         # a feature is used when non-zero in at least this many training tasks
 SYMMETRIC = ("no", "some")
 
 
@@ -265,14 +266,83 @@ def motif_rule(item: Item, rng: random.Random) -> str:
     return rng.choice(sorted(set(votes))) if len(set(votes)) > 1 else votes[0]
 
 
+def route(g: Graph, nodes: set[str]) -> list[str] | None:
+    """The shortest path, inside one piece, between the statement's two terms (through the
+    piece's own terms only), or None when the piece does not join them."""
+    from collections import deque
+
+    first, last = g.statement_terms[0], g.statement_terms[-1]
+    if first == last:
+        return None
+    inner = nodes - set(g.statement_terms)
+    previous: dict[str, str | None] = {first: None}
+    queue = deque([first])
+    while queue:
+        n = queue.popleft()
+        for _, m in sorted(g.edges.get(n, ())):
+            if m == last and n != first:
+                previous[last] = n
+                queue.clear()
+                break
+            if m in inner and m not in previous:
+                previous[m] = n
+                queue.append(m)
+    if last not in previous:
+        return None
+    path, node = [], last
+    while node is not None:
+        path.append(node)
+        node = previous[node]
+    return path[::-1]
+
+
+def chain_rule(item: Item, rng: random.Random) -> str:
+    """A crude solver, for reference (family ``solver``, never flagged): in every piece,
+    follow the chain of premises between the statement's terms; a chain with no converse
+    motif along it (no term with two incoming ``all`` edges of the chain, none with two
+    outgoing ones without an existence premise) is read as a proof, negative when it holds a
+    negative premise; it decides True or False against the statement's polarity; no such
+    chain: Unknown (ties at random). It reads the proof itself -- what every construction
+    must leave readable -- so its accuracy shows how much of a task a chain-follower solves,
+    not an artifact."""
+    g = graph(item)
+    if g is None:
+        return rng.choice(("True", "False", "Unknown"))
+    negative_statement = g.statement_kind in _negative()
+    votes = []
+    for nodes in trees(g):
+        path = route(g, nodes)
+        if path is None:
+            continue
+        on = set(path)
+        steps = list(zip(path, path[1:]))
+        negative = any(e.rstrip("<>") in _negative() for a, b in steps
+                       for e, m in g.edges.get(a, ()) if m == b)
+        broken = False
+        for n in path[1:-1]:
+            ins = sum(1 for e, m in g.edges.get(n, ()) if e == "all<" and m in on)
+            outs = sum(1 for e, m in g.edges.get(n, ()) if e == "all>" and m in on)
+            broken |= ins >= 2 or (outs >= 2 and g.labels[n].endswith(":e0"))
+        if not broken:
+            votes.append("True" if negative == negative_statement else "False")
+    if not votes:
+        return "Unknown"
+    return rng.choice(sorted(set(votes)))
+
+
 def specs() -> list[Spec]:
     """The structural deduction baselines."""
     return [Spec(f"wl-{kind}", "structural",
                  f"{label} on Weisfeiler-Lehman subtree features of the premise graph (whole "
                  "task and per tree, names erased), tree signatures and degree motifs",
-                 lambda seed, kind=kind: FeatureClassifier(features, kind, seed, "wl"))
+                 lambda seed, kind=kind: FeatureClassifier(features, kind, seed, "wl",
+                                                           min_rows=MIN_ROWS))
             for kind, label in (("boost", "gradient boosting"),
                                 ("logreg", "logistic regression"))] + [
         Spec("motif-rule", "structural",
              "a tree without a converse motif decides by its polarity against the "
-             "statement's, else Unknown", lambda seed: Heuristic(motif_rule, seed))]
+             "statement's, else Unknown", lambda seed: Heuristic(motif_rule, seed)),
+        Spec("chain-rule", "solver",
+             "reference, never flagged: follows the chain between the statement's terms in "
+             "each piece; a chain without a converse motif decides by its polarity",
+             lambda seed: Heuristic(chain_rule, seed))]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scir.audit.crossval import LEAK_MARGIN, GroupAudit
+from scir.audit.crossval import LEAK_MARGIN, REFERENCE, GroupAudit
 
 
 def _pct(x: float) -> str:
@@ -25,7 +25,7 @@ def group_table(audit: GroupAudit) -> str:
     for s in audit.scores:
         rows.append(f"| {s.name} | {s.family} | {_pct(s.accuracy)} ({s.correct}/{s.tasks}) | "
                     f"{_pct(s.low)}-{_pct(s.high)} | {chance_text(audit, s)} | "
-                    f"{'**LEAK**' if s.leak else '-'} |")
+                    f"{'**LEAK**' if s.leak else '(reference)' if s.family in REFERENCE else '-'} |")
     return head + "\n" + "\n".join(rows)
 
 

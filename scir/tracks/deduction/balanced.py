@@ -65,9 +65,9 @@ def check_width(width: int) -> None:
 
 
 def decoy_depth(depth: int) -> int:
-    """Expansions of a decoy: one per four of its tree (Easy 2 -> 0, Hard 4 -> 1), so a decoy
-    is grown like a part of a tree and the Hard sizes stay the paper's."""
-    return depth // 4
+    """Expansions of a decoy: one (two syllogisms), whatever the tree's depth, so a decoy has
+    room for a break matching its tree's and the Hard sizes stay within the paper's."""
+    return 1
 
 
 Break = tuple[Node, Formula]                # a leaf and the converse stated instead
@@ -138,12 +138,45 @@ def main_piece(tree: Node) -> set[str]:
     return {a for a in parent if find(a) == root}
 
 
+def hub_distances(trees: list[Node], hubs: tuple[str, ...]) -> dict[str, int]:
+    """Each term's distance, in the undirected premise graph of the leaves of ``trees``, from
+    the nearest of ``hubs`` (the conclusion's terms, shared by every tree)."""
+    neighbours: dict[str, set[str]] = {}
+    for tree in trees:
+        for leaf in tree.leaves():
+            for a in leaf.formula.args:
+                neighbours.setdefault(a, set()).update(leaf.formula.args)
+    distance = {h: 0 for h in hubs}
+    frontier = list(hubs)
+    while frontier:
+        following = []
+        for n in frontier:
+            for m in sorted(neighbours.get(n, ())):
+                if m not in distance:
+                    distance[m] = distance[n] + 1
+                    following.append(m)
+        frontier = following
+    return distance
+
+
+def leaf_distance(leaf: Node, distance: dict[str, int]) -> int:
+    """A leaf's distance from the conclusion's terms: its nearest term's."""
+    return min(distance.get(a, 1 << 20) for a in leaf.formula.args)
+
+
+def _near_terms(tree: Node) -> set[str]:
+    """The terms of the tree's main piece next to a conclusion term (hub distance 1)."""
+    distance = hub_distances([tree], tree.formula.args)
+    return {t for t in main_piece(tree) if distance.get(t) == 1}
+
+
 def _decoy(tree: Node, depth: int, rng: random.Random, fresh: FreshNames) -> Node:
     """A decoy for ``tree``: a tree grown like any other, concluding a formula of the other
     polarity about one term of the tree's main piece (:func:`main_piece`, drawn uniformly)
     and a fresh one (a predicate, or an individual for a singular form), oriented at
     random."""
-    anchor = rng.choice(sorted(main_piece(tree)))
+    near = _near_terms(tree)
+    anchor = rng.choice(sorted(near or main_piece(tree)))
     constant = any(anchor in leaf.formula.constants for leaf in tree.leaves())
     negative = negative_kinds()
     polarity = tree.formula.kind not in negative          # the decoy's: the other one
@@ -169,12 +202,16 @@ def _shape(depth: int, width: int, rng: random.Random) -> Candidate:
     trees = [grow(root, depth, rng, fresh) for root in roots]
     decoys = [_decoy(tree, decoy_depth(depth), rng, fresh) for tree in trees]
     proof_index = rng.randrange(len(trees))
-    order = [(p, t, k) for p, part in enumerate((trees, decoys)) for t, tree in enumerate(part)
-             for k in range(len(list(tree.leaves())))]
-    rng.shuffle(order)
     coin = rng.random() < 0.5
-    return Candidate(context, fresh, conclusion, trees, decoys, proof_index, [], [], order,
-                     coin)
+    return Candidate(context, fresh, conclusion, trees, decoys, proof_index, [], [], [], coin)
+
+
+def _shuffle_order(candidate: Candidate, rng: random.Random) -> None:
+    """The premise order: every leaf of the trees and the decoys, shuffled once."""
+    order = [(p, t, k) for p, part in enumerate((candidate.trees, candidate.decoys))
+             for t, tree in enumerate(part) for k in range(len(list(tree.leaves())))]
+    rng.shuffle(order)
+    candidate.order = order
 
 
 def _unknown_alone(tree: Node, replaced: dict[int, Formula]) -> bool:
@@ -182,18 +219,84 @@ def _unknown_alone(tree: Node, replaced: dict[int, Formula]) -> bool:
     return checks.asp_label(stated, tree.formula).label == "Unknown"
 
 
-def _break(tree: Node, taken: set[Formula], rng: random.Random) -> Break | None:
-    """A leaf of the tree's main piece (:func:`main_piece`) whose converse (no formula of
-    the task already) leaves the tree alone Unknown, drawn at random; None when there is
-    none."""
-    piece = main_piece(tree)
-    choices = [leaf for leaf in tree.leaves() if leaf.formula.kind in BREAKABLE
-               and converse(leaf.formula) not in taken and set(leaf.formula.args) & piece]
-    rng.shuffle(choices)
-    for leaf in choices:
-        if _unknown_alone(tree, {id(leaf): converse(leaf.formula)}):
-            return leaf, converse(leaf.formula)
-    return None
+def signature(stated: list[Formula], leaf: Formula) -> tuple:
+    """What a converse of ``leaf`` leaves at its two terms, among ``stated`` (a tree and its
+    decoy): per term its incoming and outgoing ``all`` premises and whether an existence
+    premise or a fact is about it, sorted -- the motif a reader of
+    local structure sees."""
+    after = [converse(f) if f == leaf else f for f in stated]
+
+    def profile(term: str) -> tuple[int, int, bool]:
+        ins = sum(1 for f in after if f.kind == "all" and f.args[1] == term)
+        outs = sum(1 for f in after if f.kind == "all" and f.args[0] == term)
+        marked = any(f.kind in ("exists", "fact") and f.args[0] == term for f in after)
+        return ins, outs, marked
+    return tuple(sorted(profile(t) for t in leaf.args))
+
+
+def _breakable(tree: Node, taken: set[Formula], piece: set[str] | None = None
+               ) -> list[Node]:
+    """The leaves of ``tree`` (of ``piece`` when given) whose converse is no formula of the
+    task already and leaves the tree alone Unknown."""
+    return [leaf for leaf in tree.leaves() if leaf.formula.kind in BREAKABLE
+            and converse(leaf.formula) not in taken
+            and (piece is None or set(leaf.formula.args) & piece)
+            and _unknown_alone(tree, {id(leaf): converse(leaf.formula)})]
+
+
+def _breaks(tree: Node, decoy: Node, taken: set[Formula], rng: random.Random
+            ) -> tuple[Break, Break] | None:
+    """A route break (a leaf of the tree's main piece, not touching the conclusion's terms)
+    and a decoy break at the same distance from the conclusion's terms, leaving the same
+    :func:`signature` where such a pair exists, drawn at random among such pairs: a
+    True/False task's proof is broken (in its decoy) where an Unknown task's proof would be
+    (in the proof), as a reader of local structure sees it. None when no pair exists."""
+    distance = hub_distances([tree, decoy], tree.formula.args)
+    hubs = set(tree.formula.args)
+    route = [leaf for leaf in _breakable(tree, taken, main_piece(tree))
+             if not set(leaf.formula.args) & hubs]
+    twin = _breakable(decoy, taken)
+    stated = [leaf.formula for t in (tree, decoy) for leaf in t.leaves()]
+    pairs = [(a, b) for a in route for b in twin
+             if leaf_distance(a, distance) == leaf_distance(b, distance)
+             and converse(a.formula) != converse(b.formula)]
+    alike = [(a, b) for a, b in pairs
+             if signature(stated, a.formula) == signature(stated, b.formula)]
+    pairs = alike or pairs
+    if not pairs:
+        return None
+    a, b = rng.choice(pairs)
+    return (a, converse(a.formula)), (b, converse(b.formula))
+
+
+DECOY_REDRAWS = 3       # a tree whose decoy offers no matching break gets a new decoy
+
+
+def _break_all(candidate: Candidate, depth: int, rng: random.Random) -> bool:
+    """Every tree's route and decoy breaks (:func:`_breaks`); a tree without a matching pair
+    gets a new decoy, up to DECOY_REDRAWS times (label-blind: the same for every variant).
+    False when some tree has none (or names run out)."""
+    conclusion = candidate.conclusion
+    for i, tree in enumerate(candidate.trees):
+        for redraw in range(1 + DECOY_REDRAWS):
+            if redraw:
+                try:
+                    candidate.decoys[i] = _decoy(tree, decoy_depth(depth), rng,
+                                                 candidate.fresh)
+                except GenerationError:
+                    return False
+            taken = {conclusion, conclusion.negated()}
+            taken |= {leaf.formula for part in (candidate.trees, candidate.decoys)
+                      for t in part for leaf in t.leaves()}
+            taken |= {new for _, new in candidate.route_breaks + candidate.decoy_breaks}
+            found = _breaks(tree, candidate.decoys[i], taken, rng)
+            if found is not None:
+                candidate.route_breaks.append(found[0])
+                candidate.decoy_breaks.append(found[1])
+                break
+        else:
+            return False
+    return True
 
 
 def _reject(candidate: Candidate) -> str | None:
@@ -239,25 +342,15 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
         except GenerationError:
             retries["vocabulary"] += 1
             continue
+        if not _break_all(candidate, depth, rng):
+            retries["unbreakable_tree"] += 1
+            continue
         leaves = [leaf.formula for part in (candidate.trees, candidate.decoys)
                   for tree in part for leaf in tree.leaves()]
-        taken = {*leaves, candidate.conclusion, candidate.conclusion.negated()}
         if len(set(leaves)) != len(leaves):
             retries["duplicate_premise"] += 1
             continue
-        for tree, decoy in zip(candidate.trees, candidate.decoys):
-            route = _break(tree, taken, rng)
-            if route is not None:
-                taken.add(route[1])
-            twin = _break(decoy, taken, rng)
-            if route is None or twin is None:
-                break
-            taken.add(twin[1])
-            candidate.route_breaks.append(route)
-            candidate.decoy_breaks.append(twin)
-        if len(candidate.route_breaks) != len(candidate.trees):
-            retries["unbreakable_tree"] += 1
-            continue
+        _shuffle_order(candidate, rng)
         reason = _reject(candidate)
         if reason is not None:
             retries[reason] += 1
