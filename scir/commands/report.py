@@ -4,7 +4,7 @@ Writes into DIR: ``report.md`` (Table 1: rows model x architecture, columns trac
 difficulty, entries ``NL -> Obf`` accuracy with 95% Wilson intervals; the chance-normalised
 summary; the probes; Table 2; equation discovery (Acc_tau, NMSE, symbolic accuracy);
 failures; cost and tokens; completeness; conflicts; paired
-differences), ``report.csv`` (one row per cell, full precision), ``report.json`` (everything
+differences; versions: what produced the runs, and whether they differ in it), ``report.csv`` (one row per cell, full precision), ``report.json`` (everything
 the Markdown shows; keys in docs/evaluation.md) and PNG figures in ``DIR/figures/``.
 ``--samples`` adds ``samples.jsonl`` (one line per task result); ``--compare`` (two runs A B)
 adds A against B per cell with the paired difference. The numbers come from
@@ -143,6 +143,7 @@ def to_markdown(report: Report) -> str:
     cells = [c for c in report.cells]
     out = ["# SciR report", "", "Runs: " + ", ".join(f"`{d}`" for d in report.runs.dirs), "",
            verdict_summary(report), "",
+           *([report.versions.summary(), ""] if report.versions is not None else []),
            "## Table 1: accuracy, NL -> Obf", "",
            "Accuracy with its 95% Wilson interval; `-` not run; `*` incomplete (fewer tasks "
            "done than planned); `!` conflicting results between runs (the first run's "
@@ -233,6 +234,10 @@ def to_markdown(report: Report) -> str:
     head = ["contrast", "first", "second", "tasks", "first acc", "second acc", "difference"]
     out += (_table(head, _diff_rows(report.differences)) if report.differences
             else ["(no pairs of cells)"])
+    if report.versions is not None:
+        out += ["", "## Versions", "", "What produced the runs, as each invocation recorded it "
+                "(toolkit version and git commit, Python, platform, solvers, libraries, each "
+                "model's file digest or served revision).", "", *report.versions.markdown()]
     if report.comparison is not None:
         a, b = report.compared
         out += ["", "## Comparison: A vs B", "", f"A = `{a}`, B = `{b}`; cells matched on every "
@@ -400,6 +405,8 @@ def run(args) -> int:
         print(f"{len(report.incomplete)} incomplete cells (marked {INCOMPLETE})")
     for line in printed_verdicts(report.verdicts):
         print(line)
+    if report.versions is not None:
+        print("\n".join(report.versions.lines()))
     print("wrote " + ", ".join(str(p) for p in written)
           + (f" and {len(figures)} figures in {out / 'figures'}" if figures else ""))
     return 0

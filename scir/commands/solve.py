@@ -12,10 +12,12 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
+from pathlib import Path
 
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.llm.cache import RunStore
+from scir.llm.identity import run_provenance
 from scir.llm.run_lock import RunLock
 from scir.pipelines.result import (ARCHS, BACKUPS, MODEL_FREE_ARCHS, PRESENTATIONS,
                                    PipelineSettings)
@@ -172,6 +174,11 @@ def run(args) -> int:
         name = parse_model_name(args.model)
     if args.max_response_mb * (1 << 20) < 1024:
         raise ConfigError("--max-response-mb must be at least 0.001", field="max_response_mb")
+    from scir.pipelines.preflight import ModelNeed, require
+
+    require([ModelNeed(name, None, args.api_key_env)] if name is not None else [],
+             tracks={t.domain for t in tasks}, archs=[args.arch],
+             unsafe_analyzer=args.unsafe_unisolated_analyzer)    # before any work or lock
     command = " ".join(shlex.quote(a) for a in
                        ["scir", "solve", str(args.file), "--arch", args.arch, "--run", args.run]
                        + (["--model", args.model] if args.model else []))
@@ -184,6 +191,7 @@ def _solve(args, tasks, name, settings) -> int:
     from scir.llm.cache import CachingBackend
 
     backend = None
+    route_key = None
     if name is not None:
         from scir.llm import get_backend
 
@@ -199,10 +207,11 @@ def _solve(args, tasks, name, settings) -> int:
                        "max_response_bytes": int(args.max_response_mb * (1 << 20)),
                        **({"api_key": route.key} if args.api_key_env else {})}
             announce([route])                    # which key goes where, before any call
+            route_key = route.key
         backend = get_backend(name, **options)
     with RunStore(args.run) as store:
         cached = CachingBackend(backend, store) if backend is not None else None
-        config = {"file": str(args.file), "arch": args.arch,
+        config = {"file": str(Path(args.file).resolve()), "arch": args.arch,
                   "model": model_label(args.arch, cached), "presentation": args.presentation,
                   "limit": args.limit, "max_tokens": args.max_tokens,
                   "temperature": args.temperature, "seed": args.seed,
@@ -211,7 +220,8 @@ def _solve(args, tasks, name, settings) -> int:
         if args.arch == "sr-agent":
             config["agent"] = dataclasses.asdict(settings.agent)
         _check_consistent(store, config)
-        store.log_invocation(config)
+        store.log_invocation(config, run_provenance(
+            [(name, None, route_key)] if name is not None else []))
         try:
             summary = run_tasks(
                 tasks, args.arch, cached, store, settings, concurrency=args.concurrency,
