@@ -53,12 +53,13 @@ def _run(argv: list[str], cwd: str | Path | None = None) -> subprocess.Completed
         return None
 
 
-def toolkit() -> dict[str, Any]:
+def toolkit(root: str | Path | None = None) -> dict[str, Any]:
     """``{"version", "commit", "dirty"}``: the toolkit's version, the git commit of its checkout
-    and whether tracked files differ from it (``"unknown"`` and None outside a checkout)."""
+    (``root``: the folder holding the ``scir`` package) and whether tracked files differ from
+    it (``"unknown"`` and None outside a checkout, e.g. an installed wheel)."""
     from scir import __version__
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(root) if root is not None else Path(__file__).resolve().parent.parent
     commit, dirty = UNKNOWN, None
     if (root / ".git").exists() and shutil.which("git"):
         head = _run(["git", "rev-parse", "HEAD"], cwd=root)
