@@ -338,7 +338,7 @@ def test_tasks_from_the_solve_invocation_then_explicit_files(tmp_path, runs, mon
     found = find_tasks([], [str(clean), str(runs["rendered"])])
     assert not found.notes and all(t.documents for t in found.tasks.values())
     assert found.tasks == {t.task_id: t for t in read_tasks(runs["rendered"])}
-    # recorded with a relative name, looked up from another folder: noted, shown without it
+    # given with a relative name, recorded resolved: found from another folder too
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "rel-run"
     shutil.copy(runs["rendered"], tmp_path / "rel.jsonl")
@@ -346,6 +346,9 @@ def test_tasks_from_the_solve_invocation_then_explicit_files(tmp_path, runs, mon
     sub = tmp_path / "elsewhere"
     sub.mkdir()
     monkeypatch.chdir(sub)
+    assert [p.task is not None for p in gather([str(run)]).pages] == [True]
+    # the task file gone: noted, shown without it
+    (tmp_path / "rel.jsonl").unlink()
     with pytest.raises(ConfigError, match=r"1 stored results have no task record .* --tasks"):
         gather([str(run)])                  # its verdict cannot be recomputed: refused
     site = gather([str(run)], unverified=True)

@@ -129,7 +129,8 @@ class Report:
         return _finite({"version": REPORT_VERSION, "runs": self.runs.dirs,
                 "cells": [c.to_dict() for c in self.cells], "table1": table1,
                 "equation": [{"cell": c.cell.to_dict(), "n": c.metrics.n,
-                              **{name: {"estimate": i.estimate, "low": i.low, "high": i.high}
+                              **{name: {"estimate": i.estimate, "low": i.low, "high": i.high,
+                                        "small_n": i.small}
                                  for name, i in c.metrics.values.items()}}
                              for c in self.metric_cells],
                 "probes": [p.to_dict() for p in self.probes],
@@ -169,8 +170,8 @@ def _cell_ref(c: CellStats | None) -> dict[str, Any] | None:
     if c is None:
         return None
     return {"accuracy": c.accuracy.estimate, "low": c.accuracy.low, "high": c.accuracy.high,
-            "n": c.n, "complete": c.complete, "conflicts": c.conflicts,
-            "backup_used": c.backup_used}
+            "n": c.n, "small_n": c.accuracy.small, "complete": c.complete,
+            "conflicts": c.conflicts, "backup_used": c.backup_used}
 
 
 def load_verified(run_dirs: list[str], rescorer: Rescorer) -> Runs:
