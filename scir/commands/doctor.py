@@ -29,7 +29,8 @@ OPTIONAL = (
              "the smollm2 model: a real 135M instruct model, offline"),
     Optional("torch", "torch", "llm", "local transformers models: tiny and hf:PATH"),
     Optional("transformers", "transformers", "llm", "local models: tiny and hf:PATH"),
-    Optional("gguf", "gguf", "pip install gguf accelerate", "hf: loading of GGUF files through transformers"),
+    Optional("gguf", "gguf", "pip install gguf accelerate",
+             "hf: loading of GGUF files through transformers"),
     Optional("outlines", "outlines", "llm",
              "grammar-constrained decoding of local transformers models"),
     Optional("llguidance", "llguidance", "llm",
@@ -70,8 +71,8 @@ def _optional_line(item: Optional) -> tuple[bool, str]:
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("doctor", help="check SWI-Prolog, Prover9, clingo, the sandbox and every optional "
-                       "backend",
+    p = sub.add_parser("doctor", help="check SWI-Prolog, Prover9, clingo, the sandbox and "
+                       "every optional backend",
                        formatter_class=HelpFormatter,
                        epilog="Example: scir doctor   (exit code 1 when something required is "
                               "missing)")

@@ -4,7 +4,8 @@ Writes into DIR: ``report.md`` (Table 1: rows model x architecture, columns trac
 difficulty, entries ``NL -> Obf`` accuracy with 95% Wilson intervals; the chance-normalised
 summary; the probes; Table 2; equation discovery (Acc_tau, NMSE, symbolic accuracy);
 failures; cost and tokens; completeness; conflicts; paired
-differences; versions: what produced the runs, and whether they differ in it), ``report.csv`` (one row per cell, full precision), ``report.json`` (everything
+differences; versions: what produced the runs, and whether they differ in it),
+``report.csv`` (one row per cell, full precision), ``report.json`` (everything
 the Markdown shows; keys in docs/evaluation.md) and PNG figures in ``DIR/figures/``.
 ``--samples`` adds ``samples.jsonl`` (one line per task result); ``--compare`` (two runs A B)
 adds A against B per cell with the paired difference. The numbers come from

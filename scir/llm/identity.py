@@ -1,7 +1,7 @@
 """A model's identity, recorded with every invocation of a run (:mod:`scir.provenance`): its
 name and backend, and what pins the weights: the sha256 of a local model file or folder
-(``gguf:``, ``smollm2``, ``hf:PATH``, ``tiny``; cached per file, :func:`scir.provenance.file_digest`)
-or what an HTTP server says of the model it serves (``GET BASE_URL/models``: the entry's id,
+(``gguf:``, ``smollm2``, ``hf:PATH``, ``tiny``; cached per file,
+:func:`scir.provenance.file_digest`) or what an HTTP server says of the model it serves (``GET BASE_URL/models``: the entry's id,
 ``root``, ``owned_by``, ``created`` and any revision field; a short timeout, never an error).
 """
 

@@ -6,8 +6,8 @@ needs the ``-shm`` index; where it cannot be created (a read-only folder) the fi
 ``immutable=1`` instead, which is right only when no write-ahead log holds changes: a non-empty
 ``-wal`` without its ``-shm`` is a ConfigError (copy the run folder somewhere writable), never
 a silently older view. Nothing is migrated: what an older store lacks (the schema-1 result
-key, the ``tool_calls`` and ``provenance`` columns, tables added since) is supplied by TEMP views and tables of the
-connection, in memory.
+key, the ``tool_calls`` and ``provenance`` columns, tables added since) is supplied by TEMP
+views and tables of the connection, in memory.
 """
 
 from __future__ import annotations
