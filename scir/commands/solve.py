@@ -17,7 +17,6 @@ from pathlib import Path
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.llm.cache import RunStore
-from scir.llm.identity import run_provenance
 from scir.llm.run_lock import RunLock
 from scir.pipelines.result import (ARCHS, BACKUPS, MODEL_FREE_ARCHS, PRESENTATIONS,
                                    PipelineSettings)
@@ -175,7 +174,11 @@ def run(args) -> int:
     if args.max_response_mb * (1 << 20) < 1024:
         raise ConfigError("--max-response-mb must be at least 0.001", field="max_response_mb")
     from scir.pipelines.preflight import ModelNeed, require
+    from scir.pipelines.runner import check_architecture
+    from scir.tracks import get_track
 
+    for domain in sorted({t.domain for t in tasks}):     # a wrong --arch first: no check
+        check_architecture(get_track(domain), args.arch)  # of its model is needed then
     require([ModelNeed(name, None, args.api_key_env)] if name is not None else [],
              tracks={t.domain for t in tasks}, archs=[args.arch],
              unsafe_analyzer=args.unsafe_unisolated_analyzer)    # before any work or lock
@@ -189,6 +192,7 @@ def run(args) -> int:
 def _solve(args, tasks, name, settings) -> int:
     """The run itself, under the run's lock."""
     from scir.llm.cache import CachingBackend
+    from scir.llm.identity import run_provenance
 
     backend = None
     route_key = None

