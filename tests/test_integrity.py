@@ -258,7 +258,7 @@ def test_a_missing_task_file_is_refused_or_marked_unverified(runs, tmp_path, cap
     code, out, err = report([run], tmp_path / "unverified", capsys, "--unverified")
     assert code == 0, err
     assert "6 results unverified: no task file holds their task" in out
-    assert "1.00 [0.61, 1.00]? -> -" in out          # the stored (forged) verdicts, marked
+    assert "1.00 [0.61, 1.00]~? -> -" in out          # the stored (forged) verdicts, marked
     data = check_report(tmp_path / "unverified", [str(run)])
     assert len(data["verdicts"]["unverified"]) == 6 and data["cells"][0]["unverified"] == 6
     md = (tmp_path / "unverified" / "report.md").read_text()
@@ -313,7 +313,7 @@ def test_a_tampered_sr_agent_run_reports_the_truth(agent_run, tmp_path, capsys):
     sql(run, PASS_ALL, FORGED_METRICS)
     code, out, err = report([run], tmp_path / "rep", capsys)
     assert code == 0, err
-    assert "| vllm:fake sr-agent | 0.00 [0.00, 0.66] -> - |" in out
+    assert "| vllm:fake sr-agent | 0.00 [0.00, 0.66]~ -> - |" in out
     assert numbers(tmp_path / "rep") == numbers(truth)
     cell = json.loads((tmp_path / "rep" / "report.json").read_text())["cells"][0]
     assert cell["correct"] == 0 and cell["acc_0.01"] == 0.0 and cell["nmse_id"] > 0

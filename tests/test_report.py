@@ -106,8 +106,12 @@ def test_report_numbers_match_the_stores(grid, tmp_path, capsys):
     # Table 1 printed: one row per model x arch, entries NL -> Obf with intervals
     nl = cells[("cot", "nl", "easy", True)]
     obf = cells[("cot", "obf", "easy", True)]
-    entry = (f"{nl['accuracy']:.2f} [{nl['accuracy_low']:.2f}, {nl['accuracy_high']:.2f}] -> "
-             f"{obf['accuracy']:.2f} [{obf['accuracy_low']:.2f}, {obf['accuracy_high']:.2f}]")
+    small = {True: "~", False: ""}              # fewer than 30 tasks: marked as a small sample
+    assert nl["small_n"] == (0 < nl["n"] < 30)
+    entry = (f"{nl['accuracy']:.2f} [{nl['accuracy_low']:.2f}, {nl['accuracy_high']:.2f}]"
+             f"{small[nl['small_n']]} -> "
+             f"{obf['accuracy']:.2f} [{obf['accuracy_low']:.2f}, {obf['accuracy_high']:.2f}]"
+             f"{small[obf['small_n']]}")
     row = next(line for line in printed.splitlines() if line.startswith("| vllm:fake cot |"))
     assert entry in row.split("|")[2]
     assert "| vllm:fake ns free |" in printed and "| none oracle |" in printed
@@ -146,7 +150,7 @@ def test_conflicting_runs_are_named_and_the_first_is_used(grid, tmp_path, capsys
     flagged = [c for c in data["cells"] if c["conflicts"]]
     assert {(c["presentation"], c["difficulty"]) for c in flagged} <= {("nl", "easy"),
                                                                       ("nl", "hard")}
-    assert re.search(r"\]!", printed)                     # the cell is marked
+    assert re.search(r"\]~?!", printed)                   # the cell is marked
     # the first run's results are used: same numbers as the first run alone
     assert main(["report", dirs[0], "-o", str(tmp_path / "alone")]) == 0
     alone = json.loads((tmp_path / "alone" / "report.json").read_text())
@@ -171,7 +175,7 @@ def test_an_unfinished_plan_is_marked_incomplete(grid, tmp_path, capsys):
     state = {(c["difficulty"], c["presentation"], c["arch"]): c["complete"]
              for c in data["cells"]}
     assert state[("hard", "nl", "oracle")] is True and state[("easy", "obf", "oracle")] is None
-    assert "2 incomplete cells" in printed and "1.00 [0.72, 1.00]* ->" in printed
+    assert "2 incomplete cells" in printed and "1.00 [0.72, 1.00]~* ->" in printed
     md = (tmp_path / "rep" / "report.md").read_text()
     assert md.count("INCOMPLETE") == 2
 

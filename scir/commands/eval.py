@@ -68,8 +68,11 @@ def run(args) -> int:
     every = parse_every(args.progress_every)
     exp = _load(args)
     run_dir = Path(args.run)
+    from scir.evaluate.eval_run import preflight
+
     if args.dry_run:
         return _dry_run(exp, run_dir)
+    preflight(exp)                   # keys, servers, model files, solvers: before any work
     from scir.llm.run_lock import RunLock
 
     command = " ".join(shlex.quote(a) for a in ["scir", "eval", args.experiment, "--run",
@@ -79,6 +82,7 @@ def run(args) -> int:
 
 
 def _dry_run(exp, run_dir: Path) -> int:
+    from scir.evaluate.eval_run import preflight
     from scir.evaluate.eval_tasks import planned_count, prepare_tasks
     from scir.evaluate.progress import skip_line
 
@@ -94,11 +98,13 @@ def _dry_run(exp, run_dir: Path) -> int:
     print(f"{len(exp.cells())} cells, {total} task runs planned"
           + (f"; {len(skipped)} cells skipped (architecture not taken by the track)"
              if skipped else ""))
+    preflight(exp)                   # the same checks as a real run: an error exits 2
+    print("checks passed: keys, servers, model files and solvers are there")
     return 0
 
 
 def _eval(args, exp, run_dir: Path, every) -> int:
-    from scir.evaluate.eval_run import key_routes, record_experiment, run_grid
+    from scir.evaluate.eval_run import key_routes, provenance, record_experiment, run_grid
     from scir.evaluate.eval_tasks import prepare_tasks
     from scir.evaluate.progress import GridProgress
     from scir.llm.cache import RunStore
@@ -124,9 +130,9 @@ def _eval(args, exp, run_dir: Path, every) -> int:
                                           cell.model, cell.constrained, cell.seed)
                 if stored is not None:
                     progress.record(cell, task.task_id, stored["status"], stored["correct"])
-        store.log_invocation({"command": "eval", "experiment": exp.path,
+        store.log_invocation({"command": "eval", "experiment": str(Path(exp.path).resolve()),
                               "cells": len(plan), "executor": args.executor or "local",
-                              **exp.generation.model_dump()})
+                              **exp.generation.model_dump()}, provenance(exp))
         from scir import executors
 
         announce(key_routes(exp))                 # which key goes where, before any call

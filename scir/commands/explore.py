@@ -61,5 +61,7 @@ def run(args) -> int:
           + (f", {len(site.runs.conflicts)} conflicting results" if site.runs.conflicts else ""))
     for line in printed_verdicts(site.verdicts):
         print(line)
+    if site.versions.differences():
+        print(site.versions.summary())
     print(f"wrote {index}; open file://{index.resolve()}")
     return 0

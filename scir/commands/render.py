@@ -103,15 +103,25 @@ def _render_llm(args, tasks, out: Path):
         raise ConfigError("--renderer llm needs --model", field="model")
     if args.max_retries < 0:
         raise ConfigError("--max-retries must be >= 0", field="max_retries")
+    from scir.pipelines.preflight import model_needs, require
+
+    require(model_needs((m, None, None) for m in dict.fromkeys(
+        [args.model] + ([args.inverse_model] if args.inverse_model else []))))
     cache = Path(args.cache) if args.cache else out.with_suffix(".render-cache.sqlite")
     store = RunStore(cache)
     _announce_keys([args.model] + ([args.inverse_model] if args.inverse_model else []))
     backend = get_backend(args.model)
     inverse = (get_backend(args.inverse_model)
                if args.inverse_model and args.inverse_model != args.model else None)
+    from scir.llm.identity import run_provenance
+    from scir.llm.keys import env_key
+
+    used = list(dict.fromkeys([args.model] + ([args.inverse_model] if args.inverse_model
+                                               else [])))
     store.log_invocation({"command": "render", "model": args.model,
                           "inverse_model": args.inverse_model or args.model,
-                          "seed": args.seed, "max_retries": args.max_retries})
+                          "seed": args.seed, "max_retries": args.max_retries},
+                         run_provenance([(m, None, _key_of(m, env_key)) for m in used]))
     renderer = LLMRenderer(backend, store, inverse, max_retries=args.max_retries,
                            seed=args.seed, temperature=args.temperature)
     rendered, dropped = [], []
@@ -133,3 +143,11 @@ def _render_llm(args, tasks, out: Path):
             inverse.close()
         store.close()
     return rendered, dropped, f"; {made} calls made, {served} served from the cache {cache}"
+
+
+def _key_of(model: str, env_key) -> str | None:
+    """The API key a model's backend reads (None for local models)."""
+    from scir.llm import parse_model_name
+
+    name = parse_model_name(model)
+    return env_key(name) if name.is_api else None

@@ -4,7 +4,8 @@ Writes into DIR: ``report.md`` (Table 1: rows model x architecture, columns trac
 difficulty, entries ``NL -> Obf`` accuracy with 95% Wilson intervals; the chance-normalised
 summary; the probes; Table 2; equation discovery (Acc_tau, NMSE, symbolic accuracy);
 failures; cost and tokens; completeness; conflicts; paired
-differences), ``report.csv`` (one row per cell, full precision), ``report.json`` (everything
+differences; versions: what produced the runs, and whether they differ in it),
+``report.csv`` (one row per cell, full precision), ``report.json`` (everything
 the Markdown shows; keys in docs/evaluation.md) and PNG figures in ``DIR/figures/``.
 ``--samples`` adds ``samples.jsonl`` (one line per task result); ``--compare`` (two runs A B)
 adds A against B per cell with the paired difference. The numbers come from
@@ -38,7 +39,7 @@ from scir.evaluate.compare import PROBES, Difference
 from scir.evaluate.report import Report, build_report
 from scir.evaluate.metric_stats import NMSE
 from scir.evaluate.regression import METRICS
-from scir.evaluate.stats import NO_VALUE, format_general
+from scir.evaluate.stats import NO_VALUE, SMALL_MARK, SMALL_N, format_general
 from scir.evaluate.stats import format_interval as _interval
 from scir.evaluate.stats import format_number as _num
 from scir.evaluate.status import FAILURES
@@ -143,8 +144,11 @@ def to_markdown(report: Report) -> str:
     cells = [c for c in report.cells]
     out = ["# SciR report", "", "Runs: " + ", ".join(f"`{d}`" for d in report.runs.dirs), "",
            verdict_summary(report), "",
+           *([report.versions.summary(), ""] if report.versions is not None else []),
            "## Table 1: accuracy, NL -> Obf", "",
-           "Accuracy with its 95% Wilson interval; `-` not run; `*` incomplete (fewer tasks "
+           "Accuracy with its 95% Wilson interval; `-` not run (missing, not zero); "
+           f"`{SMALL_MARK}` a small sample (fewer than {SMALL_N} tasks: read the interval as "
+           "rough, see docs/evaluation.md); `*` incomplete (fewer tasks "
            "done than planned); `!` conflicting results between runs (the first run's "
            "used); `?` results with unverified (stored) verdicts; an `ns+backup` row counts "
            "the backup's answers where the solver gave none (Backup answers).",
@@ -229,10 +233,16 @@ def to_markdown(report: Report) -> str:
     out += ["", "## Verdicts", "", verdict_summary(report), ""]
     out += verdict_tables(report)
     out += ["", "## Paired differences", "", "first - second over the tasks present in both "
-            "cells, with a paired bootstrap 95% interval.", ""]
+            f"cells, with a paired bootstrap 95% interval; `{SMALL_MARK}`: fewer than {SMALL_N} "
+            "paired tasks, where a bootstrap interval is unreliable (over one task it is "
+            "`[d, d]`, which says nothing).", ""]
     head = ["contrast", "first", "second", "tasks", "first acc", "second acc", "difference"]
     out += (_table(head, _diff_rows(report.differences)) if report.differences
             else ["(no pairs of cells)"])
+    if report.versions is not None:
+        out += ["", "## Versions", "", "What produced the runs, as each invocation recorded it "
+                "(toolkit version and git commit, Python, platform, solvers, libraries, each "
+                "model's file digest or served revision).", "", *report.versions.markdown()]
     if report.comparison is not None:
         a, b = report.compared
         out += ["", "## Comparison: A vs B", "", f"A = `{a}`, B = `{b}`; cells matched on every "
@@ -398,8 +408,14 @@ def run(args) -> int:
               "see the Conflicts section)")
     if report.incomplete:
         print(f"{len(report.incomplete)} incomplete cells (marked {INCOMPLETE})")
+    small = [c for c in report.cells if c.accuracy.small]
+    if small:
+        print(f"{len(small)} of {len(report.cells)} cells have fewer than {SMALL_N} tasks "
+              f"(intervals marked {SMALL_MARK}: too few tasks to trust them)")
     for line in printed_verdicts(report.verdicts):
         print(line)
+    if report.versions is not None:
+        print("\n".join(report.versions.lines()))
     print("wrote " + ", ".join(str(p) for p in written)
           + (f" and {len(figures)} figures in {out / 'figures'}" if figures else ""))
     return 0

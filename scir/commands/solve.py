@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
+from pathlib import Path
 
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
@@ -172,6 +173,15 @@ def run(args) -> int:
         name = parse_model_name(args.model)
     if args.max_response_mb * (1 << 20) < 1024:
         raise ConfigError("--max-response-mb must be at least 0.001", field="max_response_mb")
+    from scir.pipelines.preflight import ModelNeed, require
+    from scir.pipelines.runner import check_architecture
+    from scir.tracks import get_track
+
+    for domain in sorted({t.domain for t in tasks}):     # a wrong --arch first: no check
+        check_architecture(get_track(domain), args.arch)  # of its model is needed then
+    require([ModelNeed(name, None, args.api_key_env)] if name is not None else [],
+             tracks={t.domain for t in tasks}, archs=[args.arch],
+             unsafe_analyzer=args.unsafe_unisolated_analyzer)    # before any work or lock
     command = " ".join(shlex.quote(a) for a in
                        ["scir", "solve", str(args.file), "--arch", args.arch, "--run", args.run]
                        + (["--model", args.model] if args.model else []))
@@ -182,8 +192,10 @@ def run(args) -> int:
 def _solve(args, tasks, name, settings) -> int:
     """The run itself, under the run's lock."""
     from scir.llm.cache import CachingBackend
+    from scir.llm.identity import run_provenance
 
     backend = None
+    route_key = None
     if name is not None:
         from scir.llm import get_backend
 
@@ -199,10 +211,11 @@ def _solve(args, tasks, name, settings) -> int:
                        "max_response_bytes": int(args.max_response_mb * (1 << 20)),
                        **({"api_key": route.key} if args.api_key_env else {})}
             announce([route])                    # which key goes where, before any call
+            route_key = route.key
         backend = get_backend(name, **options)
     with RunStore(args.run) as store:
         cached = CachingBackend(backend, store) if backend is not None else None
-        config = {"file": str(args.file), "arch": args.arch,
+        config = {"file": str(Path(args.file).resolve()), "arch": args.arch,
                   "model": model_label(args.arch, cached), "presentation": args.presentation,
                   "limit": args.limit, "max_tokens": args.max_tokens,
                   "temperature": args.temperature, "seed": args.seed,
@@ -211,7 +224,8 @@ def _solve(args, tasks, name, settings) -> int:
         if args.arch == "sr-agent":
             config["agent"] = dataclasses.asdict(settings.agent)
         _check_consistent(store, config)
-        store.log_invocation(config)
+        store.log_invocation(config, run_provenance(
+            [(name, None, route_key)] if name is not None else []))
         try:
             summary = run_tasks(
                 tasks, args.arch, cached, store, settings, concurrency=args.concurrency,

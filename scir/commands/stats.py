@@ -1,7 +1,8 @@
-"""``scir stats FILE``: the Table-2 statistics of a task file, per domain and tier -- tasks,
-mean input characters of the clean (NL) and rendered (Obf) texts and their ratio, reference
-items, answer distribution, mean chance and mean constrained chance, induction pool sizes, genres
-and retries."""
+"""``scir stats FILE [FILE ...]``: the Table-2 statistics of task files, per domain and tier
+-- tasks, mean input characters of the clean (NL) and rendered (Obf) texts and their ratio,
+reference items, answer distribution, mean chance and mean constrained chance, induction pool
+sizes, genres and retries. Several files are counted together (e.g. one per track); a task id
+held by more than one file is counted once, with the record of the last file naming it."""
 
 from __future__ import annotations
 
@@ -14,28 +15,43 @@ from scir.text.stats import format_groups, format_tasks
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("stats", help="Table-2 statistics of a task file",
+    p = sub.add_parser("stats", help="Table-2 statistics of task files",
                        formatter_class=HelpFormatter, description=__doc__.split(": ", 1)[1],
                        epilog="Examples:\n  scir stats d.obf.jsonl\n"
+                              "  scir stats d.obf.jsonl i.obf.jsonl c.obf.jsonl\n"
                               "  scir stats d.obf.jsonl --per-task\n"
                               "  scir stats d.obf.jsonl --json > stats.json")
-    p.add_argument("file", help="task file (JSONL)")
+    p.add_argument("files", nargs="+", metavar="FILE", help="task files (JSONL)")
     p.add_argument("--per-task", action="store_true", help="also one row per task")
     p.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    tasks = read_tasks(args.file)
-    stats = [task_stats(t) for t in tasks]
+    by_id: dict = {}
+    counts, repeated = [], 0
+    for name in args.files:
+        tasks = read_tasks(name)
+        counts.append((name, len(tasks)))
+        for task in tasks:
+            repeated += task.task_id in by_id
+            by_id.pop(task.task_id, None)          # the last file's record, in its place
+            by_id[task.task_id] = task
+    stats = [task_stats(t) for t in by_id.values()]
     groups = group_stats(stats)
     if args.json:
-        data = {"file": args.file, "groups": [g.to_dict() for g in groups]}
+        data = {"file": args.files[0], "files": list(args.files), "tasks": len(stats),
+                "repeated": repeated, "groups": [g.to_dict() for g in groups]}
         if args.per_task:
             data["per_task"] = [s.__dict__ for s in stats]
         print(json.dumps(data, indent=1, ensure_ascii=False))
         return 0
-    print(f"{args.file}: {len(tasks)} tasks")
+    for name, n in counts:
+        print(f"{name}: {n} tasks")
+    if len(counts) > 1:
+        print(f"together: {len(stats)} tasks"
+              + (f" ({repeated} task ids held by more than one file, counted once: the last "
+                 f"file's record)" if repeated else ""))
     print(format_groups(groups))
     if args.per_task:
         print()

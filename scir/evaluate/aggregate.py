@@ -96,7 +96,7 @@ class CellStats:
                 "latency_median": self.latency_median, "done": self.done,
                 "planned": self.planned, "complete": self.complete,
                 "conflicts": self.conflicts, "unverified": self.unverified,
-                "backup_used": self.backup_used,
+                "backup_used": self.backup_used, "small_n": self.accuracy.small,
                 **(empty_columns() if self.metrics is None else self.metrics.to_dict())}
 
 

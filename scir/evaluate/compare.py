@@ -32,8 +32,9 @@ CONTRASTS = (("nl_vs_obf", "presentation", "nl", "obf"),
              ("backup_vs_none", "backup", "cot", ""))
 
 
-def _interval_dict(i: Interval | None) -> dict[str, float] | None:
-    return None if i is None else {"estimate": i.estimate, "low": i.low, "high": i.high}
+def _interval_dict(i: Interval | None) -> dict[str, Any] | None:
+    return None if i is None else {"estimate": i.estimate, "low": i.low, "high": i.high,
+                                   "n": i.n, "small_n": i.small}
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,8 @@ def record_experiment(exp: Experiment, run: Path, store: RunStore) -> None:
                                   f"directory", file=exp.path)
         cells = {**old, **cells}
     shutil.copyfile(exp.path, run / COPY)
-    record.write_text(json.dumps({"source": exp.path, "sha256": digest(exp.path),
+    record.write_text(json.dumps({"source": str(Path(exp.path).resolve()),
+                                  "sha256": digest(exp.path),
                                   "name": exp.name, "cells": cells}, indent=1, sort_keys=True)
                       + "\n", encoding="utf-8")
 
@@ -124,6 +125,42 @@ def key_routes(exp: Experiment) -> list["KeyRoute"]:
         if name.is_api and model_label(model.name) in used:
             routes.append(key_route(name, model.base_url, model.api_key_env))
     return routes
+
+
+def used_models(exp: Experiment) -> list[Model]:
+    """The model entries some cell of the experiment calls."""
+    used = {c.model for c in exp.cells()}
+    return [m for m in exp.models if model_label(m.name) in used]
+
+
+def preflight(exp: Experiment) -> None:
+    """Everything the experiment's cells need, checked before any work
+    (:func:`scir.pipelines.preflight.require`): keys, servers, model files, solvers."""
+    from scir.llm import parse_model_name
+    from scir.pipelines.preflight import ModelNeed, require
+
+    cells = exp.cells()
+    archs = {c.arch for c in cells}
+    unsafe = ("sr-agent" in archs
+              and bool(exp.agent_settings().unsafe_unisolated_analyzer))
+    require([ModelNeed(parse_model_name(m.name), m.base_url, m.api_key_env)
+             for m in used_models(exp)],
+            tracks={c.track for c in cells}, archs=archs, unsafe_analyzer=unsafe)
+
+
+def provenance(exp: Experiment) -> dict[str, Any]:
+    """What the invocation records of what produced it: the environment and the identity of
+    each model the experiment's cells call (:func:`scir.llm.identity.run_provenance`)."""
+    from scir.llm import parse_model_name
+    from scir.llm.identity import run_provenance
+    from scir.llm.keys import key_route
+
+    models = []
+    for m in used_models(exp):
+        name = parse_model_name(m.name)
+        key = key_route(name, m.base_url, m.api_key_env).key if name.is_api else None
+        models.append((name, m.base_url, key))
+    return run_provenance(models)
 
 
 def model_options(exp: Experiment, model: Model) -> tuple[str, dict[str, Any]]:

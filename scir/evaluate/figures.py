@@ -9,6 +9,11 @@
   (drawn when some cell was run both ways);
 - ``probes.png``: reasoning (NL.CoT), extraction (Obf.NS) and joint (Obf.CoT) accuracy with
   interval bars per track, difficulty and model (drawn when there is a probe).
+
+A cell that was not run (or has no results yet) is drawn as missing, never as zero: no bar and
+the words "not run" in its place (``-`` in a heatmap). Every bar chart draws each group's chance
+level (the mean chance of its tasks: a track and tier's own, e.g. 1/3 for deduction) as a
+dashed line across the group, so a bar can be read against guessing.
 """
 
 from __future__ import annotations
@@ -53,14 +58,18 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
+NOT_RUN = "not run"
+
+
 def _errors(cells: Sequence["CellStats | None"]) -> tuple[list[float], list[list[float]]]:
-    """Bar heights and asymmetric error lengths (0 for a missing cell)."""
+    """Bar heights and asymmetric error lengths (NaN for a missing cell: no bar is drawn)."""
+    nan = float("nan")
     heights, low, high = [], [], []
     for c in cells:
         if c is None or c.n == 0:
-            heights.append(0.0)
-            low.append(0.0)
-            high.append(0.0)
+            heights.append(nan)
+            low.append(nan)
+            high.append(nan)
         else:
             a = c.accuracy
             heights.append(a.estimate)
@@ -69,15 +78,38 @@ def _errors(cells: Sequence["CellStats | None"]) -> tuple[list[float], list[list
     return heights, [low, high]
 
 
+def chances(series: dict[str, list["CellStats | None"]]) -> list[float | None]:
+    """The chance level of each group of bars: the first of its cells with results (the
+    cells of a group share their tasks' track and tier); None when none has."""
+    groups = zip(*series.values()) if series else []
+    return [next((c.chance for c in cells if c is not None and c.n), None) for cells in groups]
+
+
 def _bars(ax, groups: list[str], series: dict[str, list["CellStats | None"]], title: str):
+    """Grouped bars with interval whiskers; a missing cell is labelled "not run" (no bar), and
+    each group's chance level is a dashed line across it."""
+    import math
+
     import numpy as np
 
     x = np.arange(len(groups))
     width = 0.8 / max(1, len(series))
     for i, (name, cells) in enumerate(series.items()):
         heights, err = _errors(cells)
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, heights, width, yerr=err, capsize=2,
+        where = x + (i - (len(series) - 1) / 2) * width
+        ax.bar(where, heights, width, yerr=err, capsize=2,
                label=name, error_kw={"elinewidth": 0.7, "capthick": 0.7, "ecolor": "0.4"})
+        for position, height in zip(where, heights):
+            if math.isnan(height):
+                ax.text(position, 0.02, NOT_RUN, rotation=90, ha="center", va="bottom",
+                        fontsize=6, color="0.4")
+    labelled = False
+    for position, chance in zip(x, chances(series)):
+        if chance is not None:
+            ax.hlines(chance, position - 0.45, position + 0.45, colors="0.15",
+                      linestyles="dashed", linewidth=0.9,
+                      label=None if labelled else "chance")
+            labelled = True
     ax.set_xticks(x)
     ax.set_xticklabels(groups, rotation=30, ha="right", fontsize=7)
     ax.set_ylim(0, 1.05)

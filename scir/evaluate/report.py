@@ -24,6 +24,7 @@ from scir.evaluate.cells import CellKey
 from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
 from scir.evaluate.runs import Conflict, Runs, load_runs
 from scir.evaluate.verdicts import Rescorer
+from scir.evaluate.versions import Versions, read_versions
 from scir.llm.cache import RESULT_KEY
 
 REPORT_VERSION = 1
@@ -99,6 +100,7 @@ class Report:
     comparison: list[Difference] | None = None
     compared: tuple[str, str] | None = None
     verdicts: Rescorer | None = None
+    versions: Versions | None = None
 
     @property
     def conflicts(self) -> list[Conflict]:
@@ -127,7 +129,8 @@ class Report:
         return _finite({"version": REPORT_VERSION, "runs": self.runs.dirs,
                 "cells": [c.to_dict() for c in self.cells], "table1": table1,
                 "equation": [{"cell": c.cell.to_dict(), "n": c.metrics.n,
-                              **{name: {"estimate": i.estimate, "low": i.low, "high": i.high}
+                              **{name: {"estimate": i.estimate, "low": i.low, "high": i.high,
+                                        "small_n": i.small}
                                  for name, i in c.metrics.values.items()}}
                              for c in self.metric_cells],
                 "probes": [p.to_dict() for p in self.probes],
@@ -138,7 +141,8 @@ class Report:
                 "comparison": (None if self.comparison is None else
                                {"a": self.compared[0], "b": self.compared[1],
                                 "cells": [d.to_dict() for d in self.comparison]}),
-                "verdicts": None if self.verdicts is None else verdicts_dict(self.verdicts)})
+                "verdicts": None if self.verdicts is None else verdicts_dict(self.verdicts),
+                "versions": None if self.versions is None else self.versions.to_dict()})
 
 
 def verdicts_dict(check: Rescorer) -> dict[str, Any]:
@@ -166,8 +170,8 @@ def _cell_ref(c: CellStats | None) -> dict[str, Any] | None:
     if c is None:
         return None
     return {"accuracy": c.accuracy.estimate, "low": c.accuracy.low, "high": c.accuracy.high,
-            "n": c.n, "complete": c.complete, "conflicts": c.conflicts,
-            "backup_used": c.backup_used}
+            "n": c.n, "small_n": c.accuracy.small, "complete": c.complete,
+            "conflicts": c.conflicts, "backup_used": c.backup_used}
 
 
 def load_verified(run_dirs: list[str], rescorer: Rescorer) -> Runs:
@@ -195,7 +199,7 @@ def build_report(run_dirs: list[str], compare: bool = False, task_files: list[st
     runs = load_verified(run_dirs, rescorer)
     cells = aggregate(runs)
     report = Report(runs, cells, grid(cells), probes(cells), differences(cells),
-                    verdicts=rescorer)
+                    verdicts=rescorer, versions=read_versions(runs.dirs))
     if compare:
         a, b = (aggregate(load_verified([d], rescorer)) for d in run_dirs)
         report.comparison = compare_runs(a, b)

@@ -5,17 +5,25 @@ The intervals come from a well-kept library (scipy's Wilson score interval, boot
 order-statistic quantile interval); this module only fixes the conventions: 95% by default, a
 seeded generator so the same results give the same report, and the degenerate cases (no tasks,
 identical outcomes).
+
+Small samples: an interval over fewer than :data:`SMALL_N` tasks (or pairs, or problems) is
+printed with :data:`SMALL_MARK` after it (``1.00 [1.00, 1.00]~``): at such sizes the interval's
+nominal 95% coverage is not to be trusted (Wilson's is close but the bootstrap's is not: a
+paired bootstrap over one task is ``[x, x]``, which says nothing), and a reader should not read
+a narrow interval as certainty (docs/evaluation.md, "Small samples").
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 LEVEL = 0.95                 # the confidence level of every interval in a report
+SMALL_N = 30                 # below this many tasks an interval is marked as a small sample
+SMALL_MARK = "~"
 BOOTSTRAP_RESAMPLES = 9999
 BOOTSTRAP_SEED = 0
 
@@ -27,6 +35,12 @@ class Interval:
     estimate: float
     low: float
     high: float
+    n: int | None = field(default=None, compare=False)     # the sample size, when known
+
+    @property
+    def small(self) -> bool:
+        """Whether the interval comes from fewer than :data:`SMALL_N` (but some) tasks."""
+        return self.n is not None and 0 < self.n < SMALL_N
 
     def __str__(self) -> str:
         return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}]"
@@ -47,7 +61,12 @@ def format_interval(i: Interval | None) -> str:
     an undefined estimate (no tasks)."""
     if i is None or math.isnan(i.estimate):
         return NO_VALUE
-    return f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]"
+    return f"{i.estimate:.2f} [{i.low:.2f}, {i.high:.2f}]" + small_mark(i)
+
+
+def small_mark(i: Interval | None) -> str:
+    """:data:`SMALL_MARK` for an interval of a small sample, else ``""``."""
+    return SMALL_MARK if i is not None and i.small else ""
 
 
 def format_general(i: Interval | None) -> str:
@@ -55,7 +74,7 @@ def format_general(i: Interval | None) -> str:
     (``inf`` for an unbounded or infinite value); :data:`NO_VALUE` for None or no tasks."""
     if i is None or math.isnan(i.estimate):
         return NO_VALUE
-    return f"{i.estimate:.2g} [{i.low:.2g}, {i.high:.2g}]"
+    return f"{i.estimate:.2g} [{i.low:.2g}, {i.high:.2g}]" + small_mark(i)
 
 
 def wilson(correct: int, n: int, level: float = LEVEL) -> Interval:
@@ -70,7 +89,7 @@ def wilson(correct: int, n: int, level: float = LEVEL) -> Interval:
     low, high = ci.low, ci.high
     p = correct / n
     # rounding can put a bound a hair past the estimate at 0 or 1 successes
-    return Interval(p, max(0.0, min(float(low), p)), min(1.0, max(float(high), p)))
+    return Interval(p, max(0.0, min(float(low), p)), min(1.0, max(float(high), p)), n)
 
 
 def median_interval(values: Sequence[float], level: float = LEVEL,
@@ -90,7 +109,7 @@ def median_interval(values: Sequence[float], level: float = LEVEL,
     ci = quantile_test(x, p=0.5).confidence_interval(confidence_level=level)
     low = lowest if math.isnan(ci.low) else float(ci.low)
     high = math.inf if math.isnan(ci.high) else float(ci.high)
-    return Interval(float(np.median(x)), low, high)
+    return Interval(float(np.median(x)), low, high, int(x.size))
 
 
 def normalised_accuracy(accuracy: float, chance: float) -> float:
@@ -118,9 +137,9 @@ def paired_difference(first: Sequence[float], second: Sequence[float], level: fl
     diff = a - b
     mean = float(diff.mean())
     if np.all(diff == diff[0]):
-        return Interval(mean, mean, mean)
+        return Interval(mean, mean, mean, int(diff.size))
     result = bootstrap((diff,), np.mean, confidence_level=level, n_resamples=resamples,
                        method="percentile", vectorized=True,
                        random_state=np.random.default_rng(seed))
     ci = result.confidence_interval
-    return Interval(mean, float(ci.low), float(ci.high))
+    return Interval(mean, float(ci.low), float(ci.high), int(diff.size))

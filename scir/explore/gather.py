@@ -19,6 +19,7 @@ from scir.evaluate.cells import CellKey
 from scir.evaluate.report import load_verified
 from scir.evaluate.runs import Conflict, Runs
 from scir.evaluate.verdicts import Disagreement, Rescorer
+from scir.evaluate.versions import Versions, read_versions
 from scir.explore.diff import FormalDiff, formal_diff
 from scir.explore.sources import TaskSources, find_tasks
 from scir.llm.cache import result_key
@@ -71,6 +72,7 @@ class Site:
     pages: list[TaskPage]
     sources: TaskSources
     verdicts: Rescorer
+    versions: Versions = field(default_factory=Versions)
 
     def values(self, axis: str) -> list[str]:
         """The values of a cell axis (``track``, ``model``, ``arch``, ``presentation``) that
@@ -130,4 +132,5 @@ def gather(run_dirs: list[str], task_files: list[str] | None = None,
                                        item.result, diff, tuple(conflicts.get(key, ())),
                                        rescorer.disagreements.get((item.run, key)),
                                        runs.is_unverified(item)))
-    return Site(runs, cells, [pages[k] for k in sorted(pages)], sources, rescorer)
+    return Site(runs, cells, [pages[k] for k in sorted(pages)], sources, rescorer,
+                read_versions(runs.dirs))

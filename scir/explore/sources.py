@@ -71,7 +71,7 @@ def _experiment_files(run: Path) -> list[Path]:
     if (run / RECORD).is_file():
         source = read_record(run).get("source")
         if isinstance(source, str) and source:
-            base = Path(source).parent
+            base = locate(Path(source), run).parent
     exp = load_experiment(copy)
     out = []
     for tiers in exp.tasks.values():
@@ -80,6 +80,18 @@ def _experiment_files(run: Path) -> list[Path]:
                 path = Path(spec.file)
                 out.append(path if path.is_absolute() else base / path)
     return out
+
+
+def locate(path: Path, run: Path) -> Path:
+    """A path a run recorded: as it is when absolute (what runs record now) or found from the
+    working directory; a relative path recorded by an older run that is not found from here is
+    looked for beside the run directory and inside it (the usual places it was run from)."""
+    if path.is_absolute() or path.exists():
+        return path
+    for base in (run.parent, run):
+        if (base / path).exists():
+            return base / path
+    return path
 
 
 def recorded_files(run: str | Path, notes: list[str] | None = None) -> list[Path]:
@@ -102,7 +114,7 @@ def recorded_files(run: str | Path, notes: list[str] | None = None) -> list[Path
     for config in invocations:
         name = config.get("file")
         if isinstance(name, str) and name:
-            files.append(Path(name))
+            files.append(locate(Path(name), run))
     return files
 
 

@@ -38,8 +38,8 @@ from scir.errors import ConfigError, StoreError
 from scir.llm.base import Backend, LLMRequest, LLMResponse, cut_response, request_key, valid_text
 from scir.llm.store_db import open_readonly, open_writable
 from scir.llm.store_rows import (RESULT_KEY, BadRow, damaged, load_object, read_attempts,
-                                 read_call, read_invocation, read_plan, read_result,
-                                 read_tool_output, read_trajectory, to_json)
+                                 read_call, read_invocation, read_plan, read_provenance,
+                                 read_result, read_tool_output, read_trajectory, to_json)
 
 STORE_NAME = "run.sqlite"
 _CALL_COLUMNS = ("backend, model, text, prompt_tokens, completion_tokens, latency_s, cost_usd, "
@@ -299,16 +299,26 @@ class RunStore:
         return self._rows("plan", rows, read_plan)
 
     # ---- bookkeeping -------------------------------------------------------------------------
-    def log_invocation(self, config: dict[str, Any]) -> None:
-        """Record one command invocation (its settings) in the run."""
-        self._write("INSERT INTO invocations (started_at, config) VALUES (?, ?)",
-                    (time.time(), json.dumps(config, sort_keys=True)))
+    def log_invocation(self, config: dict[str, Any],
+                       provenance: dict[str, Any] | None = None) -> None:
+        """Record one command invocation in the run: its settings and what produced it
+        (:func:`scir.provenance.probe` with the models' identities; None: not known)."""
+        self._write("INSERT INTO invocations (started_at, config, provenance) VALUES (?, ?, ?)",
+                    (time.time(), json.dumps(config, sort_keys=True),
+                     None if provenance is None else to_json(provenance)))
 
     def invocations(self) -> list[dict[str, Any]]:
-        """The recorded invocations, oldest first."""
+        """The recorded invocations' settings (with ``started_at``), oldest first."""
         rows = self._select("invocations", "SELECT rowid, started_at, config FROM invocations "
                             "ORDER BY id")
         return self._rows("invocations", rows, read_invocation)
+
+    def provenances(self) -> list[dict[str, Any] | None]:
+        """What produced each recorded invocation (:meth:`log_invocation`), oldest first; None
+        for an invocation recorded before provenance was (or without it)."""
+        rows = self._select("invocations", "SELECT rowid, provenance FROM invocations "
+                            "ORDER BY id")
+        return self._rows("invocations", rows, read_provenance)
 
     def close(self) -> None:
         """Close the database."""

@@ -3,7 +3,9 @@
 The holder writes its pid, host, command and start time into the file, so a second writer is
 refused with who holds the run. The kernel drops the lock when the holder exits in any way
 (SIGKILL included), so a stale file never blocks a restart; readers (``scir report``) take no
-lock.
+lock. The holder removes the file when it is done (succeeded or failed), so a finished command
+leaves no ``.lock`` behind; a lock is held only on the file that is at the path (a writer that
+locked a file just removed by its previous holder tries again), so removing it is safe.
 """
 
 from __future__ import annotations
@@ -39,19 +41,22 @@ class RunLock:
 
     def acquire(self) -> None:
         """Take the lock (never waits)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            raise ConfigError(f"cannot create the run's lock file: {exc.strerror}",
-                              file=str(self.path)) from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _describe(_read_holder(fd))
-            os.close(fd)
-            raise ConfigError(f"the run is in use by {holder}; wait for it to finish or use "
-                              f"another --run directory", file=str(self.path.parent)) from None
+        for _ in range(100):
+            fd = self._open()
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _describe(_read_holder(fd))
+                os.close(fd)
+                raise ConfigError(f"the run is in use by {holder}; wait for it to finish or "
+                                  f"use another --run directory",
+                                  file=str(self.path.parent)) from None
+            if _same_file(fd, self.path):
+                break
+            os.close(fd)             # removed by its holder meanwhile: lock the new file
+        else:                        # pragma: no cover - 100 holders in a row
+            raise ConfigError("cannot lock the run: its lock file keeps being replaced",
+                              file=str(self.path))
         info = {"pid": os.getpid(), "host": socket.gethostname(), "command": self.command,
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         try:
@@ -61,9 +66,22 @@ class RunLock:
             pass
         self._fd = fd
 
+    def _open(self) -> int:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise ConfigError(f"cannot create the run's lock file: {exc.strerror}",
+                              file=str(self.path)) from exc
+
     def release(self) -> None:
-        """Drop the lock (the file stays; its content is only read while it is held)."""
+        """Remove the lock file, then drop the lock."""
         if self._fd is not None:
+            try:
+                if _same_file(self._fd, self.path):
+                    os.unlink(self.path)
+            except OSError:          # e.g. a read-only folder: the file stays, harmless
+                pass
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
@@ -74,6 +92,16 @@ class RunLock:
 
     def __exit__(self, *exc: Any) -> None:
         self.release()
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether the open file ``fd`` is the one at ``path``."""
+    try:
+        now = os.stat(path)
+    except OSError:
+        return False
+    mine = os.fstat(fd)
+    return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
 
 
 def _read_holder(fd: int) -> dict[str, Any]:

@@ -6,8 +6,8 @@ needs the ``-shm`` index; where it cannot be created (a read-only folder) the fi
 ``immutable=1`` instead, which is right only when no write-ahead log holds changes: a non-empty
 ``-wal`` without its ``-shm`` is a ConfigError (copy the run folder somewhere writable), never
 a silently older view. Nothing is migrated: what an older store lacks (the schema-1 result
-key, the ``tool_calls`` column, tables added since) is supplied by TEMP views and tables of the
-connection, in memory.
+key, the ``tool_calls`` and ``provenance`` columns, tables added since) is supplied by TEMP
+views and tables of the connection, in memory.
 """
 
 from __future__ import annotations
@@ -82,7 +82,8 @@ CREATE TABLE IF NOT EXISTS trajectories (
 CREATE TABLE IF NOT EXISTS invocations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     started_at REAL NOT NULL,
-    config TEXT NOT NULL
+    config TEXT NOT NULL,
+    provenance TEXT
 );
 CREATE TABLE IF NOT EXISTS texts (
     hash TEXT PRIMARY KEY,
@@ -130,6 +131,10 @@ def open_writable(path: Path) -> sqlite3.Connection:
             # a store made before tool calls existed: NULL (the response had none); the
             # schema version stays, as older readers ignore the column
             db.execute("ALTER TABLE calls ADD COLUMN tool_calls TEXT")
+        if "provenance" not in _columns(db, "invocations"):
+            # a store made before provenance was recorded: NULL (not known) for its old
+            # invocations; older readers ignore the column
+            db.execute("ALTER TABLE invocations ADD COLUMN provenance TEXT")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except BaseException:
         db.close()
@@ -190,6 +195,9 @@ def _temp_schema(db: sqlite3.Connection, version: int) -> None:
     if "calls" in present and "tool_calls" not in _columns(db, "calls"):
         db.execute("CREATE TEMP VIEW calls AS SELECT main.calls.rowid AS rowid, *, "
                    "NULL AS tool_calls FROM main.calls")
+    if "invocations" in present and "provenance" not in _columns(db, "invocations"):
+        db.execute("CREATE TEMP VIEW invocations AS SELECT main.invocations.rowid AS rowid, *, "
+                   "NULL AS provenance FROM main.invocations")
 
 
 def _migrate_v1(db: sqlite3.Connection) -> None:

@@ -208,6 +208,11 @@ def read_invocation(started_at: Any, config: Any) -> dict[str, Any]:
     return {"started_at": _number(started_at, "started_at"), **load_object(config, "config")}
 
 
+def read_provenance(text: Any) -> dict[str, Any] | None:
+    """What produced an invocation (an object), or None when it was not recorded."""
+    return None if text is None else load_object(text, "provenance")
+
+
 _TRAJECTORY_HINTS = {"task_id": str, "arch": str, "presentation": str, "model": str,
                      "seed": int, "index": int, "goal": float, "messages": list,
                      "steps": list, "end": str, "best_mape": float | None,

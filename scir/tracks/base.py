@@ -153,6 +153,10 @@ class Track(ABC):
     # pipelines refuse the others with a ConfigError before any call, and ``scir eval`` does
     # not plan them (the logic tracks: GENERAL_ARCHITECTURES)
     architectures: ClassVar[tuple[str, ...] | None] = None
+    # the symbolic solvers the track's checks and solving pipelines run (names of
+    # :func:`scir.provenance.solvers`: prover9, swi-prolog, clingo); ``scir solve`` and
+    # ``scir eval`` check that they are installed before any work
+    solvers: ClassVar[tuple[str, ...]] = ()
 
     def formal(self, task: Task) -> Any:
         """The task's formal object, ``formal_type.load(task.formal)`` (cached; see

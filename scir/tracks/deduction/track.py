@@ -45,6 +45,7 @@ class DeductionTrack(Track):
     scoring = "label"
     # not sr-agent (nor the symbolic-regression baselines): they need equation data
     architectures = GENERAL_ARCHITECTURES
+    solvers = ("prover9", "clingo", "swi-prolog")
     formal_type = DeductionFormal
     prover9_seconds = 10       # Prover9's max_seconds per run in solve_formal
 

@@ -48,6 +48,7 @@ class InductionTrack(Track):
     scoring = "pool"
     # not sr-agent (nor the symbolic-regression baselines): they need equation data
     architectures = GENERAL_ARCHITECTURES
+    solvers = ("swi-prolog", "clingo")
     formal_type = InductionProblem
 
     @property
