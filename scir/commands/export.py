@@ -32,14 +32,21 @@ __all__ = ["SCIR_FIELDS", "add_parser", "run"]
 GENERIC = ("scir", "hf")            # formats of every track (the others are a track's own)
 
 
-def _formats() -> list[str]:
-    names = set(GENERIC)
+def _track_formats() -> dict[str, list[str]]:
+    """Every registered track's own formats (``Track.exporters``): format -> tracks."""
+    out: dict[str, list[str]] = {}
     for name in track_names():
         try:
-            names |= set(get_track(name).exporters())
+            exporters = get_track(name).exporters()
         except Exception:  # a broken third-party track must not break --help
             continue
-    return sorted(names)
+        for fmt in exporters:
+            out.setdefault(fmt, []).append(name)
+    return out
+
+
+def _formats() -> list[str]:
+    return sorted(set(GENERIC) | set(_track_formats()))
 
 
 def add_parser(sub) -> None:
@@ -49,8 +56,10 @@ def add_parser(sub) -> None:
                               "  scir export d.jsonl d.obf.jsonl --format scir -o d.scir.json\n"
                               "  scir export d-easy.obf.jsonl d-hard.obf.jsonl i-easy.obf.jsonl "
                               "--format hf -o release/\n"
-                              "Track formats: prover9 (deduction), popper (induction), "
-                              "csv (causal). hf: one config per track, one split per "
+                              "Track formats: " + ", ".join(
+                                  f"{fmt} ({', '.join(tracks)})"
+                                  for fmt, tracks in sorted(_track_formats().items()))
+                              + ". hf: one config per track, one split per "
                               "difficulty x presentation (easy_nl, easy_obf, ...), README.md "
                               "card and croissant.json; see docs/release.md.")
     p.add_argument("files", nargs="+", metavar="FILE", help="task files (JSONL), read as one set")

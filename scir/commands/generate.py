@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 from contextlib import nullcontext
-from typing import Any, Iterator
 
-from scir import executors
+from scir import api, executors
+from scir.api import generate_chunk
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError, ScirError
-from scir.tasks import Task, write_tasks
+from scir.tasks import write_tasks
 from scir.tracks import get_track, track_names
+
+
+__all__ = ["add_parser", "generate_chunk", "run"]
 
 
 def add_parser(sub) -> None:
@@ -60,17 +63,13 @@ def _fail(exc: ScirError):
 
 
 def run(args) -> int:
-    track = get_track(args.track)
     overrides = {k[len("param_"):]: v for k, v in vars(args).items()
                  if k.startswith("param_") and v is not None}
     if args.n < 1:
         raise ConfigError("-n must be at least 1", field="n")
     executor = executors.from_arguments(args)
-    if executor is None:
-        generated = track.generate(args.n, args.seed, args.difficulty, overrides)
-    else:
-        generated = generate_on(executor, args.track, args.n, args.seed, args.difficulty,
-                                overrides)
+    generated = api.iter_generate(args.track, args.n, args.seed, args.difficulty, overrides,
+                                  executor=executor)
     tasks = progress(generated, total=args.n, desc=f"generate {args.track}")
     try:
         with executor or nullcontext():
@@ -80,29 +79,3 @@ def run(args) -> int:
                           field="output") from exc
     print(f"wrote {count} {args.track} tasks to {args.output}")
     return 0
-
-
-def generate_on(executor: executors.Executor, track_name: str, n: int, seed: int,
-                difficulty: str, overrides: dict[str, Any]) -> Iterator[Task]:
-    """The tasks ``Track.generate`` gives, made in chunks of indices on ``executor``: each
-    task depends only on (parameters, seed, index), so the file is the same byte for byte."""
-    track = get_track(track_name)
-    track.resolve_params(difficulty, overrides)        # a bad flag fails before any work
-    size = executors.chunk_size(n, executor.workers)
-    jobs = [(track_name, difficulty, overrides, seed, indices)
-            for indices in executors.chunks(list(range(n)), size)]
-    for chunk in executor.map(generate_chunk, jobs):
-        yield from chunk
-
-
-def generate_chunk(job: tuple[str, str, dict[str, Any], int, list[int]]) -> list[Task]:
-    """Worker entry point: the tasks of some indices, as ``Track.generate`` makes them."""
-    track_name, difficulty, overrides, seed, indices = job
-    track = get_track(track_name)
-    level, params = track.resolve_params(difficulty, overrides)
-    out = []
-    for index in indices:
-        task = track.generate_one(dict(params), seed, index)
-        task.difficulty = level
-        out.append(task)
-    return out

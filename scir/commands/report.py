@@ -36,7 +36,7 @@ from typing import Any
 from scir.commands._common import HelpFormatter
 from scir.evaluate.aggregate import CellStats
 from scir.evaluate.compare import PROBES, Difference
-from scir.evaluate.report import Report, build_report
+from scir.evaluate.report import Report
 from scir.evaluate.metric_stats import NMSE
 from scir.evaluate.regression import METRICS
 from scir.evaluate.stats import NO_VALUE, SMALL_MARK, SMALL_N, format_general
@@ -385,8 +385,10 @@ def add_verdict_arguments(p) -> None:
 def run(args) -> int:
     from scir.evaluate.figures import write_figures
 
-    report = build_report(args.runs, compare=args.compare, task_files=args.tasks,
-                          unverified=args.unverified)
+    from scir import api
+
+    report = api.report(args.runs, compare=args.compare, tasks=args.tasks,
+                        unverified=args.unverified)
     out = Path(args.output) if args.output else Path(args.runs[0])
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "report.md", out / "report.csv", out / "report.json"]

@@ -9,23 +9,17 @@ store that cannot be written; 130 Ctrl-C (calls in flight cancelled, finished wo
 
 from __future__ import annotations
 
-import dataclasses
 import shlex
 import sys
 from pathlib import Path
 
+from scir import api
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
-from scir.llm.cache import RunStore
-from scir.llm.run_lock import RunLock
+from scir.llm.cache import STORE_NAME
 from scir.pipelines.result import (ARCHS, BACKUPS, MODEL_FREE_ARCHS, PRESENTATIONS,
                                    PipelineSettings)
-from scir.pipelines.runner import model_label, run_tasks
 from scir.tasks import read_tasks
-
-# settings that must stay the same across the invocations of one run (per arch/presentation/model)
-_FIXED = ("max_tokens", "temperature", "max_retries", "backup", "agent")
-_CELL = ("arch", "presentation", "model", "constrained", "seed")
 
 
 def add_parser(sub) -> None:
@@ -124,31 +118,6 @@ def _agent_settings(args):
                          unsafe_unisolated_analyzer=args.unsafe_unisolated_analyzer)
 
 
-def _added_agent_settings() -> dict:
-    """The defaults of the sr-agent settings a run started before them did not record."""
-    from scir.pipelines.sr_agent.settings import AgentSettings
-
-    return {name: value for name, value in dataclasses.asdict(AgentSettings()).items()
-            if name in ("max_response_chars", "max_conversation_chars",
-                        "unsafe_unisolated_analyzer")}
-
-
-def _check_consistent(store: RunStore, config: dict) -> None:
-    """Refuse to mix generation settings within one (arch, presentation, model) of a run."""
-    for old in store.invocations():
-        if isinstance(old.get("agent"), dict) and isinstance(config.get("agent"), dict):
-            # sr-agent settings added since the run started count with their defaults
-            old = {**old, "agent": {**_added_agent_settings(), **old["agent"]}}
-        if all(old.get(k, {"constrained": True, "seed": 0}.get(k)) == config[k]
-               for k in _CELL):
-            changed = [k for k in _FIXED if k in config and old.get(k) != config[k]]
-            if changed:
-                k = changed[0]
-                raise ConfigError(f"this run was started with {k}={old.get(k)!r}, not "
-                                  f"{config[k]!r}; use a new --run directory",
-                                  file=str(store.path), field=k)
-
-
 def run(args) -> int:
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be >= 1", field="limit")
@@ -164,88 +133,34 @@ def run(args) -> int:
                                 symreg_seconds=args.symreg_seconds)
     settings.check_arch(args.arch)
     tasks = read_tasks(args.file)
-    if args.limit is not None:
-        tasks = tasks[:args.limit]
-    name = None
-    if args.arch not in MODEL_FREE_ARCHS:
-        from scir.llm import parse_model_name
-
-        name = parse_model_name(args.model)
     if args.max_response_mb * (1 << 20) < 1024:
         raise ConfigError("--max-response-mb must be at least 0.001", field="max_response_mb")
-    from scir.pipelines.preflight import ModelNeed, require
-    from scir.pipelines.runner import check_architecture
-    from scir.tracks import get_track
-
-    for domain in sorted({t.domain for t in tasks}):     # a wrong --arch first: no check
-        check_architecture(get_track(domain), args.arch)  # of its model is needed then
-    require([ModelNeed(name, None, args.api_key_env)] if name is not None else [],
-             tracks={t.domain for t in tasks}, archs=[args.arch],
-             unsafe_analyzer=args.unsafe_unisolated_analyzer)    # before any work or lock
     command = " ".join(shlex.quote(a) for a in
                        ["scir", "solve", str(args.file), "--arch", args.arch, "--run", args.run]
                        + (["--model", args.model] if args.model else []))
-    with RunLock(args.run, command):            # before any slow set-up: a second writer
-        return _solve(args, tasks, name, settings)   # is refused at once
-
-
-def _solve(args, tasks, name, settings) -> int:
-    """The run itself, under the run's lock."""
-    from scir.llm.cache import CachingBackend
-    from scir.llm.identity import run_provenance
-
-    backend = None
-    route_key = None
-    if name is not None:
-        from scir.llm import get_backend
-
-        options: dict = {}
-        if name.is_api:
-            from scir.llm.keys import announce, key_route
-
-            route = key_route(name, api_key_env=args.api_key_env)
-            if args.api_key_env and not route.key:
-                raise ConfigError(f"set the environment variable {args.api_key_env} "
-                                  f"(--api-key-env)", field="api_key_env")
-            options = {"timeout": args.timeout, "max_retries": args.api_retries,
-                       "max_response_bytes": int(args.max_response_mb * (1 << 20)),
-                       **({"api_key": route.key} if args.api_key_env else {})}
-            announce([route])                    # which key goes where, before any call
-            route_key = route.key
-        backend = get_backend(name, **options)
-    with RunStore(args.run) as store:
-        cached = CachingBackend(backend, store) if backend is not None else None
-        config = {"file": str(Path(args.file).resolve()), "arch": args.arch,
-                  "model": model_label(args.arch, cached), "presentation": args.presentation,
-                  "limit": args.limit, "max_tokens": args.max_tokens,
-                  "temperature": args.temperature, "seed": args.seed,
-                  "max_retries": args.max_retries, "constrained": not args.unconstrained,
-                  "backup": args.backup, "symreg_seconds": args.symreg_seconds}
-        if args.arch == "sr-agent":
-            config["agent"] = dataclasses.asdict(settings.agent)
-        _check_consistent(store, config)
-        store.log_invocation(config, run_provenance(
-            [(name, None, route_key)] if name is not None else []))
-        try:
-            summary = run_tasks(
-                tasks, args.arch, cached, store, settings, concurrency=args.concurrency,
-                redo=args.redo,
-                progress=lambda items, total: progress(items, total=total,
-                                                       desc=f"solve {args.arch}"))
-        except KeyboardInterrupt:
-            kept = len(store.results())
-            print(f"interrupted: calls in flight cancelled; {kept} results kept in "
-                  f"{store.path}; run the same command to continue", file=sys.stderr)
-            return 130
-        finally:
-            if cached is not None:
-                cached.close()
-        lines = summary.lines()
-        if cached is not None:
-            lines.append(f"LLM calls made: {cached.made}, served from the run store: "
-                         f"{cached.served}")
+    options = api.ApiOptions(timeout=args.timeout, retries=args.api_retries,
+                             api_key_env=args.api_key_env,
+                             max_response_bytes=int(args.max_response_mb * (1 << 20)))
+    try:
+        solved = api.solve(
+            tasks, args.arch, args.model, run=args.run, settings=settings,
+            concurrency=args.concurrency, redo=args.redo, api=options, limit=args.limit,
+            file=str(args.file), command=command,
+            progress=lambda items, total: progress(items, total=total,
+                                                   desc=f"solve {args.arch}"))
+    except KeyboardInterrupt:
+        kept = len(api.open_run(args.run).results())
+        print(f"interrupted: calls in flight cancelled; {kept} results kept in "
+              f"{Path(args.run) / STORE_NAME}; run the same command to continue",
+              file=sys.stderr)
+        return 130
+    summary = solved.summary
+    lines = summary.lines()
+    if args.arch not in MODEL_FREE_ARCHS:
+        lines.append(f"LLM calls made: {solved.calls_made}, served from the run store: "
+                     f"{solved.calls_served}")
     print("\n".join(lines))
-    print(f"results in {store.path}")
+    print(f"results in {Path(args.run) / STORE_NAME}")
     if summary.all_failed_alike():
         print(f"error: all {summary.ran} tasks run now failed with a backend error; the first: "
               f"{summary.first_error}", file=sys.stderr)

@@ -165,9 +165,22 @@ class Experiment(_Strict):
     symreg: Symreg = Symreg()
     budget: Budget = Budget()
     models: list[Model] = Field(default_factory=list, max_length=MAX_MODELS)
-    tasks: dict[Literal["deduction", "induction", "causal", "equation"],
-                dict[Literal["easy", "hard"], TaskSource]] = Field(min_length=1)
+    # any registered track (scir.tracks.track_names: built-in, entry points, SCIR_TRACKS)
+    tasks: dict[str, dict[Literal["easy", "hard"], TaskSource]] = Field(min_length=1)
     path: str = Field(default="", exclude=True)          # the file it was read from
+
+    @field_validator("tasks")
+    @classmethod
+    def _known_tracks(cls, tasks: dict[str, Any]) -> dict[str, Any]:
+        from scir.tracks import track_names
+
+        known = track_names()
+        for name in tasks:
+            if name not in known:
+                raise FieldError(f"tasks.{name}", f"unknown track {name!r} (known tracks: "
+                                 f"{', '.join(known)}; register your own with SCIR_TRACKS or "
+                                 f"an entry point, docs/extending.md)")
+        return tasks
 
     @model_validator(mode="after")
     def _check(self) -> "Experiment":

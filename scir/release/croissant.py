@@ -60,6 +60,16 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+KEYWORDS = ["reasoning", "logic", "neuro-symbolic", "deduction", "induction", "causal discovery"]
+
+
+def keywords(configs: dict[str, list[Split]]) -> list[str]:
+    """The dataset's keywords: the general ones, then the name of every track (config) they
+    do not already name (a track of one's own, e.g. ``horn``)."""
+    named = " ".join(KEYWORDS)
+    return KEYWORDS + [c for c in configs if c not in named]
+
+
 def croissant(configs: dict[str, list[Split]], files: dict[str, bytes], *, name: str,
               description: str, license_url: str, url: str, version: str, cite_as: str,
               date: str | None = None) -> dict[str, Any]:
@@ -93,6 +103,5 @@ def croissant(configs: dict[str, list[Split]], files: dict[str, bytes], *, name:
     return {"@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": CONFORMS_TO,
             "name": name, "description": description, "license": license_url, "url": url,
             "version": version, **dated, "citeAs": cite_as, "inLanguage": "en",
-            "keywords": ["reasoning", "logic", "neuro-symbolic", "deduction", "induction",
-                         "causal discovery"],
+            "keywords": keywords(configs),
             "distribution": distribution, "recordSet": record_sets}
