@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from scir.errors import (ConfigError, GenerationError, SolverResourceLimit, SolverTimeout,
                          VerificationError)
 from scir.tracks.deduction import checks
-from scir.tracks.deduction.generator import MAX_ATTEMPTS, Problem, grow, start
+from scir.tracks.deduction.generator import Problem, grow, start
 from scir.tracks.deduction.logic import (CONVERSE_KINDS, Formula, Node, converse, goal_kinds,
                                         kinds, negative_kinds)
 from scir.tracks.deduction.vocabulary import Context, FreshNames
@@ -234,6 +234,12 @@ def signature(stated: list[Formula], leaf: Formula) -> tuple:
     return tuple(sorted(profile(t) for t in leaf.args))
 
 
+def _motif(sig: tuple) -> bool:
+    """Whether a :func:`signature` shows the converse motif: a term with two incoming ``all``
+    premises, or two outgoing ones and no existence premise or fact about it."""
+    return any(ins >= 2 or (outs >= 2 and not marked) for ins, outs, marked in sig)
+
+
 def _breakable(tree: Node, taken: set[Formula], piece: set[str] | None = None
                ) -> list[Node]:
     """The leaves of ``tree`` (of ``piece`` when given) whose converse is no formula of the
@@ -257,6 +263,8 @@ def _breaks(tree: Node, decoy: Node, taken: set[Formula], rng: random.Random
              if not set(leaf.formula.args) & hubs]
     twin = _breakable(decoy, taken)
     stated = [leaf.formula for t in (tree, decoy) for leaf in t.leaves()]
+    route = [a for a in route if _motif(signature(stated, a.formula))]
+    twin = [b for b in twin if _motif(signature(stated, b.formula))]
     pairs = [(a, b) for a in route for b in twin
              if leaf_distance(a, distance) == leaf_distance(b, distance)
              and converse(a.formula) != converse(b.formula)]
@@ -269,6 +277,8 @@ def _breaks(tree: Node, decoy: Node, taken: set[Formula], rng: random.Random
     return (a, converse(a.formula)), (b, converse(b.formula))
 
 
+MAX_ATTEMPTS = 200      # candidates per task: most retries are cheap (names run out, no
+#                         solver called), and decoys redrawn use names up
 DECOY_REDRAWS = 3       # a tree whose decoy offers no matching break gets a new decoy
 
 
