@@ -22,8 +22,28 @@ COMMANDS = ["doctor", "generate", "verify", "export", "check", "render", "stats"
             "report", "rescore", "audit", "eval", "explore", "import_", "trajectories"]
 
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with "did you mean" added to an invalid choice (a track, an architecture, a
+    renderer, ...); every subcommand's parser is one too (argparse makes them of this
+    class)."""
+
+    def error(self, message: str):
+        found = _INVALID_CHOICE.search(message)
+        if found:
+            import difflib
+
+            choices = re.findall(r"'([^']*)'", found.group(2))
+            close = difflib.get_close_matches(found.group(1), choices, n=3, cutoff=0.6)
+            if close:
+                message += f"; did you mean {' or '.join(repr(c) for c in close)}?"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="scir",
         description="SciR toolkit: generate, render, verify and evaluate scientific-reasoning "
                     "benchmarks.",

@@ -254,3 +254,23 @@ def test_stats_takes_several_files(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["files"] == [str(d), str(d)] and data["tasks"] == 2 and data["repeated"] == 2
     assert [g["tasks"] for g in data["groups"]] == [2]
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["generate", "deducton"], "did you mean 'deduction'"),
+    (["solve", "x.jsonl", "--arch", "nss", "--run", "r"], "did you mean 'ns'"),
+    (["solve", "x.jsonl", "--arch", "cot", "--model", "smolm2", "--run", "r"],
+     "did you mean 'smollm2'"),
+    (["solve", "x.jsonl", "--arch", "cot", "--model", "opnrouter:a/b", "--run", "r"],
+     "did you mean 'openrouter'"),
+])
+def test_did_you_mean_for_tracks_architectures_and_models(argv, hint, tmp_path, capsys,
+                                                           monkeypatch):
+    """A mistyped track, architecture or model name is refused with the closest names."""
+    monkeypatch.chdir(tmp_path)
+    from scir.tracks import get_track
+    from scir.tasks import write_tasks
+
+    write_tasks(tmp_path / "x.jsonl", list(get_track("deduction").generate(1, 1)))
+    assert main(argv) == 2
+    assert hint in capsys.readouterr().err

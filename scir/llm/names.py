@@ -58,6 +58,13 @@ class ModelName:
         return self.provider in API_PROVIDERS
 
 
+def _did_you_mean(text: str, names: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(text, names, n=2, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
 def parse_model_name(text: str) -> ModelName:
     """Parse a ``--model`` value; raises ConfigError naming what is wrong and the accepted forms."""
     def fail(why: str) -> ConfigError:
@@ -72,10 +79,11 @@ def parse_model_name(text: str) -> ModelName:
         return ModelName(SHORT_NAMES[text], text, None, text)
     provider, sep, rest = text.partition(":")
     if not sep:
-        raise fail("expected PROVIDER:MODEL")
+        raise fail("expected PROVIDER:MODEL" + _did_you_mean(text, ["tiny", *SHORT_NAMES]))
     if provider not in DEFAULT_URLS or provider == "tiny":
-        known = ", ".join(p for p in DEFAULT_URLS if p != "tiny")
-        raise fail(f"unknown provider {provider!r} (known: {known}, or plain 'tiny')")
+        known = [p for p in DEFAULT_URLS if p != "tiny"]
+        raise fail(f"unknown provider {provider!r} (known: {', '.join(known)}, or plain "
+                   f"'tiny'){_did_you_mean(provider, known)}")
     if provider == "hf":
         if not rest:
             raise fail("hf: needs a model path or hub id")
