@@ -13,7 +13,7 @@ import pytest
 
 from scir.llm.base import Constraint, LLMRequest
 from scir.llm.cache import RunStore
-from scir.llm.repetition import REPETITION
+from scir.llm.repetition import COPY, REPETITION
 
 pytestmark = pytest.mark.real_model
 llama_cpp = pytest.importorskip("llama_cpp")
@@ -65,6 +65,16 @@ def test_a_stopped_loop_is_cut_back_to_what_the_grammar_accepts(smollm2) -> None
     assert res.raw_finish_reason == REPETITION
     assert res.text and set(res.text.split("\n")) <= {"cell", "", "end"}
     assert res.text.endswith("\n") or res.text.endswith("end")
+
+
+def test_free_text_copying_the_prompt_stops_early(smollm2) -> None:
+    statements = " ".join(f"Every cell of type {a} is a cell of type {b}." for a, b in
+                          zip("ABCDEFGHIJKLMNOP", "BCDEFGHIJKLMNOPQ"))
+    res = smollm2.complete(LLMRequest.chat(
+        [("user", f"Copy the following text word for word.\n\n{statements}")],
+        max_tokens=400))
+    assert res.raw_finish_reason == COPY
+    assert res.completion_tokens < 150
 
 
 def test_same_request_same_output(smollm2) -> None:

@@ -13,7 +13,9 @@ A constraint is compiled into an llguidance matcher over the model's own vocabul
 llguidance tokenizer is built once per model) and applied as a logits processor: each step
 the matcher consumes the token sampled last and masks every token the grammar does not allow.
 A bad grammar is a ConfigError at compile time, never empty output. Output that loops
-(:mod:`scir.llm.repetition`) stops early with the finish reason ``repetition``.
+(:mod:`scir.llm.repetition`) stops early with the finish reason ``repetition``; free text
+that only restates the prompt or itself (a problem copied with names swapped, a phrase
+looping with a counter) stops with the finish reason ``copy``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
 from scir.llm.local import accepting_prefix, validate_constraint
-from scir.llm.repetition import REPETITION, RepetitionGuard
+from scir.llm.repetition import COPY, COPY_EVERY, REPETITION, CopyGuard, RepetitionGuard, prompt_text
 
 SMOLLM2 = "smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -169,7 +171,8 @@ class LlamaCppBackend(Backend):
     # ---- one call ------------------------------------------------------------------------
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Generate (greedy at temperature 0) until the turn ends, a stop string, a loop
-        (finish reason ``repetition``) or ``max_tokens``."""
+        (finish reason ``repetition``), free text that only restates (``copy``) or
+        ``max_tokens``."""
         import llama_cpp
         from llguidance import LLMatcher
 
@@ -188,6 +191,7 @@ class LlamaCppBackend(Backend):
                     [_Mask(matcher, max(self._llg.vocab_size, self.llm.n_vocab()))])
             self._align_prefix(prompt)
             guard = RepetitionGuard()
+            copying = None if matcher is not None else CopyGuard(prompt_text(request))
             generated: list[int] = []
             finish = "length"
             start = time.monotonic()
@@ -208,6 +212,10 @@ class LlamaCppBackend(Backend):
                     if guard.push(token):
                         finish = REPETITION
                         break
+                    if copying is not None and len(generated) % COPY_EVERY == 0 and \
+                            copying.push_text(self._text(generated)):
+                        finish = COPY
+                        break
                     if request.stop and self._stopped(generated, request.stop):
                         finish = "stop"
                         break
@@ -219,7 +227,7 @@ class LlamaCppBackend(Backend):
             if finish == REPETITION and request.constraint is not None:
                 keep = accepting_prefix(self._spec(request.constraint), self._llg, generated)
                 generated = generated if keep is None else generated[:keep]
-            text = self.llm.detokenize(generated).decode("utf-8", "replace")
+            text = self._text(generated)
         for s in request.stop:
             cut = text.find(s)
             if cut >= 0:
@@ -240,6 +248,9 @@ class LlamaCppBackend(Backend):
                 break
             common += 1
         llm.n_tokens = min(llm.n_tokens, common - common % llm.n_batch)
+
+    def _text(self, tokens: list[int]) -> str:
+        return self.llm.detokenize(tokens).decode("utf-8", "replace")
 
     def _stopped(self, generated: list[int], stop: tuple[str, ...]) -> bool:
         tail = self.llm.detokenize(generated[-32:]).decode("utf-8", "replace")
