@@ -82,6 +82,31 @@ def test_same_request_same_output(smollm2) -> None:
     assert smollm2.complete(req).text == smollm2.complete(req).text
 
 
+LONG = " ".join(f"Cell {i} is a neuron of type {i % 7}." for i in range(100))   # > 1,024 tokens
+
+
+def test_a_prompt_met_before_is_not_prefilled_again(smollm2) -> None:
+    """After another call, the same long prompt starts from its kept state (all but the
+    last partial batch) and gives the same text as a fresh backend."""
+    first = LLMRequest.chat([("user", LONG + "\nWhich cells are of type 3?")], max_tokens=16)
+    other = LLMRequest.chat([("user", "Name three colours. " * 80)], max_tokens=8)
+    before = smollm2.prefilled
+    text = smollm2.complete(first).text
+    full = smollm2.prefilled - before
+    smollm2.complete(other)
+    before = smollm2.prefilled
+    assert smollm2.complete(first).text == text
+    again = smollm2.prefilled - before
+    assert full > 1024 and again < 512 <= full - again
+    from scir.llm import get_backend
+
+    fresh = get_backend("smollm2")
+    try:
+        assert fresh.complete(first).text == text
+    finally:
+        fresh.close()
+
+
 @pytest.mark.slow                                   # two real runs, about 10-30 s
 def test_cot_and_ns_run_end_to_end_with_the_real_model(tmp_path) -> None:
     from scir.cli import main
