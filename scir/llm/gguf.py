@@ -382,6 +382,13 @@ class LlamaCppBackend(Backend):
         tail = self.llm.detokenize(generated[-32:]).decode("utf-8", "replace")
         return any(s in tail for s in stop)
 
+    def forget(self) -> None:
+        """Drop the context and the kept prompt states: the next call prefills its whole
+        prompt (benchmarks measure prefill with it)."""
+        with self._lock:
+            self.llm.reset()
+            self._prefixes.states.clear()
+
     def close(self) -> None:
         """Free the model."""
         llm = getattr(self, "llm", None)
