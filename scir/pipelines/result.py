@@ -205,9 +205,10 @@ class Calls:
 
         ``tokens`` is this call's limit instead of ``settings.max_tokens`` (a formalization's
         budget from the task's size, :func:`formalization_tokens`); for a ``formalization``
-        call, ``settings.max_formalization_tokens``, when set, is the limit instead. A retry (``attempt`` > 0) of a greedy call samples at
-        :data:`RETRY_TEMPERATURE` with seed ``seed + attempt``: greedy decoding would repeat
-        the failed output almost word for word.
+        call, ``settings.max_formalization_tokens``, when set, is the limit instead. A retry
+        (``attempt`` > 0) of a greedy call samples at :data:`RETRY_TEMPERATURE` with seed
+        ``seed + attempt``: greedy decoding would repeat the failed output almost word for
+        word.
         """
         max_tokens = self.settings.max_tokens if tokens is None else tokens
         temperature, seed = self.settings.temperature, self.settings.seed
