@@ -10,7 +10,8 @@ minute (the ns pipeline's first call on each task, prefill included, up to ``--t
 output tokens), once with every call from a fresh context and once in the demo's order
 (every task's constrained formalization, then every task's free one, on one backend: what
 ``scir eval`` asks for; llama.cpp prefills each prompt once, the fp32 path twice). The
-bound: decoding reads every weight once per token, so tokens/s <= bandwidth / bytes of weights (the GGUF file llama.cpp runs, 4 bytes a parameter for fp32).
+bound: decoding reads every weight once per token, so tokens/s <= bandwidth / bytes of
+weights (the GGUF file llama.cpp runs, 4 bytes a parameter for fp32).
 
     python benchmarks/local_model.py [--tasks 3] [--tokens 96] [--presentation nl]
 
