@@ -357,6 +357,7 @@ class LlamaCppBackend(Backend):
             data = (ctypes.c_uint8 * len(state.data)).from_buffer_copy(state.data)
             if llama_cpp_module().llama_state_seq_set_data(
                     llm._ctx.ctx, data, len(state.data), 0) != len(state.data):
+                llm.n_tokens = 0
                 raise BackendError(f"{self.name}: cannot restore a kept prompt state")
             llm.input_ids[:len(state.tokens)] = state.tokens
             live = kept
