@@ -13,7 +13,7 @@ import pytest
 
 from scir.llm.base import Constraint, LLMRequest
 from scir.llm.cache import RunStore
-from scir.llm.repetition import REPETITION
+from scir.llm.repetition import COPY, REPETITION
 
 pytestmark = pytest.mark.real_model
 llama_cpp = pytest.importorskip("llama_cpp")
@@ -67,9 +67,44 @@ def test_a_stopped_loop_is_cut_back_to_what_the_grammar_accepts(smollm2) -> None
     assert res.text.endswith("\n") or res.text.endswith("end")
 
 
+def test_free_text_copying_the_prompt_stops_early(smollm2) -> None:
+    statements = " ".join(f"Every cell of type {a} is a cell of type {b}." for a, b in
+                          zip("ABCDEFGHIJKLMNOP", "BCDEFGHIJKLMNOPQ"))
+    res = smollm2.complete(LLMRequest.chat(
+        [("user", f"Copy the following text word for word.\n\n{statements}")],
+        max_tokens=400))
+    assert res.raw_finish_reason == COPY
+    assert res.completion_tokens < 150
+
+
 def test_same_request_same_output(smollm2) -> None:
     req = LLMRequest.chat([("user", "Say three colours.")], max_tokens=24)
     assert smollm2.complete(req).text == smollm2.complete(req).text
+
+
+LONG = " ".join(f"Cell {i} is a neuron of type {i % 7}." for i in range(100))   # > 1,024 tokens
+
+
+def test_a_prompt_met_before_is_not_prefilled_again(smollm2) -> None:
+    """After another call, the same long prompt starts from its kept state (all but the
+    last partial batch) and gives the same text as a fresh backend."""
+    first = LLMRequest.chat([("user", LONG + "\nWhich cells are of type 3?")], max_tokens=16)
+    other = LLMRequest.chat([("user", "Name three colours. " * 80)], max_tokens=8)
+    before = smollm2.prefilled
+    text = smollm2.complete(first).text
+    full = smollm2.prefilled - before
+    smollm2.complete(other)
+    before = smollm2.prefilled
+    assert smollm2.complete(first).text == text
+    again = smollm2.prefilled - before
+    assert full > 1024 and again < 512 <= full - again
+    from scir.llm import get_backend
+
+    fresh = get_backend("smollm2")
+    try:
+        assert fresh.complete(first).text == text
+    finally:
+        fresh.close()
 
 
 @pytest.mark.slow                                   # two real runs, about 10-30 s

@@ -245,7 +245,24 @@ def test_a_formalization_token_cap_limits_only_formalization_calls():
     run_task("ns", task([2, 2]), b, settings)
     assert [r.max_tokens for r in b.requests] == [20]
     b = ScriptedBackend(["numbers: 2, 2"])
-    run_task("ns", task([2, 2]), b, NL)                  # no cap: at least max_tokens
+    run_task("ns", task([2, 2]), b, NL)            # no cap: the budget from the task size
     assert b.requests[0].max_tokens >= 64
     with pytest.raises(ConfigError):
         PipelineSettings(max_formalization_tokens=0)
+
+
+@pytest.mark.parametrize("track_name", ["deduction", "induction", "causal"])
+def test_a_formalization_budget_follows_from_the_task_size(track_name):
+    """Twice the gold formalization's characters plus slack, at most the grammar's longest
+    output: never one that cuts the gold text."""
+    from scir.pipelines.result import formalization_tokens
+    from scir.tracks import get_track
+
+    track = get_track(track_name)
+    easy, hard = (next(iter(track.generate(1, 3, tier))) for tier in ("easy", "hard"))
+    for t in (easy, hard):
+        budget = formalization_tokens(track, t)
+        gold = len(track.format_formal(t))
+        assert gold < budget <= 2 * gold + 64
+        grammar = track.formalization_max_chars(t)
+        assert grammar is None or budget <= grammar + 8

@@ -1,12 +1,14 @@
-"""scir.llm.repetition: loops stop, genuine lists of distinct items never do."""
+"""scir.llm.repetition: loops and copies stop, genuine lists of distinct items and gold
+formalizations never do."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
-from scir.llm.repetition import RepetitionGuard
+from scir.llm.repetition import CopyGuard, RepetitionGuard
 
 
 def fed(tokens: list[int]) -> int | None:
@@ -47,3 +49,60 @@ def test_distinct_lines_never_stop(lines: list[list[int]]) -> None:
 def test_random_text_never_stops() -> None:
     rng = random.Random(1)
     assert fed([rng.randrange(30000) for _ in range(5000)]) is None
+
+
+# ---- CopyGuard: free text that only restates the prompt or itself --------------------------
+def copy_stop(prompt: str, text: str, every: int = 3) -> int | None:
+    """The length of ``text`` at which the guard stops it, or None."""
+    guard = CopyGuard(prompt)
+    return next((i for i in range(1, len(text) + 1, every) if guard.push_text(text[:i])),
+                None)
+
+
+PROBLEM = ("Every Gdf5-positive cell is a BMP-responsive cell, without exception. Each cell "
+           "that is a BMP-responsive cell is a SEG-positive cell. Each cell that is a "
+           "SEG-positive cell is a Col10a1-positive cell. Each cell that is a Col10a1-positive "
+           "cell is a Sox9-positive cell. Cell W2 is a Gdf5-positive cell. Is cell W2 a "
+           "Sox9-positive cell?")
+
+
+def test_a_problem_copied_with_names_swapped_stops() -> None:
+    """What SmolLM2 wrote: the problem again, one name changed per sentence, until the limit."""
+    names = ["BMP-responsive", "SEG-positive", "Col10a1-positive", "Sox9-positive"]
+    copied = "The problem is:\n" + " ".join(
+        f"Each cell that is a {a} cell is a {b} cell." for a in names for b in names)
+    stop = copy_stop(PROBLEM, copied)
+    assert stop is not None and stop < len(copied) // 2
+
+
+def test_a_phrase_looping_with_a_counter_stops() -> None:
+    text = " ".join(f"The experimental conditions (Condition {i}) have a direct causal "
+                    f"relation among the experimental conditions (Condition {i + 1})."
+                    for i in range(1, 20))
+    assert copy_stop("Protein concentrations were measured.", text) is not None
+
+
+def test_reasoning_that_quotes_the_problem_does_not_stop() -> None:
+    text = ("Cell W2 is a Gdf5-positive cell, so it is a BMP-responsive cell. Being "
+            "BMP-responsive, it is SEG-positive; from that, cell W2 is Col10a1-positive, and "
+            "then Sox9-positive, by the fourth statement. So the statement follows from the "
+            "premises by a chain of four steps.\nAnswer: True")
+    assert copy_stop(PROBLEM, text) is None
+
+
+@pytest.mark.parametrize("track_name", ["deduction", "induction", "causal"])
+@pytest.mark.parametrize("difficulty", ["easy", "hard"])
+def test_a_gold_formalization_never_stops(track_name: str, difficulty: str) -> None:
+    """A perfect free formalization (the gold one, as text) is never taken for a copy, under
+    either presentation's prompt: data rows copied as numbers do not count."""
+    from scir.pipelines.result import first_prompt
+    from scir.text.template import render_task
+    from scir.tracks import get_track
+
+    track = get_track(track_name)
+    for task in track.generate(3, 5, difficulty):
+        task = render_task(task, seed=1)
+        text = track.format_formal(task)
+        for presentation in ("nl", "obf"):
+            _, prompt = first_prompt(track, task, presentation, "formalize")
+            assert copy_stop(prompt, text) is None, (task.task_id, presentation)

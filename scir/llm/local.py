@@ -18,7 +18,8 @@ from typing import Any
 
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.repetition import REPETITION, RepetitionGuard
+from scir.llm.repetition import (COPY, COPY_EVERY, REPETITION, CopyGuard, RepetitionGuard,
+                                  prompt_text)
 
 _FORMATS = {"lark": "lark", "json_schema": "json_schema", "regex": "regex"}
 
@@ -82,9 +83,11 @@ def accepting_prefix(spec: str, llg_tokenizer: Any, tokens: Any) -> int | None:
 
 class _Watch:
     """A transformers stopping criterion that counts generated tokens, applies stop strings
-    and stops output that loops (:mod:`scir.llm.repetition`)."""
+    and stops output that loops or, given a ``copying`` guard (free text), only restates
+    (:mod:`scir.llm.repetition`)."""
 
-    def __init__(self, tokenizer: Any, stop: tuple[str, ...]) -> None:
+    def __init__(self, tokenizer: Any, stop: tuple[str, ...],
+                 copying: CopyGuard | None = None) -> None:
         self.tokenizer = tokenizer
         self.stop = stop
         self.generated = 0
@@ -93,6 +96,8 @@ class _Watch:
         self.stopped_by_string = False
         self.guard = RepetitionGuard()
         self.looped = False
+        self.copying = copying
+        self.copied = False
         self.ids: list[int] = []
 
     def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
@@ -103,6 +108,9 @@ class _Watch:
         self.last_token = int(input_ids[0, -1])
         self.ids.append(self.last_token)
         done = self.looped = self.guard.push(self.last_token)
+        if self.copying is not None and not done and self.generated % COPY_EVERY == 0:
+            done = self.copied = self.copying.push_text(
+                self.tokenizer.decode(self.ids, skip_special_tokens=True))
         if self.stop and not done:
             tail = self.tokenizer.decode(input_ids[0, self.total - self.generated:],
                                          skip_special_tokens=True)
@@ -193,7 +201,9 @@ class OutlinesBackend(Backend):
 
         with self._lock:
             generator = self.compile(request.constraint)
-            watch = _Watch(self.hf_tokenizer, request.stop)
+            watch = _Watch(self.hf_tokenizer, request.stop,
+                           None if request.constraint is not None
+                           else CopyGuard(prompt_text(request)))
             params: dict[str, Any] = {"max_new_tokens": request.max_tokens,
                                       "stopping_criteria": StoppingCriteriaList([watch]),
                                       "pad_token_id": self.hf_tokenizer.pad_token_id,
@@ -220,6 +230,8 @@ class OutlinesBackend(Backend):
             finish = REPETITION
             if request.constraint is not None:
                 text = self._accepted(request.constraint, watch.ids, text)
+        elif watch.copied:
+            finish = COPY
         elif watch.stopped_by_string or watch.last_token == self.hf_tokenizer.eos_token_id:
             finish = "stop"
         elif watch.generated >= request.max_tokens:

@@ -22,9 +22,20 @@ deserves: waiting for the grammar's bounds to end it costs up to the whole budge
     >>> guard = RepetitionGuard()
     >>> any(guard.push(t) for t in list(range(100, 140)) * 2)
     True
+
+Free text (no grammar) also degenerates in ways that are not periodic in tokens: a small
+model copies the problem with one name swapped per sentence, or loops over a phrase with a
+counter in it, until the token limit. :class:`CopyGuard` stops those with the finish reason
+:data:`COPY`.
 """
 
 from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scir.llm.base import LLMRequest
 
 REPETITION = "repetition"        # the finish reason of a generation stopped by the guard
 
@@ -64,3 +75,77 @@ class RepetitionGuard:
             if all(t[n - k * p: n - (k - 1) * p] == block for k in range(2, times + 1)):
                 return True
         return False
+
+
+def prompt_text(request: LLMRequest) -> str:
+    """What a :class:`CopyGuard` compares against: the request's user and system messages
+    (never the model's own earlier answers)."""
+    return "\n".join(str(m.get("content") or "") for m in request.chat_messages()
+                     if m.get("role") != "assistant")
+
+
+COPY = "copy"                    # the finish reason of free text stopped by the CopyGuard
+COPY_EVERY = 4                   # the backends check free text every this many tokens
+_WORD = re.compile(r"\S+")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _words(text: str) -> list[str]:
+    """Whitespace-separated words, every run of digits read as one digit (a phrase looping
+    with a counter, "Condition 3 ... Condition 4", is the same phrase)."""
+    return [_DIGITS.sub("0", w) for w in _WORD.findall(text)]
+
+
+def _grams(words: list[str], n: int) -> list[tuple[str, ...]]:
+    return [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+
+
+class CopyGuard:
+    """Free text that only restates: stops a generation whose last ``window`` word
+    ``n``-grams are, all but a share of ``1 - share``, already in the prompt or earlier in
+    the output. It catches what :class:`RepetitionGuard` does not: a small model copying the
+    problem text with one name changed per sentence, or a phrase looping with a counter in it
+    ("Condition 3 ... Condition 4 ..."), both until the token limit.
+
+    Only n-grams with a letter in them count: data rows copied as numbers (what a causal
+    formalization is asked to do) are neither old nor new. The prompt is the text of the
+    user and system messages, never an earlier answer of the model (a corrected
+    formalization rightly repeats most of the failed one).
+
+        >>> guard = CopyGuard("Every cell that is a neuron is a glial cell. " * 2
+        ...                   + "Cell K1 is a neuron. Is cell K1 a glial cell?")
+        >>> guard.push_text("Cell K1 is a neuron, so it is a glial cell. Answer: True")
+        False
+        >>> guard.push_text("Every cell that is a glial cell is a neuron. " * 2
+        ...                 + "Every cell that is a neuron is a neuron. " * 3)
+        True
+        >>> CopyGuard("").push_text(" ".join(f"Condition {i} is like Condition {i + 1}."
+        ...                                  for i in range(12)))
+        True
+    """
+
+    def __init__(self, prompt: str, *, n: int = 4, window: int = 32, share: float = 0.9
+                 ) -> None:
+        self.n = n
+        self.window = window
+        self.share = share
+        self.prompt = set(_grams(_words(prompt), n))
+
+    def push_text(self, text: str) -> bool:
+        """Whether ``text``, the whole output so far (its last word may be unfinished, and is
+        left out), now only restates."""
+        words = _words(text)
+        if text and not text[-1].isspace():
+            words = words[:-1]
+        grams = [g for g in _grams(words, self.n) if any(_LETTER.search(w) for w in g)]
+        if len(grams) < self.window:
+            return False
+        seen = set(grams[:-self.window])
+        old = 0
+        for gram in grams[-self.window:]:
+            old += gram in self.prompt or gram in seen
+            seen.add(gram)
+        return old >= self.share * self.window

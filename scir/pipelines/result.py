@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from scir.errors import ConfigError
+from scir.errors import ConfigError, ScirError
 from scir.evaluate.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status
 from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, Message, Tool,
                             cut_response)
@@ -195,7 +195,7 @@ class Calls:
         self.cost = 0.0
 
     def ask(self, messages: list[tuple[str, str]] | list[Message],
-            constraint: Constraint | None = None, min_tokens: int | None = None,
+            constraint: Constraint | None = None, tokens: int | None = None,
             formalization: bool = False, tools: tuple[Tool, ...] = (),
             max_response_chars: int | None = None, attempt: int = 0) -> LLMResponse:
         """One call with the pipeline's generation settings (BackendError propagates);
@@ -203,14 +203,14 @@ class Calls:
         model (OpenAI tool calls); the response's text and tool-call arguments cut to
         ``max_response_chars`` (:func:`scir.llm.base.cut_response`: stored and returned cut).
 
-        ``min_tokens`` raises ``max_tokens`` for this call (a bounded grammar's longest
-        output, so that the token limit never cuts a formalization into unparseable text);
-        For a ``formalization`` call, ``settings.max_formalization_tokens``, when set, is the
-        limit instead. A retry (``attempt`` > 0) of a greedy call samples at
-        :data:`RETRY_TEMPERATURE` with seed ``seed + attempt``: greedy decoding would repeat
-        the failed output almost word for word.
+        ``tokens`` is this call's limit instead of ``settings.max_tokens`` (a formalization's
+        budget from the task's size, :func:`formalization_tokens`); for a ``formalization``
+        call, ``settings.max_formalization_tokens``, when set, is the limit instead. A retry
+        (``attempt`` > 0) of a greedy call samples at :data:`RETRY_TEMPERATURE` with seed
+        ``seed + attempt``: greedy decoding would repeat the failed output almost word for
+        word.
         """
-        max_tokens = max(self.settings.max_tokens, min_tokens or 0)
+        max_tokens = self.settings.max_tokens if tokens is None else tokens
         temperature, seed = self.settings.temperature, self.settings.seed
         if attempt > 0 and temperature == 0:
             temperature, seed = RETRY_TEMPERATURE, seed + attempt
@@ -275,12 +275,29 @@ def formalization_constraint(track: Track, task: Task) -> Constraint:
     return Constraint("lark", hook(track, "formalization_grammar", task))
 
 
+FORMAL_CHARS_FACTOR = 2           # a formalization's budget: twice the gold text's characters
+FORMAL_SLACK = 64                 # ... plus this many tokens
+
+
 def formalization_tokens(track: Track, task: Task) -> int | None:
-    """Tokens a formalization may need: the grammar's longest output in characters (an upper
-    bound on tokens for byte-level tokenizers) plus room for EOS; None if the track does not
-    say."""
+    """The token budget of a formalization of ``task``, from the task's size: twice the
+    characters of its gold formalization (``Track.format_formal``: as many lines as the task
+    has premises, facts, rows or edges; characters bound tokens from above for byte-level
+    tokenizers) plus :data:`FORMAL_SLACK`, and never more than the grammar's longest output
+    (``Track.formalization_max_chars``) plus room for EOS. A formalization twice as long
+    as the task's own is not one; a grammar-bounded one is never cut short. None when the
+    track can say neither (the call takes ``max_tokens``)."""
+    budgets = []
     chars = track.formalization_max_chars(task)
-    return None if chars is None else chars + 8
+    if chars is not None:
+        budgets.append(chars + 8)
+    try:
+        gold = track.format_formal(task)
+    except (NotImplementedError, ScirError):
+        gold = None
+    if gold:
+        budgets.append(FORMAL_CHARS_FACTOR * len(gold) + FORMAL_SLACK)
+    return min(budgets) if budgets else None
 
 
 @dataclass
