@@ -317,3 +317,33 @@ def test_tree_shapes_per_label_come_from_prolog():
         "replaced by their converses",
         "trees: half of them must conclude the negation of the others",
         "trees: there must be as many converse premises as trees"]
+
+
+def test_decoy_shapes_come_from_prolog():
+    """shape_error/9 on a hand-built proof with decoys: a decoy of the other polarity about
+    an inner term and a fresh one, holding the proof's one converse in a True task, passes;
+    one of the same polarity, or without the converse, or a decoy list one short, is named."""
+    stmt = F("all", "s", "p")
+    proof = Node(stmt, "barbara", [Node(F("all", "m", "p")), Node(F("all", "s", "m"))])
+    # no m is a q (q fresh): from "no r is a q" and "every m is an r" -- the latter stated as
+    # its converse "every r is an m"
+    decoy = Node(F("no", "m", "q"), "celarent",
+                 [Node(F("no", "r", "q")),
+                  Node(F("all", "m", "r"), missing=True, replaced_by=F("all", "r", "m"))])
+    premises = [F("all", "m", "p"), F("all", "s", "m"), F("no", "r", "q"), F("all", "r", "m")]
+    found = checks.shape_problems("balanced", "True", stmt, [proof], premises, [decoy])
+    assert not [p for p in found if p.startswith("decoy")], found
+    same = Node(F("all", "m", "q"), "barbara",
+                [Node(F("all", "r", "q")),
+                 Node(F("all", "m", "r"), missing=True, replaced_by=F("all", "r", "m"))])
+    found = checks.shape_problems("balanced", "True", stmt, [proof],
+                                  premises[:2] + [F("all", "r", "q"), F("all", "r", "m")],
+                                  [same])
+    assert any(p.startswith("decoy 1: needs a conclusion of the other polarity") for p in found)
+    intact = Node(F("no", "m", "q"), "celarent",
+                  [Node(F("no", "r", "q")), Node(F("all", "m", "r"))])
+    found = checks.shape_problems("balanced", "True", stmt, [proof],
+                                  premises[:3] + [F("all", "m", "r")], [intact])
+    assert any(p.startswith("decoy 1:") and "one converse premise" in p for p in found)
+    found = checks.shape_problems("balanced", "True", stmt, [proof, proof], premises, [decoy])
+    assert "decoys: there must be one decoy per tree" in found

@@ -297,13 +297,13 @@ def shape_problems(construction: str, label: str, statement: Formula, trees: Seq
             problems.append(f"distractor {error.args[0]}: " + (
                 "needs the proof's conclusion and exactly one missing premise" if paper else
                 "needs the proof's conclusion or its negation and "
-                + ("one premise" if decoys else "one or two premises")
-                + " replaced by its converse"))
+                + ("one premise replaced by its converse" if decoys else
+                   "one or two premises replaced by their converses")))
         elif name == "half_negated":
             problems.append("trees: half of them must conclude the negation of the others")
         elif name == "converse_count":
-            problems.append("trees: there must be as many converse premises as trees "
-                            "(decoys included)")
+            problems.append("trees: there must be as many converse premises as trees"
+                            + (" (decoys included)" if decoys else ""))
         elif name == "decoy_count":
             problems.append("decoys: there must be one decoy per tree")
         elif name == "decoy":
