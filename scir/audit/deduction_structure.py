@@ -38,7 +38,7 @@ import random
 import zlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from scir.audit.baselines import FeatureClassifier, Heuristic, Spec, cached
 from scir.audit.items import Item
@@ -247,23 +247,31 @@ def features(item: Item) -> dict[str, float]:
     return cached(item, "deduction_structure", compute)
 
 
+def _decide(item: Item, rng: random.Random,
+            polarity: "Callable[[Graph, set[str]], bool | None]") -> str:
+    """True/False when a piece reads as a proof (``polarity(g, piece)``: whether it is a
+    negative one, None when it does not read as a proof) by its polarity against the
+    statement's; Unknown when none does; ties and unreadable items at random."""
+    g = graph(item)
+    if g is None:
+        return rng.choice(("True", "False", "Unknown"))
+    negative_statement = g.statement_kind in _negative()
+    votes = {"True" if negative == negative_statement else "False"
+             for negative in (polarity(g, nodes) for nodes in trees(g)) if negative is not None}
+    return rng.choice(sorted(votes)) if votes else "Unknown"
+
+
+def _motif_free(g: Graph, nodes: set[str]) -> bool | None:
+    max_in, max_out, negative, _ = _tree_facts(g, nodes)
+    return negative if max_in <= 1 and max_out <= 1 else None
+
+
 def motif_rule(item: Item, rng: random.Random) -> str:
     """The reviewer's rule: a tree without a converse motif (no predicate with two incoming
     ``all`` edges, none with two outgoing ones and no existence mark) decides by whether it
     holds a negative premise against the statement's polarity; else Unknown. Ties at
     random."""
-    g = graph(item)
-    if g is None:
-        return rng.choice(("True", "False", "Unknown"))
-    stmt_negative = g.statement_kind in _negative()
-    votes = []
-    for nodes in trees(g):
-        max_in, max_out, negative, _ = _tree_facts(g, nodes)
-        if max_in <= 1 and max_out <= 1:
-            votes.append("True" if negative == stmt_negative else "False")
-    if not votes:
-        return "Unknown"
-    return rng.choice(sorted(set(votes))) if len(set(votes)) > 1 else votes[0]
+    return _decide(item, rng, _motif_free)
 
 
 def route(g: Graph, nodes: set[str]) -> list[str] | None:
@@ -305,29 +313,23 @@ def chain_rule(item: Item, rng: random.Random) -> str:
     chain: Unknown (ties at random). It reads the proof itself -- what every construction
     must leave readable -- so its accuracy shows how much of a task a chain-follower solves,
     not an artifact."""
-    g = graph(item)
-    if g is None:
-        return rng.choice(("True", "False", "Unknown"))
-    negative_statement = g.statement_kind in _negative()
-    votes = []
-    for nodes in trees(g):
-        path = route(g, nodes)
-        if path is None:
-            continue
-        on = set(path)
-        steps = list(zip(path, path[1:]))
-        negative = any(e.rstrip("<>") in _negative() for a, b in steps
-                       for e, m in g.edges.get(a, ()) if m == b)
-        broken = False
-        for n in path[1:-1]:
-            ins = sum(1 for e, m in g.edges.get(n, ()) if e == "all<" and m in on)
-            outs = sum(1 for e, m in g.edges.get(n, ()) if e == "all>" and m in on)
-            broken |= ins >= 2 or (outs >= 2 and g.labels[n].endswith(":e0"))
-        if not broken:
-            votes.append("True" if negative == negative_statement else "False")
-    if not votes:
-        return "Unknown"
-    return rng.choice(sorted(set(votes)))
+    return _decide(item, rng, _chain_polarity)
+
+
+def _chain_polarity(g: Graph, nodes: set[str]) -> bool | None:
+    """Whether the piece's chain between the statement's terms is negative; None when there
+    is no chain or it shows a converse motif."""
+    path = route(g, nodes)
+    if path is None:
+        return None
+    on = set(path)
+    for n in path[1:-1]:
+        ins = sum(1 for e, m in g.edges.get(n, ()) if e == "all<" and m in on)
+        outs = sum(1 for e, m in g.edges.get(n, ()) if e == "all>" and m in on)
+        if ins >= 2 or (outs >= 2 and g.labels[n].endswith(":e0")):
+            return None
+    return any(e.rstrip("<>") in _negative() for a, b in zip(path, path[1:])
+               for e, m in g.edges.get(a, ()) if m == b)
 
 
 def specs() -> list[Spec]:
