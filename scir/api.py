@@ -203,11 +203,12 @@ class Solved:
     calls_served: int = 0
 
 
-def _api_backend(name: Any, options: ApiOptions) -> Any:
+def _api_backend(name: Any, options: ApiOptions) -> tuple[Any, str | None]:
+    """The model's backend and, for an HTTP model, the key it sends (None: none)."""
     from scir.llm import get_backend
 
     if not name.is_api:
-        return get_backend(name)
+        return get_backend(name), None
     from scir.llm.keys import announce, key_route
 
     route = key_route(name, api_key_env=options.api_key_env)
@@ -217,7 +218,7 @@ def _api_backend(name: Any, options: ApiOptions) -> Any:
     announce([route])                    # which key goes where, before any call
     return get_backend(name, timeout=options.timeout, max_retries=options.retries,
                        max_response_bytes=options.max_response_bytes,
-                       **({"api_key": route.key} if options.api_key_env else {}))
+                       **({"api_key": route.key} if options.api_key_env else {})), route.key
 
 
 def solve(tasks: Sequence[Task] | str | os.PathLike, arch: str, model: str | None = None, *,
@@ -284,7 +285,7 @@ def _solve(tasks: list[Task], arch: str, name: Any, run: Path, settings: "Pipeli
 
     from scir.llm.identity import run_provenance
 
-    backend = _api_backend(name, api) if name is not None else None
+    backend, route_key = _api_backend(name, api) if name is not None else (None, None)
     if file is None:
         file = str(_keep_tasks(run, tasks))
     file = str(Path(file).resolve())       # a run read from another directory finds it
@@ -299,11 +300,6 @@ def _solve(tasks: list[Task], arch: str, name: Any, run: Path, settings: "Pipeli
         if arch == "sr-agent":
             config["agent"] = dataclasses.asdict(settings.agent)
         _check_consistent(store, config)
-        route_key = None
-        if name is not None and name.is_api:
-            from scir.llm.keys import key_route
-
-            route_key = key_route(name, api_key_env=api.api_key_env).key
         store.log_invocation(config, run_provenance(
             [(name, None, route_key)] if name is not None else []))
         try:

@@ -240,37 +240,37 @@ def _motif(sig: tuple) -> bool:
     return any(ins >= 2 or (outs >= 2 and not marked) for ins, outs, marked in sig)
 
 
-def _breakable(tree: Node, taken: set[Formula], piece: set[str] | None = None
-               ) -> list[Node]:
-    """The leaves of ``tree`` (of ``piece`` when given) whose converse is no formula of the
-    task already and leaves the tree alone Unknown."""
-    return [leaf for leaf in tree.leaves() if leaf.formula.kind in BREAKABLE
+def _breakable(tree: Node, leaves: list[Node], taken: set[Formula]) -> list[Node]:
+    """Those of ``leaves`` (of ``tree``) whose converse is no formula of the task already and
+    leaves the tree alone Unknown (one ASP call each, so the cheap filters come first)."""
+    return [leaf for leaf in leaves if leaf.formula.kind in BREAKABLE
             and converse(leaf.formula) not in taken
-            and (piece is None or set(leaf.formula.args) & piece)
             and _unknown_alone(tree, {id(leaf): converse(leaf.formula)})]
 
 
 def _breaks(tree: Node, decoy: Node, taken: set[Formula], rng: random.Random
             ) -> tuple[Break, Break] | None:
     """A route break (a leaf of the tree's main piece, not touching the conclusion's terms)
-    and a decoy break at the same distance from the conclusion's terms, leaving the same
-    :func:`signature` where such a pair exists, drawn at random among such pairs: a
-    True/False task's proof is broken (in its decoy) where an Unknown task's proof would be
-    (in the proof), as a reader of local structure sees it. None when no pair exists."""
+    and a decoy break at the same distance from the conclusion's terms, both leaving the
+    converse motif (:func:`_motif`) and the same :func:`signature` where such a pair exists,
+    drawn at random among such pairs: a True/False task's proof is broken (in its decoy)
+    where an Unknown task's proof would be (in the proof), as a reader of local structure
+    sees it. None when no pair exists."""
     distance = hub_distances([tree, decoy], tree.formula.args)
-    hubs = set(tree.formula.args)
-    route = [leaf for leaf in _breakable(tree, taken, main_piece(tree))
-             if not set(leaf.formula.args) & hubs]
-    twin = _breakable(decoy, taken)
+    hubs, piece = set(tree.formula.args), main_piece(tree)
     stated = [leaf.formula for t in (tree, decoy) for leaf in t.leaves()]
-    route = [a for a in route if _motif(signature(stated, a.formula))]
-    twin = [b for b in twin if _motif(signature(stated, b.formula))]
+    sig = {id(leaf): signature(stated, leaf.formula)
+           for t in (tree, decoy) for leaf in t.leaves() if leaf.formula.kind in BREAKABLE}
+    route = _breakable(tree, [leaf for leaf in tree.leaves() if id(leaf) in sig
+                              and set(leaf.formula.args) & piece
+                              and not set(leaf.formula.args) & hubs
+                              and _motif(sig[id(leaf)])], taken)
+    twin = _breakable(decoy, [leaf for leaf in decoy.leaves() if id(leaf) in sig
+                              and _motif(sig[id(leaf)])], taken)
     pairs = [(a, b) for a in route for b in twin
              if leaf_distance(a, distance) == leaf_distance(b, distance)
              and converse(a.formula) != converse(b.formula)]
-    alike = [(a, b) for a, b in pairs
-             if signature(stated, a.formula) == signature(stated, b.formula)]
-    pairs = alike or pairs
+    pairs = [(a, b) for a, b in pairs if sig[id(a)] == sig[id(b)]] or pairs
     if not pairs:
         return None
     a, b = rng.choice(pairs)
