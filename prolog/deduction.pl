@@ -178,9 +178,11 @@ tree_steps(node(F, Rule, Subtrees), Steps) :-
 %     converse_count        balanced: as many converse (replaced) leaves as trees, decoys
 %                           included
 %     decoy_count           balanced with decoys: one decoy per tree
-%     decoy(I)              decoy I (of tree I, the proof's first): it concludes a formula
-%                           of the other polarity (negative_form/1, given by Python from
-%                           asp/deduction.lp) about a term of tree I's leaves that is not in
+%     decoy(I)              decoy I (of tree I, the proof's first): a copy of a derived
+%                           subtree of tree I (copy_of_subtree/2; files of balanced 3.x: a
+%                           tree concluding a formula of the other polarity, negative_form/1
+%                           given by Python from asp/deduction.lp), concluding a formula
+%                           about a term of tree I's leaves that is not in
 %                           tree I's conclusion and a term of no other tree, with no leaf
 %                           deleted; the proof's decoy of a True/False task holds one converse,
 %                           every other decoy none
@@ -234,14 +236,41 @@ decoy_shape(Tree, Decoy, Trees, Missing, Replaced) :-
     length(Missing, Replaced),
     conclusion(Tree, TreeF),
     conclusion(Decoy, DecoyF),
-    ( polarity(TreeF, negative) -> polarity(DecoyF, affirmative)
-    ; polarity(DecoyF, negative) ),
+    (   copy_of_subtree(Tree, Decoy)
+    ->  true
+    ;   polarity(TreeF, negative)
+    ->  polarity(DecoyF, affirmative)
+    ;   polarity(DecoyF, negative)
+    ),
     TreeF =.. [_|Outer],
     DecoyF =.. [_|Args],
     tree_terms(Tree, Inner),
     include(inner_term(Outer, Inner), Args, [_]),
     exclude(inner_term(Outer, Inner), Args, [Fresh]),
     \+ ( member(Other, Trees), tree_terms(Other, Terms), memberchk(Fresh, Terms) ).
+
+% copy_of_subtree(+Tree, +Decoy): Decoy has the shape of a derived subtree of Tree (the same
+% rules, and the same forms at every node, terms renamed): a decoy of balanced 4.x, a copy
+% of the route's far part (files of 3.x: a decoy of the other polarity instead).
+copy_of_subtree(Tree, Decoy) :-
+    Decoy = node(_, _, _),
+    sub_node(Tree, Sub),
+    same_shape(Sub, Decoy), !.
+
+sub_node(Tree, Tree).
+sub_node(node(_, _, Subtrees), Sub) :-
+    member(Child, Subtrees),
+    sub_node(Child, Sub).
+
+same_shape(node(F, Rule, As), node(G, Rule, Bs)) :- !,
+    same_form(F, G),
+    maplist(same_shape, As, Bs).
+same_shape(A, B) :-
+    A \= node(_, _, _), B \= node(_, _, _),
+    conclusion(A, F), conclusion(B, G),
+    same_form(F, G).
+
+same_form(F, G) :- functor(F, K, N), functor(G, K, N).
 
 inner_term(Outer, Inner, T) :- \+ memberchk(T, Outer), memberchk(T, Inner).
 

@@ -107,7 +107,27 @@ def _profile(premises: list[Formula]) -> tuple:
             sorted(mentions.values()), len(mentions))
 
 
-@pytest.mark.parametrize("depth, width, seeds", [(2, 3, range(4)), (4, 3, range(1))])
+def _degree_profile(premises: list[Formula]) -> list[tuple]:
+    """Per term, the forms and directions of the premises about it (``>`` subject, ``<``
+    object, ``-`` either of a symmetric form, ``.`` a one-place form), as a sorted multiset
+    over the terms: what the premise graph looks like at each term, names erased."""
+    from scir.tracks.deduction.logic import CONVERSE_KINDS
+
+    around: dict[str, list[str]] = {}
+    for p in premises:
+        for k, a in enumerate(p.args):
+            if len(p.args) == 1:
+                mark = "."
+            elif p.kind in CONVERSE_KINDS or p.constants:
+                mark = ">" if k == 0 else "<"
+            else:
+                mark = "-"
+            around.setdefault(a, []).append(p.kind + mark)
+    return sorted(tuple(sorted(v)) for v in around.values())
+
+
+@pytest.mark.parametrize("depth, width, seeds", [(2, 3, range(3)), (4, 1, range(3)),
+                                                 (6, 1, range(1))])
 def test_three_labels_from_one_state_differ_only_where_needed(depth, width, seeds):
     """From the same random state the three targets give the same candidate: True and False
     the same premises (statements negations of each other), Unknown the same count profile
@@ -121,6 +141,7 @@ def test_three_labels_from_one_state_differ_only_where_needed(depth, width, seed
         yes, no, unknown = made["True"], made["False"], made["Unknown"]
         assert yes.premises == no.premises and no.statement == yes.statement.negated()
         assert _profile(unknown.premises) == _profile(yes.premises)
+        assert _degree_profile(unknown.premises) == _degree_profile(yes.premises)
         changed = [(a, b) for a, b in zip(yes.premises, unknown.premises) if a != b]
         assert len(changed) == 2 and all(converse(a) == b for a, b in changed)
         assert unknown.statement in (yes.statement, no.statement)
@@ -147,8 +168,8 @@ def test_generated_tasks_verify_minimal_and_import_stable(easy_tasks):
     included: in an Unknown task's proof, or in a True/False task's proof's decoy."""
     assert Counter(t.answer for t in easy_tasks) == {"True": 4, "False": 4, "Unknown": 4}
     for task in easy_tasks:
-        assert task.params == {"depth": 2, "width": 3, "construction": "balanced"}
-        assert task.difficulty == "easy" and task.tier == "e2d3"
+        assert task.params == {"depth": 4, "width": 1, "construction": "balanced"}
+        assert task.difficulty == "easy" and task.tier == "e4d1"
         check = TRACK.verify(task)
         assert check.ok, (task.task_id, check.message)
         assert check.details["import_agrees"]
@@ -160,7 +181,7 @@ def test_generated_tasks_verify_minimal_and_import_stable(easy_tasks):
         trees = [proof] + [Node.from_json(d) for d in task.formal["distractors"]]
         decoys = [Node.from_json(d) for d in task.formal["decoys"]]
         roots = Counter(t.formula for t in trees)
-        assert sorted(roots.values()) == [2, 2] and len(decoys) == len(trees)
+        assert sorted(roots.values()) == [1, 1] and len(decoys) == len(trees)
 
         def replaced(tree):
             return sum(leaf.replaced_by is not None for leaf in tree.leaves())
@@ -190,25 +211,45 @@ def _components(premises: list[Formula], statement: Formula) -> list[list[Formul
     return list(groups.values())
 
 
-def test_every_piece_states_one_negative_premise_and_one_converse(easy_tasks):
-    """The invariants an answer-blind reader could use, exact on every task whatever its
-    label: without the statement's terms the premises fall into pieces; one per tree (its
-    main piece with its decoy) holds exactly one negative premise (the tree's or its
-    decoy's, which has the other polarity) and exactly one converse; the others (existence
-    premises about a statement term, expanded) hold neither."""
-    from scir.tracks.deduction.logic import negative_kinds
+def _shapes(node: Node) -> tuple:
+    """A tree's shape: its rules and forms, names erased."""
+    return (node.formula.kind, node.rule, tuple(_shapes(c) for c in node.children))
 
+
+def _subtrees(node: Node):
+    yield node
+    for child in node.children:
+        yield from _subtrees(child)
+
+
+def test_every_decoy_copies_a_branch_and_the_converse_sits_at_the_fork(easy_tasks):
+    """The invariants of the construction, exact on every task whatever its label: every
+    tree's decoy has the shape of one of the tree's subtrees (the route from the anchor to a
+    hub) and shares exactly one term with the tree (the anchor, not a statement term); each
+    tree and its decoy hold exactly one converse between them, at the anchor, at the same
+    leaf of the two branches."""
     for task in easy_tasks:
-        premises = [parse(p) for p in task.formal["premises"]]
         statement = parse(task.formal["goal"])
         trees = [Node.from_json(task.formal["proof"])] + [
-            Node.from_json(d) for d in task.formal["distractors"] + task.formal["decoys"]]
-        converses = {leaf.replaced_by for tree in trees for leaf in tree.leaves()} - {None}
-        shapes = Counter((sum(p.kind in negative_kinds() for p in piece),
-                          len(converses & set(piece)))
-                         for piece in _components(premises, statement))
-        assert set(shapes) <= {(1, 1), (0, 0)}, (task.task_id, shapes)
-        assert shapes[(1, 1)] == 1 + task.params["width"], (task.task_id, shapes)
+            Node.from_json(d) for d in task.formal["distractors"]]
+        decoys = [Node.from_json(d) for d in task.formal["decoys"]]
+        for tree, decoy in zip(trees, decoys):
+            copied = [s for s in _subtrees(tree) if _shapes(s) == _shapes(decoy)]
+            assert copied, task.task_id
+            terms = {a for f in tree.formulas() for a in f.args}
+            shared = terms & {a for f in decoy.formulas() for a in f.args}
+            assert len(shared) == 1 and not shared & set(statement.args), task.task_id
+            replaced = [leaf for part in (tree, decoy) for leaf in part.leaves()
+                        if leaf.replaced_by is not None]
+            assert len(replaced) == 1 and shared <= set(replaced[0].formula.args), \
+                task.task_id
+
+            def at(node: Node) -> list[int]:
+                return [k for k, leaf in enumerate(node.leaves())
+                        if leaf.replaced_by is not None]
+            # the same leaf of the two branches: k-th of the copied subtree or of the copy
+            assert any(len(at(s) + at(decoy)) == 1 and (at(s) or at(decoy))
+                       for s in copied), task.task_id
 
 
 def test_local_structure_is_distributed_alike_per_label():
@@ -291,7 +332,7 @@ def test_paper_construction_unchanged(level, n):
 
 
 def test_presets_per_construction():
-    assert TRACK.resolve_params("hard") == ("hard", {"depth": 4, "width": 3,
+    assert TRACK.resolve_params("hard") == ("hard", {"depth": 6, "width": 1,
                                                      "construction": "balanced"})
     assert TRACK.resolve_params("hard", {"construction": "paper"}) == \
         ("hard", {"depth": 5, "width": 2, "construction": "paper"})

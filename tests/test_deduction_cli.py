@@ -26,7 +26,7 @@ def hard_file(tmp_path_factory) -> Path:
 
 def test_generate_and_verify_hard(hard_file, capsys):
     tasks = read_tasks(hard_file)
-    assert [t.task_id for t in tasks] == [f"deduction-e4d3-21-{i}" for i in range(6)]
+    assert [t.task_id for t in tasks] == [f"deduction-e6d1-21-{i}" for i in range(6)]
     assert sorted(t.answer for t in tasks) == ["False", "False", "True", "True", "Unknown",
                                                "Unknown"]
     capsys.readouterr()
@@ -80,7 +80,7 @@ def test_export_scir_subset(hard_file, tmp_path):
     out = tmp_path / "release.json"
     assert main(["export", str(hard_file), "--format", "scir", "-o", str(out)]) == 0
     rows = json.loads(out.read_text(encoding="utf-8"))
-    assert [r["tier"] for r in rows] == ["e4d3"] * 6
+    assert [r["tier"] for r in rows] == ["e6d1"] * 6
     assert rows[0]["domain_metadata"]["context"]
     assert all(r["problem_nl"].count("\n\n") == 1 for r in rows)
 

@@ -320,9 +320,10 @@ def test_tree_shapes_per_label_come_from_prolog():
 
 
 def test_decoy_shapes_come_from_prolog():
-    """shape_error/9 on a hand-built proof with decoys: a decoy of the other polarity about
-    an inner term and a fresh one, holding the proof's one converse in a True task, passes;
-    one of the same polarity, or without the converse, or a decoy list one short, is named."""
+    """shape_error/9 on a hand-built proof with decoys: a decoy about an inner term and a
+    fresh one, holding the proof's one converse in a True task, passes when it copies a
+    subtree's shape (balanced 4.x) or has the other polarity (3.x); one of the same polarity
+    and no subtree's shape, or without the converse, or a decoy list one short, is named."""
     stmt = F("all", "s", "p")
     proof = Node(stmt, "barbara", [Node(F("all", "m", "p")), Node(F("all", "s", "m"))])
     # no m is a q (q fresh): from "no r is a q" and "every m is an r" -- the latter stated as
@@ -333,13 +334,23 @@ def test_decoy_shapes_come_from_prolog():
     premises = [F("all", "m", "p"), F("all", "s", "m"), F("no", "r", "q"), F("all", "r", "m")]
     found = checks.shape_problems("balanced", "True", stmt, [proof], premises, [decoy])
     assert not [p for p in found if p.startswith("decoy")], found
-    same = Node(F("all", "m", "q"), "barbara",
+    # a copy of the proof's one step about an inner term and a fresh one (balanced 4.x)
+    copy = Node(F("all", "m", "q"), "barbara",
                 [Node(F("all", "r", "q")),
                  Node(F("all", "m", "r"), missing=True, replaced_by=F("all", "r", "m"))])
     found = checks.shape_problems("balanced", "True", stmt, [proof],
                                   premises[:2] + [F("all", "r", "q"), F("all", "r", "m")],
+                                  [copy])
+    assert not [p for p in found if p.startswith("decoy")], found
+    # the same polarity and no subtree's shape: some m is a q, from "every r is a q" and
+    # "some m is an r" -- the former stated as its converse
+    same = Node(F("some", "m", "q"), "darii",
+                [Node(F("all", "r", "q"), missing=True, replaced_by=F("all", "q", "r")),
+                 Node(F("some", "m", "r"))])
+    found = checks.shape_problems("balanced", "True", stmt, [proof],
+                                  premises[:2] + [F("all", "q", "r"), F("some", "m", "r")],
                                   [same])
-    assert any(p.startswith("decoy 1: needs a conclusion of the other polarity") for p in found)
+    assert any(p.startswith("decoy 1: needs the shape of a subtree") for p in found), found
     intact = Node(F("no", "m", "q"), "celarent",
                   [Node(F("no", "r", "q")), Node(F("all", "m", "r"))])
     found = checks.shape_problems("balanced", "True", stmt, [proof],

@@ -7,24 +7,30 @@ One candidate is built from a private random generator, without looking at the l
 1. a context, a conclusion ``G`` of a random form, and ``1 + width`` trees (``width`` odd),
    half concluding ``G`` and half its negation (in a shuffled order), each grown like the
    paper's proof tree (one syllogism, then ``depth`` expansions with fresh names only);
-2. every tree gets a *decoy*: a tree grown the same way (:func:`decoy_depth` expansions)
-   concluding a formula of the other polarity (``negative/1`` of ``asp/deduction.lp``) about
-   one term of the tree's main piece (:func:`main_piece`) and a fresh term -- so the main
-   piece and the decoy form one piece of the premise graph with exactly one negative
-   premise, whatever the tree concludes;
+2. every tree gets a *decoy*, a copy of its route's far part: the subtree concluding a
+   formula about an inner term of the route (the *anchor*) and one of the tree's conclusion
+   terms (the *hub*), the longest such (:func:`spots`), with every term but the anchor
+   renamed to a fresh one (:func:`copy_decoy`). The anchor then forks into two branches
+   that are the same premise for premise: the route's, which ends at the hub, and the
+   decoy's, which ends at a fresh term;
 3. the proof is one of the trees, drawn uniformly (so its polarity is random);
-4. every tree gets a *route break* (in its main piece) and every decoy a *decoy break*: an
-   ``all``/``some_not`` leaf replaced by its converse (same form, same terms: premise counts, forms, negations,
-   the term-frequency profile and the undirected term graph unchanged) that leaves the tree
-   (decoy) alone Unknown;
+4. every tree gets a *route break*, a leaf of the copied subtree at the anchor replaced by its
+   converse (an ``all``/``some_not`` leaf: same form, same terms, so premise counts, forms,
+   negations, the term-frequency profile and the undirected term graph are unchanged) that
+   leaves the tree alone Unknown, and the decoy the *decoy break*, the same leaf of the
+   copy (:func:`_fork_breaks`);
 5. the premise order is shuffled once, over the leaves of trees and decoys.
 
 The three label variants of a candidate differ only where the label needs them to: True and
 False apply every distractor's route break and the proof's *decoy* break, and ask the proof's
 conclusion or its negation (they differ only in the statement); Unknown applies every tree's
 route break, the proof's included, and asks ``G`` or its negation (a coin drawn for every
-candidate). So every variant states exactly one converse in every piece: the motif a
-converse leaves sits in the proof's piece either way, in its decoy or in the proof itself.
+candidate). So every variant states exactly one converse in every piece, at its fork, in one
+of two branches that are the same premise for premise: whatever the label, every term has
+the same forms and directions of premises around it (the degree profile of the premise
+graph is the same multiset in the three variants), and the neighbourhoods of the converse
+look alike up to the branch ends. What tells the variants apart is only which branch
+reaches the statement's term: following the chain, the task's reasoning.
 A candidate is kept only if **all three** variants pass every check, so the rejections are
 label-blind too:
 
@@ -64,25 +70,19 @@ def check_width(width: int) -> None:
                           f"negation), got {width}", field="width")
 
 
-def decoy_depth(depth: int) -> int:
-    """Expansions of a decoy: one (two syllogisms), whatever the tree's depth, so a decoy has
-    room for a break matching its tree's and the Hard sizes stay within the paper's."""
-    return 1
-
-
 Break = tuple[Node, Formula]                # a leaf and the converse stated instead
 
 
 @dataclass
 class Candidate:
-    """A label-blind candidate: trees, each tree's decoy (attached to one of its inner
-    terms, of the other polarity), the proof's index, each tree's route break and decoy
-    break, premise order."""
+    """A label-blind candidate: trees, the subtree of each that its decoy copies, the
+    decoys, the proof's index, each tree's route break and decoy break, premise order."""
 
     context: Context
     fresh: FreshNames
     conclusion: Formula
     trees: list[Node]
+    subs: list[Node]                       # per tree, the subtree its decoy copies
     decoys: list[Node]
     proof_index: int
     route_breaks: list[Break]
@@ -112,98 +112,69 @@ class Candidate:
         return self.trees[self.proof_index]
 
 
-def main_piece(tree: Node) -> set[str]:
-    """The terms of the tree's main piece: the premise graph of its leaves without its
-    conclusion's terms falls into pieces; the main one holds the root syllogism's new term
-    (its middle predicate, else its fresh individual) and every negative premise. The others,
-    if any, are existence premises about a conclusion term (``fact(S, d)``, d fresh) and
-    their expansions, all affirmative."""
-    outer = set(tree.formula.args)
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.setdefault(x, x) != x:
-            x = parent[x]
-        return x
-    for leaf in tree.leaves():
-        inner = [a for a in leaf.formula.args if a not in outer]
-        for a in inner:
-            find(a)
-        for a in inner[1:]:
-            parent[find(a)] = find(inner[0])
-    new = [a for child in tree.children for a in child.formula.args if a not in outer]
-    middle = next((a for a in new if any(a in c.formula.predicates for c in tree.children)),
-                  new[0])
-    root = find(middle)
-    return {a for a in parent if find(a) == root}
+def spots(tree: Node) -> list[Node]:
+    """The subtrees of ``tree`` that a decoy may copy: derived (not leaves), concluding a
+    formula about one of the tree's conclusion terms (the *hub*) and one inner term (the
+    *anchor*) -- the route's remainder from the anchor to the hub -- and of the most leaves
+    among such subtrees (the anchor as far from the hub as the tree allows)."""
+    hubs = set(tree.formula.args)
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            stack.append(child)
+            args = child.formula.args
+            if child.rule is not None and len(args) == 2 and len(set(args) & hubs) == 1 \
+                    and len(set(args) - hubs) == 1:
+                found.append(child)
+    most = max((len(list(s.leaves())) for s in found), default=0)
+    return [s for s in found if len(list(s.leaves())) == most]
 
 
-def hub_distances(trees: list[Node], hubs: tuple[str, ...]) -> dict[str, int]:
-    """Each term's distance, in the undirected premise graph of the leaves of ``trees``, from
-    the nearest of ``hubs`` (the conclusion's terms, shared by every tree)."""
-    neighbours: dict[str, set[str]] = {}
-    for tree in trees:
-        for leaf in tree.leaves():
-            for a in leaf.formula.args:
-                neighbours.setdefault(a, set()).update(leaf.formula.args)
-    distance = {h: 0 for h in hubs}
-    frontier = list(hubs)
-    while frontier:
-        following = []
-        for n in frontier:
-            for m in sorted(neighbours.get(n, ())):
-                if m not in distance:
-                    distance[m] = distance[n] + 1
-                    following.append(m)
-        frontier = following
-    return distance
+def anchor_of(tree: Node, sub: Node) -> str:
+    """The inner term of a :func:`spots` subtree's conclusion."""
+    return next(a for a in sub.formula.args if a not in tree.formula.args)
 
 
-def leaf_distance(leaf: Node, distance: dict[str, int]) -> int:
-    """A leaf's distance from the conclusion's terms: its nearest term's."""
-    return min(distance.get(a, 1 << 20) for a in leaf.formula.args)
+def copy_decoy(tree: Node, sub: Node, fresh: FreshNames) -> Node:
+    """The decoy of ``tree``: ``sub`` (one of :func:`spots`) with every term but the anchor
+    renamed to a fresh one of its sort (predicate or individual), in the order the terms
+    first occur: a second branch at the anchor, premise for premise like the route's
+    remainder, ending at a fresh term instead of the hub (GenerationError when names run
+    out)."""
+    anchor = anchor_of(tree, sub)
+    constants = {c for f in sub.formulas() for c in f.constants}
+    renaming = {anchor: anchor}
+    for f in sub.formulas():
+        for a in f.args:
+            if a not in renaming:
+                renaming[a] = fresh.individual() if a in constants else fresh.predicate()
 
-
-def _near_terms(tree: Node) -> set[str]:
-    """The terms of the tree's main piece next to a conclusion term (hub distance 1)."""
-    distance = hub_distances([tree], tree.formula.args)
-    return {t for t in main_piece(tree) if distance.get(t) == 1}
-
-
-def _decoy(tree: Node, depth: int, rng: random.Random, fresh: FreshNames) -> Node:
-    """A decoy for ``tree``: a tree grown like any other, concluding a formula of the other
-    polarity about one term of the tree's main piece (:func:`main_piece`, drawn uniformly)
-    and a fresh one (a predicate, or an individual for a singular form), oriented at
-    random."""
-    near = _near_terms(tree)
-    anchor = rng.choice(sorted(near or main_piece(tree)))
-    constant = any(anchor in leaf.formula.constants for leaf in tree.leaves())
-    negative = negative_kinds()
-    polarity = tree.formula.kind not in negative          # the decoy's: the other one
-    sorts = kinds()
-    wanted = [k for k in goal_kinds() if (k in negative) == polarity
-              and (not constant or sorts[k] == ("p", "c"))]
-    kind = rng.choice(wanted)
-    if sorts[kind] == ("p", "c"):
-        args = (fresh.predicate(), anchor) if constant else (anchor, fresh.individual())
-    else:
-        other = fresh.predicate()
-        args = (anchor, other) if rng.random() < 0.5 else (other, anchor)
-    return grow(Formula(kind, args), depth, rng, fresh)
+    def copy(node: Node) -> Node:
+        formula = Formula(node.formula.kind, tuple(renaming[a] for a in node.formula.args))
+        return Node(formula, node.rule, [copy(c) for c in node.children])
+    return copy(sub)
 
 
 def _shape(depth: int, width: int, rng: random.Random) -> Candidate:
-    """Trees, decoys, proof index, premise order and coin (GenerationError when names run
-    out)."""
+    """Trees, their copied subtrees and decoys, proof index and coin (GenerationError when
+    names run out or a tree has no subtree to copy)."""
     context, fresh, conclusion = start(depth, width, rng)
     half = (1 + width) // 2
     roots = [conclusion] * half + [conclusion.negated()] * half
     rng.shuffle(roots)
     trees = [grow(root, depth, rng, fresh) for root in roots]
-    decoys = [_decoy(tree, decoy_depth(depth), rng, fresh) for tree in trees]
+    subs = []
+    for tree in trees:
+        found = spots(tree)
+        if not found:
+            raise GenerationError("a tree has no subtree from an inner term to a hub")
+        subs.append(rng.choice(found))
+    decoys = [copy_decoy(tree, sub, fresh) for tree, sub in zip(trees, subs)]
     proof_index = rng.randrange(len(trees))
     coin = rng.random() < 0.5
-    return Candidate(context, fresh, conclusion, trees, decoys, proof_index, [], [], [], coin)
+    return Candidate(context, fresh, conclusion, trees, subs, decoys, proof_index, [], [], [],
+                     coin)
 
 
 def _shuffle_order(candidate: Candidate, rng: random.Random) -> None:
@@ -219,58 +190,20 @@ def _unknown_alone(tree: Node, replaced: dict[int, Formula]) -> bool:
     return checks.asp_label(stated, tree.formula).label == "Unknown"
 
 
-def signature(stated: list[Formula], leaf: Formula) -> tuple:
-    """What a converse of ``leaf`` leaves at its two terms, among ``stated`` (a tree and its
-    decoy): per term its incoming and outgoing ``all`` premises and whether an existence
-    premise or a fact is about it, sorted -- the motif a reader of
-    local structure sees."""
-    after = [converse(f) if f == leaf else f for f in stated]
-
-    def profile(term: str) -> tuple[int, int, bool]:
-        ins = sum(1 for f in after if f.kind == "all" and f.args[1] == term)
-        outs = sum(1 for f in after if f.kind == "all" and f.args[0] == term)
-        marked = any(f.kind in ("exists", "fact") and f.args[0] == term for f in after)
-        return ins, outs, marked
-    return tuple(sorted(profile(t) for t in leaf.args))
-
-
-def _motif(sig: tuple) -> bool:
-    """Whether a :func:`signature` shows the converse motif: a term with two incoming ``all``
-    premises, or two outgoing ones and no existence premise or fact about it."""
-    return any(ins >= 2 or (outs >= 2 and not marked) for ins, outs, marked in sig)
-
-
-def _breakable(tree: Node, leaves: list[Node], taken: set[Formula]) -> list[Node]:
-    """Those of ``leaves`` (of ``tree``) whose converse is no formula of the task already and
-    leaves the tree alone Unknown (one ASP call each, so the cheap filters come first)."""
-    return [leaf for leaf in leaves if leaf.formula.kind in BREAKABLE
-            and converse(leaf.formula) not in taken
-            and _unknown_alone(tree, {id(leaf): converse(leaf.formula)})]
-
-
-def _breaks(tree: Node, decoy: Node, taken: set[Formula], rng: random.Random
-            ) -> tuple[Break, Break] | None:
-    """A route break (a leaf of the tree's main piece, not touching the conclusion's terms)
-    and a decoy break at the same distance from the conclusion's terms, both leaving the
-    converse motif (:func:`_motif`) and the same :func:`signature` where such a pair exists,
-    drawn at random among such pairs: a True/False task's proof is broken (in its decoy)
-    where an Unknown task's proof would be (in the proof), as a reader of local structure
-    sees it. None when no pair exists."""
-    distance = hub_distances([tree, decoy], tree.formula.args)
-    hubs, piece = set(tree.formula.args), main_piece(tree)
-    stated = [leaf.formula for t in (tree, decoy) for leaf in t.leaves()]
-    sig = {id(leaf): signature(stated, leaf.formula)
-           for t in (tree, decoy) for leaf in t.leaves() if leaf.formula.kind in BREAKABLE}
-    route = _breakable(tree, [leaf for leaf in tree.leaves() if id(leaf) in sig
-                              and set(leaf.formula.args) & piece
-                              and not set(leaf.formula.args) & hubs
-                              and _motif(sig[id(leaf)])], taken)
-    twin = _breakable(decoy, [leaf for leaf in decoy.leaves() if id(leaf) in sig
-                              and _motif(sig[id(leaf)])], taken)
-    pairs = [(a, b) for a in route for b in twin
-             if leaf_distance(a, distance) == leaf_distance(b, distance)
-             and converse(a.formula) != converse(b.formula)]
-    pairs = [(a, b) for a, b in pairs if sig[id(a)] == sig[id(b)]] or pairs
+def _fork_breaks(tree: Node, sub: Node, decoy: Node, taken: set[Formula],
+                 rng: random.Random) -> tuple[Break, Break] | None:
+    """A route break and its decoy break: a leaf of ``sub`` at the anchor (not at a hub; a
+    form with a non-equivalent converse, stated nowhere else in the task) whose converse
+    leaves the tree alone Unknown, and the same leaf of the copy, whose converse leaves the
+    decoy alone Unknown; drawn uniformly among such leaves. None when there is none."""
+    hubs, anchor = set(tree.formula.args), anchor_of(tree, sub)
+    pairs = [(a, b) for a, b in zip(sub.leaves(), decoy.leaves())
+             if a.formula.kind in BREAKABLE and anchor in a.formula.args
+             and not set(a.formula.args) & hubs
+             and converse(a.formula) not in taken and converse(b.formula) not in taken]
+    pairs = [(a, b) for a, b in pairs
+             if _unknown_alone(tree, {id(a): converse(a.formula)})
+             and _unknown_alone(decoy, {id(b): converse(b.formula)})]
     if not pairs:
         return None
     a, b = rng.choice(pairs)
@@ -278,34 +211,22 @@ def _breaks(tree: Node, decoy: Node, taken: set[Formula], rng: random.Random
 
 
 MAX_ATTEMPTS = 200      # candidates per task: most retries are cheap (names run out, no
-#                         solver called), and decoys redrawn use names up
-DECOY_REDRAWS = 3       # a tree whose decoy offers no matching break gets a new decoy
+#                         solver called)
 
 
-def _break_all(candidate: Candidate, depth: int, rng: random.Random) -> bool:
-    """Every tree's route and decoy breaks (:func:`_breaks`); a tree without a matching pair
-    gets a new decoy, up to DECOY_REDRAWS times (label-blind: the same for every variant).
-    False when some tree has none (or names run out)."""
-    conclusion = candidate.conclusion
-    for i, tree in enumerate(candidate.trees):
-        for redraw in range(1 + DECOY_REDRAWS):
-            if redraw:
-                try:
-                    candidate.decoys[i] = _decoy(tree, decoy_depth(depth), rng,
-                                                 candidate.fresh)
-                except GenerationError:
-                    return False
-            taken = {conclusion, conclusion.negated()}
-            taken |= {leaf.formula for part in (candidate.trees, candidate.decoys)
-                      for t in part for leaf in t.leaves()}
-            taken |= {new for _, new in candidate.route_breaks + candidate.decoy_breaks}
-            found = _breaks(tree, candidate.decoys[i], taken, rng)
-            if found is not None:
-                candidate.route_breaks.append(found[0])
-                candidate.decoy_breaks.append(found[1])
-                break
-        else:
+def _break_all(candidate: Candidate, rng: random.Random) -> bool:
+    """Every tree's route break and decoy break (:func:`_fork_breaks`); False when some
+    tree has none."""
+    taken = {candidate.conclusion, candidate.conclusion.negated()}
+    taken |= {leaf.formula for part in (candidate.trees, candidate.decoys)
+              for t in part for leaf in t.leaves()}
+    for tree, sub, decoy in zip(candidate.trees, candidate.subs, candidate.decoys):
+        found = _fork_breaks(tree, sub, decoy, taken, rng)
+        if found is None:
             return False
+        taken |= {found[0][1], found[1][1]}
+        candidate.route_breaks.append(found[0])
+        candidate.decoy_breaks.append(found[1])
     return True
 
 
@@ -352,7 +273,7 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
         except GenerationError:
             retries["vocabulary"] += 1
             continue
-        if not _break_all(candidate, depth, rng):
+        if not _break_all(candidate, rng):
             retries["unbreakable_tree"] += 1
             continue
         leaves = [leaf.formula for part in (candidate.trees, candidate.decoys)
@@ -383,7 +304,7 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
                                     f"Prover9 says {with_import}", task_id=task_id)
         problem.retries = retries
         return problem
-    if retries["vocabulary"] == MAX_ATTEMPTS:
+    if retries["vocabulary"] >= MAX_ATTEMPTS * 9 // 10:
         raise ConfigError(f"depth {depth} and width {width} need more names than a context "
                           f"offers once every tree has its decoy ({MAX_ATTEMPTS} draws ran out "
                           f"of names); lower depth or width", field="depth")

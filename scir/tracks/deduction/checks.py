@@ -308,9 +308,10 @@ def shape_problems(construction: str, label: str, statement: Formula, trees: Seq
             problems.append("decoys: there must be one decoy per tree")
         elif name == "decoy":
             which = error.args[0]
-            problems.append(f"decoy {which}: needs a conclusion of the other polarity than "
-                            f"its tree's, about one term of that tree (not of its "
-                            f"conclusion) and one term of no tree, and "
+            problems.append(f"decoy {which}: needs the shape of a subtree of its tree "
+                            f"(or, before balanced 4.0, a conclusion of the other polarity "
+                            f"than its tree's), a conclusion about one term of that tree "
+                            f"(not of its conclusion) and one term of no tree, and "
                             + ("one converse premise" if which == 1 and label != "Unknown"
                                else "no converse premise") + " (none deleted)")
         else:

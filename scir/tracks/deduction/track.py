@@ -22,7 +22,7 @@ from scir.tracks.deduction.logic import Formula, Node
 
 GENERATOR = "scir.tracks.deduction"
 VERSION = "1.0"                # the paper construction (unchanged output)
-BALANCED_VERSION = "3.0"
+BALANCED_VERSION = "4.0"
 # the paper construction keeps its own presets (today's tasks, byte for byte); the
 # parameters' easy/hard values are the balanced construction's
 PAPER_PRESETS = {"easy": {"depth": 4, "width": 1}, "hard": {"depth": 5, "width": 2}}
@@ -57,10 +57,10 @@ class DeductionTrack(Track):
         return [
             TrackParam("depth", int, "expansions of every tree (each replaces a premise by "
                        "the premises of a syllogism concluding it; a tree has about 2.2 + "
-                       "depth premises); paper presets 4 / 5", 2, 4, minimum=0, maximum=12),
+                       "depth premises); paper presets 4 / 5", 4, 6, minimum=0, maximum=12),
             TrackParam("width", int, "distractor trees (balanced: odd, half of all trees "
                        "conclude the negation, each broken by one converse premise; paper: "
-                       "same conclusion, one premise missing); paper presets 1 / 2", 3, 3,
+                       "same conclusion, one premise missing); paper presets 1 / 2", 1, 1,
                        minimum=0, maximum=6),
             construction_param(),
         ]
@@ -297,8 +297,9 @@ def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
     (both in ``prolog/deduction.pl``), and every premise a leaf of some tree.
 
     Paper: a distractor concludes the proof's conclusion with one leaf missing. Balanced:
-    half of all trees conclude the negation; every tree has a decoy of the other polarity
-    attached to one of its inner terms; one converse per tree: every distractor's, and an
+    half of all trees conclude the negation; every tree has a decoy attached to one of its
+    inner terms, a copy of one of its subtrees (before 4.0: of the other polarity); one
+    converse per tree: every distractor's, and an
     Unknown task's proof's, replaces a leaf of the tree, a True/False task's proof's one of
     its decoy (files written before decoys: one or two converses per distractor)."""
     proof, distractors = _trees(task)
