@@ -239,7 +239,9 @@ seed = 1
         run = tmp_path / "run"
         assert main(["eval", str(path), "--run", str(run), "--progress-every", "1"]) == 0
     err = capsys.readouterr().err
-    assert sum(line.startswith("skipped  ") for line in err.splitlines()) == 6, err
+    skipped = [line for line in err.splitlines() if line.startswith("skipped  ")]
+    assert skipped == ["skipped  6 cells (architecture not taken by the track): deduction: "
+                       "gplearn, sr-agent; equation: ns (--dry-run lists them)"], err
     with RunStore(run) as store:
         cells = {(r["domain"], r["arch"], r["model"], r["seed"]) for r in store.results()}
         planned = {(c["track"], c["arch"], c["model"], c["seed"]) for c, _ in store.plan()}

@@ -210,10 +210,39 @@ def test_figures_are_real_images(grid, tmp_path):
                        "nl_vs_obf.png", "probes.png"]
     for name in figures:
         with Image.open(tmp_path / "rep" / "figures" / name) as img:
-            assert img.format == "PNG" and img.size == (WIDTH, HEIGHT)
+            assert img.format == "PNG" and img.size[0] >= WIDTH and img.size[1] >= HEIGHT
             pixels = np.asarray(img.convert("RGB"), dtype=float)
         assert pixels.var() > 0
         assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 10, name
+
+
+def test_figures_read_without_overlapping_text(grid):
+    """Every figure of a grid with five architectures, two difficulties, NL and Obf and two
+    models (the oracle's ``none`` and the scripted one): no two texts overlap and none sticks
+    out (:func:`figures.text_overlaps`); the facets wrap after three columns and one legend
+    sits above them, outside the data."""
+    import matplotlib.pyplot as plt
+
+    from scir.evaluate import figures
+    from scir.evaluate.report import build_report
+
+    _, taskfile, runs = grid
+    report = build_report([str(runs[k]) for k in ("oracle", "cot", "ns", "symbcot", "free")])
+    fig = figures.nl_vs_obf_figure(report)
+    assert len(fig.axes) == 5 and fig.legends and not any(ax.get_legend() for ax in fig.axes)
+    assert len({round(ax.get_position().x0, 2) for ax in fig.axes}) == 3   # 3 columns
+    assert figures.text_overlaps(fig) == []
+    plt.close(fig)
+    for _, fig in figures.heatmap_figures(report):
+        assert figures.text_overlaps(fig) == []
+        assert any(t.get_text().startswith("chance ") for t in fig.axes[0].texts)
+        plt.close(fig)
+    # a figure that does not read is told: two labels drawn on top of each other
+    fig, ax = plt.subplots()
+    ax.text(0.5, 0.5, "one label")
+    ax.text(0.5, 0.5, "another label")
+    assert ("one label", "another label") in figures.text_overlaps(fig)
+    plt.close(fig)
 
 
 def test_compare_two_runs_side_by_side(grid, tmp_path, capsys):

@@ -63,13 +63,13 @@ def test_a_cell_not_run_is_drawn_missing_with_the_chance_line(run, tmp_path):
     assert pair.nl is not None and pair.obf is None              # obf was not run
     fig, ax = plt.subplots()
     figures._bars(ax, ["deduction/easy"], {"NL": [pair.nl], "Obf": [pair.obf]}, "t")
-    heights = [p.get_height() for p in ax.patches]
-    assert heights[0] == pytest.approx(1.0)
-    assert heights[1] != heights[1]                              # NaN: no bar, not a zero bar
+    lengths = [p.get_width() for p in ax.patches]                # horizontal bars
+    assert lengths[0] == pytest.approx(1.0)
+    assert lengths[1] != lengths[1]                              # NaN: no bar, not a zero bar
     assert [t.get_text() for t in ax.texts] == [figures.NOT_RUN]
     (chance,) = [c for c in ax.collections if c.get_label() == "chance"]
     (segment,) = chance.get_segments()
-    assert segment[0][1] == segment[1][1] == pytest.approx(pair.nl.chance)
+    assert segment[0][0] == segment[1][0] == pytest.approx(pair.nl.chance)
     assert pair.nl.chance == pytest.approx(1 / 3)                # deduction's three labels
     plt.close(fig)
     assert figures.chances({"NL": [pair.nl], "Obf": [None]}) == [pair.nl.chance]

@@ -115,8 +115,7 @@ def _eval(args, exp, run_dir: Path, every) -> int:
         groups = prepare_tasks(exp, run_dir)
         plan = []
         progress = GridProgress(0, every_tasks=every[0], every_seconds=every[1])
-        for cell, reason in exp.skipped():
-            progress.skipped(cell, reason)
+        progress.skipped(exp.skipped())
         for cell in exp.cells():
             tasks = groups[(cell.track, cell.difficulty)]
             store.put_plan(cell.plan_dict(), len(tasks))

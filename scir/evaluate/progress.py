@@ -41,6 +41,22 @@ def skip_line(cell: CellKey, reason: str) -> str:
     return f"skipped  {cell.label()}: {reason}"
 
 
+def skip_summary(skipped: list[tuple[CellKey, str]]) -> str:
+    """One line for every cell of a grid that is not run because its track does not take its
+    architecture: ``skipped N cells (architecture not taken by the track): TRACK: ARCH, ...;
+    ...`` (tracks with the same architectures share an entry; ``--dry-run`` lists the
+    cells)."""
+    per_track: dict[str, set[str]] = {}
+    for cell, _ in skipped:
+        per_track.setdefault(cell.track, set()).add(cell.arch)
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for track, archs in sorted(per_track.items()):
+        groups.setdefault(tuple(sorted(archs)), []).append(track)
+    parts = [f"{', '.join(tracks)}: {', '.join(archs)}" for archs, tracks in groups.items()]
+    return (f"skipped  {len(skipped)} cell{'s' if len(skipped) != 1 else ''} (architecture "
+            f"not taken by the track): " + "; ".join(parts) + " (--dry-run lists them)")
+
+
 class GridProgress:
     """Counts of every planned (cell, task) result: stored ones first, then each finished."""
 
@@ -72,9 +88,10 @@ class GridProgress:
         self.counts[status] += 1
         self.correct += int(bool(correct))
 
-    def skipped(self, cell: CellKey, reason: str) -> None:
-        """Say that a cell of the grid is not run, and why (one line)."""
-        print(skip_line(cell, reason), file=self.stream, flush=True)
+    def skipped(self, skipped: list[tuple[CellKey, str]]) -> None:
+        """Say which cells of the grid are not run (:func:`skip_summary`: one line)."""
+        if skipped:
+            print(skip_summary(skipped), file=self.stream, flush=True)
 
     def start(self) -> None:
         """Show the starting point (the stored results)."""
