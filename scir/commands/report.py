@@ -186,12 +186,19 @@ def to_markdown(report: Report) -> str:
                        f"{_num(pair.nl and pair.nl.input_chars, 1)} -> "
                        f"{_num(pair.obf and pair.obf.input_chars, 1)}", _num(ref, 1),
                        f"{_num(pair.nl and pair.nl.extracted_items, 1)} -> "
-                       f"{_num(pair.obf and pair.obf.extracted_items, 1)}"])
+                       f"{_num(pair.obf and pair.obf.extracted_items, 1)}",
+                       f"{_num(pair.nl and pair.nl.extraction_precision, 2)} -> "
+                       f"{_num(pair.obf and pair.obf.extraction_precision, 2)}",
+                       f"{_num(pair.nl and pair.nl.extraction_recall, 2)} -> "
+                       f"{_num(pair.obf and pair.obf.extraction_recall, 2)}"])
     out += ["", "## Table 2: input and items, NL -> Obf", "",
             "Mean input characters the solver sees, mean reference items of the gold formal "
-            "object, mean extracted items of parsed formalizations (`-`: none).", "",
+            "object, mean extracted items of parsed formalizations, and their mean precision "
+            "(items that match a gold item) and recall (gold items that follow from them) "
+            "against the gold, per track's `extraction` check (`-`: none).", "",
             *(_table(["track", "difficulty", "model / arch", "input chars", "reference items",
-                      "extracted items"], t2) if t2 else ["(no results)"])]
+                      "extracted items", "precision", "recall"], t2)
+              if t2 else ["(no results)"])]
     out += ["", "## Equation discovery", "",
             "Per cell over its problems: Acc_tau = share of problems with at least 95% of the "
             "in-domain test points within relative error tau (Wilson 95% interval); NMSE on "

@@ -69,6 +69,9 @@ class CellStats:
     # results used with their stored verdict (no task record to recompute it; reports made
     # with --unverified only: scir.evaluate.verdicts)
     unverified: int = 0
+    # extraction against the gold (Track.extraction), means over the results that have it
+    extraction_precision: float | None = None
+    extraction_recall: float | None = None
     outcomes: dict[str, int] = field(default_factory=dict, repr=False)  # task id -> 0/1
 
     @property
@@ -90,7 +93,10 @@ class CellStats:
                 **{f"status_{s}": c for s, c in self.statuses.items()},
                 "executable": self.executable, "input_chars": self.input_chars,
                 "reference_items": self.reference_items,
-                "extracted_items": self.extracted_items, "prompt_tokens": self.prompt_tokens,
+                "extracted_items": self.extracted_items,
+                "extraction_precision": self.extraction_precision,
+                "extraction_recall": self.extraction_recall,
+                "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "tokens": self.tokens,
                 "cost_usd": self.cost_usd, "latency_mean": self.latency_mean,
                 "latency_median": self.latency_median, "done": self.done,
@@ -102,6 +108,13 @@ class CellStats:
 
 def _mean(values: list[float]) -> float | None:
     return float(mean(values)) if values else None
+
+
+def _extraction_mean(results: list[dict[str, Any]], name: str) -> float | None:
+    """The mean of one extraction figure (precision, recall) over the results that have it."""
+    values = [float(r["extraction"][name]) for r in results
+              if isinstance(r.get("extraction"), dict) and r["extraction"].get(name) is not None]
+    return _mean(values)
 
 
 def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | None = None,
@@ -130,6 +143,8 @@ def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | 
         reference_items=_mean([float(r["reference_items"]) for r in items
                                if r.get("reference_items") is not None]),
         extracted_items=_mean([float(r["items"]) for r in items if r.get("items") is not None]),
+        extraction_precision=_extraction_mean(items, "precision"),
+        extraction_recall=_extraction_mean(items, "recall"),
         prompt_tokens=sum(int(r.get("prompt_tokens", 0)) for r in items),
         completion_tokens=sum(int(r.get("completion_tokens", 0)) for r in items),
         cost_usd=sum(float(r.get("cost_usd", 0.0)) for r in items),

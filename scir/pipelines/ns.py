@@ -29,7 +29,8 @@ from scir.evaluate.status import Status
 from scir.llm.base import Backend
 from scir.pipelines import cot
 from scir.pipelines.result import (SOLVER_LOCK, Calls, PipelineResult, PipelineSettings,
-                                   formalization_tokens, hook, set_answer, start)
+                                   extraction_of, formalization_tokens, hook, set_answer,
+                                   start)
 from scir.tasks import Task
 from scir.tracks.base import Track
 
@@ -87,6 +88,7 @@ class FormalizationStep:
     outcome: SolverOutcome
     items: int | None
     error: Exception | None
+    formal: Any = None             # the parsed formal object (None when it did not parse)
 
     @property
     def retryable(self) -> bool:
@@ -117,7 +119,7 @@ def formalization_step(track: Track, task: Task, text: str) -> FormalizationStep
     except SolverError as exc:             # e.g. a whitelist check while parsing
         return FormalizationStep(classify(exc), None, exc)
     outcome = solve(track, task, parsed.formal)
-    return FormalizationStep(outcome, parsed.items, outcome.error)
+    return FormalizationStep(outcome, parsed.items, outcome.error, parsed.formal)
 
 
 def record(track: Track, task: Task, result: PipelineResult, outcome: SolverOutcome) -> None:
@@ -146,6 +148,8 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
         result.retries = attempt
         step = formalization_step(track, task, response.text)
         result.items = step.items
+        result.extraction = None if step.formal is None else \
+            extraction_of(track, task, step.formal)
         record(track, task, result, step.outcome)
         if not step.retry(attempt, settings.max_retries):
             break

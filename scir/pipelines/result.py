@@ -114,6 +114,10 @@ class PipelineResult:
     solver_log: str = ""
     retries: int = 0
     items: int | None = None           # extracted items of the parsed formalization
+    # the parsed formalization's items against the gold (Track.extraction: precision, recall,
+    # missing, extra, goal); None when it did not parse, the track does not check items, or
+    # the result was stored before extraction was checked
+    extraction: dict[str, Any] | None = None
     reference_items: int | None = None
     input_chars: int = 0
     calls: int = 0
@@ -268,6 +272,17 @@ def set_answer(track: Track, task: Task, result: PipelineResult, answer: str) ->
     """Record an answer, its verdict (status ``ok`` or ``wrong``) and its metrics."""
     result.answer = answer
     result.correct, result.status, result.metrics = verdict(track, task, answer)
+
+
+def extraction_of(track: Track, task: Task, formal: Any) -> dict[str, Any] | None:
+    """``Track.extraction`` of a parsed formalization, as stored with a result (None when
+    the track does not check items, or the check itself fails: a formalization is never
+    failed by its statistics)."""
+    try:
+        got = track.extraction(task, formal)
+    except (ScirError, NotImplementedError):
+        return None
+    return None if got is None else got.to_json()
 
 
 def formalization_constraint(track: Track, task: Task) -> Constraint:

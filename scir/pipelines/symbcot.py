@@ -6,7 +6,8 @@ from __future__ import annotations
 from scir.errors import FormalizationError, SolverError
 from scir.llm.base import Backend
 from scir.pipelines.result import (SOLVER_LOCK, PipelineResult, PipelineSettings,
-                                   answer_and_score, formalization_tokens, hook, start)
+                                   answer_and_score, extraction_of, formalization_tokens, hook,
+                                   start)
 from scir.tasks import Task
 from scir.tracks.base import Track
 
@@ -22,8 +23,10 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     result.formalization = formal_text
     try:
         with SOLVER_LOCK:
-            result.items = hook(track, "parse_formalization", task, formal_text).items
+            parsed = hook(track, "parse_formalization", task, formal_text)
+        result.items = parsed.items
         result.executable = True
+        result.extraction = extraction_of(track, task, parsed.formal)
     except (FormalizationError, SolverError) as exc:   # only statistics; the model still answers
         result.executable = False
         result.solver_log = f"formalization does not parse: {exc.message}"

@@ -131,6 +131,40 @@ class Formalization:
     items: int                     # extracted items (FOL formulas, facts, data rows)
 
 
+@dataclass
+class Extraction:
+    """A formalization's items checked against the gold formal object (``Track.extraction``):
+    ``correct`` of its ``items`` match a gold item (precision), ``recalled`` of the
+    ``gold_items`` follow from it (recall); ``missing`` gold items and ``extra`` items of its
+    own, as text; ``goal`` how its goal (statement, query) compares with the gold one (None
+    when the track has none); ``undecided`` items a solver limit left unchecked (counted as
+    not matching)."""
+
+    items: int
+    correct: int
+    gold_items: int
+    recalled: int
+    missing: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+    goal: str | None = None
+    undecided: int = 0
+
+    @property
+    def precision(self) -> float | None:
+        return self.correct / self.items if self.items else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.recalled / self.gold_items if self.gold_items else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form stored with a result (precision and recall included)."""
+        return {"precision": self.precision, "recall": self.recall, "items": self.items,
+                "correct": self.correct, "gold_items": self.gold_items,
+                "recalled": self.recalled, "missing": list(self.missing),
+                "extra": list(self.extra), "goal": self.goal, "undecided": self.undecided}
+
+
 # the architectures that need nothing but the track's hooks (sr-agent and the
 # symbolic-regression baselines need equation data)
 GENERAL_ARCHITECTURES = ("cot", "ns", "symbcot", "oracle")
@@ -347,6 +381,12 @@ class Track(ABC):
         """The number of reference items in a formal object (of ``formal_type``; Table-2
         statistics)."""
         raise NotImplementedError
+
+    def extraction(self, task: Task, formal: Any) -> Extraction | None:
+        """A parsed formalization's items against the task's gold formal object (precision,
+        recall, what is missing and what is extra); None when the track does not check
+        items (the default)."""
+        return None
 
     def reference_items(self, task: Task) -> int | None:
         """Items of the task's gold formal object, or None when the track does not count."""

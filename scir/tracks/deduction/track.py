@@ -13,8 +13,8 @@ from typing import Any, Callable, Iterator, Sequence
 from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Formalization, Track, TrackParam,
-                              construction_param, load_formal)
+from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Extraction, Formalization, Track,
+                              TrackParam, construction_param, load_formal)
 from scir.tracks.deduction import (balanced, checks, exports, formalize, generator, templates,
                                    validate)
 from scir.tracks.deduction.formal import DeductionFormal
@@ -255,6 +255,14 @@ class DeductionTrack(Track):
     def count_items(self, formal: DeductionFormal) -> int:
         """The number of premises."""
         return len(formal.premises)
+
+    def extraction(self, task: Task, formal: DeductionFormal) -> Extraction:
+        """Premise-level precision and recall against the gold premises, and the goal
+        (:mod:`scir.tracks.deduction.extraction`: canonical text, else Prover9)."""
+        from scir.tracks.deduction.extraction import extraction
+
+        gold = self.formal(task)
+        return extraction(list(formal.premises), formal.goal, list(gold.premises), gold.goal)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.deduction.codec`)."""

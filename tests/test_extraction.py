@@ -1,0 +1,119 @@
+"""Extraction precision and recall (issue #28): a scripted model formalizes real deduction
+tasks with known missing, extra and rewritten premises; ``scir solve`` (ns and symbcot) stores
+each result's extraction against the gold, and ``scir report`` shows the means in Table 2."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fake_openai_server import FakeOpenAIServer, Reply, chat_body
+from scir.cli import main
+from scir.llm.cache import RunStore
+from scir.tasks import read_tasks, write_tasks
+from scir.tracks import get_track
+from solvers.prover9 import proves
+
+TRACK = get_track("deduction")
+NO = re.compile(r"all x \((\w+)\(x\) -> -(\w+)\(x\)\)")
+ALL = re.compile(r"all x \((\w+)\(x\) -> (\w+)\(x\)\)")
+
+
+def edited(task) -> tuple[str, dict]:
+    """The gold formalization with one premise dropped, one ``no`` premise written the other
+    way round (equivalent), and one ``all`` premise's converse added (not entailed); with
+    what the extraction check must find."""
+    gold = TRACK.formal(task)
+    premises = list(gold.premises)
+    no = next(p for p in premises if NO.fullmatch(p))
+    a, b = NO.fullmatch(no).groups()
+    swapped = f"all x ({b}(x) -> -{a}(x))"
+    source = next(p for p in premises if ALL.fullmatch(p))
+    s, t = ALL.fullmatch(source).groups()
+    junk = f"all x ({t}(x) -> {s}(x))"
+    dropped = next(p for p in premises if p not in (no, source))
+    mine = [swapped if p == no else p for p in premises if p != dropped] + [junk]
+    # the construction is what this test says it is (Prover9, independently of the check)
+    assert not proves(premises, junk) and not proves(mine, dropped)
+    assert proves([no], swapped) and proves([swapped], no)
+    text = "\n".join([f"premise: {p}." for p in mine] + [f"goal: {gold.goal}."])
+    n = len(premises)
+    want = {"items": n, "correct": n - 1, "gold_items": n, "recalled": n - 1,
+            "missing": [dropped], "extra": [junk], "goal": "equivalent",
+            "precision": (n - 1) / n, "recall": (n - 1) / n}
+    return text, want
+
+
+@pytest.fixture(scope="module")
+def scripted(tmp_path_factory):
+    root = tmp_path_factory.mktemp("extraction")
+    tasks = list(TRACK.generate(3, 11, "easy"))
+    path = root / "d.jsonl"
+    write_tasks(path, tasks)
+    plan = {t.task_id: edited(t) for t in tasks}
+
+    def script(body, index):
+        prompt = "\n".join(m["content"] for m in body["messages"])
+        for task in tasks:
+            text, _ = plan[task.task_id]
+            if text in prompt:                  # symbcot's second call: answer from it
+                return Reply(body=chat_body("Answer: True"))
+            if task.problem_nl[:200] in prompt:
+                return Reply(body=chat_body(text))
+        return Reply(body=chat_body("Answer: True"))
+
+    runs = {}
+    with FakeOpenAIServer(script) as srv:
+        for arch in ("ns", "symbcot"):
+            runs[arch] = root / f"run-{arch}"
+            assert main(["solve", str(path), "--arch", arch, "--model",
+                         f"vllm:fake@{srv.url}", "--run", str(runs[arch]),
+                         "--max-tokens", "4000"]) == 0
+    return path, plan, runs
+
+
+@pytest.mark.parametrize("arch", ["ns", "symbcot"])
+def test_stored_extraction_is_what_the_scripted_model_did(scripted, arch):
+    path, plan, runs = scripted
+    with RunStore(runs[arch]) as store:
+        results = list(store.results())
+    assert len(results) == len(plan)
+    for r in results:
+        _, want = plan[r["task_id"]]
+        got = r["extraction"]
+        assert got is not None, r["task_id"]
+        for key, value in want.items():
+            assert got[key] == pytest.approx(value) if isinstance(value, float) \
+                else got[key] == value, (r["task_id"], key, got[key], value)
+        assert got["undecided"] == 0
+
+
+def test_report_table2_shows_precision_and_recall(scripted, tmp_path, capsys):
+    path, plan, runs = scripted
+    assert main(["report", str(runs["ns"]), "-o", str(tmp_path / "rep"), "--no-figures"]) == 0
+    md = (tmp_path / "rep" / "report.md").read_text()
+    table = md.split("## Table 2")[1].split("\n## ")[0]
+    assert "| precision | recall |" in table
+    precision = sum(w["precision"] for _, w in plan.values()) / len(plan)
+    recall = sum(w["recall"] for _, w in plan.values()) / len(plan)
+    row = next(line for line in table.splitlines() if " ns " in line)
+    assert f"{precision:.2f} -> -" in row and f"{recall:.2f} -> -" in row, row
+
+
+def test_a_gold_formalization_scores_one_and_a_wrong_one_zero():
+    """The gold formalization itself: precision and recall 1, nothing missing or extra; one
+    converse premise and the negated goal: precision and recall 0, the goal negated."""
+    from solvers.prover9 import negated_goal
+
+    task = next(iter(TRACK.generate(1, 12, "easy")))
+    gold = TRACK.parse_formalization(task, TRACK.format_formal(task)).formal
+    got = TRACK.extraction(task, gold)
+    assert (got.precision, got.recall, got.missing, got.extra, got.goal) == \
+        (1.0, 1.0, [], [], "equivalent")
+    s, t = ALL.fullmatch(next(p for p in gold.premises if ALL.fullmatch(p))).groups()
+    text = f"premise: all x ({t}(x) -> {s}(x)).\ngoal: {negated_goal(gold.goal)}."
+    wrong = TRACK.parse_formalization(task, text).formal
+    got = TRACK.extraction(task, wrong)
+    assert (got.precision, got.recall, got.goal) == (0.0, 0.0, "negated")
+    assert len(got.missing) == got.gold_items and len(got.extra) == 1
