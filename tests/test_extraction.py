@@ -117,3 +117,62 @@ def test_a_gold_formalization_scores_one_and_a_wrong_one_zero():
     got = TRACK.extraction(task, wrong)
     assert (got.precision, got.recall, got.goal) == (0.0, 0.0, "negated")
     assert len(got.missing) == got.gold_items and len(got.extra) == 1
+
+
+def test_induction_facts_and_examples_match_as_sets():
+    """Induction: the gold formalization scores 1 / 1; without two facts and with one fact
+    whose protein is changed, precision and recall say so, naming what is missing and extra."""
+    track = get_track("induction")
+    task = next(iter(track.generate(1, 3, "easy")))
+    text = track.format_formal(task)
+    gold = track.parse_formalization(task, text).formal
+    assert (track.extraction(task, gold).precision, track.extraction(task, gold).recall) == \
+        (1.0, 1.0)
+    lines = text.splitlines()
+    facts = [i for i, line in enumerate(lines)
+             if "(" in line and not line.startswith(("pos", "neg"))]
+    first, second, third = (lines[i] for i in facts[:3])
+    relation, rest = third.split("(", 1)
+    drug = rest.split(",")[0]
+    proteins = sorted({f[2] for f in gold.facts})
+    new = next(p for p in proteins if (relation, drug, p) not in set(gold.facts))
+    changed = f"{relation}({drug}, {new})."
+    edited = [line for line in lines if line not in (first, second, third)] + [changed]
+    got = track.extraction(task, track.parse_formalization(task, "\n".join(edited)).formal)
+    n = len(gold.facts) + len(gold.pos) + len(gold.neg)
+    assert (got.items, got.correct, got.gold_items, got.recalled) == (n - 2, n - 3, n, n - 3)
+    assert sorted(got.missing) == sorted(x.rstrip(".") for x in (first, second, third))
+    assert got.extra == [changed.rstrip(".")]
+
+
+def test_causal_rows_match_within_rounding_in_any_column_order():
+    """Causal: rows are matched per environment after putting the columns in the gold's order
+    by name, values within the rendering's rounding; a value off by more is extra (and its
+    gold row missing); a dropped known edge is missing."""
+    track = get_track("causal")
+    task = next(iter(track.generate(1, 3, "easy")))
+    gold = track.formal(task)
+    lines = track.format_formal(task).splitlines()
+    header = lines[0]
+    columns = header.split(":", 1)[1].replace(" ", "").split(",")
+    order = list(reversed(range(len(columns))))          # every row's columns reversed
+    out = ["columns: " + ", ".join(columns[i] for i in order)]
+    edge = next(line for line in lines if "->" in line)
+    first_row = None
+    for line in lines[1:]:
+        parts = line.split()
+        if line == edge:
+            continue
+        if parts and all(p.replace(".", "").replace("-", "").isdigit() for p in parts):
+            values = [parts[i] for i in order]
+            if first_row is None:                          # shift one value by 0.5
+                first_row = line
+                values[0] = f"{float(values[0]) + 0.5:.2f}"
+            out.append(" ".join(values))
+        else:
+            out.append(line)
+    got = track.extraction(task, track.parse_formalization(task, "\n".join(out)).formal)
+    n = sum(len(e.rows) for e in gold.environments) + len(gold.known_edges)
+    assert (got.items, got.correct, got.gold_items, got.recalled) == (n - 1, n - 2, n, n - 2)
+    assert edge.replace(" ", "") in [m.replace(" ", "") for m in got.missing]
+    assert len(got.extra) == 1 and got.extra[0].startswith("row (observational)")

@@ -165,6 +165,32 @@ class Extraction:
                 "extra": list(self.extra), "goal": self.goal, "undecided": self.undecided}
 
 
+MAX_LISTED = 20        # missing / extra items kept in an Extraction's lists (counts are exact)
+
+
+def match_items(mine: Sequence[Any], gold: Sequence[Any],
+                show: Callable[[Any], str] = str) -> Extraction:
+    """Item-level extraction by exact match of hashable items (multisets: each gold item
+    matches at most one of ``mine``, so a duplicate counts as extra): precision over
+    ``mine``, recall over ``gold``, the first :data:`MAX_LISTED` missing and extra items
+    shown by ``show``."""
+    from collections import Counter
+
+    left = Counter(gold)
+    correct, extra = 0, []
+    for item in mine:
+        if left[item] > 0:
+            left[item] -= 1
+            correct += 1
+        else:
+            extra.append(item)
+    missing = [item for item, k in left.items() for _ in range(k)]
+    return Extraction(items=len(mine), correct=correct, gold_items=len(gold),
+                      recalled=len(gold) - len(missing),
+                      missing=[show(i) for i in missing[:MAX_LISTED]],
+                      extra=[show(i) for i in extra[:MAX_LISTED]])
+
+
 # the architectures that need nothing but the track's hooks (sr-agent and the
 # symbolic-regression baselines need equation data)
 GENERAL_ARCHITECTURES = ("cot", "ns", "symbcot", "oracle")

@@ -8,8 +8,8 @@ from typing import Any, Callable, Sequence
 from scir.errors import TaskFormatError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Formalization, Track, TrackParam,
-                              construction_param)
+from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Extraction, Formalization, Track,
+                              TrackParam, construction_param, match_items)
 from scir.tracks.causal import exports, formalize, templates, validate
 from scir.tracks.causal.formal import CausalFormal
 from scir.tracks.causal.generate import build, params_rng
@@ -215,6 +215,36 @@ class CausalTrack(Track):
     def count_items(self, formal: CausalFormal) -> int:
         """Data rows over all environments plus known edges."""
         return sum(len(e.rows) for e in formal.environments) + len(formal.known_edges)
+
+    def extraction(self, task: Task, formal: CausalFormal) -> Extraction:
+        """Row- and edge-level precision and recall against the gold: a data row matches a
+        gold row of the environment with the same intervention targets when every value,
+        put in the gold's column order by column name, rounds to the gold value at the
+        rendering's ``DECIMALS`` (each gold row matched once); a known edge matches when the
+        gold states it, direction included."""
+        from scir.tracks.causal.scm import DECIMALS
+
+        gold = self.formal(task)
+        order = list(gold.column_order)
+
+        def items(f: CausalFormal) -> list[tuple[Any, ...]]:
+            columns = list(f.column_order)
+            index = ([columns.index(c) for c in order] if sorted(columns) == sorted(order)
+                     else list(range(len(columns))))
+            out: list[tuple[Any, ...]] = []
+            for env in f.environments:
+                key = tuple(sorted(env.targets))
+                out += [("row", key, tuple(round(float(row[i]), DECIMALS) + 0.0
+                                           for i in index if i < len(row)))
+                        for row in env.rows]
+            return out + [("edge", a, b) for a, b in f.known_edges]
+
+        def show(item: tuple[Any, ...]) -> str:
+            if item[0] == "edge":
+                return f"{item[1]} -> {item[2]}"
+            where = ", ".join(item[1]) or "observational"
+            return f"row ({where}): " + " ".join(f"{v:.{DECIMALS}f}" for v in item[2])
+        return match_items(items(formal), items(gold), show)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.causal.codec`)."""

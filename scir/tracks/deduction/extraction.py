@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from scir.errors import SolverResourceLimit, SolverTimeout
-from scir.tracks.base import Extraction
+from scir.tracks.base import MAX_LISTED, Extraction
 
 SECONDS = 2                 # Prover9 per run
 MEGS = 200
@@ -91,5 +91,6 @@ def extraction(premises: list[str], goal: str, gold: list[str], gold_goal: str) 
     else:
         said = "other"
     return Extraction(items=len(premises), correct=correct, gold_items=len(gold),
-                      recalled=len(gold) - len(missing), missing=missing, extra=extra,
+                      recalled=len(gold) - len(missing), missing=missing[:MAX_LISTED],
+                      extra=extra[:MAX_LISTED],
                       goal=said, undecided=undecided)

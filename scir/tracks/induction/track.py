@@ -16,8 +16,8 @@ from typing import Any, Callable, Sequence
 from scir.errors import VerificationError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Formalization, Track, TrackParam,
-                              construction_param)
+from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Extraction, Formalization, Track,
+                              TrackParam, construction_param, match_items)
 from scir.tracks.induction import formalize, prompts, validate
 from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.export import export_popper
@@ -230,6 +230,20 @@ class InductionTrack(Track):
     def count_items(self, formal: InductionProblem) -> int:
         """Background facts plus examples."""
         return len(formal.facts) + len(formal.pos) + len(formal.neg)
+
+    def extraction(self, task: Task, formal: InductionProblem) -> Extraction:
+        """Fact-level precision and recall against the gold facts and examples: exact
+        matches of background facts and of labelled pairs (names are the task's, as the
+        grammar and the parser normalise them; pairs unordered)."""
+        def items(f: InductionProblem) -> list[tuple[str, ...]]:
+            return ([("fact", *x) for x in f.facts] + [("pos", *x) for x in f.pos]
+                    + [("neg", *x) for x in f.neg])
+
+        def show(item: tuple[str, ...]) -> str:
+            if item[0] == "fact":
+                return f"{item[1]}({item[2]}, {item[3]})"
+            return f"{item[0]}(interacts({item[1]}, {item[2]}))"
+        return match_items(items(formal), items(self.formal(task)), show)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.induction.codec`)."""
