@@ -176,3 +176,26 @@ def test_causal_rows_match_within_rounding_in_any_column_order():
     assert (got.items, got.correct, got.gold_items, got.recalled) == (n - 1, n - 2, n, n - 2)
     assert edge.replace(" ", "") in [m.replace(" ", "") for m in got.missing]
     assert len(got.extra) == 1 and got.extra[0].startswith("row (observational)")
+
+
+def test_explorer_and_samples_show_what_was_missed_and_invented(scripted, tmp_path):
+    """The explorer's task page lists the missed and the invented premises of each
+    formalization; ``--samples`` carries the stored extraction."""
+    import html
+    import json
+
+    path, plan, runs = scripted
+    site = tmp_path / "site"
+    assert main(["explore", str(runs["ns"]), "--tasks", str(path), "-o", str(site)]) == 0
+    for task_id, (_, want) in plan.items():
+        page = html.unescape((site / "tasks" / f"{task_id}.html").read_text())
+        missed = page.split('<ul class="missed">')[1].split("</ul>")[0]
+        invented = page.split('<ul class="invented">')[1].split("</ul>")[0]
+        assert want["missing"][0] in missed and want["extra"][0] in invented
+        assert f"precision {want['precision']:.2f}" in page
+    assert main(["report", str(runs["ns"]), "-o", str(tmp_path / "rep"), "--no-figures",
+                 "--samples"]) == 0
+    rows = [json.loads(line) for line in
+            (tmp_path / "rep" / "samples.jsonl").read_text().splitlines()]
+    assert {r["task_id"]: r["extraction"]["missing"] for r in rows} == \
+        {task_id: want["missing"] for task_id, (_, want) in plan.items()}

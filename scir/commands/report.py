@@ -340,13 +340,14 @@ def to_csv(report: Report) -> str:
 SAMPLE_FIELDS = ("formalization", "solver_status", "solver_log", "response", "answer", "gold",
                  "answer_pool", "correct", "status", "error", "backup", "backup_used",
                  "backup_status", "backup_answer", "backup_correct", "backup_response",
-                 "metrics")
+                 "metrics", "items", "extraction")
 
 
 def samples(report: Report) -> str:
     """One JSON line per task result: task, cell, run directory, formalization, solver status
     and log, response, answer, gold answer and pool, verdict (``correct``), status, the
-    scoring rule's metrics."""
+    scoring rule's metrics, the extracted items and their extraction check against the gold
+    (precision, recall, missing, extra)."""
     lines = []
     for item in report.runs.results:
         r = item.result
