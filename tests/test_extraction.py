@@ -199,3 +199,86 @@ def test_explorer_and_samples_show_what_was_missed_and_invented(scripted, tmp_pa
             (tmp_path / "rep" / "samples.jsonl").read_text().splitlines()]
     assert {r["task_id"]: r["extraction"]["missing"] for r in rows} == \
         {task_id: want["missing"] for task_id, (_, want) in plan.items()}
+
+
+def test_failures_are_attributed_from_what_is_stored(scripted, tmp_path):
+    """symbcot answered "True" to every task over formalizations with a missing and an extra
+    premise: each of its failures is an extraction error, in report.json and report.md."""
+    import json
+
+    path, plan, runs = scripted
+    tasks = {t.task_id: t for t in read_tasks(path)}
+    assert main(["report", str(runs["symbcot"]), "-o", str(tmp_path / "rep"),
+                 "--no-figures"]) == 0
+    data = json.loads((tmp_path / "rep" / "report.json").read_text())
+    wrong = sorted(i for i, t in tasks.items() if t.answer != "True")
+    assert wrong, "the fixture's tasks should not all be True"
+    (cell,) = data["failure_analysis"]
+    assert cell["failed"] == cell["extraction"] == len(wrong)
+    assert sorted(cell["examples"]["extraction"]) == wrong[:3]
+    assert "## Failure analysis" in (tmp_path / "rep" / "report.md").read_text()
+
+
+@pytest.mark.parametrize("result, twin, kind", [
+    ({"status": "ok"}, None, None),
+    ({"status": "backend_error", "arch": "cot"}, None, "backend"),
+    ({"status": "parse_error", "arch": "ns"}, None, "format"),
+    ({"status": "no_answer", "arch": "cot"}, None, "format"),
+    ({"status": "wrong", "arch": "ns", "extraction": {"items": 3, "correct": 2,
+                                                      "gold_items": 3, "recalled": 3}},
+     None, "extraction"),
+    ({"status": "wrong", "arch": "ns", "extraction": {"items": 3, "correct": 3,
+                                                      "gold_items": 3, "recalled": 3,
+                                                      "goal": "negated"}}, None, "extraction"),
+    ({"status": "solver_error", "arch": "ns", "extraction": {"items": 3, "correct": 3,
+                                                             "gold_items": 3, "recalled": 3,
+                                                             "goal": "equivalent"}},
+     None, "solver"),
+    ({"status": "wrong", "arch": "symbcot", "extraction": {"items": 2, "correct": 2,
+                                                           "gold_items": 2, "recalled": 2}},
+     None, "reasoning"),
+    ({"status": "wrong", "arch": "ns"}, None, "unknown"),
+    ({"status": "wrong", "arch": "cot", "presentation": "nl"}, None, "reasoning"),
+    ({"status": "wrong", "arch": "cot", "presentation": "obf"}, {"status": "ok"},
+     "obfuscation"),
+    ({"status": "wrong", "arch": "cot", "presentation": "obf"}, {"status": "wrong"},
+     "reasoning"),
+    ({"status": "wrong", "arch": "cot", "presentation": "obf"}, None, "unknown"),
+])
+def test_attribution_rules(result, twin, kind):
+    from scir.evaluate.attribution import attribute
+
+    assert attribute(result, twin) == kind
+
+
+def test_cot_pairs_find_their_nl_twin():
+    """failures() pairs a cot Obf result with the NL result of the same task, model,
+    constraint and seed -- not with another seed's."""
+    from scir.evaluate.attribution import failures
+
+    def r(pres, status, seed=0):
+        return {"task_id": "t1", "arch": "cot", "model": "m", "constrained": True,
+                "seed": seed, "presentation": pres, "status": status}
+    got = failures([("obf", r("obf", "wrong")), ("nl", r("nl", "ok")),
+                    ("obf1", r("obf", "wrong", 1)), ("nl1", r("nl", "wrong", 1))])
+    assert dict(got["obf"].kinds) == {"obfuscation": 1}
+    assert dict(got["obf1"].kinds) == {"reasoning": 1}
+    assert dict(got["nl1"].kinds) == {"reasoning": 1} and "nl" not in got
+
+
+def test_explorer_shows_the_failure_analysis_with_links(scripted, tmp_path):
+    """The explorer's index has the failure table, its examples link to task pages, and each
+    failed result's task page names its kind."""
+    import html
+
+    path, plan, runs = scripted
+    site = tmp_path / "site"
+    assert main(["explore", str(runs["symbcot"]), "--tasks", str(path), "-o", str(site)]) == 0
+    index = (site / "index.html").read_text()
+    assert 'id="failures"' in index
+    links = re.findall(r'class="failure-example" href="tasks/([^"]+)"', index)
+    assert links and all((site / "tasks" / html.unescape(link)).exists() for link in links)
+    tasks = {t.task_id: t for t in read_tasks(path)}
+    for task_id, task in tasks.items():
+        page = (site / "tasks" / f"{task_id}.html").read_text()
+        assert ('class="failure failure-extraction"' in page) == (task.answer != "True")

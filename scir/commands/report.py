@@ -213,6 +213,14 @@ def to_markdown(report: Report) -> str:
                      [[c.cell.label(), str(c.n), str(c.statuses["ok"]),
                        *(str(c.statuses[f]) for f in FAILURES), _num(c.executable)]
                       for c in cells]) if cells else ["(no results)"])]
+    out += ["", "## Failure analysis", "", "Every failed task attributed to a kind "
+            "(scir/evaluate/attribution.py): format = no usable output (parse error, no "
+            "answer line); extraction = a parsed formalization that is not the gold one; "
+            "solver = ns with a formalization equivalent to the gold one and no right answer; "
+            "reasoning = symbcot wrong over an equivalent formalization, or cot wrong in NL "
+            "(and in Obf when also wrong in NL); obfuscation = cot wrong in Obf on a task right "
+            "in NL (the paired control); backend; unknown = nothing stored tells. Examples: "
+            "task ids of the largest kind.", "", *_failure_table(report, cells)]
     out += ["", "## Backup answers", "", "NS cells run with a backup: when no formalization "
             "attempt got an answer from the solver, the backup's (CoT) answer counts in the "
             "`ns+backup` row; `ns` is the solver alone.", "", *_backup_table(cells)]
@@ -341,6 +349,22 @@ SAMPLE_FIELDS = ("formalization", "solver_status", "solver_log", "response", "an
                  "answer_pool", "correct", "status", "error", "backup", "backup_used",
                  "backup_status", "backup_answer", "backup_correct", "backup_response",
                  "metrics", "items", "extraction")
+
+
+def _failure_table(report: Report, cells: list) -> list[str]:
+    from scir.evaluate.attribution import KINDS
+
+    rows = []
+    for c in cells:
+        f = report.failures.get(c.cell)
+        if f is None:
+            continue
+        top = max(KINDS, key=lambda k: f.kinds.get(k, 0))
+        rows.append([c.cell.label(), str(c.n), str(f.failed),
+                     *(str(f.kinds.get(k, 0)) for k in KINDS),
+                     f"{top}: " + ", ".join(f.examples.get(top, []))])
+    return _table(["cell", "n", "failed", *KINDS, "examples"], rows) if rows \
+        else ["(no failures)"]
 
 
 def samples(report: Report) -> str:

@@ -15,10 +15,11 @@ unless ``unverified`` is allowed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scir.evaluate.aggregate import CellStats, aggregate
+from scir.evaluate.attribution import CellFailures, failures
 from scir.evaluate.backup import arch_label
 from scir.evaluate.cells import CellKey
 from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
@@ -101,6 +102,8 @@ class Report:
     compared: tuple[str, str] | None = None
     verdicts: Rescorer | None = None
     versions: Versions | None = None
+    # per cell, its failures attributed to a kind (scir.evaluate.attribution)
+    failures: dict[CellKey, CellFailures] = field(default_factory=dict)
 
     @property
     def conflicts(self) -> list[Conflict]:
@@ -136,6 +139,8 @@ class Report:
                 "probes": [p.to_dict() for p in self.probes],
                 "differences": [d.to_dict() for d in self.differences],
                 "conflicts": [c.to_dict() for c in self.conflicts],
+                "failure_analysis": [{"cell": cell.to_dict(), **f.to_dict()}
+                                     for cell, f in self.failures.items()],
                 "incomplete": [{**c.cell.to_dict(), "done": c.done, "planned": c.planned}
                                for c in self.incomplete],
                 "comparison": (None if self.comparison is None else
@@ -199,7 +204,8 @@ def build_report(run_dirs: list[str], compare: bool = False, task_files: list[st
     runs = load_verified(run_dirs, rescorer)
     cells = aggregate(runs)
     report = Report(runs, cells, grid(cells), probes(cells), differences(cells),
-                    verdicts=rescorer, versions=read_versions(runs.dirs))
+                    verdicts=rescorer, versions=read_versions(runs.dirs),
+                    failures=failures([(item.cell, item.result) for item in runs.results]))
     if compare:
         a, b = (aggregate(load_verified([d], rescorer)) for d in run_dirs)
         report.comparison = compare_runs(a, b)

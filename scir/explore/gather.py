@@ -15,6 +15,7 @@ from typing import Any
 
 from scir.errors import ScirError
 from scir.evaluate.aggregate import CellStats, aggregate
+from scir.evaluate.attribution import CellFailures, attributions, failures
 from scir.evaluate.cells import CellKey
 from scir.evaluate.report import load_verified
 from scir.evaluate.runs import Conflict, Runs
@@ -40,6 +41,7 @@ class ResultView:
     conflicts: tuple[Conflict, ...] = ()   # other runs holding a different result of its key
     disagreement: Disagreement | None = None   # its stored verdict, where it differed
     unverified: bool = False       # shown with its stored verdict (no task record)
+    failure: str | None = None     # the kind of failure (scir.evaluate.attribution)
 
     @property
     def status(self) -> str:
@@ -73,11 +75,16 @@ class Site:
     sources: TaskSources
     verdicts: Rescorer
     versions: Versions = field(default_factory=Versions)
+    failures: dict[CellKey, CellFailures] = field(default_factory=dict)
 
     def values(self, axis: str) -> list[str]:
         """The values of a cell axis (``track``, ``model``, ``arch``, ``presentation``) that
         have results, sorted."""
         return sorted({str(getattr(c.cell, axis)) for c in self.cells if c.n})
+
+    def page_of(self, task_id: str) -> str | None:
+        """The page file of a task (None: no page)."""
+        return next((p.page for p in self.pages if p.task_id == task_id), None)
 
     def results(self) -> list[tuple[TaskPage, ResultView]]:
         """Every result with its page, by task and cell."""
@@ -119,6 +126,7 @@ def gather(run_dirs: list[str], task_files: list[str] | None = None,
     for c in runs.conflicts:
         conflicts.setdefault(c.key, []).append(c)
     pages: dict[str, TaskPage] = {}
+    kinds = dict(zip(map(id, runs.results), attributions([i.result for i in runs.results])))
     for item in sorted(runs.results, key=lambda i: (i.result["task_id"], i.cell, i.run)):
         task_id = str(item.result["task_id"])
         page = pages.get(task_id)
@@ -131,6 +139,7 @@ def gather(run_dirs: list[str], task_files: list[str] | None = None,
         page.results.append(ResultView(f"r{len(page.results)}", item.run, item.cell,
                                        item.result, diff, tuple(conflicts.get(key, ())),
                                        rescorer.disagreements.get((item.run, key)),
-                                       runs.is_unverified(item)))
+                                       runs.is_unverified(item), kinds[id(item)]))
     return Site(runs, cells, [pages[k] for k in sorted(pages)], sources, rescorer,
-                read_versions(runs.dirs))
+                read_versions(runs.dirs),
+                failures([(item.cell, item.result) for item in runs.results]))

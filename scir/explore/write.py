@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from scir.evaluate.attribution import KINDS as FAILURE_KINDS
 from scir.evaluate.stats import NO_VALUE, format_interval, format_number
 from scir.evaluate.status import STATUS_VALUES
 from scir.explore.diff import MAX_LINES
@@ -53,7 +54,8 @@ def environment() -> Any:
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(num=format_number, interval=format_interval, clip=_clip, show=_show)
-    env.globals.update(STATUS_VALUES=STATUS_VALUES, MAX_LINES=MAX_LINES)
+    env.globals.update(STATUS_VALUES=STATUS_VALUES, MAX_LINES=MAX_LINES,
+                       FAILURE_KINDS=FAILURE_KINDS)
     return env
 
 
