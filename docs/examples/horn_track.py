@@ -111,6 +111,9 @@ class HornTrack(Track):
     n_blocks = 2
     answer_kind = "label"
     formal_type = HornProgram
+    # the track solves with clingo: `scir solve` and `scir eval` check it is installed (and
+    # record its version) before any work
+    solvers = ("clingo",)
 
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
