@@ -238,6 +238,7 @@ def test_failures_are_attributed_from_what_is_stored(scripted, tmp_path):
                                                            "gold_items": 2, "recalled": 2}},
      None, "reasoning"),
     ({"status": "wrong", "arch": "ns"}, None, "unknown"),
+    ({"status": "wrong", "arch": "symbcot", "executable": False}, None, "format"),
     ({"status": "wrong", "arch": "cot", "presentation": "nl"}, None, "reasoning"),
     ({"status": "wrong", "arch": "cot", "presentation": "obf"}, {"status": "ok"},
      "obfuscation"),

@@ -4,7 +4,8 @@ Every result that is not ``ok`` gets one *kind* (the paper classified 30 failure
 per track by hand into extraction and reasoning errors):
 
 - ``format``: no usable output -- a formalization that does not parse under the track's
-  grammar (``parse_error``) or a response without an answer line (``no_answer``);
+  grammar (``parse_error``; symbcot: whatever it answered after one), or a response without
+  an answer line (``no_answer``);
 - ``extraction``: the formalization parsed but is not the gold one (the track's extraction
   check found items missing or extra, or a goal that is not the gold goal; ns and symbcot);
 - ``solver``: ns with a formalization equivalent to the gold one and still no right answer
@@ -53,6 +54,8 @@ def attribute(result: dict[str, Any], nl_twin: dict[str, Any] | None = None) -> 
     if status in (Status.PARSE_ERROR.value, Status.NO_ANSWER.value):
         return "format"
     arch = result.get("arch")
+    if arch == "symbcot" and result.get("executable") is False:
+        return "format"             # its formalization did not parse; it answered anyway
     if arch in ("ns", "symbcot"):
         same = exact(result.get("extraction"))
         if same is None:
