@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from solvers.errors import SolverError
 from solvers.symreg.base import (SRResult, check_data, library_class, parse_model,
                                  placeholders, to_expression)
 
@@ -43,12 +44,17 @@ class OperonRegressor:
             max_length=self.max_length, n_threads=1, random_state=seed,
             max_time=max(1, math.floor(seconds)), model_selection_criterion=SELECTION)
         start = time.monotonic()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")        # the MDL noise-level default warning
-            model.fit(Xa, ya)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")        # the MDL noise-level default warning
+                model.fit(Xa, ya)
+            text = model.get_model_string(model.model_, precision=self.precision,
+                                          names=placeholders(len(inputs)))
+        except (TypeError, ValueError, RuntimeError, MemoryError) as exc:
+            # a failure inside the library (its bindings, its own checks) is the baseline's
+            # error on these data, never a traceback
+            raise SolverError(f"pyoperon failed: {type(exc).__name__}: {exc}") from exc
         elapsed = time.monotonic() - start
-        text = model.get_model_string(model.model_, precision=self.precision,
-                                      names=placeholders(len(inputs)))
         expression, complexity = to_expression(parse_model(text, inputs), inputs)
         ran = int(model.stats_["generations"])
         status = "ok" if ran >= self.generations else "timeout"
