@@ -130,7 +130,11 @@ class Report:
                 "cells": [c.to_dict() for c in self.cells], "table1": table1,
                 "equation": [{"cell": c.cell.to_dict(), "n": c.metrics.n,
                               **{name: {"estimate": i.estimate, "low": i.low, "high": i.high,
-                                        "small_n": i.small}
+                                        "small_n": i.small,
+                                        # symbolic over no problem with ground truth
+                                        **({"not_applicable": True}
+                                           if name == "symbolic" and math.isnan(i.estimate)
+                                           else {})}
                                  for name, i in c.metrics.values.items()}}
                              for c in self.metric_cells],
                 "probes": [p.to_dict() for p in self.probes],
