@@ -122,7 +122,7 @@ def names_of(problem: H5Problem, table: Table | None
     if entry is not None:
         output, inputs, descs = entry.columns(width)
         return output, inputs, descs, entry.expression, ""
-    note = "" if table is None else f"not in the problem table ({shorten(name)}); "
+    note = "" if table is None else f"{shorten(name)} is not in the problem table; "
     symbols = DEFAULT_SYMBOLS.get(domain)
     if symbols is not None and len(symbols) == width:
         descs = dict(zip(symbols, DEFAULT_DESCRIPTIONS[domain]))
