@@ -74,6 +74,9 @@ def lsr_synth(tmp_path: Path) -> Path:
     (root / "lsr_synth" / "phys_osc" / "PO0" / "valid.csv").write_text("x\n1\n")
     _write_csv(root / "lsr_synth" / "matsci" / "MatSci9", "matsci",
                splits=("train", "test_id"))
+    transform = root / "lsr_transform" / "II.6.15a_2_0"          # no OOD split: an empty
+    _write_csv(transform, "matsci", splits=("train", "test_id"))  # test_ood.csv
+    (transform / "test_ood.csv").write_text("")
     return root
 
 
@@ -86,6 +89,8 @@ def test_lsr_synth_folders_any_depth_bom_no_truth(lsr_synth: Path, capsys) -> No
     assert ("skipped lsr_synth/matsci/MatSci9: missing test_ood.csv (a problem needs "
             "train.csv, test_id.csv, test_ood.csv; found train.csv, test_id.csv)") in captured.err
     assert "note lsr_synth/phys_osc/PO0: ignored valid.csv" in captured.err
+    assert ("skipped lsr_transform/II.6.15a_2_0: empty test_ood.csv (a problem needs "
+            "train.csv, test_id.csv, test_ood.csv; found train.csv, test_id.csv)") in captured.err
     tasks = {t.domain_metadata["problem"]: t for t in read_tasks(out)}
     assert sorted(tasks) == ["BPG0", "CRK0", "CRK1", "PO0"]
     expected = {"CRK0": ("chemistry", "chem_react"), "CRK1": ("chemistry", "chem_react"),

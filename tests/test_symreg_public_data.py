@@ -84,3 +84,33 @@ def test_library_failure_is_a_solver_error(monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(SolverError, match="pyoperon failed: TypeError"):
         OperonRegressor().fit(np.ones((5, 1)) * np.arange(5)[:, None], np.arange(5.0), ["x"],
                               seconds=1, seed=0)
+
+
+def test_large_train_splits_are_sampled_by_the_seed() -> None:
+    """Public train splits have thousands of rows: each baseline searches a seeded sample
+    (pyoperon 2000 rows, gplearn 1000), the same for the same seed."""
+    from solvers.symreg.base import subsample
+
+    X, y, _ = public_kind()
+    Xa, ya = check_data(X, y, ["x", "t", "v"], 1.0)
+    a, b = subsample(Xa, ya, 1000, 3), subsample(Xa, ya, 1000, 3)
+    assert a[0].shape == (1000, 3) and np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert not np.array_equal(a[0], subsample(Xa, ya, 1000, 4)[0])
+    assert subsample(Xa, ya, 0, 3)[0].shape == (3000, 3)            # 0: every row
+    fit = GplearnRegressor(population_size=100, generations=1).fit(X, y, ["x", "t", "v"],
+                                                                   seconds=20, seed=0)
+    assert fit.extra["rows"] == 1000.0
+    assert OperonRegressor.max_rows == 2000
+
+
+def test_gplearn_scaled_target_answers_in_the_data_units() -> None:
+    """With ``scale_target`` the program is fitted to the standardised target and answered
+    as std * program + mean: its predictions are on the scale of y (here of order 1e-3)."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(1.0, 3.0, (300, 2))
+    y = 1e-3 * X[:, 0] * X[:, 1] + 5e-3
+    fit = GplearnRegressor(population_size=300, generations=10, scale_target=True).fit(
+        X, y, ["a", "b"], seconds=20, seed=0)
+    pred = parse_equation(fit.expression, ["a", "b"]).evaluate(X)
+    assert "target scaled" in fit.log
+    assert float(np.mean((pred - y) ** 2) / np.var(y)) < 0.2, fit.expression

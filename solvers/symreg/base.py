@@ -99,6 +99,19 @@ def check_data(X: object, y: object, inputs: Sequence[str], seconds: float
             np.array(ya, dtype=np.float64, order="C", copy=True))
 
 
+def subsample(X: np.ndarray, y: np.ndarray, max_rows: int, seed: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """At most ``max_rows`` rows of ``X`` and ``y``, drawn without replacement by ``seed``
+    (kept in their order); all rows when there are no more (``max_rows`` 0: no limit).
+    Public problems have thousands of training rows (LLM-SR's oscillators 10,000): a search
+    of a few seconds explores far more programs on a sample, and the answer is still judged
+    on every test row."""
+    if not max_rows or X.shape[0] <= max_rows:
+        return X, y
+    keep = np.sort(np.random.default_rng(seed).choice(X.shape[0], max_rows, replace=False))
+    return X[keep], y[keep]
+
+
 def placeholders(n: int) -> list[str]:
     """The variable names a library is given (``v0``, ``v1``, ...): real input names may clash
     with sympy's own (``S``, ``gamma``), so they are put in only after parsing."""

@@ -337,15 +337,28 @@ def _folder_problems(base: Path, table: Table | None, science: str | None,
         if extra:
             notes.append((source, f"ignored {', '.join(extra)} (the splits are "
                                   f"{', '.join(FILES.values())})"))
+        # LSR-Transform copies ship an empty test_ood.csv: a split that is not there
+        empty = [s for s in present if _blank(base, folder / FILES[s])]
         missing = [FILES[s] for s in SPLITS if s not in present]
-        if missing:
-            skipped.append((source, f"missing {', '.join(missing)} (a problem needs "
+        if missing or empty:
+            reasons = ([f"missing {', '.join(missing)}"] if missing else []) + (
+                [f"empty {', '.join(FILES[s] for s in empty)}"] if empty else [])
+            found = [FILES[s] for s in present if s not in empty]
+            skipped.append((source, f"{'; '.join(reasons)} (a problem needs "
                                     f"{', '.join(FILES.values())}; found "
-                                    f"{', '.join(FILES[s] for s in present)})"))
+                                    f"{', '.join(found) or 'none with data'})"))
             continue
         science_of(base, folder, science)       # a clear error before any file is read
         problems.append(_folder_problem(base, folder, table, specs))
     return problems
+
+
+def _blank(root: Path, path: Path) -> bool:
+    """Whether a split file holds nothing but white space (and a byte-order mark)."""
+    resolved = _inside(root, path)
+    if not resolved.is_file() or resolved.stat().st_size > 64:
+        return False
+    return not resolved.read_bytes().decode("utf-8", "replace").lstrip("\ufeff").strip()
 
 
 def _hdf5_problems(path: Path, table: Table | None, skipped: list[tuple[str, str]],
