@@ -289,6 +289,15 @@ def test_report_and_explorer_show_symbolic_not_applicable(lsr_synth: Path, tmp_p
     assert row.rstrip(" |").endswith("n/a"), row
     equation = json.loads((out / "report.json").read_text())["equation"][0]
     assert equation["symbolic"]["estimate"] is None and equation["symbolic"]["not_applicable"]
+    # by discipline: the fixture's problems are chemistry (2), biology, physics
+    by = md.split("By discipline")[1].split("\n## ")[0]
+    disciplines = [line.split("|")[2].strip() for line in by.splitlines()
+                   if "pyoperon" in line]
+    assert disciplines == ["biology", "chemistry", "physics"], by
+    split = json.loads((out / "report.json").read_text())["equation_by_discipline"]
+    assert {d["discipline"]: d["n"] for d in split} == {"biology": 1, "chemistry": 2,
+                                                       "physics": 1}
+    assert all(d["symbolic"]["not_applicable"] for d in split)
     site = tmp_path / "site"
     assert main(["explore", str(run), "-o", str(site)]) == 0
     page = next((site / "tasks").glob("*.html")).read_text()

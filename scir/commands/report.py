@@ -122,9 +122,19 @@ def _metrics_table(report: Report) -> list[str]:
     rows = [[c.cell.label(), str(c.metrics.n),
              *(shown(name, c.metrics.values[name]) for name in METRICS)]
             for c in report.metric_cells]
-    head = ["cell", "n", *(name.replace("acc_", "Acc_").replace("nmse_id", "NMSE ID")
-                           .replace("nmse_ood", "NMSE OOD") for name in METRICS)]
-    return _table(head, rows) if rows else ["(no equation cells)"]
+    names = [name.replace("acc_", "Acc_").replace("nmse_id", "NMSE ID")
+             .replace("nmse_ood", "NMSE OOD") for name in METRICS]
+    if not rows:
+        return ["(no equation cells)"]
+    out = _table(["cell", "n", *names], rows)
+    if report.disciplines:
+        out += ["", "By discipline (the problems' science, as SR-Scientist's table breaks "
+                "LSR-Synth down):", ""]
+        out += _table(["cell", "discipline", "n", *names],
+                      [[c.cell.label(), d, str(m.n),
+                        *(shown(name, m.values[name]) for name in METRICS)]
+                       for c, d, m in report.disciplines])
+    return out
 
 
 def constrained_vs_free(report: Report) -> list[str]:

@@ -15,13 +15,14 @@ unless ``unverified`` is allowed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scir.evaluate.aggregate import CellStats, aggregate
 from scir.evaluate.backup import arch_label
 from scir.evaluate.cells import CellKey
 from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
+from scir.evaluate.metric_stats import MetricStats, metric_stats
 from scir.evaluate.runs import Conflict, Runs, load_runs
 from scir.evaluate.verdicts import Rescorer
 from scir.evaluate.versions import Versions, read_versions
@@ -101,6 +102,9 @@ class Report:
     compared: tuple[str, str] | None = None
     verdicts: Rescorer | None = None
     versions: Versions | None = None
+    # equation cells broken down by the problems' discipline (their ``science``, as
+    # SR-Scientist's table): (cell, discipline, metrics); only cells of several disciplines
+    disciplines: list[tuple[CellStats, str, MetricStats]] = field(default_factory=list)
 
     @property
     def conflicts(self) -> list[Conflict]:
@@ -137,6 +141,14 @@ class Report:
                                            else {})}
                                  for name, i in c.metrics.values.items()}}
                              for c in self.metric_cells],
+                "equation_by_discipline": [
+                    {"cell": c.cell.to_dict(), "discipline": d, "n": m.n,
+                     **{name: {"estimate": i.estimate, "low": i.low, "high": i.high,
+                               "small_n": i.small,
+                               **({"not_applicable": True}
+                                  if name == "symbolic" and math.isnan(i.estimate) else {})}
+                        for name, i in m.values.items()}}
+                    for c, d, m in self.disciplines],
                 "probes": [p.to_dict() for p in self.probes],
                 "differences": [d.to_dict() for d in self.differences],
                 "conflicts": [c.to_dict() for c in self.conflicts],
@@ -187,6 +199,29 @@ def load_verified(run_dirs: list[str], rescorer: Rescorer) -> Runs:
     return runs
 
 
+DISCIPLINE_KEY = "science"          # the domain_metadata field that names a discipline
+
+
+def by_discipline(runs: Runs, cells: list[CellStats], rescorer: Rescorer
+                  ) -> list[tuple[CellStats, str, MetricStats]]:
+    """Each metric cell's results grouped by their task's discipline (``domain_metadata``
+    :data:`DISCIPLINE_KEY`, read from the task files), with the metrics of each group; cells
+    whose problems are all of one discipline (or unknown) are left out."""
+    loaded = runs.by_cell()
+    out = []
+    for c in cells:
+        if c.metrics is None or c.cell.backup or c.cell not in loaded:
+            continue
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for item in loaded[c.cell]:
+            task = rescorer.tasks_of(item.run).get(item.result.get("task_id"))
+            name = task.domain_metadata.get(DISCIPLINE_KEY) if task is not None else None
+            groups.setdefault(str(name) if name else "?", []).append(item.result)
+        if len(groups) > 1:
+            out += [(c, name, metric_stats(results)) for name, results in sorted(groups.items())]
+    return out
+
+
 def build_report(run_dirs: list[str], compare: bool = False, task_files: list[str] | None = None,
                  unverified: bool = False) -> Report:
     """The report over ``run_dirs`` (merged; conflicts named), every verdict recomputed from
@@ -203,7 +238,8 @@ def build_report(run_dirs: list[str], compare: bool = False, task_files: list[st
     runs = load_verified(run_dirs, rescorer)
     cells = aggregate(runs)
     report = Report(runs, cells, grid(cells), probes(cells), differences(cells),
-                    verdicts=rescorer, versions=read_versions(runs.dirs))
+                    verdicts=rescorer, versions=read_versions(runs.dirs),
+                    disciplines=by_discipline(runs, cells, rescorer))
     if compare:
         a, b = (aggregate(load_verified([d], rescorer)) for d in run_dirs)
         report.comparison = compare_runs(a, b)
