@@ -54,7 +54,7 @@ ALL = "all"
 # SR-Scientist (ICLR 2026), LSR-Synth, 129 problems: Acc_0.01 / Acc_0.001 in % (in-domain),
 # as the paper reports them -- published numbers, not re-run here
 PUBLISHED = (("PySR", "-", 29.46, 14.47),
-             ("LLM-SR", "Qwen3-Coder-480B", 41.08, 18.09),
+             ("LLM-SR", "Qwen-480B", 41.08, 18.09),
              ("SR-Scientist", "GPT-OSS-120B", 63.57, 49.35))
 PUBLISHED_PROBLEMS = 129
 

@@ -30,14 +30,12 @@ the ranges are the data's: ``id`` the min/max over train and test_id, ``ood`` ov
 Folders are visited in sorted order (task ``i`` is the i-th problem) without recursion, at
 most :data:`MAX_FOLDER_DEPTH` levels below the root; symbolic links are not followed, and every
 file read must lie inside the root once resolved; ``equation.json`` nests at most
-:data:`MAX_TRUTH_DEPTH` levels; a folder's name is stored as text
+:data:`.llmsr_files.MAX_TRUTH_DEPTH` levels; a folder's name is stored as text
 (``domain_metadata.source``), never used to build a path.
 """
 
 from __future__ import annotations
 
-import csv
-import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -45,11 +43,12 @@ from pathlib import Path
 
 import numpy as np
 
-from scir.bounded import parse_json, walk_folders
+from scir.bounded import walk_folders
 from scir.errors import ConfigError, ScirError, TaskFormatError
 from scir.tasks import Task, shorten
-from scir.tracks.equation.formal import (MAX_DESCRIPTION, NAME, SCIENCES, SPLITS,
+from scir.tracks.equation.formal import (MAX_DESCRIPTION, SCIENCES, SPLITS,
                                          EquationFormal, Split)
+from scir.tracks.equation.llmsr_files import blank, ground_truth, inside, read_csv
 from scir.tracks.equation.llmsr_hdf5 import names_of, read_hdf5
 from scir.tracks.equation.llmsr_meta import (Table, clean_symbol, read_spec, read_table,
                                              spec_files)
@@ -58,9 +57,6 @@ from scir.tracks.equation.numeric import SIG_Y, equation, right_side, rounded
 FILES = {"train": "train.csv", "test_id": "test_id.csv", "test_ood": "test_ood.csv"}
 TIER = "llmsr"
 HDF5_SUFFIXES = (".hdf5", ".h5")
-MAX_FILE_BYTES = 64 * 1024 * 1024
-MAX_TRUTH_BYTES = 64 * 1024
-MAX_TRUTH_DEPTH = 8                # equation.json: an object holding a list of constants
 MAX_FOLDER_DEPTH = 32              # folders below the root (LLM-SR's layout uses 2)
 ALIASES = {"chemistry": ("chemistry", "chem_react", "chem"),
            "biology": ("biology", "bio_pop_growth", "bactgrow", "bio"),
@@ -93,13 +89,6 @@ class Problem:
     truth: tuple[str, str, list[float]] | None
     context: str = ""
     descriptions: dict[str, str] = field(default_factory=dict)
-
-
-def _inside(root: Path, path: Path) -> Path:
-    resolved = path.resolve()
-    if resolved != root and root not in resolved.parents:
-        raise ConfigError("lies outside the folder being imported", file=str(path))
-    return resolved
 
 
 def problem_folders(root: Path) -> list[Path]:
@@ -142,111 +131,6 @@ def _science(parts: list[str], given: str | None, where: str) -> str:
     return found[0]
 
 
-def read_csv(root: Path, path: Path) -> tuple[list[str], list[list[float]]]:
-    """Header and rows of one split file (TaskFormatError naming file and line)."""
-    if not path.is_file():
-        raise TaskFormatError("missing (a problem folder needs train.csv, test_id.csv and "
-                              "test_ood.csv)", file=str(path))
-    resolved = _inside(root, path)
-    if resolved.stat().st_size > MAX_FILE_BYTES:
-        raise TaskFormatError(f"larger than {MAX_FILE_BYTES} bytes", file=str(path))
-    try:
-        # utf-8-sig: LSR-Synth's CSV copies start with a byte-order mark
-        with open(resolved, encoding="utf-8-sig", newline="") as handle:
-            lines = list(csv.reader(handle))
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise TaskFormatError(f"not a readable CSV file: {exc}", file=str(path)) from exc
-    if not lines:
-        raise TaskFormatError("empty file (expected a header line)", file=str(path), line=1)
-    header = [c.strip().lstrip("\ufeff").strip() for c in lines[0]]
-    if len(header) < 2:
-        raise TaskFormatError("the header needs at least one input and the target",
-                              file=str(path), line=1)
-    for name in header:
-        if not NAME.fullmatch(name):
-            raise TaskFormatError(f"column name {shorten(name)} is not a variable name "
-                                  "(letters, digits, _)", file=str(path), line=1)
-    if len(set(header)) != len(header):
-        raise TaskFormatError("a column name repeats", file=str(path), line=1)
-    rows = []
-    for number, cells in enumerate(lines[1:], start=2):
-        if not cells or all(not c.strip() for c in cells):
-            continue
-        if len(cells) != len(header):
-            raise TaskFormatError(f"{len(cells)} values for {len(header)} columns",
-                                  file=str(path), line=number)
-        try:
-            values = [float(c) for c in cells]
-        except ValueError:
-            raise TaskFormatError(f"not a number in {shorten(','.join(cells))}",
-                                  file=str(path), line=number) from None
-        if not all(math.isfinite(v) for v in values):
-            raise TaskFormatError("a value is not finite", file=str(path), line=number)
-        rows.append([rounded(v, SIG_Y) for v in values])
-    if not rows:
-        raise TaskFormatError("no data rows", file=str(path))
-    return header, rows
-
-
-def _read_small(root: Path, path: Path) -> str:
-    resolved = _inside(root, path)
-    if resolved.stat().st_size > MAX_TRUTH_BYTES:
-        raise TaskFormatError(f"larger than {MAX_TRUTH_BYTES} bytes", file=str(path))
-    try:
-        return resolved.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise TaskFormatError(f"not UTF-8 text: {exc}", file=str(path)) from exc
-
-
-def ground_truth(root: Path, folder: Path, inputs: list[str]
-                 ) -> tuple[str, str, list[float]] | None:
-    """(expression, skeleton, constants) from equation.json or equation.txt, or None."""
-    js, txt = folder / "equation.json", folder / "equation.txt"
-    try:
-        if js.is_file():
-            data = parse_json(_read_small(root, js), file=str(js), error=TaskFormatError,
-                              max_depth=MAX_TRUTH_DEPTH)
-            if not isinstance(data, dict):
-                raise TaskFormatError("expected an object with expression (or skeleton and "
-                                      "constants)", file=str(js))
-            skeleton, constants = data.get("skeleton", ""), data.get("constants", [])
-            if not isinstance(skeleton, str) or not isinstance(constants, list) or not all(
-                    isinstance(c, (int, float)) and not isinstance(c, bool)
-                    and math.isfinite(c) for c in constants):
-                raise TaskFormatError("skeleton must be text and constants a list of numbers",
-                                      file=str(js))
-            expression = data.get("expression")
-            if skeleton:
-                skeleton = right_side(skeleton)
-                parsed = equation(skeleton, inputs)
-                if parsed.n_params != len(constants):
-                    raise TaskFormatError(f"the skeleton has {parsed.n_params} parameters, "
-                                          f"constants {len(constants)}", file=str(js))
-                if expression is None:
-                    expression = parsed.substitute(constants)
-            if not isinstance(expression, str) or not expression.strip():
-                raise TaskFormatError("expected an expression (text)", file=str(js))
-            expression = right_side(expression)
-            if equation(expression, inputs).n_params:
-                raise TaskFormatError("the expression has free parameters; give their values "
-                                      "as skeleton and constants", file=str(js))
-            return expression, skeleton, [float(c) for c in constants]
-        if txt.is_file():
-            lines = [ln.strip() for ln in _read_small(root, txt).splitlines()]
-            first = next((ln for ln in lines if ln and not ln.startswith("#")), None)
-            if first is None:
-                raise TaskFormatError("no expression line", file=str(txt))
-            expression = right_side(first)
-            if equation(expression, inputs).n_params:
-                raise TaskFormatError("the expression has free parameters", file=str(txt))
-            return expression, "", []
-    except ScirError as exc:
-        if exc.file is None:
-            exc.file = str(js if js.is_file() else txt)
-        raise
-    return None
-
-
 def _folder_problem(root: Path, folder: Path, table: Table | None,
                     specs: dict[str, Path]) -> Problem:
     """A complete problem folder as read (TaskFormatError for a malformed file)."""
@@ -276,7 +160,7 @@ def _folder_problem(root: Path, folder: Path, table: Table | None,
         if problem.truth is None and entry.expression:
             problem.truth = (entry.expression, "", [])
     elif folder.name in specs:
-        spec = read_spec(_inside(root, specs[folder.name]), inputs + [output])
+        spec = read_spec(inside(root, specs[folder.name]), inputs + [output])
         problem.context, problem.descriptions = spec.context, spec.descriptions
     return problem
 
@@ -338,7 +222,7 @@ def _folder_problems(base: Path, table: Table | None, science: str | None,
             notes.append((source, f"ignored {', '.join(extra)} (the splits are "
                                   f"{', '.join(FILES.values())})"))
         # LSR-Transform copies ship an empty test_ood.csv: a split that is not there
-        empty = [s for s in present if _blank(base, folder / FILES[s])]
+        empty = [s for s in present if blank(base, folder / FILES[s])]
         missing = [FILES[s] for s in SPLITS if s not in present]
         if missing or empty:
             reasons = ([f"missing {', '.join(missing)}"] if missing else []) + (
@@ -351,14 +235,6 @@ def _folder_problems(base: Path, table: Table | None, science: str | None,
         science_of(base, folder, science)       # a clear error before any file is read
         problems.append(_folder_problem(base, folder, table, specs))
     return problems
-
-
-def _blank(root: Path, path: Path) -> bool:
-    """Whether a split file holds nothing but white space (and a byte-order mark)."""
-    resolved = _inside(root, path)
-    if not resolved.is_file() or resolved.stat().st_size > 64:
-        return False
-    return not resolved.read_bytes().decode("utf-8", "replace").lstrip("\ufeff").strip()
 
 
 def _hdf5_problems(path: Path, table: Table | None, skipped: list[tuple[str, str]],
