@@ -47,6 +47,8 @@ def write_problem(folder: Path) -> None:
 def root(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("lsr")
     write_problem(base / "phys_osc" / "P0")
+    write_problem(base / "bio_pop_growth" / "B0")               # no ground truth
+    (base / "bio_pop_growth" / "B0" / "equation.txt").unlink()
     return base
 
 
@@ -57,13 +59,25 @@ def test_benchmark_table_on_llmsr_folders(root: Path, capsys) -> None:
     out, err = capsys.readouterr()
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("### 1 LLM-SR problems from")
-    operon = next(ln for ln in lines if ln.startswith("| pyoperon |"))
-    cells = [c.strip() for c in operon.strip("|").split("|")]
+    assert lines[0].startswith("### 2 LLM-SR problems from")
+    head = [c.strip() for c in lines[2].strip("|").split("|")]
+    rows = {tuple(c.strip() for c in ln.strip("|").split("|")[:2]):
+            dict(zip(head, (c.strip() for c in ln.strip("|").split("|"))))
+            for ln in lines if ln.startswith("| pyoperon |") or ln.startswith("| gplearn |")}
+    # one row per discipline (SR-Scientist's names) and one over all problems
+    assert {("pyoperon", "Physics"), ("pyoperon", "Biology"), ("pyoperon", "all"),
+            ("gplearn", "all")} <= set(rows)
+    physics = rows[("pyoperon", "Physics")]
     # pyoperon's model carries a small intercept from its linear scaling (e.g. + 0.0002): the
     # accuracies hold, the symbolic equivalence may not (docs/equation_baselines.md)
-    assert cells[1:3] == ["1.00", "1.00"] and float(cells[4]) < 1e-4
-    assert any(ln.startswith("| gplearn |") for ln in lines)
+    assert physics["Acc_0.1 ID %"] == physics["Acc_0.01 ID %"] == "100.00"
+    assert physics["Acc_0.1 OOD %"] == "100.00" and float(physics["NMSE ID (median)"]) < 1e-4
+    assert physics["symbolic %"] in ("0.00", "100.00")          # it has a ground truth
+    biology = rows[("pyoperon", "Biology")]
+    assert biology["symbolic %"] == "n/a" and biology["problems"] == "1"   # no ground truth
+    assert rows[("pyoperon", "all")]["problems"] == "2"
+    assert "| SR-Scientist (published) | GPT-OSS-120B | 129 | 63.57 | 49.35 |" in out
+    assert "| PySR (published) | - | 129 | 29.46 | 14.47 |" in out
     assert "time ratio pyoperon/gplearn (median seconds):" in out
     if pysr_sr.availability() is not None:
         assert "skipping pysr: PySR needs Julia" in err and "| pysr |" not in out
@@ -72,11 +86,20 @@ def test_benchmark_table_on_llmsr_folders(root: Path, capsys) -> None:
 def test_wrong_answer_is_counted_wrong(root: Path) -> None:
     from scir.tracks.equation.llmsr import import_llmsr
 
-    task = import_llmsr(root).tasks[0]
+    task = next(t for t in import_llmsr(root).tasks if t.answer)
     scores = bench.Scores()
     bench.judge(task, "x + v", scores)
     assert scores.passed == {tau: 0 for tau in bench.TAUS} and scores.symbolic == 0
-    assert scores.nmse_id[0] > 0.01
+    assert scores.passed_ood == {tau: 0 for tau in bench.TAUS}
+    assert scores.nmse_id[0] > 0.01 and scores.symbolic_known == 1
     bench.judge(task, "v*x + x", scores)
     assert scores.passed == {tau: 1 for tau in bench.TAUS} and scores.symbolic == 1
+    assert scores.passed_ood == {tau: 1 for tau in bench.TAUS}
     assert scores.nmse_id[1] < 1e-9
+
+
+def test_bad_arguments_are_one_clear_error(root: Path, capsys) -> None:
+    assert bench.main(["--n", "0", "--llmsr", str(root), "--baselines", "eureqa"]) == 2
+    assert "regressor must be one of" in capsys.readouterr().err
+    assert bench.main(["--n", "0", "--llmsr", str(root / "missing")]) == 2
+    assert "neither a folder" in capsys.readouterr().err

@@ -146,8 +146,13 @@ def test_the_report_shows_the_equation_section_csv_and_json(runs, tmp_path, caps
     assert "none oracle" in printed and "cot" in printed       # Table 1 with equation cells
     md = (out / "report.md").read_text()
     section = md.split("## Equation discovery", 1)[1].split("## Failures", 1)[0]
+    section, by_discipline = section.split("By discipline", 1)
     lines = [line for line in section.splitlines() if line.startswith("| equation")]
     assert len(lines) == 2 and not any("deduction" in line for line in section.splitlines())
+    # the four tasks are of four sciences: each cell broken down into four rows of one
+    split = [line.split(" | ")[1] for line in by_discipline.splitlines()
+             if line.startswith("| equation")]
+    assert sorted(split) == sorted(["biology", "chemistry", "materials", "physics"] * 2)
     oracle = next(line for line in lines if "oracle" in line).split(" | ")
     assert oracle[1:5] == ["4", "1.00 [0.51, 1.00]~", "1.00 [0.51, 1.00]~", "1.00 [0.51, 1.00]~"]
     cot = next(line for line in lines if " cot " in line).split(" | ")

@@ -278,11 +278,16 @@ def test_import_llmsr(tmp_path, easy, capsys):
     out = tmp_path / "imp.jsonl"
     assert main(["import", "llmsr", str(root), "-o", str(out)]) == 0
     captured = capsys.readouterr()
-    assert "imported 4 equation tasks" in captured.out
-    assert "skipped phys_osc/no_truth: no ground truth" in captured.err
+    assert "imported 5 equation tasks" in captured.out
+    assert "1 without ground truth: symbolic accuracy n/a" in captured.out
     imported = read_tasks(out)
-    assert [t.task_id for t in imported] == [f"equation-llmsr-0-{i}" for i in range(4)]
+    assert [t.task_id for t in imported] == [f"equation-llmsr-0-{i}" for i in range(5)]
     by_source = {t.domain_metadata["source"]: t for t in imported}
+    no_truth = by_source["phys_osc/no_truth"]            # imported, not skipped
+    assert no_truth.answer == "" and no_truth.answer_pool == []
+    assert no_truth.domain_metadata["ground_truth"] is False
+    assert no_truth.domain_metadata["domain"] == "phys_osc"
+    assert TRACK.formal(no_truth).splits == TRACK.formal(easy[2]).splits
     for i, task in enumerate(easy[:4]):
         source = f"{names[TRACK.formal(task).science]}/P{i}"
         got = TRACK.formal(by_source[source])

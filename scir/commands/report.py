@@ -37,7 +37,7 @@ from scir.commands._common import HelpFormatter
 from scir.evaluate.aggregate import CellStats
 from scir.evaluate.compare import PROBES, Difference
 from scir.evaluate.report import Report
-from scir.evaluate.metric_stats import NMSE
+from scir.evaluate.metric_stats import NMSE, NOT_APPLICABLE, SYMBOLIC
 from scir.evaluate.regression import METRICS
 from scir.evaluate.stats import NO_VALUE, SMALL_MARK, SMALL_N, format_general
 from scir.evaluate.stats import format_interval as _interval
@@ -112,12 +112,29 @@ def _backup_table(cells: list[CellStats]) -> list[str]:
 
 def _metrics_table(report: Report) -> list[str]:
     """The Equation discovery table: per cell with metrics, n and each metric."""
+    def shown(name: str, i) -> str:
+        if name in NMSE:
+            return format_general(i)
+        if name == SYMBOLIC and math.isnan(i.estimate):
+            return NOT_APPLICABLE           # no problem of the cell has a ground truth
+        return _interval(i)
+
     rows = [[c.cell.label(), str(c.metrics.n),
-             *((format_general if name in NMSE else _interval)(c.metrics.values[name])
-               for name in METRICS)] for c in report.metric_cells]
-    head = ["cell", "n", *(name.replace("acc_", "Acc_").replace("nmse_id", "NMSE ID")
-                           .replace("nmse_ood", "NMSE OOD") for name in METRICS)]
-    return _table(head, rows) if rows else ["(no equation cells)"]
+             *(shown(name, c.metrics.values[name]) for name in METRICS)]
+            for c in report.metric_cells]
+    names = [name.replace("acc_", "Acc_").replace("nmse_id", "NMSE ID")
+             .replace("nmse_ood", "NMSE OOD") for name in METRICS]
+    if not rows:
+        return ["(no equation cells)"]
+    out = _table(["cell", "n", *names], rows)
+    if report.disciplines:
+        out += ["", "By discipline (the problems' science, as SR-Scientist's table breaks "
+                "LSR-Synth down):", ""]
+        out += _table(["cell", "discipline", "n", *names],
+                      [[c.cell.label(), d, str(m.n),
+                        *(shown(name, m.values[name]) for name in METRICS)]
+                       for c, d, m in report.disciplines])
+    return out
 
 
 def constrained_vs_free(report: Report) -> list[str]:
@@ -205,7 +222,8 @@ def to_markdown(report: Report) -> str:
             "the in-domain (ID) and out-of-domain (OOD) test splits: median over problems "
             "with its order-statistic 95% interval (`inf`: not finite or not bounded by so "
             "few problems); symbolic = share equivalent to the ground truth up to fitted "
-            "constants (sympy). Constants fitted on the train split once per answer.", "",
+            "constants (sympy), over the problems that have one (`n/a`: none has, e.g. "
+            "LLM-SR's data folders). Constants fitted on the train split once per answer.", "",
             *_metrics_table(report)]
     out += ["", "## Failures", "", "Tasks per status; executable = share of formalizations "
             "the solver answered (ns) or that parsed (symbcot).", "",

@@ -8,7 +8,10 @@ Per cell, each problem (task) counts once:
 - a result without an answer (no answer, timeout, solver or backend error) fails every
   Acc_tau and the symbolic check, and its NMSE is infinite;
 - an answered result without metrics (stored before metrics were recorded) is left out, so
-  ``n`` may be below the cell's task count.
+  ``n`` may be below the cell's task count;
+- the symbolic accuracy counts only problems with a ground truth: a stored ``symbolic`` of
+  None (an imported problem without one) is left out of it, so over problems none of which
+  has a ground truth it is undefined (NaN, shown "n/a", JSON null), never 0.
 
 Acc_tau (for every tau) and the symbolic accuracy are shares of problems with a 95% Wilson
 interval (:func:`scir.evaluate.stats.wilson`); NMSE ID and OOD are medians over problems with
@@ -27,6 +30,8 @@ from scir.evaluate.stats import Interval, median_interval, wilson
 
 NMSE = ("nmse_id", "nmse_ood")                      # medians; the other metrics are shares
 SHARES = tuple(m for m in METRICS if m not in NMSE)
+SYMBOLIC = "symbolic"                               # a share over problems with ground truth
+NOT_APPLICABLE = "n/a"                              # how a report shows an undefined symbolic
 
 
 @dataclass(frozen=True)
@@ -57,18 +62,29 @@ def empty_columns() -> dict[str, Any]:
     return {"metrics_n": None, **flat(None)}
 
 
-def _counted(r: dict[str, Any]) -> dict[str, Any] | None:
-    """A result's metrics as counted (the module docstring), or None when left out."""
+def _counted(r: dict[str, Any], truth: bool = True) -> dict[str, Any] | None:
+    """A result's metrics as counted (the module docstring), or None when left out;
+    ``truth``: whether the result's problem has a ground truth (an unanswered result's
+    ``symbolic`` is None when it has none)."""
     if r.get("metrics"):
         return r["metrics"]
     if r.get("answer") is None:
-        return {**{name: False for name in SHARES}, **{name: None for name in NMSE}}
+        out = {**{name: False for name in SHARES}, **{name: None for name in NMSE}}
+        if not truth:
+            out["symbolic"] = None
+        return out
     return None
+
+
+def _has_truth(r: dict[str, Any]) -> bool:
+    """Whether a result's problem has a ground truth, as far as the result says: its stored
+    gold answer is not empty (an imported equation problem without one has gold "")."""
+    return r.get("gold", None) != ""
 
 
 def metric_stats(results: Iterable[dict[str, Any]]) -> MetricStats:
     """The metrics of one cell's result dicts (each task once)."""
-    counted = [m for m in (_counted(r) for r in results) if m is not None]
+    counted = [m for m in (_counted(r, _has_truth(r)) for r in results) if m is not None]
     n = len(counted)
     values: dict[str, Interval] = {}
     for name in METRICS:
@@ -76,6 +92,9 @@ def metric_stats(results: Iterable[dict[str, Any]]) -> MetricStats:
             values[name] = median_interval(
                 [math.inf if m.get(name) is None else float(m[name]) for m in counted],
                 lowest=0.0)
+        elif name == SYMBOLIC:
+            known = [m for m in counted if m.get(name, False) is not None]
+            values[name] = wilson(sum(bool(m.get(name)) for m in known), len(known))
         else:
             values[name] = wilson(sum(bool(m.get(name)) for m in counted), n)
     return MetricStats(n, values)

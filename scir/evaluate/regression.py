@@ -90,11 +90,14 @@ def answer_metrics(formal: Any, answer: str | None,
     with ``inputs``, ``expression`` (the truth) and ``splits`` ``train``, ``test_id``,
     ``test_ood``; ``predict`` maps rows to predictions with the answer's fitted parameters
     (None: no answer, text outside the language, or no fit: every Acc_tau and ``symbolic``
-    false, both NMSE None)."""
+    false, both NMSE None). ``symbolic`` is None -- not applicable -- when the formal object
+    has no ground truth (an empty ``expression``: an imported problem without one)."""
     from scir.errors import ScirError
 
     out: dict[str, Any] = {name: False for name in METRICS}
     out["nmse_id"] = out["nmse_ood"] = None
+    if not getattr(formal, "expression", ""):
+        out["symbolic"] = None           # no ground truth: not applicable, never "false"
     if predict is None or answer is None:
         return out
     for split, key in (("test_id", "nmse_id"), ("test_ood", "nmse_ood")):
@@ -107,7 +110,7 @@ def answer_metrics(formal: Any, answer: str | None,
                     out[acc_name(tau)] = acc_tau(data.y, predicted, tau)
         except ScirError:
             continue
-    if out[acc_name(max(TAUS))]:
+    if out[acc_name(max(TAUS))] and out["symbolic"] is not None:
         try:
             out["symbolic"] = symbolic_equivalent(answer, formal.expression,
                                                   list(formal.inputs),

@@ -23,6 +23,7 @@ from scir.evaluate.attribution import CellFailures, failures
 from scir.evaluate.backup import arch_label
 from scir.evaluate.cells import CellKey
 from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
+from scir.evaluate.metric_stats import MetricStats, metric_stats
 from scir.evaluate.runs import Conflict, Runs, load_runs
 from scir.evaluate.verdicts import Rescorer
 from scir.evaluate.versions import Versions, read_versions
@@ -104,6 +105,9 @@ class Report:
     versions: Versions | None = None
     # per cell, its failures attributed to a kind (scir.evaluate.attribution)
     failures: dict[CellKey, CellFailures] = field(default_factory=dict)
+    # equation cells broken down by the problems' discipline (their ``science``, as
+    # SR-Scientist's table): (cell, discipline, metrics); only cells of several disciplines
+    disciplines: list[tuple[CellStats, str, MetricStats]] = field(default_factory=list)
 
     @property
     def conflicts(self) -> list[Conflict]:
@@ -133,9 +137,21 @@ class Report:
                 "cells": [c.to_dict() for c in self.cells], "table1": table1,
                 "equation": [{"cell": c.cell.to_dict(), "n": c.metrics.n,
                               **{name: {"estimate": i.estimate, "low": i.low, "high": i.high,
-                                        "small_n": i.small}
+                                        "small_n": i.small,
+                                        # symbolic over no problem with ground truth
+                                        **({"not_applicable": True}
+                                           if name == "symbolic" and math.isnan(i.estimate)
+                                           else {})}
                                  for name, i in c.metrics.values.items()}}
                              for c in self.metric_cells],
+                "equation_by_discipline": [
+                    {"cell": c.cell.to_dict(), "discipline": d, "n": m.n,
+                     **{name: {"estimate": i.estimate, "low": i.low, "high": i.high,
+                               "small_n": i.small,
+                               **({"not_applicable": True}
+                                  if name == "symbolic" and math.isnan(i.estimate) else {})}
+                        for name, i in m.values.items()}}
+                    for c, d, m in self.disciplines],
                 "probes": [p.to_dict() for p in self.probes],
                 "differences": [d.to_dict() for d in self.differences],
                 "conflicts": [c.to_dict() for c in self.conflicts],
@@ -188,6 +204,29 @@ def load_verified(run_dirs: list[str], rescorer: Rescorer) -> Runs:
     return runs
 
 
+DISCIPLINE_KEY = "science"          # the domain_metadata field that names a discipline
+
+
+def by_discipline(runs: Runs, cells: list[CellStats], rescorer: Rescorer
+                  ) -> list[tuple[CellStats, str, MetricStats]]:
+    """Each metric cell's results grouped by their task's discipline (``domain_metadata``
+    :data:`DISCIPLINE_KEY`, read from the task files), with the metrics of each group; cells
+    whose problems are all of one discipline (or unknown) are left out."""
+    loaded = runs.by_cell()
+    out = []
+    for c in cells:
+        if c.metrics is None or c.cell.backup or c.cell not in loaded:
+            continue
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for item in loaded[c.cell]:
+            task = rescorer.tasks_of(item.run).get(item.result.get("task_id"))
+            name = task.domain_metadata.get(DISCIPLINE_KEY) if task is not None else None
+            groups.setdefault(str(name) if name else "?", []).append(item.result)
+        if len(groups) > 1:
+            out += [(c, name, metric_stats(results)) for name, results in sorted(groups.items())]
+    return out
+
+
 def build_report(run_dirs: list[str], compare: bool = False, task_files: list[str] | None = None,
                  unverified: bool = False) -> Report:
     """The report over ``run_dirs`` (merged; conflicts named), every verdict recomputed from
@@ -205,7 +244,8 @@ def build_report(run_dirs: list[str], compare: bool = False, task_files: list[st
     cells = aggregate(runs)
     report = Report(runs, cells, grid(cells), probes(cells), differences(cells),
                     verdicts=rescorer, versions=read_versions(runs.dirs),
-                    failures=failures([(item.cell, item.result) for item in runs.results]))
+                    failures=failures([(item.cell, item.result) for item in runs.results]),
+                    disciplines=by_discipline(runs, cells, rescorer))
     if compare:
         a, b = (aggregate(load_verified([d], rescorer)) for d in run_dirs)
         report.comparison = compare_runs(a, b)

@@ -23,6 +23,7 @@ from scir.evaluate.stats import NO_VALUE, format_interval, format_number
 from scir.evaluate.status import STATUS_VALUES
 from scir.explore.diff import MAX_LINES
 from scir.explore.gather import Site
+from scir.evaluate.metric_stats import NOT_APPLICABLE
 from scir.outputs import contained, staged
 
 TASKS_DIR = "tasks"
@@ -45,6 +46,16 @@ def _clip(value: Any) -> str:
     return text[:MAX_TEXT] + f"\n[... {len(text) - MAX_TEXT} more characters not shown]"
 
 
+def _metric(value: Any) -> str:
+    """One per-answer metric as shown: yes/no for a verdict, a number, ``n/a`` for a
+    symbolic check with no ground truth to compare with (None), never 0 or "no"."""
+    if value is None:
+        return NOT_APPLICABLE
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return format(value, ".4g") if isinstance(value, float) else str(value)
+
+
 @lru_cache(maxsize=1)
 def environment() -> Any:
     """The Jinja2 environment of the templates (autoescaping on, undefined names an error)."""
@@ -53,7 +64,8 @@ def environment() -> Any:
     env = jinja2.Environment(loader=jinja2.PackageLoader("scir.explore", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(num=format_number, interval=format_interval, clip=_clip, show=_show)
+    env.filters.update(num=format_number, interval=format_interval, clip=_clip, show=_show,
+                       metric=_metric)
     env.globals.update(STATUS_VALUES=STATUS_VALUES, MAX_LINES=MAX_LINES,
                        FAILURE_KINDS=FAILURE_KINDS)
     return env

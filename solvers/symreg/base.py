@@ -69,7 +69,14 @@ def check_data(X: object, y: object, inputs: Sequence[str], seconds: float
     """``X`` as a finite float matrix with one column per input and ``y`` as a finite vector
     of as many rows; raises :class:`SolverInputError` otherwise, and :class:`ConfigError` for
     a time limit that is not positive or input names the equation language does not accept
-    (:func:`solvers.equation.expression.validate_inputs`)."""
+    (:func:`solvers.equation.expression.validate_inputs`).
+
+    Both are returned as fresh float64 arrays that own their memory: C-contiguous, native
+    byte order and *writable*, whatever the caller passed (float32 columns, a read-only
+    view such as pandas 3's ``Series.to_numpy()``, a big-endian HDF5 dataset). The libraries
+    need that: pyoperon 0.6's ``FitLeastSquares`` (nanobind, a non-const ``ndarray``)
+    refuses a read-only target with ``TypeError: incompatible function arguments`` after the
+    whole search, and scikit-learn's ``check_X_y`` hands such an array on unchanged."""
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
         raise ConfigError(f"seconds must be a positive number, got {seconds!r}", field="seconds")
     try:
@@ -88,7 +95,21 @@ def check_data(X: object, y: object, inputs: Sequence[str], seconds: float
                                f"got shape {ya.shape}")
     if not (np.isfinite(Xa).all() and np.isfinite(ya).all()):
         raise SolverInputError("data contain NaN or infinite values")
-    return np.ascontiguousarray(Xa), np.ascontiguousarray(ya)
+    return (np.array(Xa, dtype=np.float64, order="C", copy=True),
+            np.array(ya, dtype=np.float64, order="C", copy=True))
+
+
+def subsample(X: np.ndarray, y: np.ndarray, max_rows: int, seed: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """At most ``max_rows`` rows of ``X`` and ``y``, drawn without replacement by ``seed``
+    (kept in their order); all rows when there are no more (``max_rows`` 0: no limit).
+    Public problems have thousands of training rows (LLM-SR's oscillators 10,000): a search
+    of a few seconds explores far more programs on a sample, and the answer is still judged
+    on every test row."""
+    if not max_rows or X.shape[0] <= max_rows:
+        return X, y
+    keep = np.sort(np.random.default_rng(seed).choice(X.shape[0], max_rows, replace=False))
+    return X[keep], y[keep]
 
 
 def placeholders(n: int) -> list[str]:

@@ -8,13 +8,18 @@ with the sampled constants as ``p0``..``pk``), ``constants`` (``p0``..``pk``'s v
 ``ranges`` (``{"id": {var: [lo, hi]}, "ood": {...}}``). ``load`` is the one place it is
 validated (TaskFormatError naming the field, e.g. ``formal.splits.train.X[3]``); sizes are
 bounded. Imported problems (``scir import llmsr``) may have an empty ``skeleton`` and
-``constants`` and empty ``ranges`` when the source does not state them.
+``constants`` and empty ``ranges`` when the source does not state them, and an empty
+``expression`` when the source ships no ground truth (LLM-SR's own data folders): such a
+problem is scored by Acc_tau and NMSE alone, its symbolic accuracy is "n/a". Two optional
+keys follow ``ranges``, written only when not empty (generated tasks have neither):
+``context`` (one sentence on the system studied) and ``descriptions`` (variable -> meaning,
+inputs and output), as the source states them.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scir.tracks.shapes import bounded_list, fail, number, number_row, string
@@ -25,6 +30,7 @@ MAX_INPUTS = 16
 MAX_ROWS = 100_000              # rows per split
 MAX_EXPRESSION = 4000           # characters
 MAX_CONSTANTS = 64
+MAX_DESCRIPTION = 500           # characters of one description or of the context sentence
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 
 
@@ -41,7 +47,8 @@ class Split:
 
 @dataclass(frozen=True)
 class EquationFormal:
-    """A symbolic-regression problem with its ground-truth equation."""
+    """A symbolic-regression problem with its ground-truth equation (``expression`` empty:
+    none known)."""
 
     science: str
     inputs: tuple[str, ...]
@@ -52,16 +59,28 @@ class EquationFormal:
     splits: dict[str, Split]
     noise: float
     ranges: dict[str, dict[str, tuple[float, float]]]
+    context: str = ""
+    descriptions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def has_truth(self) -> bool:
+        """Whether the ground-truth expression is known."""
+        return bool(self.expression)
 
     def dump(self) -> dict[str, Any]:
         """The JSON form stored in ``Task.formal`` (key order as documented)."""
-        return {"science": self.science, "inputs": list(self.inputs), "output": self.output,
-                "expression": self.expression, "skeleton": self.skeleton,
-                "constants": list(self.constants),
-                "splits": {k: self.splits[k].dump() for k in SPLITS},
-                "noise": self.noise,
-                "ranges": {k: {v: list(r) for v, r in self.ranges[k].items()}
-                           for k in ("id", "ood")}}
+        out = {"science": self.science, "inputs": list(self.inputs), "output": self.output,
+               "expression": self.expression, "skeleton": self.skeleton,
+               "constants": list(self.constants),
+               "splits": {k: self.splits[k].dump() for k in SPLITS},
+               "noise": self.noise,
+               "ranges": {k: {v: list(r) for v, r in self.ranges[k].items()}
+                          for k in ("id", "ood")}}
+        if self.context:
+            out["context"] = self.context
+        if self.descriptions:
+            out["descriptions"] = dict(self.descriptions)
+        return out
 
     @classmethod
     def load(cls, data: Any) -> "EquationFormal":
@@ -83,11 +102,14 @@ class EquationFormal:
         if output in inputs:
             raise fail("the output cannot also be an input", "formal.output")
         expression = string(data.get("expression"), "formal.expression", MAX_EXPRESSION)
-        if not expression.strip():
-            raise fail("expected a non-empty expression", "formal.expression")
+        if expression and not expression.strip():
+            raise fail("expected an expression, or \"\" for no ground truth",
+                       "formal.expression")
         skeleton = string(data.get("skeleton"), "formal.skeleton", MAX_EXPRESSION)
         constants = tuple(number(v, f"formal.constants[{i}]") for i, v in enumerate(
             bounded_list(data.get("constants"), "formal.constants", MAX_CONSTANTS)))
+        if not expression and (skeleton or constants):
+            raise fail("a skeleton or constants without an expression", "formal.expression")
         raw = data.get("splits")
         if not isinstance(raw, dict):
             raise fail("expected an object with train, test_id and test_ood", "formal.splits")
@@ -96,8 +118,20 @@ class EquationFormal:
         if not 0 <= noise <= 1:
             raise fail(f"expected a number in [0, 1], got {noise!r}", "formal.noise")
         ranges = _ranges(data.get("ranges"), inputs)
+        context = string(data.get("context", ""), "formal.context", MAX_DESCRIPTION)
+        descriptions = _descriptions(data.get("descriptions", {}), inputs + (output,))
         return cls(science, inputs, output, expression, skeleton, constants, splits, noise,
-                   ranges)
+                   ranges, context, descriptions)
+
+
+def _descriptions(value: Any, names: tuple[str, ...]) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise fail("expected an object: variable -> description", "formal.descriptions")
+    unknown = [k for k in value if k not in names]
+    if unknown:
+        raise fail(f"unknown variable(s) {unknown}", "formal.descriptions")
+    return {k: string(value[k], f"formal.descriptions.{k}", MAX_DESCRIPTION)
+            for k in names if k in value}
 
 
 def _name(value: Any, field: str) -> str:
@@ -147,4 +181,4 @@ def _ranges(value: Any, inputs: tuple[str, ...]) -> dict[str, dict[str, tuple[fl
     return out
 
 
-__all__ = ["EquationFormal", "MAX_EXPRESSION", "MAX_ROWS", "SCIENCES", "SPLITS", "Split"]
+__all__ = ["EquationFormal", "MAX_DESCRIPTION", "MAX_EXPRESSION", "MAX_ROWS", "SCIENCES", "SPLITS", "Split"]

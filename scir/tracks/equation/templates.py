@@ -32,8 +32,12 @@ class Described:
         return f"{self.name} ({self.description}{unit})"
 
 
-def described(science: str, name: str, output: bool = False) -> Described:
-    """The description of input (or output) ``name`` in ``science``."""
+def described(science: str, name: str, output: bool = False,
+              given: dict[str, str] | None = None) -> Described:
+    """The description of input (or output) ``name`` in ``science``; ``given``: the
+    descriptions the problem's source states (an imported problem), which come first."""
+    if given and given.get(name):
+        return Described(name, given[name], "")
     spec = SCIENCES[science]
     if output and name == spec.output:
         return Described(name, spec.output_description, spec.output_unit)
@@ -43,8 +47,12 @@ def described(science: str, name: str, output: bool = False) -> Described:
     return Described(name, "the measured quantity" if output else "an input variable", "")
 
 
-def context_sentence(science: str, inputs: tuple[str, ...], output: str) -> str:
-    """The system studied: the science's sentence when the variables are its own."""
+def context_sentence(science: str, inputs: tuple[str, ...], output: str,
+                     given: str = "") -> str:
+    """The system studied: the source's sentence when it states one (``given``), else the
+    science's sentence when the variables are its own."""
+    if given:
+        return given[0].upper() + given[1:] + ("" if given.endswith(".") else ".")
     spec = SCIENCES[science]
     if list(inputs) == spec.input_names and output == spec.output:
         return spec.context[0].upper() + spec.context[1:] + "."
@@ -59,10 +67,11 @@ def shown_rows(formal: EquationFormal) -> list[list[float]]:
 
 def block_context(formal: EquationFormal) -> str:
     """Block 1: science, system, inputs and output."""
-    inputs = "; ".join(described(formal.science, n).text() for n in formal.inputs)
-    out = described(formal.science, formal.output, output=True).text()
-    return (f"Field: {formal.science}. "
-            f"{context_sentence(formal.science, formal.inputs, formal.output)}\n"
+    given = formal.descriptions
+    inputs = "; ".join(described(formal.science, n, given=given).text() for n in formal.inputs)
+    out = described(formal.science, formal.output, output=True, given=given).text()
+    sentence = context_sentence(formal.science, formal.inputs, formal.output, formal.context)
+    return (f"Field: {formal.science}. {sentence}\n"
             f"Inputs: {inputs}.\nOutput: {out}.")
 
 

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from scir.errors import ConfigError, ScirError
+from scir.errors import ConfigError, ScirError, SolverError
 from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
@@ -96,7 +96,9 @@ class EquationTrack(Track):
         return Task(
             task_id=task_id, domain=self.name, difficulty=difficulty, tier=tier, seed=seed,
             params=params, question=templates.question(formal), options=[],
-            answer=formal.expression, answer_pool=[formal.expression],
+            # no ground truth (an imported problem): answer "" and an empty pool
+            answer=formal.expression,
+            answer_pool=[formal.expression] if formal.has_truth else [],
             # an equation is not drawn from a finite set: a blind guess is right with
             # probability 0 (the Task format allows 0 for open answers)
             chance=0.0, formal=formal.dump(), blocks=blocks, problem_nl="\n\n".join(blocks),
@@ -112,10 +114,15 @@ class EquationTrack(Track):
         noise-free splits (train too when ``noise`` is 0) within relative error 0.001 (Acc_0.001
         with share 1, so one tampered row fails); with noise, every train target within 4.5
         sigma of the truth (the noise is cut at 4 sigma); the skeleton with the constants must
-        give the expression's values; answer and pool must be the expression."""
+        give the expression's values; answer and pool must be the expression. A problem
+        without ground truth (imported) has nothing to recompute: it passes with a message
+        saying so (its data were checked when the record was read)."""
         from scir.evaluate.regression import acc_tau
 
         formal = self.formal(task)
+        if not formal.has_truth:
+            return Check(task.task_id, True, task.answer, None, details={},
+                         message="no ground truth: the data alone were checked")
         problems = []
         if task.answer != formal.expression or task.answer_pool != [formal.expression]:
             problems.append(f"stored answer {task.answer!r} is not the formal expression "
@@ -153,7 +160,10 @@ class EquationTrack(Track):
                               np.asarray(data.y, dtype=float), formal.inputs)
 
     def solve_formal(self, task: Task, formal: EquationFormal) -> str:
-        """The oracle: the ground-truth expression."""
+        """The oracle: the ground-truth expression (SolverError when none is known)."""
+        if not formal.has_truth:
+            raise SolverError("this problem has no ground truth (imported without "
+                              "equation.json or equation.txt): the oracle has no answer")
         return formal.expression
 
     def parse_answer(self, task: Task, text: str) -> str | None:

@@ -34,8 +34,13 @@ class EquationCodec(ModularCodec):
         return resources.files(__package__) / "genres.json"
 
     def block_contents(self, task: Task, formal: EquationFormal) -> list[dict[str, Any]]:
-        return [{"science": formal.science, "inputs": list(formal.inputs),
-                 "output": formal.output},
+        # descriptions (an imported problem's own) shape the wording only: canonical()
+        # leaves them out of the comparison
+        first = {"science": formal.science, "inputs": list(formal.inputs),
+                 "output": formal.output}
+        if formal.descriptions:
+            first["descriptions"] = dict(formal.descriptions)
+        return [first,
                 {"columns": list(formal.inputs) + [formal.output],
                  "rows": shown_rows(formal)}]
 

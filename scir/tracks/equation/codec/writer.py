@@ -24,9 +24,11 @@ def slot_values(task: Task) -> dict[str, str]:
     return {}
 
 
-def description(science: str, name: str, output: bool) -> str:
-    """A variable's meaning with its unit, as the documents print it."""
-    d = described(science, name, output)
+def description(science: str, name: str, output: bool,
+                given: dict[str, str] | None = None) -> str:
+    """A variable's meaning with its unit, as the documents print it (``given``: the
+    descriptions an imported problem's source states)."""
+    d = described(science, name, output, given)
     return f"{d.description} ({d.unit})" if d.unit else d.description
 
 
@@ -38,11 +40,13 @@ def _context(first: dict[str, Any], genre: Genre, gset: GenreSet, rng: random.Ra
     ph = gset.phrases
     wrapper = rng.choice(genre.items)
     science = first["science"]
+    given = first.get("descriptions") or {}
     items = [rng.choice(ph["science"]).format(science=science)]
-    items += [rng.choice(ph["input"]).format(name=n, description=description(science, n, False))
+    items += [rng.choice(ph["input"]).format(
+                  name=n, description=description(science, n, False, given))
               for n in first["inputs"]]
     items.append(rng.choice(ph["output"]).format(
-        name=first["output"], description=description(science, first["output"], True)))
+        name=first["output"], description=description(science, first["output"], True, given)))
     items = [_wrap(genre, wrapper, t, rng, gset) for t in items]
     section = Section(genre.headings[0], items, genre.layout, rng.randrange(2 ** 31),
                       open_start=False)
