@@ -61,8 +61,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from scir.tracks.equation.llmsr import import_llmsr
     from scir.tracks import get_track
+    from scir.tracks.equation.llmsr import import_llmsr
 
     imported = import_llmsr(args.dir, science=args.science, noise=args.noise, seed=args.seed,
                             table=args.table)

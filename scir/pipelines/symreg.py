@@ -13,8 +13,15 @@ that fails is ``solver_error``, one that overruns its limit (:class:`SolverTimeo
 from __future__ import annotations
 
 from scir.errors import ConfigError, SolverError, SolverTimeout
-from scir.pipelines.result import (NO_MODEL, SOLVER_LOCK, SYMREG_ARCHS, PipelineResult,
-                                   PipelineSettings, new_result, set_answer)
+from scir.pipelines.result import (
+    NO_MODEL,
+    SOLVER_LOCK,
+    SYMREG_ARCHS,
+    PipelineResult,
+    PipelineSettings,
+    new_result,
+    set_answer,
+)
 from scir.tasks import Task
 from scir.tracks.base import RegressionData, Track
 

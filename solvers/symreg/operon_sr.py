@@ -12,14 +12,21 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 from solvers.errors import SolverError
-from solvers.symreg.base import (SRResult, check_data, library_class, parse_model,
-                                 placeholders, subsample, to_expression)
+from solvers.symreg.base import (
+    SRResult,
+    check_data,
+    library_class,
+    parse_model,
+    placeholders,
+    subsample,
+    to_expression,
+)
 
 SYMBOLS = "add,sub,mul,div,exp,log,sqrt,sin,cos,tanh,square,constant,variable"
 SELECTION = "bayesian_information_criterion"

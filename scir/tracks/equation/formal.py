@@ -83,7 +83,7 @@ class EquationFormal:
         return out
 
     @classmethod
-    def load(cls, data: Any) -> "EquationFormal":
+    def load(cls, data: Any) -> EquationFormal:
         """Validate a formal object (TaskFormatError naming the field) and read it."""
         if not isinstance(data, dict):
             raise fail("an equation formal object must be an object", "formal")

@@ -29,7 +29,7 @@ import itertools
 import math
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -60,7 +60,7 @@ class Problem:
     rejected: dict[str, int] = field(default_factory=dict)
 
 
-@lru_cache(maxsize=None)
+@cache
 def combinations(science: str, terms: int, operators: int) -> tuple[tuple[str, ...], ...]:
     """Every qualifying term combination (names, library order), sorted."""
     library = SCIENCES[science].terms

@@ -46,12 +46,10 @@ import numpy as np
 from scir.bounded import walk_folders
 from scir.errors import ConfigError, ScirError, TaskFormatError
 from scir.tasks import Task, shorten
-from scir.tracks.equation.formal import (MAX_DESCRIPTION, SCIENCES, SPLITS,
-                                         EquationFormal, Split)
+from scir.tracks.equation.formal import MAX_DESCRIPTION, SCIENCES, SPLITS, EquationFormal, Split
 from scir.tracks.equation.llmsr_files import blank, ground_truth, inside, read_csv
 from scir.tracks.equation.llmsr_hdf5 import names_of, read_hdf5
-from scir.tracks.equation.llmsr_meta import (Table, clean_symbol, read_spec, read_table,
-                                             spec_files)
+from scir.tracks.equation.llmsr_meta import Table, clean_symbol, read_spec, read_table, spec_files
 from scir.tracks.equation.numeric import SIG_Y, equation, right_side, rounded
 
 FILES = {"train": "train.csv", "test_id": "test_id.csv", "test_ood": "test_ood.csv"}

@@ -10,7 +10,7 @@ agree digit for digit.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

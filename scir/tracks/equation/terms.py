@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import sympy
 
@@ -167,7 +167,7 @@ SCIENCES: dict[str, Science] = {s.name: s for s in (
 SCIENCE_NAMES = tuple(SCIENCES)
 
 
-@lru_cache(maxsize=None)
+@cache
 def symbols(science: str) -> dict[str, sympy.Symbol]:
     """The sympy symbols of a science's inputs (real)."""
     return {v.name: sympy.Symbol(v.name, real=True) for v in SCIENCES[science].inputs}

@@ -4,15 +4,16 @@ interface."""
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from scir.errors import ConfigError, ScirError, SolverError
+from scir.pipelines.result import SYMREG_ARCHS
 from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.pipelines.result import SYMREG_ARCHS
 from scir.tracks.base import Check, RegressionData, Track, TrackParam
 from scir.tracks.equation import templates
 from scir.tracks.equation.formal import SCIENCES, SPLITS, EquationFormal
