@@ -23,9 +23,24 @@ _API = ("ApiOptions", "Run", "Solved", "Task", "Verification", "generate", "iter
 __all__ = ["__version__", *_API]
 
 if TYPE_CHECKING:
-    from scir.api import (ApiOptions, Run, Solved, Task, Verification, generate,  # noqa: F401
-                          iter_generate, open_run, read_tasks, render, report, solve, track,
-                          track_names, verify, write_tasks)
+    from scir.api import (  # noqa: F401
+        ApiOptions,
+        Run,
+        Solved,
+        Task,
+        Verification,
+        generate,
+        iter_generate,
+        open_run,
+        read_tasks,
+        render,
+        report,
+        solve,
+        track,
+        track_names,
+        verify,
+        write_tasks,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -16,10 +16,11 @@ import argparse
 import logging
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from scir.errors import ConfigError, ScirError
 
@@ -47,7 +48,7 @@ class Executor(ABC):
     def close(self) -> None:
         """Release the workers (cancels work not started)."""
 
-    def __enter__(self) -> "Executor":
+    def __enter__(self) -> Executor:
         return self
 
     def __exit__(self, *exc: Any) -> None:

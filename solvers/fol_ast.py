@@ -8,8 +8,9 @@ right-associative, then ``->``/``<->``; a quantifier's body is a unary formula).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Union
+from typing import Union
 
 from solvers.errors import SolverInputError
 
@@ -51,39 +52,39 @@ class Eq:
 class Not:
     """``-body``."""
 
-    body: "Formula"
+    body: Formula
 
 
 @dataclass(frozen=True)
 class And:
     """``left & right``."""
 
-    left: "Formula"
-    right: "Formula"
+    left: Formula
+    right: Formula
 
 
 @dataclass(frozen=True)
 class Or:
     """``left | right``."""
 
-    left: "Formula"
-    right: "Formula"
+    left: Formula
+    right: Formula
 
 
 @dataclass(frozen=True)
 class Implies:
     """``left -> right``."""
 
-    left: "Formula"
-    right: "Formula"
+    left: Formula
+    right: Formula
 
 
 @dataclass(frozen=True)
 class Iff:
     """``left <-> right``."""
 
-    left: "Formula"
-    right: "Formula"
+    left: Formula
+    right: Formula
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ class Forall:
     """``all var body``."""
 
     var: str
-    body: "Formula"
+    body: Formula
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ class Exists:
     """``exists var body``."""
 
     var: str
-    body: "Formula"
+    body: Formula
 
 
 Formula = Union[Atom, Eq, Not, And, Or, Implies, Iff, Forall, Exists]

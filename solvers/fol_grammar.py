@@ -20,14 +20,40 @@ literals. Two variants:
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from solvers import resources
 from solvers.errors import ConfigError, SolverInputError
-from solvers.fol_ast import (BINARY, And, Atom, Const, Eq, Exists, Forall, Formula, Iff, Implies,
-                             Not, Or, Var, is_literal)
-from solvers.grammar import Grammar, Item, Lit, Pat, Ref, Rep, Rule, rep, rule, seq
-from solvers.grammar import lark_literal  # noqa: F401  (re-exported: quoting names for Lark)
+from solvers.fol_ast import (
+    BINARY,
+    And,
+    Atom,
+    Const,
+    Eq,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Var,
+    is_literal,
+)
+from solvers.grammar import (
+    Grammar,
+    Item,
+    Lit,
+    Pat,
+    Ref,
+    Rep,
+    Rule,
+    lark_literal,  # noqa: F401  (re-exported: quoting names for Lark)
+    rep,
+    rule,
+    seq,
+)
 from solvers.grammar_check import llguidance_available, validate_lark
 
 NAME = re.compile(r"[a-z][A-Za-z0-9_]{0,63}")

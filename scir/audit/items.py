@@ -5,8 +5,9 @@ and the groups the audit scores separately."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from scir.errors import ConfigError, ScirError, TaskFormatError
 from scir.tasks import Task, read_tasks

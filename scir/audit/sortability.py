@@ -15,8 +15,8 @@ formal object (the true graph and the observational rows), for reports on genera
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 

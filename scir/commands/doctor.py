@@ -11,6 +11,7 @@ from importlib import metadata
 from scir.commands._common import HelpFormatter
 from scir.tracks import get_track, track_names
 
+
 @dataclass(frozen=True)
 class Optional:
     """An optional backend: its import name, distribution, the extra of ``scir-toolkit`` that

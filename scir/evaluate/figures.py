@@ -19,8 +19,9 @@ dashed line across the group, so a bar can be read against guessing.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from scir.evaluate.backup import arch_label
 
@@ -61,7 +62,7 @@ def _safe(name: str) -> str:
 NOT_RUN = "not run"
 
 
-def _errors(cells: Sequence["CellStats | None"]) -> tuple[list[float], list[list[float]]]:
+def _errors(cells: Sequence[CellStats | None]) -> tuple[list[float], list[list[float]]]:
     """Bar heights and asymmetric error lengths (NaN for a missing cell: no bar is drawn)."""
     nan = float("nan")
     heights, low, high = [], [], []
@@ -78,14 +79,14 @@ def _errors(cells: Sequence["CellStats | None"]) -> tuple[list[float], list[list
     return heights, [low, high]
 
 
-def chances(series: dict[str, list["CellStats | None"]]) -> list[float | None]:
+def chances(series: dict[str, list[CellStats | None]]) -> list[float | None]:
     """The chance level of each group of bars: the first of its cells with results (the
     cells of a group share their tasks' track and tier); None when none has."""
     groups = zip(*series.values()) if series else []
     return [next((c.chance for c in cells if c is not None and c.n), None) for cells in groups]
 
 
-def _bars(ax, groups: list[str], series: dict[str, list["CellStats | None"]], title: str):
+def _bars(ax, groups: list[str], series: dict[str, list[CellStats | None]], title: str):
     """Grouped bars with interval whiskers; a missing cell is labelled "not run" (no bar), and
     each group's chance level is a dashed line across it."""
     import math
@@ -119,7 +120,7 @@ def _bars(ax, groups: list[str], series: dict[str, list["CellStats | None"]], ti
     ax.legend(fontsize=7, loc="upper right", framealpha=0.8)
 
 
-def heatmaps(report: "Report", out: Path) -> list[Path]:
+def heatmaps(report: Report, out: Path) -> list[Path]:
     """One accuracy heatmap per model with results (rows: track and architecture; columns:
     difficulty x presentation)."""
     import numpy as np
@@ -161,7 +162,7 @@ def heatmaps(report: "Report", out: Path) -> list[Path]:
     return paths
 
 
-def nl_vs_obf(report: "Report", out: Path) -> Path | None:
+def nl_vs_obf(report: Report, out: Path) -> Path | None:
     """NL against Obf accuracy with interval bars, one panel per architecture."""
     g = report.grid
     archs = sorted({(r.arch, r.constrained, r.backup) for r in g.rows})
@@ -184,7 +185,7 @@ def nl_vs_obf(report: "Report", out: Path) -> Path | None:
     return path
 
 
-def constrained(report: "Report", out: Path) -> Path | None:
+def constrained(report: Report, out: Path) -> Path | None:
     """Constrained against free formalization with interval bars (None: no such pair)."""
     pairs = [d for d in report.differences if d.contrast == "constrained_vs_unconstrained"]
     if not pairs:
@@ -202,7 +203,7 @@ def constrained(report: "Report", out: Path) -> Path | None:
     return path
 
 
-def probes(report: "Report", out: Path) -> Path | None:
+def probes(report: Report, out: Path) -> Path | None:
     """The three probes with interval bars (None: no probe)."""
     if not report.probes:
         return None
@@ -224,7 +225,7 @@ def probes(report: "Report", out: Path) -> Path | None:
     return path
 
 
-def write_figures(report: "Report", out: Path) -> list[Path]:
+def write_figures(report: Report, out: Path) -> list[Path]:
     """Draw every figure into ``out`` (created); returns the files written."""
     out.mkdir(parents=True, exist_ok=True)
     paths = heatmaps(report, out)

@@ -10,7 +10,8 @@ import sys
 import threading
 import time
 from collections import Counter
-from typing import Any, Iterable, Iterator, TextIO
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
 
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey

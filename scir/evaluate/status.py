@@ -36,7 +36,7 @@ class Status(str, Enum):
         return self in (Status.OK, Status.WRONG)
 
     @classmethod
-    def of_answer(cls, correct: bool) -> "Status":
+    def of_answer(cls, correct: bool) -> Status:
         """``ok`` for an accepted answer, ``wrong`` otherwise."""
         return cls.OK if correct else cls.WRONG
 

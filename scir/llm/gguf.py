@@ -37,8 +37,14 @@ from typing import Any
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
 from scir.llm.local import accepting_prefix, validate_constraint
-from scir.llm.repetition import (COPY, COPY_EVERY, REPETITION, CopyGuard, RepetitionGuard,
-                                  prompt_text)
+from scir.llm.repetition import (
+    COPY,
+    COPY_EVERY,
+    REPETITION,
+    CopyGuard,
+    RepetitionGuard,
+    prompt_text,
+)
 
 SMOLLM2 = "smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

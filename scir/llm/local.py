@@ -18,8 +18,14 @@ from typing import Any
 
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.repetition import (COPY, COPY_EVERY, REPETITION, CopyGuard, RepetitionGuard,
-                                  prompt_text)
+from scir.llm.repetition import (
+    COPY,
+    COPY_EVERY,
+    REPETITION,
+    CopyGuard,
+    RepetitionGuard,
+    prompt_text,
+)
 
 _FORMATS = {"lark": "lark", "json_schema": "json_schema", "regex": "regex"}
 

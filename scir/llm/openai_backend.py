@@ -25,16 +25,15 @@ from __future__ import annotations
 import json
 import math
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import tenacity
 
 from scir.errors import BackendError, ConfigError
-from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, ToolCall,
-                            valid_text)
-from scir.llm.http_limits import (ResponseRefused, attempt_limits, cancellable_sleep,
-                                  guarded_client)
-from scir.llm.keys import KEY_ENV, env_key      # which key goes to which host
+from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, ToolCall, valid_text
+from scir.llm.http_limits import ResponseRefused, attempt_limits, cancellable_sleep, guarded_client
+from scir.llm.keys import KEY_ENV, env_key  # which key goes to which host
 from scir.llm.names import LOCAL_SERVERS, ModelName
 
 DUMMY_KEY = "scir-no-key"          # local servers accept any key; the client insists on one

@@ -15,9 +15,9 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from scir.llm.local import OutlinesBackend, disable_torch_compile
 

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from scir.errors import FormalizationError, SolverError
 from scir.llm.base import Backend
-from scir.pipelines.result import (SOLVER_LOCK, PipelineResult, PipelineSettings,
-                                   answer_and_score, formalization_tokens, hook, start)
+from scir.pipelines.result import (
+    SOLVER_LOCK,
+    PipelineResult,
+    PipelineSettings,
+    answer_and_score,
+    formalization_tokens,
+    hook,
+    start,
+)
 from scir.tasks import Task
 from scir.tracks.base import Track
 

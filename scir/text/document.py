@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import random
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from scir.text.genres import Genre, GenreSet
 

@@ -51,17 +51,23 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
-from solvers.errors import (ConfigError, SandboxCrash, SandboxViolation, SolverError,
-                            SolverResourceLimit, SolverTimeout)
 from solvers.equation._analyzer_worker import EXIT_MEMORY, EXIT_VIOLATION
+from solvers.errors import (
+    ConfigError,
+    SandboxCrash,
+    SandboxViolation,
+    SolverError,
+    SolverResourceLimit,
+    SolverTimeout,
+)
 from solvers.isolation import isolation, sandboxed
 
 WORKER = Path(__file__).resolve().parent / "_analyzer_worker.py"

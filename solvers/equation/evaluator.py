@@ -43,17 +43,17 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Sequence
 
 import numpy as np
 
-from solvers.errors import ConfigError, TaskFormatError
 from solvers.equation.expression import Equation, parse_equation
-from solvers.equation.metrics import mape, nmse
 from solvers.equation.grid import grid_starts, log_uniform
+from solvers.equation.metrics import mape, nmse
 from solvers.equation.projection import Projection
+from solvers.errors import ConfigError, TaskFormatError
 
 START_LOW, START_HIGH = -5.0, 5.0
 PROJECTED, BFGS = "projected", "bfgs"

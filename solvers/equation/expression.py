@@ -29,15 +29,32 @@ import ast
 import keyword
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
+from solvers.equation.tree import (
+    ALIASES,
+    CONSTANTS,
+    FUNCTIONS,
+    Bin,
+    Call,
+    Const,
+    Neg,
+    Node,
+    Num,
+    Param,
+    Var,
+    constant_value,
+    evaluate_node,
+    is_constant,
+    n_params,
+    substitute,
+    to_sympy,
+    to_text,
+)
 from solvers.errors import ConfigError, FormalizationError
-from solvers.equation.tree import (ALIASES, CONSTANTS, FUNCTIONS, Bin, Call, Const, Neg, Node,
-                                   Num, Param, Var, constant_value, evaluate_node, is_constant,
-                                   n_params, substitute, to_sympy, to_text)
 
 MAX_CHARS = 2000
 MAX_DEPTH = 100
@@ -188,7 +205,7 @@ def validate_inputs(inputs: Sequence[str]) -> tuple[str, ...]:
     return out
 
 
-def parse_equation(text: str, inputs: Sequence[str], *, max_params: int = 10) -> "Equation":
+def parse_equation(text: str, inputs: Sequence[str], *, max_params: int = 10) -> Equation:
     """Parse untrusted equation text over ``inputs``; ``FormalizationError`` if it is not in
     the language (see the module docstring)."""
     names = validate_inputs(inputs)

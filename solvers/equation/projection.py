@@ -25,13 +25,12 @@ and :meth:`Solver.profile` does so for many values of one nonlinear parameter at
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
-from solvers.equation.tree import (Bin, Call, Neg, Node, Num, Param, Var, evaluate_node,
-                                   map_params)
+from solvers.equation.tree import Bin, Call, Neg, Node, Num, Param, Var, evaluate_node, map_params
 
 _NONLINEAR = 2
 SWEPT = "params[{}]"            # the swept parameters' columns (never an input name)
@@ -138,7 +137,7 @@ class Projection:
     columns: tuple[Node | None, ...]
 
     @classmethod
-    def of(cls, tree: Node, n_params: int) -> "Projection":
+    def of(cls, tree: Node, n_params: int) -> Projection:
         """The decomposition of ``tree`` (``n_params``: the equation's parameter count)."""
         linear = linear_params(tree, n_params)
         chosen = frozenset(linear)
@@ -154,7 +153,7 @@ class Projection:
         p[list(self.linear)] = a
         return p
 
-    def solver(self, A: np.ndarray, t: np.ndarray, columns: dict[str, int]) -> "Solver":
+    def solver(self, A: np.ndarray, t: np.ndarray, columns: dict[str, int]) -> Solver:
         """The linear least-squares solver on the data ``A`` (columns named by ``columns``),
         ``t``."""
         return Solver(self, A, t, columns)

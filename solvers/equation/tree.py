@@ -4,8 +4,9 @@ canonical printing, numpy evaluation, parameter substitution and conversion to s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence, Union
+from typing import Union
 
 import numpy as np
 
@@ -43,20 +44,20 @@ class Const:
 
 @dataclass(frozen=True, slots=True)
 class Neg:
-    arg: "Node"
+    arg: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Bin:
     op: str              # + - * / **
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
     fn: str              # a key of FUNCTIONS
-    arg: "Node"
+    arg: Node
 
 
 Node = Union[Num, Var, Param, Const, Neg, Bin, Call]

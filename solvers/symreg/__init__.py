@@ -6,11 +6,10 @@ This package never imports ``scir``; the libraries are imported only when a base
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from solvers.errors import ConfigError
-from solvers.symreg.base import (SR_STATUSES, Regressor, RegressorUnavailable, SRResult,
-                                 check_data)
+from solvers.symreg.base import SR_STATUSES, Regressor, RegressorUnavailable, SRResult, check_data
 from solvers.symreg.gplearn_sr import GplearnRegressor, program_to_sympy
 from solvers.symreg.operon_sr import OperonRegressor
 from solvers.symreg.pysr_sr import PySRRegressor

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 import sympy
-from sympy.parsing.sympy_parser import (convert_xor, parse_expr,
-                                        standard_transformations)
+from sympy.parsing.sympy_parser import convert_xor, parse_expr, standard_transformations
 
 from solvers.equation.expression import parse_equation, validate_inputs
 from solvers.errors import ConfigError, FormalizationError, SolverError, SolverInputError

@@ -18,15 +18,21 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 import sympy
 
 from solvers.errors import SolverError
-from solvers.symreg.base import (SRResult, check_data, library_class, placeholders, symbol,
-                                 to_expression)
+from solvers.symreg.base import (
+    SRResult,
+    check_data,
+    library_class,
+    placeholders,
+    symbol,
+    to_expression,
+)
 
 FUNCTIONS = ("add", "sub", "mul", "div", "sqrt", "log", "sin", "cos", "exp", "tanh")
 EXACT = 1e-12            # a fit this close (mean absolute error / mean |y|) ends the search

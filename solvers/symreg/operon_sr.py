@@ -9,13 +9,19 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from solvers.symreg.base import (SRResult, check_data, library_class, parse_model,
-                                 placeholders, to_expression)
+from solvers.symreg.base import (
+    SRResult,
+    check_data,
+    library_class,
+    parse_model,
+    placeholders,
+    to_expression,
+)
 
 SYMBOLS = "add,sub,mul,div,exp,log,sqrt,sin,cos,tanh,square,constant,variable"
 SELECTION = "bayesian_information_criterion"

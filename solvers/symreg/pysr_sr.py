@@ -15,14 +15,19 @@ import importlib.util
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 from solvers.errors import SolverError
-from solvers.symreg.base import (RegressorUnavailable, SRResult, check_data, placeholders,
-                                 to_expression)
+from solvers.symreg.base import (
+    RegressorUnavailable,
+    SRResult,
+    check_data,
+    placeholders,
+    to_expression,
+)
 
 UNAVAILABLE = "PySR needs Julia, which is not installed here"
 

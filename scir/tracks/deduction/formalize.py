@@ -291,7 +291,7 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     return decoded if decoded is not None else parse_lines(checker, lines)
 
 
-def parse_lines(checker: "Checker", lines: list[str]) -> Formalization:
+def parse_lines(checker: Checker, lines: list[str]) -> Formalization:
     """The line-by-line reader of :func:`parse_formalization` (any layout; FormalizationError
     with line and column); on the texts of the task's grammar it gives what its parse tree
     gives (tests/test_grammar.py)."""

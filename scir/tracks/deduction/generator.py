@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 
 from scir.errors import ConfigError, GenerationError, SolverResourceLimit, SolverTimeout
 from scir.tracks.deduction import checks
-from scir.tracks.deduction.logic import (Formula, Node, goal_kinds, instantiate, kinds,
-                                        rules_for)
+from scir.tracks.deduction.logic import Formula, Node, goal_kinds, instantiate, kinds, rules_for
 from scir.tracks.deduction.validate import LABELS
 from scir.tracks.deduction.vocabulary import Context, FreshNames, contexts
 
