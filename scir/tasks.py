@@ -33,7 +33,7 @@ DIFFICULTIES = ("easy", "hard", "custom")
 # a letter, digit or ``_`` (no leading dot or dash), at most TASK_ID_MAX characters; hence no
 # path separator, no ``..`` component, no NUL or other control character, no newline.
 TASK_ID_MAX = 200
-TASK_ID_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,%d}" % (TASK_ID_MAX - 1))
+TASK_ID_PATTERN = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.-]{{0,{TASK_ID_MAX - 1}}}")
 MAX_MESSAGE_CHARS = 400              # a track checker's message, as printed
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Union
 
 from solvers.errors import SolverInputError
 
@@ -29,7 +28,7 @@ class Var:
     name: str
 
 
-Term = Union[Const, Var]
+Term = Const | Var
 
 
 @dataclass(frozen=True)
@@ -103,7 +102,7 @@ class Exists:
     body: Formula
 
 
-Formula = Union[Atom, Eq, Not, And, Or, Implies, Iff, Forall, Exists]
+Formula = Atom | Eq | Not | And | Or | Implies | Iff | Forall | Exists
 BINARY = (And, Or, Implies, Iff)
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from dataclasses import replace as _replace
 from functools import lru_cache
-from typing import Any, Union
+from typing import Any
 
 from solvers.errors import ResourceError
 
@@ -73,7 +73,7 @@ class Rep:
     high: int | None
 
 
-Item = Union[Lit, Pat, Ref, Seq, Choice, Rep]
+Item = Lit | Pat | Ref | Seq | Choice | Rep
 
 
 @dataclass(frozen=True)

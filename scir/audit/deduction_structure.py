@@ -123,7 +123,7 @@ def graph(item: Item) -> Graph | None:
         marks: Counter = Counter()
         edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for f in premises:
-            for k, t in enumerate(f.args):
+            for t in f.args:
                 sort = "c" if t in f.constants else "p"
                 labels.setdefault(t, f"{sort}:{roles.get(t, '-')}:{stmt.kind if t in roles else ''}")
             if f.kind == "exists":

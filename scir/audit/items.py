@@ -112,7 +112,7 @@ def group_items(items: list[Item]) -> dict[tuple[str, str, str], list[Item]]:
         groups.setdefault((item.task.domain, item.task.difficulty, item.presentation),
                           []).append(item)
     pooled: dict[tuple[str, str, str], list[Item]] = {}
-    for (track, difficulty, presentation), members in groups.items():
+    for (track, _difficulty, presentation), members in groups.items():
         pooled.setdefault((track, POOLED, presentation), []).extend(members)
     for key, members in pooled.items():
         if len({m.task.difficulty for m in members}) > 1:

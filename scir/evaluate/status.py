@@ -12,11 +12,11 @@ Results stored before this enum existed used ``ok`` for every answered task and
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """One task's outcome; the value is what the run store holds."""
 
     OK = "ok"
@@ -26,9 +26,6 @@ class Status(str, Enum):
     TIMEOUT = "timeout"
     BACKEND_ERROR = "backend_error"
     NO_ANSWER = "no_answer"
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def answered(self) -> bool:

@@ -267,7 +267,8 @@ class Backend(ABC):
         """Whether a constraint of this kind is enforced during decoding."""
         return constraint is not None and constraint.kind in self.enforced
 
-    def close(self) -> None:
+    # a no-op by default, not abstract: most backends hold nothing to release
+    def close(self) -> None:  # noqa: B027
         """Release clients, models and threads (default: nothing to release)."""
 
 

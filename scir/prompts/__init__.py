@@ -10,7 +10,7 @@ adds its own values (signature, options, ...).
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources as importlib_resources
 from string import Template
 from typing import Any

@@ -53,7 +53,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
@@ -78,7 +78,7 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
                     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 
-class AnalysisStatus(str, Enum):
+class AnalysisStatus(StrEnum):
     """How an analysis ended."""
 
     OK = "ok"
@@ -87,9 +87,6 @@ class AnalysisStatus(str, Enum):
     MEMORY = "memory"
     VIOLATION = "violation"
     CRASHED = "crashed"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _ERRORS: dict[AnalysisStatus, type[SolverError]] = {

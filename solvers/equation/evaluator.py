@@ -45,7 +45,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 import numpy as np
 
@@ -60,15 +60,12 @@ PROJECTED, BFGS = "projected", "bfgs"
 STRATEGIES = (PROJECTED, BFGS)
 
 
-class FitStatus(str, Enum):
+class FitStatus(StrEnum):
     """How a fit ended."""
 
     OK = "ok"
     TIME_LIMIT = "time_limit"       # the budget ran out; the best fit seen so far
     NON_FINITE = "non_finite"       # no start gave finite predictions
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 import numpy as np
 
@@ -60,7 +59,7 @@ class Call:
     arg: Node
 
 
-Node = Union[Num, Var, Param, Const, Neg, Bin, Call]
+Node = Num | Var | Param | Const | Neg | Bin | Call
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4}
 _NEG_PREC, _ATOM = 3, 5
 
