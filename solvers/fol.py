@@ -169,6 +169,7 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> SolverInputError:
         found = "end of input"
     elif isinstance(exc, UnexpectedCharacters):
         line, column = exc.line, exc.column
+        assert exc.pos_in_stream is not None    # lark sets it for every unexpected character
         found = repr(text[exc.pos_in_stream])
     else:
         line, column = exc.line, exc.column

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NoReturn
 
 from solvers import resources
 from solvers.errors import (
@@ -358,7 +358,7 @@ USAGE_EXIT = 64
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors must not look like "not proved"
+    def error(self, message: str) -> NoReturn:  # usage errors must not look like "not proved"
         self.print_usage(sys.stderr)
         self.exit(USAGE_EXIT, f"{self.prog}: error: {message}\n")
 

@@ -91,6 +91,7 @@ class GridProgress:
                 self._beat = Heartbeat(self.every_seconds, self._beat_line).start()
 
     def _beat_line(self) -> None:
+        assert self.every_seconds is not None     # the heartbeat runs only with a period
         if time.monotonic() - self._last >= self.every_seconds * 0.9:
             self.line()
 

@@ -50,6 +50,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from types import FunctionType
 
 EXIT_VIOLATION = 101
 MAX_REPORTED = 20
@@ -134,7 +135,7 @@ def make_hook(cwd: str, read_roots: tuple[str, ...], status_fd: int,
     under ``cwd`` when the runtime is bound read-only there (a checkout under /tmp)."""
     if runtime_roots is None:
         runtime_roots = tuple(r for r in read_roots if r != cwd)
-    normal = type(_normal)(_normal.__code__, {}, "normal")   # a private copy, no globals
+    normal = FunctionType(_normal.__code__, {}, "normal")    # a private copy, no globals
     guarded: list = [normal]
     told, opens = [0], [0]        # the hook's counters, mutable cells
 

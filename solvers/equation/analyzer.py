@@ -148,9 +148,10 @@ def network_namespace() -> bool:
 def _table(data, columns: Sequence[str] | None) -> tuple[list, list[str]]:
     try:
         import pandas as pd
+        is_frame = isinstance(data, pd.DataFrame)
     except ImportError:            # pragma: no cover - pandas is a core dependency
-        pd = None
-    if pd is not None and isinstance(data, pd.DataFrame):
+        is_frame = False
+    if is_frame:
         names = [str(c) for c in (columns if columns is not None else data.columns)]
         values = data.to_numpy(dtype=float)
     else:
@@ -253,6 +254,7 @@ def _run(code: str, rows: list, names: list[str], work: Path | None, private: Pa
     status_lines: list[bytes] = []
     try:
         try:
+            assert proc.stdin is not None       # opened with stdin=PIPE
             proc.stdin.write(json.dumps(request).encode("utf-8"))
             proc.stdin.close()
         except BrokenPipeError:
@@ -307,7 +309,7 @@ def _wait_ready(fd: int, proc: subprocess.Popen, deadline: float, lines: list[by
 
 def _drain(fd: int) -> bytes:
     os.set_blocking(fd, False)
-    chunks = []
+    chunks: list[bytes] = []
     try:
         while len(chunks) < 16:
             chunk = os.read(fd, 4096)

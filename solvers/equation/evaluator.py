@@ -163,7 +163,9 @@ class _Search:
         self.columns = {name: i for i, name in enumerate(eq.inputs)}
         self.began = time.monotonic()
         self.deadline = None if seconds is None else self.began + float(seconds)
-        self.best, self.x, self.start = np.inf, None, None
+        self.best = np.inf
+        self.x: np.ndarray | None = None        # set together with start
+        self.start: int | None = None
         self.current, self.tried, self.status = 0, 0, FitStatus.OK
 
     def check_budget(self) -> None:
@@ -235,10 +237,12 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
     if starts > 1 and m >= 2 and search.x is not None:
         # a second grid search from the best point: the parameters it got right are held
         # while coupled ones are searched again (pairs too), then one more descent
+        assert search.start is not None
         search.current = search.start
         again = grid_starts(loss, profile, m, start=search.x[list(proj.nonlinear)])[0]
         search.descend(loss, again)
     if search.x is not None:              # polish the best: BFGS over every parameter
+        assert search.start is not None
         search.current = search.start
         search.descend(search.loss, search.x.copy())
 

@@ -160,7 +160,7 @@ def from_ast(f: Any) -> Formula | None:
         s = unary(f.body.left, f.var)
         right = f.body.right
         negative = isinstance(right, Not)
-        p = unary(right.body if negative else right, f.var)
+        p = unary(right.body if isinstance(right, Not) else right, f.var)
         if s and p:
             return Formula("no" if negative else "all", (s, p))
     if isinstance(f, Exists):
@@ -171,7 +171,7 @@ def from_ast(f: Any) -> Formula | None:
             s = unary(f.body.left, f.var)
             right = f.body.right
             negative = isinstance(right, Not)
-            p = unary(right.body if negative else right, f.var)
+            p = unary(right.body if isinstance(right, Not) else right, f.var)
             if s and p:
                 return Formula("some_not" if negative else "some", (s, p))
     return None
