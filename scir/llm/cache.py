@@ -148,6 +148,7 @@ class RunStore:
         data["message_refs"] = refs
         tools = (to_json([c.to_dict() for c in response.tool_calls])
                  if response.tool_calls else None)
+        statements: list[tuple[str, tuple[Any, ...]]]
         statements = [("INSERT OR IGNORE INTO texts (hash, text) VALUES (?, ?)", (h, m))
                       for h, m in dict(zip(refs, messages)).items()]
         statements.append((

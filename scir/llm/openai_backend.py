@@ -148,7 +148,8 @@ class OpenAICompatibleBackend(Backend):
             kwargs["stop"] = list(request.stop)
         if request.tools:
             kwargs["tools"] = [t.to_dict() for t in request.tools]
-        if self.enforces(request.constraint) and request.constraint.kind != "json_schema":
+        if (request.constraint is not None and self.enforces(request.constraint)
+                and request.constraint.kind != "json_schema"):
             self._validate(request.constraint)
         kwargs.update(_grammar_fields(self.provider, request.constraint))
         if self.provider == "openrouter":
@@ -250,7 +251,9 @@ class OpenAICompatibleBackend(Backend):
         if not isinstance(text, str):
             raise bad("message content is not a string")
         text = valid_text(text)        # lone surrogates (JSON escapes) are not text
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = data.get("usage")
+        if not isinstance(usage, dict):
+            usage = {}
         cost = usage.get("cost", 0.0)
         if not isinstance(cost, (int, float)) or isinstance(cost, bool) or not math.isfinite(cost):
             cost = 0.0

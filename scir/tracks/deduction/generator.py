@@ -176,6 +176,7 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
         except (SolverTimeout, SolverResourceLimit):
             retries["prover9_limit"] += 1
             continue
+        assert verdict.label is not None        # ASP's label, the target (checked above)
         problem.label = verdict.label
         problem.retries = retries
         return problem
