@@ -14,18 +14,33 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+__all__ = ["__version__", "ApiOptions", "Run", "Solved", "Task", "Verification", "generate",
+           "iter_generate", "open_run", "read_tasks", "render", "report", "solve", "track",
+           "track_names", "verify", "write_tasks"]
+
 # the names of scir.api (which re-exports the task record, its readers and the registry's
 # track_names; not "tracks": scir.tracks is the registry's package)
-_API = ("ApiOptions", "Run", "Solved", "Task", "Verification", "generate", "iter_generate",
-        "open_run", "read_tasks", "render", "report", "solve", "track", "track_names", "verify",
-        "write_tasks")
-
-__all__ = ["__version__", *_API]
+_API = tuple(__all__[1:])
 
 if TYPE_CHECKING:
-    from scir.api import (ApiOptions, Run, Solved, Task, Verification, generate,  # noqa: F401
-                          iter_generate, open_run, read_tasks, render, report, solve, track,
-                          track_names, verify, write_tasks)
+    from scir.api import (
+        ApiOptions,
+        Run,
+        Solved,
+        Task,
+        Verification,
+        generate,
+        iter_generate,
+        open_run,
+        read_tasks,
+        render,
+        report,
+        solve,
+        track,
+        track_names,
+        verify,
+        write_tasks,
+    )
 
 
 def __getattr__(name: str) -> Any:

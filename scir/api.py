@@ -21,10 +21,11 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from scir.errors import ConfigError, ScirError
 from scir.tasks import Task, read_tasks, write_tasks
@@ -51,7 +52,7 @@ def track(name: str) -> Track:
 # ---- tasks ---------------------------------------------------------------------------------
 def iter_generate(track: str, n: int, seed: int = 0, difficulty: str = "easy",
                   params: dict[str, Any] | None = None, *,
-                  executor: "Executor | None" = None) -> Iterator[Task]:
+                  executor: Executor | None = None) -> Iterator[Task]:
     """The ``n`` tasks ``scir generate`` writes, one at a time: task ``i`` depends only on
     (parameters, ``seed``, ``i``). ``params`` overrides the ``difficulty`` preset (the track's
     flags, by name); ``executor`` makes them in chunks (``scir.executors``), in order."""
@@ -66,13 +67,13 @@ def iter_generate(track: str, n: int, seed: int = 0, difficulty: str = "easy",
 
 def generate(track: str, n: int, seed: int = 0, difficulty: str = "easy",
              params: dict[str, Any] | None = None, *,
-             executor: "Executor | None" = None) -> list[Task]:
+             executor: Executor | None = None) -> list[Task]:
     """:func:`iter_generate` as a list."""
     with executor or nullcontext():
         return list(iter_generate(track, n, seed, difficulty, params, executor=executor))
 
 
-def _generate_on(executor: "Executor", track_name: str, n: int, seed: int, difficulty: str,
+def _generate_on(executor: Executor, track_name: str, n: int, seed: int, difficulty: str,
                  overrides: dict[str, Any]) -> Iterator[Task]:
     from scir import executors
 
@@ -128,7 +129,7 @@ class Verification:
 _RAISED = "\0"                   # marks a problem that is an error raised by the track
 
 
-def verify(tasks: Sequence[Task] | str | os.PathLike, *, executor: "Executor | None" = None,
+def verify(tasks: Sequence[Task] | str | os.PathLike, *, executor: Executor | None = None,
            progress: Progress | None = None) -> Verification:
     """Re-establish every task's answer with its track's solvers (``scir verify``); ``tasks``
     is a list or a task file. A task of an unknown track is a ConfigError before any work."""
@@ -198,7 +199,7 @@ class Solved:
     what ``scir solve`` prints) and the model calls made and served from the run's store."""
 
     run: Path
-    summary: "RunSummary"
+    summary: RunSummary
     calls_made: int = 0
     calls_served: int = 0
 
@@ -222,7 +223,7 @@ def _api_backend(name: Any, options: ApiOptions) -> tuple[Any, str | None]:
 
 
 def solve(tasks: Sequence[Task] | str | os.PathLike, arch: str, model: str | None = None, *,
-          run: str | os.PathLike, settings: "PipelineSettings | None" = None,
+          run: str | os.PathLike, settings: PipelineSettings | None = None,
           concurrency: int = 1, redo: bool = False, api: ApiOptions | None = None,
           limit: int | None = None, progress: Progress | None = None,
           file: str | None = None, command: str | None = None, **fields: Any) -> Solved:
@@ -274,16 +275,15 @@ def solve(tasks: Sequence[Task] | str | os.PathLike, arch: str, model: str | Non
                       concurrency, redo, options, progress)
 
 
-def _solve(tasks: list[Task], arch: str, name: Any, run: Path, settings: "PipelineSettings",
+def _solve(tasks: list[Task], arch: str, name: Any, run: Path, settings: PipelineSettings,
            file: str | None, limit: int | None, concurrency: int, redo: bool,
            api: ApiOptions, progress: Progress | None) -> Solved:
     """The run itself, under the run's lock."""
     import dataclasses
 
     from scir.llm.cache import CachingBackend, RunStore
-    from scir.pipelines.runner import model_label, run_tasks
-
     from scir.llm.identity import run_provenance
+    from scir.pipelines.runner import model_label, run_tasks
 
     backend, route_key = _api_backend(name, api) if name is not None else (None, None)
     if file is None:
@@ -364,7 +364,7 @@ class Run:
     path: Path
 
     def results(self, arch: str | None = None,
-                presentation: str | None = None) -> list["PipelineResult"]:
+                presentation: str | None = None) -> list[PipelineResult]:
         """The stored results, typed (as stored: ``scir rescore`` recomputes verdicts;
         :func:`report` uses recomputed ones)."""
         from scir.llm.cache import RunStore
@@ -394,7 +394,7 @@ def open_run(path: str | os.PathLike) -> Run:
 
 def report(runs: str | os.PathLike | Sequence[str | os.PathLike], *,
            tasks: Sequence[str | os.PathLike] | None = None, compare: bool = False,
-           unverified: bool = False) -> "Report":
+           unverified: bool = False) -> Report:
     """The report ``scir report`` writes, computed (:class:`~scir.evaluate.report.Report`:
     ``cells`` with accuracy intervals, ``grid`` (Table 1), ``probes``, ``differences``,
     ``to_dict()`` = report.json), over one or more run directories; every verdict is

@@ -14,7 +14,7 @@ import importlib
 import os
 import re
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from scir.errors import ScirError
 

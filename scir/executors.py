@@ -16,10 +16,11 @@ import argparse
 import logging
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from scir.errors import ConfigError, ScirError
 
@@ -44,10 +45,11 @@ class Executor(ABC):
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         """``fn(item)`` for every item, in input order (all items are submitted at once)."""
 
-    def close(self) -> None:
+    # a no-op by default, not abstract: an executor without workers has nothing to release
+    def close(self) -> None:  # noqa: B027
         """Release the workers (cancels work not started)."""
 
-    def __enter__(self) -> "Executor":
+    def __enter__(self) -> Executor:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
-from scir.bounded import reject_constant, open_regular, shown, too_deep
+from scir.bounded import open_regular, reject_constant, shown, too_deep
 from scir.errors import TaskFormatError
 
 MAX_LINE_BYTES = 16 * 1024 * 1024    # one JSONL line (a generated task is a few kB)

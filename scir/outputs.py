@@ -14,9 +14,9 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from scir.errors import ConfigError, TaskFormatError
 from scir.tasks import safe_id, shorten

@@ -17,7 +17,8 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Iterable, Iterator, TextIO, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TextIO, TypeVar
 
 T = TypeVar("T")
 SECONDS_ENV = "SCIR_PROGRESS_SECONDS"
@@ -58,7 +59,7 @@ class Heartbeat:
         while not self._stop.wait(self.seconds):
             self.emit()
 
-    def start(self) -> "Heartbeat":
+    def start(self) -> Heartbeat:
         self._thread.start()
         return self
 

@@ -76,7 +76,7 @@ def _prover9() -> str:
         from solvers import prover9
 
         return prover9.version()
-    except Exception:       # noqa: BLE001 - a probe reports what it cannot find, never fails
+    except Exception:
         return MISSING
 
 

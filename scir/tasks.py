@@ -16,9 +16,10 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from scir.errors import ScirError, TaskFormatError
 from scir.jsonl import json_lines, shown
@@ -32,7 +33,7 @@ DIFFICULTIES = ("easy", "hard", "custom")
 # a letter, digit or ``_`` (no leading dot or dash), at most TASK_ID_MAX characters; hence no
 # path separator, no ``..`` component, no NUL or other control character, no newline.
 TASK_ID_MAX = 200
-TASK_ID_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,%d}" % (TASK_ID_MAX - 1))
+TASK_ID_PATTERN = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.-]{{0,{TASK_ID_MAX - 1}}}")
 MAX_MESSAGE_CHARS = 400              # a track checker's message, as printed
 
 
@@ -95,7 +96,7 @@ class Task:
 
     @classmethod
     def from_dict(cls, data: Any, *, file: str | None = None, line: int | None = None,
-                  check_track: bool = True) -> "Task":
+                  check_track: bool = True) -> Task:
         """Build a task from a parsed JSON object, validating every field; with
         ``check_track`` (the default) also the track's shapes (:func:`check_with_track`)."""
         task = _validate(data, file=file, line=line)

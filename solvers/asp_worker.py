@@ -21,7 +21,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from solvers import errors
 from solvers.errors import ScirError, SolverError
@@ -149,7 +150,7 @@ def main() -> None:
         except ScirError as exc:
             answer = ("error", type(exc).__name__, exc.message,
                       {k: getattr(exc, k) for k in _LOCATION})
-        except Exception as exc:              # noqa: BLE001 -- reported to the caller as such
+        except Exception as exc:
             answer = ("crash", f"{type(exc).__name__}: {exc}")
         _write(fd_out, answer)
 

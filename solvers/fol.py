@@ -14,8 +14,8 @@ LALR parser into the AST of :mod:`solvers.fol_ast`; per-task grammars come from
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Iterable
+from collections.abc import Iterable
+from functools import cache
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
@@ -23,11 +23,35 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from solvers import resources
 from solvers.errors import SolverInputError
 from solvers.fol_ast import (
-    BINARY, And, Atom, Const, Eq, Exists, Forall, Formula, Iff, Implies, Not, Or, Term, Var,
-    format_formulas, free_variables, is_literal, signature, to_prover9, universal_closure, walk,
+    BINARY,
+    And,
+    Atom,
+    Const,
+    Eq,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Term,
+    Var,
+    format_formulas,
+    free_variables,
+    is_literal,
+    signature,
+    to_prover9,
+    universal_closure,
+    walk,
 )
-from solvers.fol_grammar import (RESERVED, check_signature, formula_grammar, grammar_bounds,
-                                 instantiate_grammar)
+from solvers.fol_grammar import (
+    RESERVED,
+    check_signature,
+    formula_grammar,
+    grammar_bounds,
+    instantiate_grammar,
+)
 
 __all__ = [
     "Const", "Var", "Term", "Atom", "Eq", "Not", "And", "Or", "Implies", "Iff", "Forall",
@@ -119,7 +143,7 @@ def _keywords_first(terminal) -> None:
         terminal.priority = 2
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser() -> Lark:
     return Lark(resources.read_text("grammars", "fol.lark"), parser="lalr",
                 lexer="contextual", start=["start", "formula"], edit_terminals=_keywords_first)
@@ -145,6 +169,7 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> SolverInputError:
         found = "end of input"
     elif isinstance(exc, UnexpectedCharacters):
         line, column = exc.line, exc.column
+        assert exc.pos_in_stream is not None    # lark sets it for every unexpected character
         found = repr(text[exc.pos_in_stream])
     else:
         line, column = exc.line, exc.column

@@ -8,8 +8,8 @@ right-associative, then ``->``/``<->``; a quantifier's body is a unary formula).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Union
 
 from solvers.errors import SolverInputError
 
@@ -28,7 +28,7 @@ class Var:
     name: str
 
 
-Term = Union[Const, Var]
+Term = Const | Var
 
 
 @dataclass(frozen=True)
@@ -51,39 +51,39 @@ class Eq:
 class Not:
     """``-body``."""
 
-    body: "Formula"
+    body: Formula
 
 
 @dataclass(frozen=True)
 class And:
     """``left & right``."""
 
-    left: "Formula"
-    right: "Formula"
+    left: Formula
+    right: Formula
 
 
 @dataclass(frozen=True)
 class Or:
     """``left | right``."""
 
-    left: "Formula"
-    right: "Formula"
+    left: Formula
+    right: Formula
 
 
 @dataclass(frozen=True)
 class Implies:
     """``left -> right``."""
 
-    left: "Formula"
-    right: "Formula"
+    left: Formula
+    right: Formula
 
 
 @dataclass(frozen=True)
 class Iff:
     """``left <-> right``."""
 
-    left: "Formula"
-    right: "Formula"
+    left: Formula
+    right: Formula
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class Forall:
     """``all var body``."""
 
     var: str
-    body: "Formula"
+    body: Formula
 
 
 @dataclass(frozen=True)
@@ -99,10 +99,10 @@ class Exists:
     """``exists var body``."""
 
     var: str
-    body: "Formula"
+    body: Formula
 
 
-Formula = Union[Atom, Eq, Not, And, Or, Implies, Iff, Forall, Exists]
+Formula = Atom | Eq | Not | And | Or | Implies | Iff | Forall | Exists
 BINARY = (And, Or, Implies, Iff)
 
 

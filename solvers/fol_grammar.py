@@ -20,14 +20,40 @@ literals. Two variants:
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from solvers import resources
 from solvers.errors import ConfigError, SolverInputError
-from solvers.fol_ast import (BINARY, And, Atom, Const, Eq, Exists, Forall, Formula, Iff, Implies,
-                             Not, Or, Var, is_literal)
-from solvers.grammar import Grammar, Item, Lit, Pat, Ref, Rep, Rule, rep, rule, seq
-from solvers.grammar import lark_literal  # noqa: F401  (re-exported: quoting names for Lark)
+from solvers.fol_ast import (
+    BINARY,
+    And,
+    Atom,
+    Const,
+    Eq,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Var,
+    is_literal,
+)
+from solvers.grammar import (
+    Grammar,
+    Item,
+    Lit,
+    Pat,
+    Ref,
+    Rep,
+    Rule,
+    lark_literal,  # noqa: F401  (re-exported: quoting names for Lark)
+    rep,
+    rule,
+    seq,
+)
 from solvers.grammar_check import llguidance_available, validate_lark
 
 NAME = re.compile(r"[a-z][A-Za-z0-9_]{0,63}")
@@ -83,7 +109,8 @@ def _signature_rules(predicates: list[tuple[str, int]], constants: list[str],
     ``VARIABLE`` for this signature."""
     alternatives = []
     for name, arity in predicates:
-        args = [Ref("term")] + [Lit(","), Ref("term")] * (arity - 1)
+        more: list[Item] = [Lit(","), Ref("term")]
+        args = [Ref("term")] + more * (arity - 1)
         alternatives.append(seq(name, "(", *args, ")") if arity else Lit(name))
     rules = [rule("atom", *alternatives)]
     if constants:
@@ -199,8 +226,8 @@ def formula_of_tree(node: Any) -> Formula:
         if len(parts) == 1:
             return formula_of_tree(parts[0])
         quantifier, variable, body = parts
-        cls = Forall if str(quantifier) == "all " else Exists
-        return cls(str(variable), formula_of_tree(body))
+        quantified = Forall if str(quantifier) == "all " else Exists
+        return quantified(str(variable), formula_of_tree(body))
     if kind == "literal":
         if len(parts) == 2:
             left, right = (formula_of_tree(p) for p in parts)
@@ -215,9 +242,9 @@ def formula_of_tree(node: Any) -> Formula:
     raise ValueError(f"not a node of the bounded formula grammar: {node.data}")
 
 
-def _chain(f: Formula, cls: type) -> list[Formula]:
+def _chain(f: Formula, cls: type[And] | type[Or]) -> list[Formula]:
     """Operands of a right-nested ``cls`` chain as the printer writes it without parentheses."""
-    items = []
+    items: list[Formula] = []
     while isinstance(f, cls):
         items.append(f.left)
         f = f.right
@@ -234,10 +261,12 @@ def _bounds(f: Formula) -> tuple[int, int]:
     if isinstance(f, (Forall, Exists)):
         depth, width = _bounds(f.body)
         return depth + (2 if isinstance(f.body, BINARY) else 1), width
+    parts: list[tuple[Formula, tuple[type, ...]]]
     if isinstance(f, (Implies, Iff)):
         parts = [(f.left, (Implies, Iff)), (f.right, (Implies, Iff))]
         width = 1
     else:
+        assert isinstance(f, (And, Or))     # literals, negations and quantifiers returned above
         cls = type(f)
         looser = (Implies, Iff, Or) if cls is And else (Implies, Iff)
         items = _chain(f, cls)

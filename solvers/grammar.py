@@ -18,9 +18,11 @@ kept as they are), which is all that ``grammars/`` uses.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace as _replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from dataclasses import replace as _replace
 from functools import lru_cache
-from typing import Any, Iterator, Union
+from typing import Any
 
 from solvers.errors import ResourceError
 
@@ -52,26 +54,26 @@ class Ref:
 class Seq:
     """Items one after the other."""
 
-    items: tuple["Item", ...]
+    items: tuple[Item, ...]
 
 
 @dataclass(frozen=True)
 class Choice:
     """An inline group of alternatives, ``(a | b)``."""
 
-    options: tuple["Item", ...]
+    options: tuple[Item, ...]
 
 
 @dataclass(frozen=True)
 class Rep:
     """``item`` repeated ``low``..``high`` times (``high`` None: unbounded)."""
 
-    item: "Item"
+    item: Item
     low: int
     high: int | None
 
 
-Item = Union[Lit, Pat, Ref, Seq, Choice, Rep]
+Item = Lit | Pat | Ref | Seq | Choice | Rep
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,7 @@ class Grammar:
 
     # ---- reading and editing -------------------------------------------------------------
     @classmethod
-    def read(cls, text: str, origin: str = "<grammar>") -> "Grammar":
+    def read(cls, text: str, origin: str = "<grammar>") -> Grammar:
         """A grammar from Lark text (the subset described in the module doc); comments are
         dropped. ResourceError with line and column if the text is outside that subset."""
         from lark.exceptions import UnexpectedInput
@@ -243,7 +245,7 @@ class Grammar:
         except KeyError:
             raise ResourceError(f"the grammar has no rule {name!r}") from None
 
-    def replace(self, *rules: Rule, comment: str | None = None) -> "Grammar":
+    def replace(self, *rules: Rule, comment: str | None = None) -> Grammar:
         """This grammar with ``rules`` in place of the rules of the same names (new names are
         added at the end), then without the rules no longer reachable from ``start``."""
         new = {r.name: r for r in rules}
@@ -251,7 +253,7 @@ class Grammar:
         return Grammar(tuple(kept) + tuple(new.values()), self.directives,
                        self.comment if comment is None else comment, self.start).pruned()
 
-    def pruned(self) -> "Grammar":
+    def pruned(self) -> Grammar:
         """Without the rules that neither ``start`` nor a directive reaches."""
         seen, todo = set(), [self.start] + [w for d in self.directives
                                             for w in re.findall(r"[A-Za-z_]\w*", d)]
@@ -264,7 +266,7 @@ class Grammar:
         return Grammar(tuple(r for r in self.rules if r.name in seen), self.directives,
                        self.comment, self.start)
 
-    def unbounded(self) -> "Grammar":
+    def unbounded(self) -> Grammar:
         """The same grammar with every bounded repetition made unbounded (``~ 1..n`` becomes
         ``+``): the parsing variant of a decoding grammar whose only bounds are counts."""
         def open_(item: Item) -> Item:

@@ -35,10 +35,10 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from solvers.errors import ConfigError
 
@@ -177,7 +177,7 @@ PROBE = ("import os; assert os.getuid() == os.geteuid() == 65534; "
          "assert not os.path.exists('/etc/passwd'); print('isolated')")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _probe(exe: str | None, euid: int) -> Isolation:
     if exe is None:
         return Isolation(False, missing=f"bubblewrap (bwrap) was not found: {INSTALL_HINT}")

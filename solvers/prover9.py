@@ -25,15 +25,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Literal, NoReturn
 
-from solvers.errors import (
-    ConfigError, SolverError, SolverInputError, SolverResourceLimit, SolverTimeout,
-)
 from solvers import resources
+from solvers.errors import (
+    ConfigError,
+    SolverError,
+    SolverInputError,
+    SolverResourceLimit,
+    SolverTimeout,
+)
 from solvers.fol import Formula, Not, parse_formula, to_prover9, universal_closure
 
 WHEEL_BINARY = "prover9-linux-elf-64"
@@ -102,7 +107,7 @@ def _cache_dir() -> Path:
     return resources.cache_dir("prover9")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _executable_copy(source: Path, cache_dir: Path) -> Path:
     """A copy of ``source`` with the exec bit, in the user cache (site-packages is untouched)."""
     try:
@@ -353,7 +358,7 @@ USAGE_EXIT = 64
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors must not look like "not proved"
+    def error(self, message: str) -> NoReturn:  # usage errors must not look like "not proved"
         self.print_usage(sys.stderr)
         self.exit(USAGE_EXIT, f"{self.prog}: error: {message}\n")
 

@@ -12,7 +12,7 @@ import.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from solvers.errors import ResourceError
@@ -20,7 +20,7 @@ from solvers.errors import ResourceError
 KINDS = {"prolog": ".pl", "asp": ".lp", "grammars": ".lark"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def root(kind: str) -> Path:
     """The folder holding the files of ``kind`` (``prolog``, ``asp`` or ``grammars``)."""
     if kind not in KINDS:
@@ -54,7 +54,7 @@ def path(kind: str, name: str) -> Path:
     return p
 
 
-@lru_cache(maxsize=None)
+@cache
 def read_text(kind: str, name: str) -> str:
     """The text of resource ``name`` of ``kind`` (cached)."""
     p = path(kind, name)

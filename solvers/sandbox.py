@@ -32,18 +32,26 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from solvers.errors import (ConfigError, SandboxCrash, SandboxViolation, SolverError,
-                            SolverInputError, SolverResourceLimit, SolverTimeout)
+from solvers._sandbox_worker import HEADER, MAX_REQUEST_BYTES, encode_frame
+from solvers.errors import (
+    ConfigError,
+    SandboxCrash,
+    SandboxViolation,
+    SolverError,
+    SolverInputError,
+    SolverResourceLimit,
+    SolverTimeout,
+)
 from solvers.isolation import isolation, sandboxed
 from solvers.prolog._pyswip import swipl_location
 from solvers.prolog.engine import ENV_VAR
 from solvers.prolog.terms import from_wire, to_wire
 from solvers.sandbox_policy import ClauseInfo, check_program
-from solvers._sandbox_worker import HEADER, MAX_REQUEST_BYTES, encode_frame
 
 __all__ = ["ClauseInfo", "Sandbox", "SandboxResult", "check_program"]
 
@@ -236,7 +244,7 @@ class Sandbox:
             self._holder[0] = None
             self._log.close()
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -10,9 +10,10 @@ directives, grammar rules, module qualification, variables used as goals, anythi
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from solvers import resources
 from solvers.errors import ConfigError, ResourceError, SandboxViolation, SolverInputError

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from scir.audit.items import Item
 
@@ -30,7 +30,8 @@ CandidateFn = Callable[[Item], list[tuple[str, dict[str, float]]]]
 class Baseline(ABC):
     """One answer-blind predictor: ``fit`` on training items, ``predict`` test items."""
 
-    def fit(self, items: list[Item]) -> None:  # untrained baselines ignore the training fold
+    # a no-op by default, not abstract: untrained baselines ignore the training fold
+    def fit(self, items: list[Item]) -> None:  # noqa: B027
         """Learn from ``items`` (their answers included)."""
 
     @abstractmethod

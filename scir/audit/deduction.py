@@ -19,7 +19,6 @@ from scir.audit.items import Item
 from scir.audit.text import NEGATION, text_features
 
 
-
 def statement(question: str) -> str:
     """The statement asked about: the question's text after its last question mark."""
     head, mark, tail = question.rpartition("?")

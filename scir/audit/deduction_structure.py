@@ -37,8 +37,9 @@ from __future__ import annotations
 import random
 import zlib
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from scir.audit.baselines import FeatureClassifier, Heuristic, Spec, cached
 from scir.audit.items import Item
@@ -122,7 +123,7 @@ def graph(item: Item) -> Graph | None:
         marks: Counter = Counter()
         edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for f in premises:
-            for k, t in enumerate(f.args):
+            for t in f.args:
                 sort = "c" if t in f.constants else "p"
                 labels.setdefault(t, f"{sort}:{roles.get(t, '-')}:{stmt.kind if t in roles else ''}")
             if f.kind == "exists":
@@ -248,7 +249,7 @@ def features(item: Item) -> dict[str, float]:
 
 
 def _decide(item: Item, rng: random.Random,
-            polarity: "Callable[[Graph, set[str]], bool | None]") -> str:
+            polarity: Callable[[Graph, set[str]], bool | None]) -> str:
     """True/False when a piece reads as a proof (``polarity(g, piece)``: whether it is a
     negative one, None when it does not read as a proof) by its polarity against the
     statement's; Unknown when none does; ties and unreadable items at random."""

@@ -48,7 +48,7 @@ def _statistics(item: Item) -> dict:
             by_protein[p][r].add(d)
         proteins: Counter = Counter()
         pairs: dict[tuple[str, str], set] = defaultdict(set)
-        for p, rels in by_protein.items():
+        for rels in by_protein.values():
             names = sorted(rels)
             for a in range(len(names)):
                 for b in range(a, len(names)):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from scir.audit.baselines import Heuristic, Ranker, Spec, cached, pick
 from scir.audit.items import Item

@@ -5,8 +5,9 @@ and the groups the audit scores separately."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from scir.errors import ConfigError, ScirError, TaskFormatError
 from scir.tasks import Task, read_tasks
@@ -111,7 +112,7 @@ def group_items(items: list[Item]) -> dict[tuple[str, str, str], list[Item]]:
         groups.setdefault((item.task.domain, item.task.difficulty, item.presentation),
                           []).append(item)
     pooled: dict[tuple[str, str, str], list[Item]] = {}
-    for (track, difficulty, presentation), members in groups.items():
+    for (track, _difficulty, presentation), members in groups.items():
         pooled.setdefault((track, POOLED, presentation), []).extend(members)
     for key, members in pooled.items():
         if len({m.task.difficulty for m in members}) > 1:

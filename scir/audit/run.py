@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 import time
-from typing import Iterable, TextIO
+from collections.abc import Iterable
+from typing import TextIO
 
 from scir.audit.baselines import Spec
 from scir.audit.crossval import GroupAudit, audit_group, enough_tasks

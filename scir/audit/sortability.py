@@ -15,8 +15,8 @@ formal object (the true graph and the observational rows), for reports on genera
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -48,7 +48,7 @@ def node_statistics(rows: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def order_alignment(nodes: Sequence[str], edges: Iterable[tuple[str, str]],
-                    scores: Sequence[float]) -> float:
+                    scores: Sequence[float] | np.ndarray) -> float:
     """The share of directed paths (every length, with multiplicity) along which ``scores``
     (one per node, in ``nodes`` order) increase; ties count 1/2; NaN without edges."""
     index = {v: i for i, v in enumerate(nodes)}
@@ -67,7 +67,7 @@ def order_alignment(nodes: Sequence[str], edges: Iterable[tuple[str, str]],
 
 
 def edge_alignment(nodes: Sequence[str], edges: Iterable[tuple[str, str]],
-                   scores: Sequence[float]) -> tuple[float, int]:
+                   scores: Sequence[float] | np.ndarray) -> tuple[float, int]:
     """Along how many of ``edges`` (single edges, not paths) ``scores`` increase (ties 1/2),
     and how many edges there are."""
     index = {v: i for i, v in enumerate(nodes)}

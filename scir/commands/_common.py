@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import Iterable, Iterator, TypeVar
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -11,6 +11,7 @@ from importlib import metadata
 from scir.commands._common import HelpFormatter
 from scir.tracks import get_track, track_names
 
+
 @dataclass(frozen=True)
 class Optional:
     """An optional backend: its import name, distribution, the extra of ``scir-toolkit`` that
@@ -121,7 +122,7 @@ def run(args) -> int:
     if shutil.which("swipl") is None and not any(m[0] == "swi-prolog" for m in missing):
         print(f"{'note':7s} {'swipl':16s} not on PATH")
     for name in track_names():
-        ok, text = _check(name, lambda: get_track(name).description)
+        ok, text = _check(name, lambda name=name: get_track(name).description)
         print(f"{'ok' if ok else 'BROKEN':7s} {'track ' + name:16s} {text}")
         if not ok:
             missing.append((f"track {name}", "see the error above"))

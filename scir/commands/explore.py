@@ -45,10 +45,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from scir.commands.report import printed_verdicts
     from scir.explore.gather import gather
     from scir.explore.write import write_site
-
-    from scir.commands.report import printed_verdicts
 
     site = gather(args.runs, args.tasks or [], unverified=args.unverified)
     out = Path(args.output) if args.output else Path(args.runs[0]) / DEFAULT_SITE

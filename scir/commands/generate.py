@@ -12,7 +12,6 @@ from scir.errors import ConfigError, ScirError
 from scir.tasks import write_tasks
 from scir.tracks import get_track, track_names
 
-
 __all__ = ["add_parser", "generate_chunk", "run"]
 
 

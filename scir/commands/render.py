@@ -16,8 +16,8 @@ from pathlib import Path
 
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
-from scir.tasks import read_tasks, write_tasks
 from scir.evaluate.taskstats import group_stats, task_stats
+from scir.tasks import read_tasks, write_tasks
 from scir.text.stats import format_groups
 
 

@@ -36,9 +36,9 @@ from typing import Any
 from scir.commands._common import HelpFormatter
 from scir.evaluate.aggregate import CellStats
 from scir.evaluate.compare import PROBES, Difference
-from scir.evaluate.report import Report
 from scir.evaluate.metric_stats import NMSE, NOT_APPLICABLE, SYMBOLIC
 from scir.evaluate.regression import METRICS
+from scir.evaluate.report import Report
 from scir.evaluate.stats import NO_VALUE, SMALL_MARK, SMALL_N, format_general
 from scir.evaluate.stats import format_interval as _interval
 from scir.evaluate.stats import format_number as _num
@@ -433,9 +433,8 @@ def add_verdict_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from scir.evaluate.figures import write_figures
-
     from scir import api
+    from scir.evaluate.figures import write_figures
 
     report = api.report(args.runs, compare=args.compare, tasks=args.tasks,
                         unverified=args.unverified)

@@ -17,8 +17,7 @@ from scir import api
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.llm.cache import STORE_NAME
-from scir.pipelines.result import (ARCHS, BACKUPS, MODEL_FREE_ARCHS, PRESENTATIONS,
-                                   PipelineSettings)
+from scir.pipelines.result import ARCHS, BACKUPS, MODEL_FREE_ARCHS, PRESENTATIONS, PipelineSettings
 from scir.tasks import read_tasks
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 from scir.commands._common import HelpFormatter
-from scir.tasks import read_tasks
 from scir.evaluate.taskstats import group_stats, task_stats
+from scir.tasks import read_tasks
 from scir.text.stats import format_groups, format_tasks
 
 

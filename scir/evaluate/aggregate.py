@@ -25,9 +25,10 @@ The results reach here with their verdicts recomputed from the answers and the t
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from statistics import mean, median
-from typing import Any, Iterable
+from typing import Any
 
 from scir.evaluate.backup import backup_of, used, with_backup
 from scir.evaluate.cells import CellKey

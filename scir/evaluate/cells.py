@@ -49,7 +49,7 @@ class CellKey:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "CellKey":
+    def from_dict(cls, data: dict[str, Any]) -> CellKey:
         """A cell from :meth:`to_dict`'s or :meth:`plan_dict`'s form (missing
         constrained/seed/backup: True/0/none)."""
         return cls(track=str(data["track"]), difficulty=str(data["difficulty"]),

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from scir.errors import ConfigError
-from scir.evaluate.budget import (BudgetedBackend, BudgetExceeded, RateLimitedBackend,
-                                  Spending)
+from scir.evaluate.budget import BudgetedBackend, BudgetExceeded, RateLimitedBackend, Spending
 from scir.evaluate.cells import CellKey, cell_of
 from scir.evaluate.experiment import Experiment, Model, digest, model_label
 from scir.evaluate.progress import GridProgress
@@ -97,8 +97,8 @@ def settings_of(exp: Experiment, cell: CellKey) -> PipelineSettings:
 
 def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: RunStore,
              settings: PipelineSettings, *, concurrency: int = 1,
-             progress: Callable | None = None, executor: "Executor | None" = None,
-             model: "ModelSpec | None" = None) -> RunSummary:
+             progress: Callable | None = None, executor: Executor | None = None,
+             model: ModelSpec | None = None) -> RunSummary:
     """Run one cell's tasks into the store (resumable): in this process (threads, every call
     stored as soon as it is finished) when ``executor`` is None, else in chunks on the
     executor (a local process pool or Ray; :func:`scir.pipelines.remote.run_tasks_remote`),
@@ -112,7 +112,7 @@ def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: R
                             progress=progress)
 
 
-def key_routes(exp: Experiment) -> list["KeyRoute"]:
+def key_routes(exp: Experiment) -> list[KeyRoute]:
     """Which key variable goes to which host, for each API model of the experiment's cells
     (:mod:`scir.llm.keys`)."""
     from scir.llm import parse_model_name
@@ -222,7 +222,7 @@ class GridOutcome:
 
 
 def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: RunStore,
-             progress: GridProgress, *, executor: "Executor | None" = None) -> GridOutcome:
+             progress: GridProgress, *, executor: Executor | None = None) -> GridOutcome:
     """Run every cell of ``plan`` in order; a reached budget ends the grid cleanly (the
     outcome's ``stopped`` says which). With an ``executor`` the cells' tasks run in chunks
     on it: budgets are then checked against the calls stored after each chunk (the workers'

@@ -23,8 +23,7 @@ import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
-                      model_validator)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from scir.bounded import parse_toml, read_text
 from scir.errors import ConfigError
@@ -90,7 +89,7 @@ class TaskSource(_Strict):
     render: Render | None = None
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "TaskSource":
+    def _one_kind(self) -> TaskSource:
         if self.file is not None and (self.n is not None or self.params or self.render):
             raise ValueError("give either file or a generation spec (n, seed, params, "
                              "render), not both")
@@ -183,7 +182,7 @@ class Experiment(_Strict):
         return tasks
 
     @model_validator(mode="after")
-    def _check(self) -> "Experiment":
+    def _check(self) -> Experiment:
         if self.seeds is not None and self.repeats is not None:
             raise FieldError("seeds", "give seeds or repeats, not both")
         self.agent_settings()
@@ -332,7 +331,7 @@ class Experiment(_Strict):
             out["symreg"] = self.symreg.model_dump(mode="json")
         return out
 
-    def with_models(self, names: list[str]) -> "Experiment":
+    def with_models(self, names: list[str]) -> Experiment:
         """The experiment with its models replaced by ``names`` (default settings each)."""
         data = self.model_dump(mode="json")
         data["models"] = [{"name": n} for n in names]

@@ -23,8 +23,9 @@ dashed line across the group, so a bar can be read against guessing.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from scir.evaluate.backup import arch_label
 
@@ -79,7 +80,7 @@ def _safe(name: str) -> str:
 NOT_RUN = "not run"
 
 
-def _errors(cells: Sequence["CellStats | None"]) -> tuple[list[float], list[list[float]]]:
+def _errors(cells: Sequence[CellStats | None]) -> tuple[list[float], list[list[float]]]:
     """Bar lengths and asymmetric error lengths (NaN for a missing cell: no bar is drawn)."""
     nan = float("nan")
     heights, low, high = [], [], []
@@ -96,14 +97,14 @@ def _errors(cells: Sequence["CellStats | None"]) -> tuple[list[float], list[list
     return heights, [low, high]
 
 
-def chances(series: dict[str, list["CellStats | None"]]) -> list[float | None]:
+def chances(series: dict[str, list[CellStats | None]]) -> list[float | None]:
     """The chance level of each group of bars: the first of its cells with results (the
     cells of a group share their tasks' track and tier); None when none has."""
     groups = zip(*series.values()) if series else []
     return [next((c.chance for c in cells if c is not None and c.n), None) for cells in groups]
 
 
-def _bars(ax, groups: list[str], series: dict[str, list["CellStats | None"]], title: str,
+def _bars(ax, groups: list[str], series: dict[str, list[CellStats | None]], title: str,
           legend: bool = True):
     """Horizontal grouped bars with interval whiskers, one group per label line (top to
     bottom in ``groups`` order), accuracy along x; a missing cell is labelled "not run" (no
@@ -189,7 +190,7 @@ def text_overlaps(fig) -> list[tuple[str, str]]:
 HEATMAP_ROW = 34                   # pixels per heatmap row (two text lines a cell)
 
 
-def heatmap_figures(report: "Report") -> list[tuple[str, object]]:
+def heatmap_figures(report: Report) -> list[tuple[str, object]]:
     """One accuracy heatmap per model with results, as (model, figure): rows are track and
     architecture, columns difficulty x presentation; every cell shows its accuracy and, in
     small type under it, its chance level; the figure grows with the rows."""
@@ -238,7 +239,7 @@ def heatmap_figures(report: "Report") -> list[tuple[str, object]]:
     return figures
 
 
-def heatmaps(report: "Report", out: Path) -> list[Path]:
+def heatmaps(report: Report, out: Path) -> list[Path]:
     """One accuracy heatmap per model with results (:func:`heatmap_figures`)."""
     plt = _pyplot()
     paths = []
@@ -248,7 +249,7 @@ def heatmaps(report: "Report", out: Path) -> list[Path]:
     return paths
 
 
-def nl_vs_obf_figure(report: "Report"):
+def nl_vs_obf_figure(report: Report):
     """The NL-vs-Obf figure (None: no cell): one facet per architecture (wrapping), a group of
     two bars (NL, Obf) per track, difficulty and model, one legend above the facets."""
     g = report.grid
@@ -273,7 +274,7 @@ def nl_vs_obf_figure(report: "Report"):
     return fig
 
 
-def nl_vs_obf(report: "Report", out: Path) -> Path | None:
+def nl_vs_obf(report: Report, out: Path) -> Path | None:
     """NL against Obf accuracy with interval bars, one facet per architecture."""
     fig = nl_vs_obf_figure(report)
     if fig is None:
@@ -284,7 +285,7 @@ def nl_vs_obf(report: "Report", out: Path) -> Path | None:
     return path
 
 
-def constrained(report: "Report", out: Path) -> Path | None:
+def constrained(report: Report, out: Path) -> Path | None:
     """Constrained against free formalization with interval bars (None: no such pair)."""
     pairs = [d for d in report.differences if d.contrast == "constrained_vs_unconstrained"]
     if not pairs:
@@ -302,7 +303,7 @@ def constrained(report: "Report", out: Path) -> Path | None:
     return path
 
 
-def probes(report: "Report", out: Path) -> Path | None:
+def probes(report: Report, out: Path) -> Path | None:
     """The three probes with interval bars (None: no probe)."""
     if not report.probes:
         return None
@@ -325,7 +326,7 @@ def probes(report: "Report", out: Path) -> Path | None:
     return path
 
 
-def write_figures(report: "Report", out: Path) -> list[Path]:
+def write_figures(report: Report, out: Path) -> list[Path]:
     """Draw every figure into ``out`` (created); returns the files written."""
     out.mkdir(parents=True, exist_ok=True)
     paths = heatmaps(report, out)

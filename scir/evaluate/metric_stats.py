@@ -22,8 +22,9 @@ None, not finite, counts as infinite).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from scir.evaluate.regression import METRICS
 from scir.evaluate.stats import Interval, median_interval, wilson

@@ -10,7 +10,8 @@ import sys
 import threading
 import time
 from collections import Counter
-from typing import Any, Iterable, Iterator, TextIO
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
 
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey
@@ -107,6 +108,7 @@ class GridProgress:
                 self._beat = Heartbeat(self.every_seconds, self._beat_line).start()
 
     def _beat_line(self) -> None:
+        assert self.every_seconds is not None     # the heartbeat runs only with a period
         if time.monotonic() - self._last >= self.every_seconds * 0.9:
             self.line()
 

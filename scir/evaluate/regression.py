@@ -30,7 +30,8 @@ defined in :mod:`solvers.equation.metrics` (the evaluator uses them too) and re-
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -18,9 +18,10 @@ verdicts, never of the stored ones.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey, cell_of

@@ -31,8 +31,9 @@ computed from the same single fit as the verdict. The pipelines call it once per
 from __future__ import annotations
 
 import string
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scir.tasks import Task
@@ -85,17 +86,17 @@ def option_letter(index: int) -> str:
     return LETTERS[index]
 
 
-def score_label(task: "Task", answer: str | None) -> bool:
+def score_label(task: Task, answer: str | None) -> bool:
     """``label``: the answer is the task's label."""
     return answer is not None and answer == task.answer
 
 
-def score_pool(task: "Task", answer: str | None) -> bool:
+def score_pool(task: Task, answer: str | None) -> bool:
     """``pool``: the answer is one of the accepted answers."""
     return answer is not None and answer in task.answer_pool
 
 
-def score_option(track: "Track", task: "Task", answer: str | None) -> bool:
+def score_option(track: Track, task: Task, answer: str | None) -> bool:
     """``option``: an option letter in the pool; else the answer's set (``track.answer_items``)
     matched to the task's option sets (``track.option_items``) by :func:`match_subset`."""
     if answer is None:
@@ -135,7 +136,7 @@ def _fitted(formal: Any, answer: str, fit_strategy: str | None = None
     return lambda X: equation.evaluate(X, params)
 
 
-def score_equation(track: "Track", task: "Task", answer: str | None, *,
+def score_equation(track: Track, task: Task, answer: str | None, *,
                    fit_strategy: str | None = None) -> bool:
     """``equation``: fit the answer's free parameters on ``train``, then Acc_0.01 on
     ``test_id`` (see the module docstring). ``fit_strategy``: the evaluator's ``strategy``
@@ -156,7 +157,7 @@ def score_equation(track: "Track", task: "Task", answer: str | None, *,
         return False
 
 
-def assess_equation(track: "Track", task: "Task", answer: str | None) -> Assessment:
+def assess_equation(track: Track, task: Task, answer: str | None) -> Assessment:
     """The ``equation`` rule's verdict with its metrics (:func:`scir.evaluate.regression.
     answer_metrics`), from one fit of the answer's parameters on ``train``: the verdict is
     the metrics' Acc_0.01 on ``test_id``."""
@@ -168,7 +169,7 @@ def assess_equation(track: "Track", task: "Task", answer: str | None) -> Assessm
     return Assessment(bool(metrics[acc_name(EQUATION_TAU)]), metrics)
 
 
-def assess(track: "Track", task: "Task", answer: str | None) -> Assessment:
+def assess(track: Track, task: Task, answer: str | None) -> Assessment:
     """The verdict on ``answer`` (``track.score``) and, for a rule with per-answer metrics
     (:data:`METRIC_RULES`: ``equation``), the metrics from the same fit."""
     if track.scoring == EQUATION:
@@ -176,7 +177,7 @@ def assess(track: "Track", task: "Task", answer: str | None) -> Assessment:
     return Assessment(bool(track.score(task, answer)))
 
 
-def score(track: "Track", task: "Task", answer: str | None) -> bool:
+def score(track: Track, task: Task, answer: str | None) -> bool:
     """Whether ``answer`` is accepted for ``task`` under the rule ``track.scoring`` names
     (ValueError for a rule that is not one of :data:`RULES`)."""
     rule = track.scoring

@@ -16,8 +16,8 @@ a narrow interval as certainty (docs/evaluation.md, "Small samples").
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 

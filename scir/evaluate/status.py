@@ -12,11 +12,11 @@ Results stored before this enum existed used ``ok`` for every answered task and
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """One task's outcome; the value is what the run store holds."""
 
     OK = "ok"
@@ -27,16 +27,13 @@ class Status(str, Enum):
     BACKEND_ERROR = "backend_error"
     NO_ANSWER = "no_answer"
 
-    def __str__(self) -> str:
-        return self.value
-
     @property
     def answered(self) -> bool:
         """Whether the pipeline produced an answer (right or wrong)."""
         return self in (Status.OK, Status.WRONG)
 
     @classmethod
-    def of_answer(cls, correct: bool) -> "Status":
+    def of_answer(cls, correct: bool) -> Status:
         """``ok`` for an accepted answer, ``wrong`` otherwise."""
         return cls.OK if correct else cls.WRONG
 

@@ -9,9 +9,10 @@ items, answer distribution, mean chance (the paper's definition) and mean constr
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from statistics import mean
-from typing import Any, Iterable
+from typing import Any
 
 from scir.errors import ScirError
 from scir.tasks import Task

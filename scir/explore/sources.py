@@ -22,9 +22,9 @@ with other content is noted as a conflict.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from scir.errors import ScirError
 from scir.tasks import Task, read_tasks

@@ -28,24 +28,43 @@ names this module); nothing else happens at import.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import anyio
 from inspect_ai import Task as EvalTask
 from inspect_ai import task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser
-from inspect_ai.scorer import (CORRECT, INCORRECT, Metric, SampleScore, Score, Scorer, Target,
-                               accuracy, metric, scorer, stderr, value_to_float)
+from inspect_ai.scorer import (
+    CORRECT,
+    INCORRECT,
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    accuracy,
+    metric,
+    scorer,
+    stderr,
+    value_to_float,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import registry_info
 
 from scir.errors import ConfigError
 from scir.evaluate import stats
 from scir.pipelines.ns import SolverOutcome, formalization_step, record
-from scir.pipelines.result import (PRESENTATIONS, PipelineResult, PipelineSettings, first_prompt,
-                                   new_result, read_answer)
+from scir.pipelines.result import (
+    PRESENTATIONS,
+    PipelineResult,
+    PipelineSettings,
+    first_prompt,
+    new_result,
+    read_answer,
+)
 from scir.tasks import Task, read_tasks
 from scir.tracks import get_track, track_names, track_of
 

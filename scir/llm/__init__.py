@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, Message, Tool, ToolCall,
-                           request_key)
+from scir.llm.base import (
+    Backend,
+    Constraint,
+    LLMRequest,
+    LLMResponse,
+    Message,
+    Tool,
+    ToolCall,
+    request_key,
+)
 from scir.llm.names import ModelName, parse_model_name
 
 __all__ = ["Backend", "Constraint", "LLMRequest", "LLMResponse", "Message", "ModelName", "Tool",

@@ -95,7 +95,7 @@ class ToolCall:
                 "function": {"name": self.name, "arguments": self.arguments}}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "ToolCall":
+    def from_dict(cls, data: dict[str, Any]) -> ToolCall:
         """Read :meth:`to_dict`'s form (ValueError when it is not that form)."""
         fn = data.get("function") if isinstance(data, dict) else None
         if not (isinstance(fn, dict) and isinstance(data.get("id"), str)
@@ -162,7 +162,7 @@ class LLMRequest:
             raise ConfigError("temperature must be >= 0", field="temperature")
 
     @classmethod
-    def chat(cls, messages: list[tuple[str, str]] | list[Message], **params: Any) -> "LLMRequest":
+    def chat(cls, messages: list[tuple[str, str]] | list[Message], **params: Any) -> LLMRequest:
         """A request from ``[(role, content), ...]`` or Message records."""
         msgs = tuple(m if isinstance(m, Message) else Message(*m) for m in messages)
         return cls(messages=msgs, **params)
@@ -267,7 +267,8 @@ class Backend(ABC):
         """Whether a constraint of this kind is enforced during decoding."""
         return constraint is not None and constraint.kind in self.enforced
 
-    def close(self) -> None:
+    # a no-op by default, not abstract: most backends hold nothing to release
+    def close(self) -> None:  # noqa: B027
         """Release clients, models and threads (default: nothing to release)."""
 
 

@@ -31,15 +31,28 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from scir.errors import ConfigError, StoreError
 from scir.llm.base import Backend, LLMRequest, LLMResponse, cut_response, request_key, valid_text
 from scir.llm.store_db import open_readonly, open_writable
-from scir.llm.store_rows import (RESULT_KEY, BadRow, damaged, load_object, read_attempts,
-                                 read_call, read_invocation, read_plan, read_provenance,
-                                 read_result, read_tool_output, read_trajectory, to_json)
+from scir.llm.store_rows import (
+    RESULT_KEY,
+    BadRow,
+    damaged,
+    load_object,
+    read_attempts,
+    read_call,
+    read_invocation,
+    read_plan,
+    read_provenance,
+    read_result,
+    read_tool_output,
+    read_trajectory,
+    to_json,
+)
 
 STORE_NAME = "run.sqlite"
 _CALL_COLUMNS = ("backend, model, text, prompt_tokens, completion_tokens, latency_s, cost_usd, "
@@ -135,6 +148,7 @@ class RunStore:
         data["message_refs"] = refs
         tools = (to_json([c.to_dict() for c in response.tool_calls])
                  if response.tool_calls else None)
+        statements: list[tuple[str, tuple[Any, ...]]]
         statements = [("INSERT OR IGNORE INTO texts (hash, text) VALUES (?, ?)", (h, m))
                       for h, m in dict(zip(refs, messages)).items()]
         statements.append((
@@ -325,7 +339,7 @@ class RunStore:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> "RunStore":
+    def __enter__(self) -> RunStore:
         return self
 
     def __exit__(self, *exc: Any) -> None:

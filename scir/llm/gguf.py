@@ -32,13 +32,23 @@ import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
 from scir.llm.local import accepting_prefix, validate_constraint
-from scir.llm.repetition import (COPY, COPY_EVERY, REPETITION, CopyGuard, RepetitionGuard,
-                                  prompt_text)
+from scir.llm.repetition import (
+    COPY,
+    COPY_EVERY,
+    REPETITION,
+    CopyGuard,
+    RepetitionGuard,
+    prompt_text,
+)
+
+if TYPE_CHECKING:
+    from llama_cpp.llama_types import ChatCompletionRequestMessage
+
 
 SMOLLM2 = "smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -253,7 +263,9 @@ class LlamaCppBackend(Backend):
     # ---- prompt --------------------------------------------------------------------------
     def _prompt(self, request: LLMRequest) -> tuple[list[int], set[int]]:
         """The chat-formatted prompt's tokens and the tokens that end the turn."""
-        out = self._format(messages=request.chat_messages())
+        # chat_messages() is in the OpenAI chat format, which llama_cpp's TypedDicts describe
+        messages = cast("list[ChatCompletionRequestMessage]", request.chat_messages())
+        out = self._format(messages=messages)
         tokens = self.llm.tokenize(out.prompt.encode("utf-8"), add_bos=False, special=True)
         ends = {self.llm.token_eos()}
         stops = out.stop if isinstance(out.stop, list) else [out.stop] if out.stop else []
@@ -352,7 +364,7 @@ class LlamaCppBackend(Backend):
         llm = self.llm
         live = _aligned(_common(llm.input_ids[:llm.n_tokens], prompt[:-1]), llm.n_batch)
         kept, state = self._prefixes.best(prompt[:-1], llm.n_batch)
-        if kept > live:
+        if state is not None and kept > live:       # a state is found when kept > 0
             llm._ctx.kv_cache_seq_rm(-1, 0, -1)
             data = (ctypes.c_uint8 * len(state.data)).from_buffer_copy(state.data)
             if llama_cpp_module().llama_state_seq_set_data(

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 try:                                   # the openai client >= 3 is built on httpx2
     import httpcore2 as httpcore
@@ -154,7 +155,7 @@ class _GuardedStream(httpcore.NetworkStream):
         self._inner.close()
 
     def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> "_GuardedStream":
+                  timeout: float | None = None) -> _GuardedStream:
         return _GuardedStream(self._inner.start_tls(
             ssl_context, server_hostname, _remaining(timeout, httpcore.ConnectTimeout)))
 

@@ -66,7 +66,7 @@ def model_identity(model: str | ModelName, base_url: str | None = None,
                 out["note"] = "a hub id: the revision is the one in the local Hugging Face cache"
     except (OSError, ValueError) as exc:          # the model's own loading reports these
         out["note"] = f"not identified: {exc}"
-    except Exception as exc:  # noqa: BLE001 - e.g. ConfigError: the model is not installed
+    except Exception as exc:
         out["note"] = f"not identified: {exc}"
     return out
 
@@ -79,7 +79,7 @@ def served_model(base_url: str, model: str, api_key: str | None = None,
         "Accept": "application/json", **({"Authorization": f"Bearer {api_key}"}
                                          if api_key else {})})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:   # noqa: S310
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             body = response.read(_SERVED_BYTES + 1)
     except (OSError, urllib.error.URLError, ValueError):
         return None

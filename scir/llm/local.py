@@ -14,20 +14,27 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Literal, cast
 
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse
-from scir.llm.repetition import (COPY, COPY_EVERY, REPETITION, CopyGuard, RepetitionGuard,
-                                  prompt_text)
+from scir.llm.repetition import (
+    COPY,
+    COPY_EVERY,
+    REPETITION,
+    CopyGuard,
+    RepetitionGuard,
+    prompt_text,
+)
 
-_FORMATS = {"lark": "lark", "json_schema": "json_schema", "regex": "regex"}
+_Format = Literal["lark", "json_schema", "regex"]     # llguidance grammar kinds used here
+_FORMATS: dict[str, _Format] = {"lark": "lark", "json_schema": "json_schema", "regex": "regex"}
 
 
 def disable_torch_compile() -> None:
     """Keep torch.compile out of the decoding loop (call before torch/llguidance imports)."""
     os.environ.setdefault("TORCHDYNAMO_DISABLE", "1")
-    dynamo_config = sys.modules.get("torch._dynamo.config")
+    dynamo_config: Any = sys.modules.get("torch._dynamo.config")   # its flags are set at run time
     if dynamo_config is not None:
         dynamo_config.disable = True
 
@@ -145,7 +152,9 @@ class OutlinesBackend(Backend):
         self.hf_model = hf_model.eval()
         self.hf_tokenizer = hf_tokenizer
         self._outlines = outlines
-        self._om = outlines.from_transformers(self.hf_model, hf_tokenizer)
+        # outlines annotates transformers' tokenizer classes under other names than the
+        # installed transformers exports; a fast tokenizer is what it takes
+        self._om = outlines.from_transformers(self.hf_model, hf_tokenizer)  # type: ignore[arg-type]
         self._llg = LLGuidanceBackend(self._om)   # builds the llguidance tokenizer once
         self._chat_template = bool(getattr(hf_tokenizer, "chat_template", None))
         self._generators: OrderedDict[tuple[str, str], Any] = OrderedDict()
@@ -167,7 +176,7 @@ class OutlinesBackend(Backend):
         spec = validate_constraint(constraint, self._llg.llg_tokenizer)
         processor = LLGuidanceLogitsProcessor(spec, self._llg.llg_tokenizer,
                                               self._llg.tensor_library_name)
-        generator = self._outlines.Generator(self._om, processor=processor)
+        generator: Any = self._outlines.Generator(self._om, processor=processor)   # as cached
         generator.scir_spec = spec             # the validated grammar (see _accepted)
         self._generators[key] = generator
         if len(self._generators) > self._max_cached:
@@ -192,7 +201,8 @@ class OutlinesBackend(Backend):
                                 ids)
         if keep is None:
             return text
-        return self.hf_tokenizer.decode(ids[:keep], skip_special_tokens=True)
+        # one list of ids decodes to one text
+        return cast(str, self.hf_tokenizer.decode(ids[:keep], skip_special_tokens=True))
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Generate greedily (or sample at temperature > 0 with the request's seed)."""

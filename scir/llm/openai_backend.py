@@ -25,16 +25,15 @@ from __future__ import annotations
 import json
 import math
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import tenacity
 
 from scir.errors import BackendError, ConfigError
-from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, ToolCall,
-                            valid_text)
-from scir.llm.http_limits import (ResponseRefused, attempt_limits, cancellable_sleep,
-                                  guarded_client)
-from scir.llm.keys import KEY_ENV, env_key      # which key goes to which host
+from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, ToolCall, valid_text
+from scir.llm.http_limits import ResponseRefused, attempt_limits, cancellable_sleep, guarded_client
+from scir.llm.keys import KEY_ENV, env_key  # which key goes to which host
 from scir.llm.names import LOCAL_SERVERS, ModelName
 
 DUMMY_KEY = "scir-no-key"          # local servers accept any key; the client insists on one
@@ -149,7 +148,8 @@ class OpenAICompatibleBackend(Backend):
             kwargs["stop"] = list(request.stop)
         if request.tools:
             kwargs["tools"] = [t.to_dict() for t in request.tools]
-        if self.enforces(request.constraint) and request.constraint.kind != "json_schema":
+        if (request.constraint is not None and self.enforces(request.constraint)
+                and request.constraint.kind != "json_schema"):
             self._validate(request.constraint)
         kwargs.update(_grammar_fields(self.provider, request.constraint))
         if self.provider == "openrouter":
@@ -251,7 +251,9 @@ class OpenAICompatibleBackend(Backend):
         if not isinstance(text, str):
             raise bad("message content is not a string")
         text = valid_text(text)        # lone surrogates (JSON escapes) are not text
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = data.get("usage")
+        if not isinstance(usage, dict):
+            usage = {}
         cost = usage.get("cost", 0.0)
         if not isinstance(cost, (int, float)) or isinstance(cost, bool) or not math.isfinite(cost):
             cost = 0.0

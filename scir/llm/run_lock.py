@@ -86,7 +86,7 @@ class RunLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> "RunLock":
+    def __enter__(self) -> RunLock:
         self.acquire()
         return self
 

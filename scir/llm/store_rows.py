@@ -20,9 +20,10 @@ import math
 import re
 import types
 import typing
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from scir.errors import StoreError
 from scir.llm.base import LLMResponse, ToolCall, valid_text
@@ -89,7 +90,7 @@ def load_object(text: Any, what: str, *, finite: bool = False) -> dict[str, Any]
 Check = Callable[[Any], bool]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _check(hint: Any) -> Check:
     """Whether a JSON value fits a type hint of the toolkit's records (str, int, float, bool,
     Any, lists, dicts and unions with None), as a predicate made once per hint."""

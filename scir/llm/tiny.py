@@ -15,16 +15,17 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any
 
 from scir.llm.local import OutlinesBackend, disable_torch_compile
 
 VERSION = 1
 SEED = 20260613
 EOS, PAD = "<|endoftext|>", "<|pad|>"
-CONFIG = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+CONFIG: dict[str, Any] = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
           "num_attention_heads": 4, "num_key_value_heads": 4,
           "max_position_embeddings": 16384, "rope_theta": 10000.0, "tie_word_embeddings": True}
 VOCAB_SIZE = 512

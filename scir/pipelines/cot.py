@@ -8,8 +8,16 @@ either."""
 from __future__ import annotations
 
 from scir.llm.base import Backend
-from scir.pipelines.result import (Answered, Calls, PipelineResult, PipelineSettings,
-                                   answer_and_score, ask_and_score, hook, start)
+from scir.pipelines.result import (
+    Answered,
+    Calls,
+    PipelineResult,
+    PipelineSettings,
+    answer_and_score,
+    ask_and_score,
+    hook,
+    start,
+)
 from scir.tasks import Task
 from scir.tracks.base import Track
 

@@ -24,13 +24,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scir.errors import (FormalizationError, SolverError, SolverInputError, SolverTimeout)
+from scir.errors import FormalizationError, SolverError, SolverInputError, SolverTimeout
 from scir.evaluate.status import Status
 from scir.llm.base import Backend
 from scir.pipelines import cot
-from scir.pipelines.result import (SOLVER_LOCK, Calls, PipelineResult, PipelineSettings,
-                                   extraction_of, formalization_tokens, hook, set_answer,
-                                   start)
+from scir.pipelines.result import (
+    SOLVER_LOCK,
+    Calls,
+    PipelineResult,
+    PipelineSettings,
+    extraction_of,
+    formalization_tokens,
+    hook,
+    set_answer,
+    start,
+)
 from scir.tasks import Task
 from scir.tracks.base import Track
 

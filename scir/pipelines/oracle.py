@@ -4,8 +4,14 @@ pipeline's upper bound and a self-test of solver and scoring (no model involved)
 from __future__ import annotations
 
 from scir.pipelines.ns import solve
-from scir.pipelines.result import (NO_MODEL, PipelineResult, PipelineSettings, new_result,
-                                   problem_text, set_answer)
+from scir.pipelines.result import (
+    NO_MODEL,
+    PipelineResult,
+    PipelineSettings,
+    new_result,
+    problem_text,
+    set_answer,
+)
 from scir.tasks import Task
 from scir.tracks.base import Track
 

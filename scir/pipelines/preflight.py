@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import importlib.util
 import socket
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 from urllib.parse import urlsplit
 
 from scir.errors import ConfigError

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from scir.errors import ConfigError
-from scir.executors import Executor, chunk_size as default_chunk_size, chunks
+from scir.executors import Executor, chunks
+from scir.executors import chunk_size as default_chunk_size
 from scir.llm.base import Backend, LLMRequest, LLMResponse
 from scir.llm.cache import CachingBackend, RunStore
 from scir.pipelines.result import MODEL_FREE_ARCHS, NO_MODEL, PipelineResult, PipelineSettings

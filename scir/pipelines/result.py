@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from scir.errors import ConfigError, ScirError
 from scir.evaluate.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status
-from scir.llm.base import (Backend, Constraint, LLMRequest, LLMResponse, Message, Tool,
-                            cut_response)
+from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message, Tool, cut_response
 from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.tasks import Task
 from scir.tracks import track_of
@@ -151,7 +151,7 @@ class PipelineResult:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "PipelineResult":
+    def from_dict(cls, data: dict[str, Any]) -> PipelineResult:
         """Rebuild a stored result (unknown keys are ignored)."""
         from scir.evaluate.status import normalise
 

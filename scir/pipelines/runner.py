@@ -11,10 +11,10 @@ meanwhile are still stored, and the error goes on to the caller."""
 from __future__ import annotations
 
 import time
-from functools import partial
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from functools import partial
 
 from scir.errors import BackendError, ConfigError, ScirError
 from scir.evaluate.backup import used, with_backup
@@ -22,10 +22,17 @@ from scir.llm.base import Backend
 from scir.llm.cache import RunStore
 from scir.llm.http_limits import allow_calls, cancel_calls
 from scir.pipelines import cot, ns, oracle, symbcot, symreg
+from scir.pipelines.result import (
+    ARCHS,
+    MODEL_FREE_ARCHS,
+    NO_MODEL,
+    SYMREG_ARCHS,
+    PipelineResult,
+    PipelineSettings,
+    new_result,
+    problem_text,
+)
 from scir.pipelines.sr_agent import pipeline as sr_agent
-from scir.pipelines.result import (ARCHS, MODEL_FREE_ARCHS, NO_MODEL, SYMREG_ARCHS,
-                                   PipelineResult, PipelineSettings, new_result,
-                                   problem_text)
 from scir.tasks import Task
 from scir.tracks import track_of
 from scir.tracks.base import Track

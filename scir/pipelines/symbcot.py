@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from scir.errors import FormalizationError, SolverError
 from scir.llm.base import Backend
-from scir.pipelines.result import (SOLVER_LOCK, PipelineResult, PipelineSettings,
-                                   answer_and_score, extraction_of, formalization_tokens, hook,
-                                   start)
+from scir.pipelines.result import (
+    SOLVER_LOCK,
+    PipelineResult,
+    PipelineSettings,
+    answer_and_score,
+    extraction_of,
+    formalization_tokens,
+    hook,
+    start,
+)
 from scir.tasks import Task
 from scir.tracks.base import Track
 

@@ -9,10 +9,11 @@ adds its own values (signature, options, ...).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from importlib import resources as importlib_resources
 from string import Template
-from typing import Any, Callable
+from typing import Any
 
 from scir.errors import ConfigError
 from scir.tasks import Task
@@ -20,7 +21,7 @@ from scir.tasks import Task
 PROMPT_KINDS = ("cot", "formalize", "symbcot")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_template(track: str, kind: str) -> Template:
     """The template ``scir/prompts/<track>/<kind>.txt``."""
     path = importlib_resources.files(__name__).joinpath(track, f"{kind}.txt")

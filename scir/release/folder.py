@@ -17,11 +17,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from scir.release.card import LICENSES, CITATION, CardInfo, card, code_span
-from scir.release.croissant import croissant
-from scir.release.rows import Source, merge_tasks, splits
 from scir.errors import ConfigError
 from scir.outputs import contained
+from scir.release.card import CITATION, LICENSES, CardInfo, card, code_span
+from scir.release.croissant import croissant
+from scir.release.rows import Source, merge_tasks, splits
 
 AUDIT_FOLDS, AUDIT_SEED = 5, 1
 

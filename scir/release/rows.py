@@ -9,8 +9,9 @@ different tasks under one id are refused.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from scir.errors import ConfigError
 from scir.release.schema import COLUMNS, JSON

@@ -59,7 +59,7 @@ class RenderCodec(ABC):
         """The track's genre file (JSON, the format of docs/rendering.md), e.g.
         ``importlib.resources.files(__package__) / "genres.json"``."""
 
-    def genres(self) -> "GenreSet":
+    def genres(self) -> GenreSet:
         """The track's genres, read (once) from :meth:`genre_file`."""
         from scir.text.genres import read_genre_file
 
@@ -79,8 +79,8 @@ class RenderCodec(ABC):
 
     # ---- the template renderer ----------------------------------------------------------
     @abstractmethod
-    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list["Genre"],
-               gset: "GenreSet", rng: random.Random) -> tuple[list["Draft"], dict[str, Any]]:
+    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
+               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
         """One draft per block (before filler) in its genre, drawn from ``rng``, plus what
         was done (recorded in ``provenance.render``)."""
 
@@ -150,8 +150,8 @@ class ModularCodec(RenderCodec):
     writer: ClassVar[ModuleType]
     extractor: ClassVar[ModuleType]
 
-    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list["Genre"],
-               gset: "GenreSet", rng: random.Random) -> tuple[list["Draft"], dict[str, Any]]:
+    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
+               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
         return self.writer.drafts(task, contents, genres, gset, rng)
 
     def slot_values(self, task: Task) -> dict[str, str]:

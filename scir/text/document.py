@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import random
 import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from scir.text.genres import Genre, GenreSet
 
 SECTION_LAYOUTS = ("paragraphs", "lines", "blocks")
 
 
-def fill_slots(template: str, rng: random.Random, banks: dict[str, Sequence[str]],
+def fill_slots(template: str, rng: random.Random, banks: Mapping[str, Sequence[str]],
                values: dict[str, str] | None = None) -> str:
     """Fill every ``{slot}`` of ``template``: fixed ``values`` first, then word ``banks``, then
     the generic numeric slots (each occurrence drawn independently)."""

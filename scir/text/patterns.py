@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 # A statement starts at the start of a line or after the end of a sentence, a label or a
 # list marker ("- ", "] ", ": ", ...).

@@ -3,7 +3,7 @@ style Markdown for ``scir stats`` and ``scir render``)."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from scir.errors import ScirError
 from scir.evaluate.taskstats import GroupStats, TaskStats

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from scir.errors import ConfigError
-from scir.tracks.base import Check, FormalObject, Formalization, Track, TrackParam, load_formal
+from scir.tracks.base import Check, Formalization, FormalObject, Track, TrackParam, load_formal
 from scir.tracks.files import ENV_VAR, load_file_tracks
 
 if TYPE_CHECKING:
@@ -104,6 +105,6 @@ def get_track(name: str) -> Track:
     return track
 
 
-def track_of(task: "Task") -> Track:
+def track_of(task: Task) -> Track:
     """The track of ``task`` (the one its ``domain`` names)."""
     return get_track(task.domain)

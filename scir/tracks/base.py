@@ -11,9 +11,10 @@ import re
 import threading
 import weakref
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
@@ -78,7 +79,7 @@ class FormalObject(Protocol):
     """
 
     @classmethod
-    def load(cls, data: Any) -> "FormalObject": ...
+    def load(cls, data: Any) -> FormalObject: ...
 
     def dump(self) -> dict[str, Any]: ...
 
@@ -338,7 +339,7 @@ class Track(ABC):
 
         return score(self, task, answer)
 
-    def regression_data(self, task: Task, split: str = "train") -> "RegressionData":
+    def regression_data(self, task: Task, split: str = "train") -> RegressionData:
         """The numeric data of a task's ``split`` for the symbolic-regression baselines
         (``--arch pyoperon|gplearn|pysr``); tracks without such data do not override this,
         and those architectures refuse them (``scir.pipelines.symreg``)."""
@@ -369,7 +370,7 @@ class Track(ABC):
         return matches[-1].strip() if matches else None
 
     # ---- hooks for pipelines and renderers --------------------------------------------
-    def codec(self) -> "RenderCodec":
+    def codec(self) -> RenderCodec:
         """The track's rendering codec (:class:`scir.text.codec.RenderCodec`): block contents,
         genres, template writer, reference extractor and back-translation format. A track
         without one cannot be rendered (ConfigError naming it)."""

@@ -11,8 +11,9 @@ on a track's name.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from scir.errors import ConfigError
 from scir.tasks import Task
@@ -62,7 +63,7 @@ class CheckContext:
             self._sandbox.close()
             self._sandbox = None
 
-    def __enter__(self) -> "CheckContext":
+    def __enter__(self) -> CheckContext:
         return self
 
     def __exit__(self, *exc: object) -> None:

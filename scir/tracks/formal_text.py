@@ -7,7 +7,7 @@ a track's syntax stay with each track.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from scir.errors import FormalizationError
@@ -29,7 +29,7 @@ def checked_grammar(text: str) -> str:
 
 
 # ---- reading untrusted text ----------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def generic_parser(name: str) -> Any:
     """The LALR parser (with positions) of ``grammars/<name>``, e.g. ``causal.lark``."""
     from lark import Lark

@@ -50,6 +50,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from types import FunctionType
 
 EXIT_VIOLATION = 101
 MAX_REPORTED = 20
@@ -134,15 +135,16 @@ def make_hook(cwd: str, read_roots: tuple[str, ...], status_fd: int,
     under ``cwd`` when the runtime is bound read-only there (a checkout under /tmp)."""
     if runtime_roots is None:
         runtime_roots = tuple(r for r in read_roots if r != cwd)
-    normal = type(_normal)(_normal.__code__, {}, "normal")   # a private copy, no globals
+    normal = FunctionType(_normal.__code__, {}, "normal")    # a private copy, no globals
     guarded: list = [normal]
+    told, opens = [0], [0]        # the hook's counters, mutable cells
 
     def hook(event, args, _cwd=cwd, _reads=read_roots, _runtime=runtime_roots, _fd=status_fd,
              _refused=_REFUSED,
              _path_writes=_PATH_WRITES, _wflags=_WRITE_FLAGS, _normal=normal,
              _write=os.write, _error=SandboxRefusal, _str=str, _bytes=bytes, _int=int,
-             _len=len, _told=[0], _max_told=MAX_REPORTED,
-             _isinstance=isinstance, _repr=repr, any=any, _guarded=guarded, _opens=[0],
+             _len=len, _told=told, _max_told=MAX_REPORTED,
+             _isinstance=isinstance, _repr=repr, any=any, _guarded=guarded, _opens=opens,
              _max_opens=MAX_WRITE_OPENS, _modules=_REFUSED_MODULES):
 
         def refuse(reason):

@@ -51,17 +51,23 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
-from solvers.errors import (ConfigError, SandboxCrash, SandboxViolation, SolverError,
-                            SolverResourceLimit, SolverTimeout)
 from solvers.equation._analyzer_worker import EXIT_MEMORY, EXIT_VIOLATION
+from solvers.errors import (
+    ConfigError,
+    SandboxCrash,
+    SandboxViolation,
+    SolverError,
+    SolverResourceLimit,
+    SolverTimeout,
+)
 from solvers.isolation import isolation, sandboxed
 
 WORKER = Path(__file__).resolve().parent / "_analyzer_worker.py"
@@ -72,7 +78,7 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
                     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 
-class AnalysisStatus(str, Enum):
+class AnalysisStatus(StrEnum):
     """How an analysis ended."""
 
     OK = "ok"
@@ -81,9 +87,6 @@ class AnalysisStatus(str, Enum):
     MEMORY = "memory"
     VIOLATION = "violation"
     CRASHED = "crashed"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _ERRORS: dict[AnalysisStatus, type[SolverError]] = {
@@ -145,9 +148,10 @@ def network_namespace() -> bool:
 def _table(data, columns: Sequence[str] | None) -> tuple[list, list[str]]:
     try:
         import pandas as pd
+        is_frame = isinstance(data, pd.DataFrame)
     except ImportError:            # pragma: no cover - pandas is a core dependency
-        pd = None
-    if pd is not None and isinstance(data, pd.DataFrame):
+        is_frame = False
+    if is_frame:
         names = [str(c) for c in (columns if columns is not None else data.columns)]
         values = data.to_numpy(dtype=float)
     else:
@@ -250,6 +254,7 @@ def _run(code: str, rows: list, names: list[str], work: Path | None, private: Pa
     status_lines: list[bytes] = []
     try:
         try:
+            assert proc.stdin is not None       # opened with stdin=PIPE
             proc.stdin.write(json.dumps(request).encode("utf-8"))
             proc.stdin.close()
         except BrokenPipeError:
@@ -304,7 +309,7 @@ def _wait_ready(fd: int, proc: subprocess.Popen, deadline: float, lines: list[by
 
 def _drain(fd: int) -> bytes:
     os.set_blocking(fd, False)
-    chunks = []
+    chunks: list[bytes] = []
     try:
         while len(chunks) < 16:
             chunk = os.read(fd, 4096)

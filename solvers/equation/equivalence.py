@@ -30,14 +30,14 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
-from solvers.errors import ConfigError
 from solvers.equation.expression import parse_equation
 from solvers.equation.tree import lift_floats, to_text
+from solvers.errors import ConfigError
 
 RESIDUAL_RTOL = 1e-7
 SNAP_RTOL = 1e-8

@@ -43,32 +43,29 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
-from typing import Sequence
+from enum import StrEnum
 
 import numpy as np
 
-from solvers.errors import ConfigError, TaskFormatError
 from solvers.equation.expression import Equation, parse_equation
-from solvers.equation.metrics import mape, nmse
 from solvers.equation.grid import grid_starts, log_uniform
+from solvers.equation.metrics import mape, nmse
 from solvers.equation.projection import Projection
+from solvers.errors import ConfigError, TaskFormatError
 
 START_LOW, START_HIGH = -5.0, 5.0
 PROJECTED, BFGS = "projected", "bfgs"
 STRATEGIES = (PROJECTED, BFGS)
 
 
-class FitStatus(str, Enum):
+class FitStatus(StrEnum):
     """How a fit ended."""
 
     OK = "ok"
     TIME_LIMIT = "time_limit"       # the budget ran out; the best fit seen so far
     NON_FINITE = "non_finite"       # no start gave finite predictions
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)
@@ -166,7 +163,9 @@ class _Search:
         self.columns = {name: i for i, name in enumerate(eq.inputs)}
         self.began = time.monotonic()
         self.deadline = None if seconds is None else self.began + float(seconds)
-        self.best, self.x, self.start = np.inf, None, None
+        self.best = np.inf
+        self.x: np.ndarray | None = None        # set together with start
+        self.start: int | None = None
         self.current, self.tried, self.status = 0, 0, FitStatus.OK
 
     def check_budget(self) -> None:
@@ -238,10 +237,12 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
     if starts > 1 and m >= 2 and search.x is not None:
         # a second grid search from the best point: the parameters it got right are held
         # while coupled ones are searched again (pairs too), then one more descent
+        assert search.start is not None
         search.current = search.start
         again = grid_starts(loss, profile, m, start=search.x[list(proj.nonlinear)])[0]
         search.descend(loss, again)
     if search.x is not None:              # polish the best: BFGS over every parameter
+        assert search.start is not None
         search.current = search.start
         search.descend(search.loss, search.x.copy())
 

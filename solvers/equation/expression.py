@@ -29,20 +29,40 @@ import ast
 import keyword
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TypeVar
 
 import numpy as np
 
+from solvers.equation.tree import (
+    ALIASES,
+    CONSTANTS,
+    FUNCTIONS,
+    Bin,
+    Call,
+    Const,
+    Neg,
+    Node,
+    Num,
+    Param,
+    Params,
+    Var,
+    constant_value,
+    evaluate_node,
+    is_constant,
+    n_params,
+    substitute,
+    to_sympy,
+    to_text,
+)
 from solvers.errors import ConfigError, FormalizationError
-from solvers.equation.tree import (ALIASES, CONSTANTS, FUNCTIONS, Bin, Call, Const, Neg, Node,
-                                   Num, Param, Var, constant_value, evaluate_node, is_constant,
-                                   n_params, substitute, to_sympy, to_text)
 
 MAX_CHARS = 2000
 MAX_DEPTH = 100
 MAX_EXPONENT = 100.0
 
+_N = TypeVar("_N", bound=Node)       # a checked node keeps its type
 _NUMPY = ("np", "numpy")
 _NP_CONSTANTS = {"pi": "pi", "e": "E"}
 _PARAM = re.compile(r"p(0|[1-9][0-9]*)\Z")
@@ -62,7 +82,7 @@ class _Parser:
 
     def error(self, message: str, node: ast.AST | None = None) -> FormalizationError:
         line = column = None
-        if node is not None and hasattr(node, "lineno"):
+        if node is not None and hasattr(node, "lineno") and hasattr(node, "col_offset"):
             line = node.lineno
             raw = self.lines[line - 1].encode("utf-8")[:node.col_offset]
             column = len(raw.decode("utf-8", "replace")) + 1
@@ -166,7 +186,7 @@ class _Parser:
                 raise self.error(f"constant exponent {e:g} exceeds {MAX_EXPONENT:g} in "
                                  "magnitude", n)
 
-    def check_constant(self, node: Node, n: ast.AST) -> Node:
+    def check_constant(self, node: _N, n: ast.AST) -> _N:
         if is_constant(node) and not math.isfinite(constant_value(node)):
             raise self.error("a constant subexpression is not finite (overflow, division by "
                              "zero or a domain error)", n)
@@ -188,7 +208,7 @@ def validate_inputs(inputs: Sequence[str]) -> tuple[str, ...]:
     return out
 
 
-def parse_equation(text: str, inputs: Sequence[str], *, max_params: int = 10) -> "Equation":
+def parse_equation(text: str, inputs: Sequence[str], *, max_params: int = 10) -> Equation:
     """Parse untrusted equation text over ``inputs``; ``FormalizationError`` if it is not in
     the language (see the module docstring)."""
     names = validate_inputs(inputs)
@@ -222,13 +242,13 @@ class Equation:
     n_params: int
     tree: Node = field(repr=False, compare=False)
 
-    def _check_params(self, params: Sequence[float]) -> np.ndarray:
+    def _check_params(self, params: Params) -> np.ndarray:
         p = np.asarray(params, dtype=float).reshape(-1)
         if p.size != self.n_params:
             raise ConfigError(f"{self.text!r} takes {self.n_params} parameters, got {p.size}")
         return p
 
-    def evaluate(self, X: np.ndarray, params: Sequence[float] = ()) -> np.ndarray:
+    def evaluate(self, X: np.ndarray, params: Params = ()) -> np.ndarray:
         """The values on each row of ``X`` (2-D, one column per input, in ``inputs`` order;
         1-D allowed for one input) as a float array of length ``len(X)``. Floating-point
         errors give nan/inf silently."""
@@ -243,7 +263,7 @@ class Equation:
             out = evaluate_node(self.tree, A, p, columns)
         return np.asarray(out, dtype=float)
 
-    def substitute(self, params: Sequence[float]) -> str:
+    def substitute(self, params: Params) -> str:
         """The canonical text with each parameter replaced by its value."""
         return to_text(substitute(self.tree, self._check_params(params)))
 

@@ -25,13 +25,23 @@ and :meth:`Solver.profile` does so for many values of one nonlinear parameter at
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
-from solvers.equation.tree import (Bin, Call, Neg, Node, Num, Param, Var, evaluate_node,
-                                   map_params)
+from solvers.equation.tree import (
+    Bin,
+    Call,
+    Neg,
+    Node,
+    Num,
+    Param,
+    Params,
+    Var,
+    evaluate_node,
+    map_params,
+)
 
 _NONLINEAR = 2
 SWEPT = "params[{}]"            # the swept parameters' columns (never an input name)
@@ -138,7 +148,7 @@ class Projection:
     columns: tuple[Node | None, ...]
 
     @classmethod
-    def of(cls, tree: Node, n_params: int) -> "Projection":
+    def of(cls, tree: Node, n_params: int) -> Projection:
         """The decomposition of ``tree`` (``n_params``: the equation's parameter count)."""
         linear = linear_params(tree, n_params)
         chosen = frozenset(linear)
@@ -146,7 +156,7 @@ class Projection:
         return cls(n_params, linear, nonlinear, _part(tree, chosen, None),
                    tuple(_part(tree, chosen, i) for i in linear))
 
-    def full(self, q: Sequence[float], a: Sequence[float]) -> np.ndarray:
+    def full(self, q: Params, a: Params) -> np.ndarray:
         """The full parameter vector from nonlinear values ``q`` and linear values ``a``
         (unused parameters: 1, LLM-SR's initial value)."""
         p = np.ones(self.n_params)
@@ -154,7 +164,7 @@ class Projection:
         p[list(self.linear)] = a
         return p
 
-    def solver(self, A: np.ndarray, t: np.ndarray, columns: dict[str, int]) -> "Solver":
+    def solver(self, A: np.ndarray, t: np.ndarray, columns: dict[str, int]) -> Solver:
         """The linear least-squares solver on the data ``A`` (columns named by ``columns``),
         ``t``."""
         return Solver(self, A, t, columns)
@@ -175,7 +185,7 @@ class Solver:
                       if part is not None and i in used_params(part)] for part in parts]
         self.cache: list[dict[tuple[float, ...], np.ndarray]] = [{} for _ in parts]
 
-    def part(self, index: int, q: np.ndarray, p: np.ndarray) -> np.ndarray:
+    def part(self, index: int, q: Params, p: np.ndarray) -> np.ndarray:
         node = self.parts[index]
         n = self.A.shape[0]
         if node is None:
@@ -190,7 +200,7 @@ class Solver:
         cache[key] = values
         return values
 
-    def profile(self, q: Sequence[float], ks: Sequence[int], values: np.ndarray,
+    def profile(self, q: Params, ks: Sequence[int], values: np.ndarray,
                 tick: Callable[[], None] = lambda: None) -> np.ndarray:
         """The MSE after solving for the linear parameters, for each row of ``values`` (one
         column per nonlinear parameter ``ks[c]``, by position; the others at ``q``),
@@ -241,7 +251,7 @@ class Solver:
             out[first:first + g] = np.where(ok & np.isfinite(mse), mse, np.inf)
         return out
 
-    def __call__(self, q: Sequence[float]) -> tuple[np.ndarray, np.ndarray] | None:
+    def __call__(self, q: Params) -> tuple[np.ndarray, np.ndarray] | None:
         """The full parameter vector whose linear part minimises the squared error for the
         nonlinear values ``q``, and its predictions; None when a column or the offset is not
         finite on the data (call inside ``np.errstate(all="ignore")``)."""

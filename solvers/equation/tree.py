@@ -4,8 +4,8 @@ canonical printing, numpy evaluation, parameter substitution and conversion to s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence, Union
 
 import numpy as np
 
@@ -43,23 +43,24 @@ class Const:
 
 @dataclass(frozen=True, slots=True)
 class Neg:
-    arg: "Node"
+    arg: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Bin:
     op: str              # + - * / **
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
     fn: str              # a key of FUNCTIONS
-    arg: "Node"
+    arg: Node
 
 
-Node = Union[Num, Var, Param, Const, Neg, Bin, Call]
+Node = Num | Var | Param | Const | Neg | Bin | Call
+Params = Sequence[float] | np.ndarray    # parameter values: a list or a numpy vector
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4}
 _NEG_PREC, _ATOM = 3, 5
 
@@ -130,7 +131,7 @@ def to_text(node: Node) -> str:
 
 # -- evaluation -------------------------------------------------------------------------------
 
-def evaluate_node(node: Node, X: np.ndarray, params: Sequence[float],
+def evaluate_node(node: Node, X: np.ndarray, params: Params,
                   columns: dict[str, int]) -> np.ndarray:
     """Evaluate a tree on the rows of ``X`` (call inside ``np.errstate(all="ignore")``)."""
     if isinstance(node, Num):
@@ -171,7 +172,7 @@ def map_params(node: Node, replace: Callable[[Param], Node]) -> Node:
     return node
 
 
-def substitute(node: Node, params: Sequence[float]) -> Node:
+def substitute(node: Node, params: Params) -> Node:
     """The tree with each parameter replaced by its value."""
     return map_params(node, lambda p: Num(float(params[p.index])))
 

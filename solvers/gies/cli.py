@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_targets(spec: str) -> dict[str, list[str]]:
+def _read_targets(spec: str) -> dict[Hashable, list[str]]:
     text = spec
     if not spec.lstrip().startswith("{"):
         path = Path(spec)

@@ -9,8 +9,14 @@ modules, data passed as terms and bindings (never pasted into goal text).
     [{'Y': 'b'}]
 """
 
-from solvers.prolog.engine import (BRIDGES, ENV_VAR, Engine, PrologModule, available_bridges,
-                                   select_bridge)
+from solvers.prolog.engine import (
+    BRIDGES,
+    ENV_VAR,
+    Engine,
+    PrologModule,
+    available_bridges,
+    select_bridge,
+)
 from solvers.prolog.terms import Term, Var
 
 __all__ = ["BRIDGES", "ENV_VAR", "Engine", "PrologModule", "Term", "Var", "available_bridges",

@@ -68,7 +68,7 @@ def _libswipl() -> Any:
         if lib is not None:
             return lib
     try:
-        from pyswip import core  # noqa: F401  (importing pyswip initialises Prolog)
+        from pyswip import core
     except Exception as exc:  # ImportError, or pyswip failing to find libswipl
         raise ConfigError(f"pyswip is not usable: {exc}") from exc
     return core._lib

@@ -20,13 +20,21 @@ import re
 import subprocess
 import sys
 import threading
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from solvers import resources
-from solvers.errors import (ConfigError, ResourceError, SandboxViolation, SolverError,
-                            SolverInputError, SolverResourceLimit, SolverTimeout)
+from solvers.errors import (
+    ConfigError,
+    ResourceError,
+    SandboxViolation,
+    SolverError,
+    SolverInputError,
+    SolverResourceLimit,
+    SolverTimeout,
+)
 from solvers.prolog.terms import Term, from_wire, to_wire
 
 BRIDGES = ("janus", "pyswip")
@@ -109,7 +117,7 @@ def _probe(bridge: str) -> int:
     return 0
 
 
-@lru_cache(maxsize=None)
+@cache
 def _probe_in_subprocess(bridge: str) -> bool:
     root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
@@ -178,7 +186,7 @@ class Engine:
         """Load the trusted resource ``prolog/<name>`` globally (it adds bridge operations)."""
         self.invoke("load_global", [str(resources.path("prolog", name))])
 
-    def module(self, prefix: str = "scir_tmp_") -> "PrologModule":
+    def module(self, prefix: str = "scir_tmp_") -> PrologModule:
         """A fresh temporary module; use it as a context manager (removed on exit)."""
         name = str(self.invoke("new_module", [prefix]))
         return PrologModule(self, name)
@@ -214,7 +222,7 @@ class PrologModule:
         """The module's Prolog name."""
         return self._name
 
-    def __enter__(self) -> "PrologModule":
+    def __enter__(self) -> PrologModule:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -58,7 +58,8 @@ class Lexer:
         return line, pos - self.line_starts[line - 1] + 1
 
     def tokens(self) -> list[Token]:
-        text, out, pos = self.text, [], 0
+        text, pos = self.text, 0
+        out: list[Token] = []
         while True:
             layout = _LAYOUT.match(text, pos)
             had_layout = pos == 0 or layout is not None
@@ -78,6 +79,7 @@ class Lexer:
         ch = text[pos]
         if ch == "_" or ch.isalpha():
             m = _WORD.match(text, pos)
+            assert m is not None            # a letter or underscore starts a word
             word = m.group()
             if len(word) > self.max_atom:
                 raise _error(f"name of {len(word)} characters (limit {self.max_atom})",
@@ -120,6 +122,8 @@ class Lexer:
                 raise _error("end of text in character code", *self.where(pos))
             return "num", ord(ch), pos + 3
         m = _NUMBER.match(text, pos)
+        if m is None:                       # a digit outside 0-9, such as a superscript
+            raise _error(f"unexpected character {text[pos]!r}", *self.where(pos))
         if m.end() - pos > MAX_NUMBER_CHARS:
             raise _error(f"number of {m.end() - pos} characters (limit {MAX_NUMBER_CHARS})",
                          *self.where(pos))
@@ -128,9 +132,9 @@ class Lexer:
             return "num", int(word[2:], {"x": 16, "o": 8, "b": 2}[word[1]]), m.end()
         if m.group("frac") is None and m.group("exp") is None:
             return "num", int(word), m.end()
-        for special, value in (("Inf", float("inf")), ("NaN", float("nan"))):
+        for special, number in (("Inf", float("inf")), ("NaN", float("nan"))):
             if text.startswith(special, m.end()):
-                return "num", value, m.end() + 3
+                return "num", number, m.end() + 3
         return "num", float(word), m.end()
 
     def _escape(self, pos: int, start: int) -> tuple[str, int]:

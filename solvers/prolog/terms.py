@@ -183,6 +183,7 @@ def term_depth(term: Any, limit: int) -> int:
     stack = [(term, 1)]
     while stack:
         t, depth = stack.pop()
+        children: list[Any] | tuple[Any, ...]
         if isinstance(t, Term) and t.args:
             children = t.args
         elif isinstance(t, (list, tuple)):

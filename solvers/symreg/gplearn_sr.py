@@ -20,6 +20,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import sympy
@@ -79,13 +80,13 @@ def program_to_sympy(program: Sequence[object], n_inputs: int) -> sympy.Expr:
     ``v0 ...``; raises :class:`SolverError` for a function without a formula here, a column
     out of range or a malformed list."""
     names = placeholders(n_inputs)
-    stack: list[list[object]] = []         # [function, args so far]
+    stack: list[tuple[Any, list[sympy.Expr]]] = []     # (gplearn function, args so far)
     result: sympy.Expr | None = None
     for node in program:
         if result is not None:
             raise SolverError("gplearn program has nodes after its end")
         if hasattr(node, "arity") and hasattr(node, "name"):
-            stack.append([node, []])
+            stack.append((node, []))
             continue
         if isinstance(node, (bool, np.bool_)):
             raise SolverError(f"gplearn program node {node!r} is not a terminal")

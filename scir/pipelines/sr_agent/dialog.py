@@ -17,8 +17,13 @@ from string import Template
 
 from scir.errors import ConfigError, FormalizationError
 from scir.llm.base import Backend, LLMResponse, Message, Tool
-from scir.pipelines.sr_agent.protocol import TOOLS, Action, action_of_call, parse_action, \
-    tool_message
+from scir.pipelines.sr_agent.protocol import (
+    TOOLS,
+    Action,
+    action_of_call,
+    parse_action,
+    tool_message,
+)
 from scir.pipelines.sr_agent.settings import AgentSettings
 
 NOT_RUN = "not run: one tool call runs per step"

@@ -30,7 +30,7 @@ def met(best: float | None, goal: float) -> bool:
 
 def next_goal(goal: float, best: float | None) -> float:
     """The goal of the next iteration, given this iteration's goal and its best MAPE."""
-    if met(best, goal) and best > 0:     # an exact fit (0) has nothing below it
+    if best is not None and met(best, goal) and best > 0:  # an exact fit (0) has nothing below it
         return power_below(best)
     return goal
 

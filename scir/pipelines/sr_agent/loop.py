@@ -15,8 +15,9 @@ pipeline's cached calls), tools through the :class:`~scir.pipelines.sr_agent.too
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from scir.llm.base import LLMResponse, Message, Tool, cut_response
 from scir.pipelines.sr_agent import goals

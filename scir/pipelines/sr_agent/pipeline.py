@@ -16,8 +16,14 @@ from scir.errors import ConfigError
 from scir.evaluate.status import Status
 from scir.llm.base import Backend, LLMResponse, Message, Tool
 from scir.llm.cache import CachingBackend, RunStore
-from scir.pipelines.result import (Calls, PipelineResult, PipelineSettings, new_result,
-                                   problem_text, set_answer)
+from scir.pipelines.result import (
+    Calls,
+    PipelineResult,
+    PipelineSettings,
+    new_result,
+    problem_text,
+    set_answer,
+)
 from scir.pipelines.sr_agent.dialog import choose
 from scir.pipelines.sr_agent.loop import Iteration, run_agent
 from scir.pipelines.sr_agent.tools import AgentProblem, Toolbox

@@ -86,6 +86,7 @@ def parse_action(text: str) -> Action:
         note = ("only the first action of a response runs; the rest was ignored"
                 if _OPEN.search(rest) or _FINAL.search(rest) else "")
         return make_action(kind, body, f"```{kind} block", note)
+    assert final is not None                # no block, or a final line before it
     return make_action("final", final.group(1), "'Final:' line")
 
 

@@ -25,8 +25,9 @@ import hashlib
 import json
 import math
 import typing
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from scir.errors import ConfigError, ScirError
 from scir.llm.base import valid_text

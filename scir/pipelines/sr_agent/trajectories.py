@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from scir.errors import ConfigError, ScirError
 from scir.llm.cache import STORE_NAME, RunStore

@@ -66,8 +66,8 @@ def export_csv(tasks: list[Task], out_dir: Path) -> int:
     for task in tasks:
         rows, meta = csv_rows(task), metadata(task)
 
-        def path(suffix: str) -> Path:
-            return contained(out_dir, f"{task.task_id}{suffix}", task_id=task.task_id)
+        def path(suffix: str, task_id: str = task.task_id) -> Path:
+            return contained(out_dir, f"{task_id}{suffix}", task_id=task_id)
 
         with path(".csv").open("w", encoding="utf-8", newline="") as handle:
             csv.writer(handle, lineterminator="\n").writerows(rows)

@@ -74,7 +74,7 @@ class CausalFormal:
         return out
 
     @classmethod
-    def load(cls, data: Any) -> "CausalFormal":
+    def load(cls, data: Any) -> CausalFormal:
         """Validate a formal object (TaskFormatError naming the field) and read it."""
         if not isinstance(data, dict):
             raise _fail("a causal formal object must be an object", "formal")

@@ -21,13 +21,17 @@ from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.tracks.base import Formalization, load_formal
 from scir.tracks.causal.formal import CausalEnvironment, CausalFormal
+from scir.tracks.causal.grammar import PERMUTATION_MAX  # noqa: F401  (re-exported)
 from scir.tracks.causal.graph import NEW_PROTEIN
 from scir.tracks.causal.options import letter
-from scir.tracks.causal.scm import (ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL,
-                                    environment_name)
-from scir.tracks.causal.grammar import PERMUTATION_MAX  # noqa: F401  (re-exported)
-from scir.tracks.formal_text import (checked_grammar, generic_parser, syntax_error, token_error,
-                                     unfence)
+from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL, environment_name
+from scir.tracks.formal_text import (
+    checked_grammar,
+    generic_parser,
+    syntax_error,
+    token_error,
+    unfence,
+)
 
 MAX_ABS = 1e6                  # |value| above this is not a concentration
 MAX_ENVIRONMENTS = 64          # parser limits (the per-task grammar is far tighter)

@@ -29,11 +29,21 @@ import numpy as np
 from scir.errors import ConfigError, GenerationError, SolverInputError
 from scir.tracks.causal.balanced_scm import balanced_scm
 from scir.tracks.causal.formal import CausalEnvironment, CausalFormal
-from scir.tracks.causal.graph import NEW_PROTEIN, TaskGraph, add_xyz, connected_subgraph, sachs_graph
+from scir.tracks.causal.graph import (
+    NEW_PROTEIN,
+    TaskGraph,
+    add_xyz,
+    connected_subgraph,
+    sachs_graph,
+)
 from scir.tracks.causal.options import Edge, choose_options, max_options
-from scir.tracks.causal.scm import (Environment, choose_interventions,
-                                    choose_interventions_blind, random_scm,
-                                    sample_environments)
+from scir.tracks.causal.scm import (
+    Environment,
+    choose_interventions,
+    choose_interventions_blind,
+    random_scm,
+    sample_environments,
+)
 from scir.tracks.causal.solve import Dataset, Solution, run_gies
 
 MAX_ATTEMPTS = 500          # GIES runs per task, both constructions

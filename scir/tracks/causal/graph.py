@@ -8,7 +8,7 @@ used in the formal object, the options and the text alike.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import networkx as nx
 import numpy as np
@@ -27,7 +27,7 @@ ORDER = [DISPLAY[p] for p in PROTEINS]          # canonical node order
 Edge = tuple[str, str]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _edges(graph: str) -> tuple[Edge, ...]:
     if graph not in GRAPHS:
         raise ConfigError(f"unknown Sachs edge list {graph!r}; expected one of {list(GRAPHS)}",

@@ -10,17 +10,23 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import networkx as nx
 import numpy as np
 
 from scir.errors import ConfigError, GenerationError, TaskFormatError
-from scir.evaluate.scoring import (EXACT, SUBSET, LETTERS,  # noqa: F401 (re-exported)
-                                   match_subset, option_letter as letter)
-from scir.tracks.causal.graph import (NEW_PROTEIN, Edge, is_acyclic_with, reachability,
-                                     sorted_edges, sorted_nodes)
+from scir.evaluate.scoring import EXACT, LETTERS, SUBSET, match_subset  # noqa: F401 (re-exported)
+from scir.evaluate.scoring import option_letter as letter
+from scir.tracks.causal.graph import (
+    NEW_PROTEIN,
+    Edge,
+    is_acyclic_with,
+    reachability,
+    sorted_edges,
+    sorted_nodes,
+)
 
 MAX_OPTIONS = 20                                 # letters A..T
 _NAME = r"[A-Za-z][A-Za-z0-9_]*"

@@ -9,14 +9,15 @@ alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from scir.errors import SolverInputError
-from scir.tracks.causal.graph import NEW_PROTEIN, Edge
 from scir.tracks.causal.formal import CausalFormal
+from scir.tracks.causal.graph import NEW_PROTEIN, Edge
 from scir.tracks.causal.options import Match, match_options, xyz_directed
 
 

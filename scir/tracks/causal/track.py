@@ -3,19 +3,34 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Extraction, Formalization, Track,
-                              TrackParam, construction_param, match_items)
+from scir.tracks.base import (
+    GENERAL_ARCHITECTURES,
+    Check,
+    Extraction,
+    Formalization,
+    Track,
+    TrackParam,
+    construction_param,
+    match_items,
+)
 from scir.tracks.causal import exports, formalize, templates, validate
 from scir.tracks.causal.formal import CausalFormal
 from scir.tracks.causal.generate import build, params_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
-from scir.tracks.causal.options import (LETTERS, MAX_OPTIONS, fold_edge, letter,
-                                        option_text, parse_option)
+from scir.tracks.causal.options import (
+    LETTERS,
+    MAX_OPTIONS,
+    fold_edge,
+    letter,
+    option_text,
+    parse_option,
+)
 from scir.tracks.causal.solve import Solution, dataset, run_ges, run_gies
 
 GENERATOR = "scir.tracks.causal"

@@ -9,14 +9,13 @@ checked by :func:`formalize.task_nodes`. Other keys are allowed.
 
 from __future__ import annotations
 
-
-from scir.tracks.shapes import fail as _fail
 from scir.tasks import Task, shorten
 from scir.tracks.base import load_formal
 from scir.tracks.causal.formal import CausalFormal
 from scir.tracks.causal.formalize import task_nodes
 from scir.tracks.causal.graph import NEW_PROTEIN
 from scir.tracks.causal.options import LETTERS, MAX_OPTIONS, parse_option
+from scir.tracks.shapes import fail as _fail
 
 MAX_OPTION_CHARS = 2000
 

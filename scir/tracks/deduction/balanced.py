@@ -48,12 +48,21 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from scir.errors import (ConfigError, GenerationError, SolverResourceLimit, SolverTimeout,
-                         VerificationError)
+from scir.errors import (
+    ConfigError,
+    GenerationError,
+    SolverResourceLimit,
+    SolverTimeout,
+    VerificationError,
+)
 from scir.tracks.deduction import checks
 from scir.tracks.deduction.generator import Problem, grow, start
-from scir.tracks.deduction.logic import (CONVERSE_KINDS, Formula, Node, converse, goal_kinds,
-                                        kinds, negative_kinds)
+from scir.tracks.deduction.logic import (
+    CONVERSE_KINDS,
+    Formula,
+    Node,
+    converse,
+)
 from scir.tracks.deduction.vocabulary import Context, FreshNames
 
 RETRY_REASONS = ("vocabulary", "duplicate_premise", "unbreakable_tree", "unsatisfiable",

@@ -22,7 +22,8 @@ The check passes when the label equals the gold label.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from scir.errors import FormalizationError, SolverResourceLimit, SolverTimeout
 from scir.tasks import Task

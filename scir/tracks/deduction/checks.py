@@ -16,8 +16,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from scir.errors import SolverError, VerificationError
 from scir.tracks.deduction.logic import Formula, Node, fragment, negation_table

@@ -62,7 +62,7 @@ class DeductionFormal:
         return out
 
     @classmethod
-    def load(cls, data: Any) -> "DeductionFormal":
+    def load(cls, data: Any) -> DeductionFormal:
         """Validate a gold formal object (TaskFormatError naming the field) and read it."""
         if not isinstance(data, dict):
             raise fail(f"expected an object, got {type(data).__name__}", "formal")

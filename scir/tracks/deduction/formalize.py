@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from scir.errors import FormalizationError, SolverInputError, TaskFormatError
 from scir.prompts import task_prompt
@@ -56,12 +56,11 @@ def task_signature(task: Task) -> tuple[dict[str, int], list[str]]:
     from solvers.fol import check_signature, signature
 
     formal = _gold(task)
-    predicates, constants = formal.predicates, formal.constants
     try:
-        if predicates is None or constants is None:
+        if formal.predicates is None or formal.constants is None:
             predicates, constants = signature(_gold_formulas(task))
         else:
-            predicates, constants = dict(predicates), list(constants)
+            predicates, constants = dict(formal.predicates), list(formal.constants)
         checked, names = check_signature(predicates, constants)
     except SolverInputError as exc:
         raise TaskFormatError(f"the task's signature cannot be formalized: {exc.message}",
@@ -165,7 +164,12 @@ def format_formal(task: Task, formal: DeductionFormal | None = None) -> str:
 
 
 # ---- parsing -------------------------------------------------------------------------------
-def _position(text: str, index: int) -> dict[str, int]:
+class _Position(TypedDict):
+    line: int
+    column: int
+
+
+def _position(text: str, index: int) -> _Position:
     line = text.count("\n", 0, index) + 1
     return {"line": line, "column": index - (text.rfind("\n", 0, index) + 1) + 1}
 
@@ -291,13 +295,14 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     return decoded if decoded is not None else parse_lines(checker, lines)
 
 
-def parse_lines(checker: "Checker", lines: list[str]) -> Formalization:
+def parse_lines(checker: Checker, lines: list[str]) -> Formalization:
     """The line-by-line reader of :func:`parse_formalization` (any layout; FormalizationError
     with line and column); on the texts of the task's grammar it gives what its parse tree
     gives (tests/test_grammar.py)."""
     from solvers.fol import to_prover9
 
-    premises, goal, goal_line = [], None, 0
+    premises: list[Any] = []
+    goal, goal_line = None, 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -316,7 +321,7 @@ def parse_lines(checker: "Checker", lines: list[str]) -> Formalization:
                                      column=1)
         else:
             premises.append(formula)
-    last = {"line": len(lines), "column": 1}
+    last: _Position = {"line": len(lines), "column": 1}
     if goal is None:
         raise FormalizationError("no goal line: end with 'goal: FORMULA.' stating the "
                                  "statement asked about", **last)
@@ -344,7 +349,7 @@ def signature_text(task: Task) -> str:
     for name, arity in predicates.items():
         entry = nouns.get(name)
         noun = entry.get("noun") if isinstance(entry, dict) else None
-        if arity == 1 and isinstance(noun, str):
+        if arity == 1 and isinstance(entry, dict) and isinstance(noun, str):
             article = entry.get("article") if isinstance(entry.get("article"), str) else "a"
             lines.append(f"{name}(x): x is {article} {noun}")
         else:

@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 
 from scir.errors import ConfigError, GenerationError, SolverResourceLimit, SolverTimeout
 from scir.tracks.deduction import checks
-from scir.tracks.deduction.logic import (Formula, Node, goal_kinds, instantiate, kinds,
-                                        rules_for)
+from scir.tracks.deduction.logic import Formula, Node, goal_kinds, instantiate, kinds, rules_for
 from scir.tracks.deduction.validate import LABELS
 from scir.tracks.deduction.vocabulary import Context, FreshNames, contexts
 
@@ -177,6 +176,7 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
         except (SolverTimeout, SolverResourceLimit):
             retries["prover9_limit"] += 1
             continue
+        assert verdict.label is not None        # ASP's label, the target (checked above)
         problem.label = verdict.label
         problem.retries = retries
         return problem

@@ -23,9 +23,10 @@ and minimal with ASP and Prover9, and every negation with Prover9).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 from scir.errors import ResourceError, TaskFormatError
 
@@ -112,7 +113,7 @@ class Formula:
         """The constant names (one for ``fact``/``neg_fact``, none otherwise)."""
         return tuple(a for a, s in zip(self.args, kinds()[self.kind]) if s == "c")
 
-    def negated(self) -> "Formula":
+    def negated(self) -> Formula:
         """The negation, itself a form of the fragment (not defined for ``exists``), by the
         table of ``asp/deduction.lp`` (:func:`negation_table`)."""
         table = negation_table()
@@ -159,7 +160,7 @@ def from_ast(f: Any) -> Formula | None:
         s = unary(f.body.left, f.var)
         right = f.body.right
         negative = isinstance(right, Not)
-        p = unary(right.body if negative else right, f.var)
+        p = unary(right.body if isinstance(right, Not) else right, f.var)
         if s and p:
             return Formula("no" if negative else "all", (s, p))
     if isinstance(f, Exists):
@@ -170,7 +171,7 @@ def from_ast(f: Any) -> Formula | None:
             s = unary(f.body.left, f.var)
             right = f.body.right
             negative = isinstance(right, Not)
-            p = unary(right.body if negative else right, f.var)
+            p = unary(right.body if isinstance(right, Not) else right, f.var)
             if s and p:
                 return Formula("some_not" if negative else "some", (s, p))
     return None
@@ -314,7 +315,7 @@ class Node:
 
     formula: Formula
     rule: str | None = None
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
     missing: bool = False
     replaced_by: Formula | None = None
 
@@ -325,7 +326,7 @@ class Node:
             return self.formula
         return self.replaced_by
 
-    def leaves(self) -> Iterator["Node"]:
+    def leaves(self) -> Iterator[Node]:
         """The leaves, left to right."""
         if self.rule is None:
             yield self
@@ -353,7 +354,7 @@ class Node:
 
     @classmethod
     def from_json(cls, data: Any, *, task_id: str | None = None,
-                  field: str = "formal.proof") -> "Node":
+                  field: str = "formal.proof") -> Node:
         """Read a tree written by :meth:`to_json` (raises TaskFormatError)."""
         if not isinstance(data, dict) or not isinstance(data.get("conclusion"), str) \
                 or not isinstance(data.get("rule"), str):

@@ -89,7 +89,7 @@ class Lexicon:
 
     @classmethod
     def of(cls, context: Context, predicates: list[str], constants: list[str],
-           wording: int | None = None) -> "Lexicon":
+           wording: int | None = None) -> Lexicon:
         """The lexicon of the given ids of ``context``."""
         nouns = {}
         for pid in predicates:
@@ -98,7 +98,7 @@ class Lexicon:
         return cls(nouns, {cid: context.individual(cid).name for cid in constants}, wording)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Lexicon":
+    def from_json(cls, data: dict[str, Any]) -> Lexicon:
         """The inverse of :meth:`to_json`."""
         nouns = {k: (v["noun"], v["plural"], v["article"])
                  for k, v in data["predicates"].items()}

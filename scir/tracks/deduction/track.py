@@ -4,19 +4,35 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from itertools import repeat
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Extraction, Formalization, Track,
-                              TrackParam, construction_param, load_formal)
-from scir.tracks.deduction import (balanced, checks, exports, formalize, generator, templates,
-                                   validate)
+from scir.tracks.base import (
+    GENERAL_ARCHITECTURES,
+    Check,
+    Extraction,
+    Formalization,
+    Track,
+    TrackParam,
+    construction_param,
+    load_formal,
+)
+from scir.tracks.deduction import (
+    balanced,
+    checks,
+    exports,
+    formalize,
+    generator,
+    templates,
+    validate,
+)
 from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.deduction.logic import Formula, Node
 

@@ -16,7 +16,7 @@ import json
 import random
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources as importlib_resources
 
 from scir.errors import ConfigError, GenerationError, ResourceError
@@ -136,7 +136,7 @@ def _load(file: str, data: object) -> Context:
                    tuple(groups), tuple(individuals))
 
 
-@lru_cache(maxsize=None)
+@cache
 def contexts() -> tuple[Context, ...]:
     """Every context, sorted by name (read once)."""
     folder = importlib_resources.files("scir.tracks.deduction") / "vocabulary"

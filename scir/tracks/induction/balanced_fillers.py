@@ -64,7 +64,7 @@ FACTS_PER_FILLER_DRUG = 3      # filler drugs: about one per this many filler-dr
 PAIR_TRIES = 20                # drug pairs tried for one co-location
 
 
-def _roles(core: "Core") -> dict[str, list[str]]:
+def _roles(core: Core) -> dict[str, list[str]]:
     return {"pos": sorted({d for p in core.pos for d in p}),
             "neg": sorted({d for p in core.neg for d in p})}
 
@@ -87,7 +87,7 @@ class _Placer:
     """Facts added one by one, each checked by Prolog; a structure is undone when one of its
     facts is refused."""
 
-    def __init__(self, mod, core: "Core") -> None:
+    def __init__(self, mod, core: Core) -> None:
         self.mod, self.core, self.rejected = mod, core, 0
         self.args = {"T1": core.target[0], "T2": core.target[1], "TC": core.category}
 
@@ -153,7 +153,7 @@ def _pair_args(term) -> tuple:
     return tuple(args)
 
 
-def _new_protein(world: World, rng: random.Random, pools: "_Pools", core: "Core",
+def _new_protein(world: World, rng: random.Random, pools: _Pools, core: Core,
                  category: str) -> str:
     """A protein of ``category`` for one co-location: one that carries no fact yet, of that
     category alone when there is one (proteins of several categories are kept for the
@@ -176,8 +176,8 @@ def _new_protein(world: World, rng: random.Random, pools: "_Pools", core: "Core"
     return pools.new_protein(category)
 
 
-def fill_balanced(world: World, rng: random.Random, pools: "_Pools", core: "Core",
-                  n_fill: int, pool_growth: float) -> "FillOutcome":
+def fill_balanced(world: World, rng: random.Random, pools: _Pools, core: Core,
+                  n_fill: int, pool_growth: float) -> FillOutcome:
     """The balanced fillers (module docstring); ``n_fill`` is the ``facts`` budget left
     after the rules' own facts (the quotas of step 3 are placed even beyond it)."""
     from scir.tracks.induction.fillers import FillOutcome, _ill_posed, _problem
@@ -259,7 +259,7 @@ def fill_balanced(world: World, rng: random.Random, pools: "_Pools", core: "Core
     return FillOutcome(True, placer.rejected)
 
 
-def _filler_drugs(world: World, rng: random.Random, pools: "_Pools", placer: _Placer,
+def _filler_drugs(world: World, rng: random.Random, pools: _Pools, placer: _Placer,
                   n: int) -> list[str] | None:
     """``n`` facts about fresh drugs, in pairs on proteins already in the task (two filler
     drugs, uniform relation types of a category of the protein): a filler drug meets the

@@ -24,14 +24,19 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from scir.errors import (SandboxCrash, SandboxViolation, SolverError, SolverInputError,
-                         SolverResourceLimit, SolverTimeout)
+from scir.errors import (
+    SandboxCrash,
+    SandboxViolation,
+    SolverError,
+    SolverInputError,
+    SolverResourceLimit,
+    SolverTimeout,
+)
 from scir.tasks import Task
 from scir.tracks import get_track
 from scir.tracks.checking import CheckContext, HandCheck, listing
 from scir.tracks.induction.export import HEAD as HEAD_NAME
-from scir.tracks.induction.semantics import (InductionProblem, Pair, coverage, pair,
-                                             prolog_module)
+from scir.tracks.induction.semantics import InductionProblem, Pair, coverage, pair, prolog_module
 from scir.tracks.induction.world import all_rules, load_world, rule_key
 
 HEAD = (HEAD_NAME, 2)

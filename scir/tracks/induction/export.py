@@ -9,8 +9,8 @@ bodies, types ``drug``/``protein``, ``max_vars(3)``, ``max_body(2)``, ``max_clau
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from scir.errors import TaskFormatError
 from scir.outputs import contained

@@ -34,27 +34,27 @@ class FillOutcome(NamedTuple):
     rejected: int
 
 
-def _problem(core: "Core") -> InductionProblem:
+def _problem(core: Core) -> InductionProblem:
     return InductionProblem(tuple(core.facts), tuple(core.pos), tuple(core.neg), core.category,
                             core.target)
 
 
-def _target_args(core: "Core") -> dict[str, str]:
+def _target_args(core: Core) -> dict[str, str]:
     return {"T1": core.target[0], "T2": core.target[1], "TC": core.category}
 
 
-def _ill_posed(mod, core: "Core") -> bool:
+def _ill_posed(mod, core: Core) -> bool:
     return mod.query_once("ill_posed(T1, T2, TC)", _target_args(core),
                           time_limit=QUERY_TIME_LIMIT) is not None
 
 
-def _admissible(mod, core: "Core", fact: Fact) -> bool:
+def _admissible(mod, core: Core, fact: Fact) -> bool:
     return mod.query_once("admissible(Rel, Drug, Protein, T1, T2, TC)",
                           {"Rel": fact[0], "Drug": fact[1], "Protein": fact[2],
                            **_target_args(core)}, time_limit=QUERY_TIME_LIMIT) is not None
 
 
-def fill_paper(world: World, rng: random.Random, pools: "_Pools", core: "Core",
+def fill_paper(world: World, rng: random.Random, pools: _Pools, core: Core,
                n_fill: int) -> FillOutcome:
     """The paper's fillers: ``n_fill`` facts over the rules' own relation types."""
     facts = core.facts

@@ -63,7 +63,7 @@ class InductionProblem:
         return out
 
     @classmethod
-    def formalization(cls, facts: Any, pos: Any, neg: Any) -> "InductionProblem":
+    def formalization(cls, facts: Any, pos: Any, neg: Any) -> InductionProblem:
         """A formalization's object: facts and examples only, each kept once, pairs sorted;
         the names are the parser's to check, and contradictory examples the solver's."""
         return cls(tuple(dict.fromkeys(tuple(f) for f in facts)),
@@ -71,7 +71,7 @@ class InductionProblem:
                    tuple(dict.fromkeys(pair(*p) for p in neg)))
 
     @classmethod
-    def load(cls, data: Any, world: World | None = None) -> "InductionProblem":
+    def load(cls, data: Any, world: World | None = None) -> InductionProblem:
         """Validate a formal object (TaskFormatError naming the field and item of the first
         problem) and read it: facts and pairs kept once each, pairs sorted."""
         world = world or load_world()

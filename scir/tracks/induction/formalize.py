@@ -28,8 +28,13 @@ from typing import Any
 from scir.errors import FormalizationError, TaskFormatError
 from scir.tasks import Task
 from scir.tracks.base import Formalization, load_formal
-from scir.tracks.formal_text import (checked_grammar, generic_parser, syntax_error, token_error,
-                                     unfence)
+from scir.tracks.formal_text import (
+    checked_grammar,
+    generic_parser,
+    syntax_error,
+    token_error,
+    unfence,
+)
 from scir.tracks.induction.formal import InductionProblem, pair
 from scir.tracks.induction.world import IDENT, load_world
 from solvers.grammar import Grammar, Ref, Rep, literals, rule, seq
@@ -333,7 +338,7 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     return decoded if decoded is not None else parse_generic(reader, text)
 
 
-def parse_generic(reader: "Reader", text: str) -> Formalization:
+def parse_generic(reader: Reader, text: str) -> Formalization:
     """The generic reader of :func:`parse_formalization` (``grammars/prolog_facts.lark``, any
     layout; FormalizationError with line and column); on the texts of the task's grammar it
     gives what that grammar's parse tree gives (tests/test_grammar.py)."""

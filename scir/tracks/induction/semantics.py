@@ -8,14 +8,14 @@ program text.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 from scir.errors import SolverError
-from scir.tracks.induction.formal import (  # noqa: F401  (re-exported: the typed formal object)
-    Fact, InductionProblem, Pair, pair, problem_from_formal)
+from scir.tracks.induction.formal import Fact, InductionProblem, Pair, pair, problem_from_formal  # noqa: F401  (re-exported: the typed formal object)
 from scir.tracks.induction.world import Rule, World, all_rules, load_world, rule_key
 
 # ---- answer pools with clingo ---------------------------------------------------------------

@@ -28,8 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from scir.errors import SolverError, SolverInputError, VerificationError
-from scir.tracks.induction.ilp_check import ilp_cross_check
 from scir.tracks.induction.formal import InductionProblem
+from scir.tracks.induction.ilp_check import ilp_cross_check
 from scir.tracks.induction.semantics import asp_pool
 from scir.tracks.induction.world import Rule, World, load_world, rule_key
 

@@ -4,8 +4,8 @@ most four; mean chance 3.2% and 3.5%)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from scir.tasks import Task
 

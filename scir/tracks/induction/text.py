@@ -8,7 +8,7 @@ given the random generator passed in.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from scir.tracks.induction.semantics import Fact, Pair
 from scir.tracks.induction.world import World, display_drug

@@ -11,16 +11,25 @@ pipelines' solver: clingo pool + ILP learner).
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from scir.errors import VerificationError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import (GENERAL_ARCHITECTURES, Check, Extraction, Formalization, Track,
-                              TrackParam, construction_param, match_items)
+from scir.tracks.base import (
+    GENERAL_ARCHITECTURES,
+    Check,
+    Extraction,
+    Formalization,
+    Track,
+    TrackParam,
+    construction_param,
+    match_items,
+)
 from scir.tracks.induction import formalize, prompts, validate
-from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.export import export_popper
+from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.generate import construct
 from scir.tracks.induction.ilp_check import ilp_cross_check
 from scir.tracks.induction.semantics import (
@@ -29,8 +38,7 @@ from scir.tracks.induction.semantics import (
 )
 from scir.tracks.induction.solve import learn_rule
 from scir.tracks.induction.text import question, render_blocks
-from scir.tracks.induction.world import (World, allowed_answers, display_drug, load_world,
-                                         rule_key)
+from scir.tracks.induction.world import World, allowed_answers, display_drug, load_world, rule_key
 
 GENERATOR_VERSION = 1
 N_RULES = 45

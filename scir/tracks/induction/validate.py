@@ -9,13 +9,12 @@ in ``domain_metadata`` is checked by :func:`formalize.task_signature`.
 
 from __future__ import annotations
 
-
-from scir.tracks.shapes import fail as _fail
 from scir.tasks import Task, shorten
 from scir.tracks.base import load_formal
 from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.formalize import task_signature
 from scir.tracks.induction.world import World, all_rules, rule_key
+from scir.tracks.shapes import fail as _fail
 
 
 def _rule_key(value: str, field: str, keys: set[str]) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
@@ -23,8 +24,8 @@ from scir.tracks.causal.formal import CausalFormal
 class CausalCodec(ModularCodec):
     """The network block and the data block; rows matched as multisets."""
 
-    writer = writer
-    extractor = extractor
+    writer: ClassVar[ModuleType] = writer
+    extractor: ClassVar[ModuleType] = extractor
 
     track = "causal"
 

@@ -15,8 +15,15 @@ from typing import Any
 from scir.errors import VerificationError
 from scir.tasks import Task
 from scir.text.genres import Genre, GenreSet, load_genres
-from scir.text.patterns import (alternation, compile_template, find_all, label_regex,
-                                listing_regex, number_regex, read_number)
+from scir.text.patterns import (
+    alternation,
+    compile_template,
+    find_all,
+    label_regex,
+    listing_regex,
+    number_regex,
+    read_number,
+)
 
 NUMBER = r"[0-9]+\.[0-9]{2}"
 

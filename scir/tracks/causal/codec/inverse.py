@@ -9,8 +9,14 @@ from typing import Any
 from scir.errors import FormalizationError
 from scir.tasks import Task
 from scir.text.codec import formal_of
-from scir.text.inverse import (_instantiate, _literals, _rep, child_names, child_terminals,
-                               parse_tree)
+from scir.text.inverse import (
+    _instantiate,
+    _literals,
+    _rep,
+    child_names,
+    child_terminals,
+    parse_tree,
+)
 
 
 def grammar(task: Task, index: int, content: dict[str, Any], bounded: bool) -> str:

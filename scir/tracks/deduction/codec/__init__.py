@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 from scir.tasks import Task
 from scir.text.codec import ModularCodec
@@ -22,8 +23,8 @@ from scir.tracks.deduction.formal import DeductionFormal
 class DeductionCodec(ModularCodec):
     """Two blocks of premise sentences; documents of statements; Prover9 back-translation."""
 
-    writer = writer
-    extractor = extractor
+    writer: ClassVar[ModuleType] = writer
+    extractor: ClassVar[ModuleType] = extractor
 
     track = "deduction"
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 from scir.tasks import Task
 from scir.text.codec import ModularCodec
@@ -23,8 +24,8 @@ from scir.tracks.induction.formal import InductionProblem
 class InductionCodec(ModularCodec):
     """Facts, positive pairs, negative pairs; each matched as a set."""
 
-    writer = writer
-    extractor = extractor
+    writer: ClassVar[ModuleType] = writer
+    extractor: ClassVar[ModuleType] = extractor
 
     track = "induction"
 

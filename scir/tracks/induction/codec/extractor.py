@@ -116,7 +116,7 @@ def _protein_facts(text: str, genre: Genre, u: _Universe) -> list[tuple[int, lis
     cats = load_genres("induction").phrases["categories"]
     for rel, label in spec["roles"].items():
         by_label[(cats[rel], label)] = rel
-    line = re.compile(r"^[ \t]*(?P<label>" + alternation({l for _, l in by_label})
+    line = re.compile(r"^[ \t]*(?P<label>" + alternation({lab for _, lab in by_label})
                       + r"): (?P<drugs>.*)$", re.M)
     mention = re.compile(u.mention)
     out = []

@@ -12,7 +12,8 @@ documents name drugs by codes that only the facts document explains.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from scir.tasks import Task
 from scir.text.document import Draft, Section, dressed_draft, fill_slots
