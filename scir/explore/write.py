@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from scir.evaluate.attribution import KINDS as FAILURE_KINDS
+from scir.evaluate.metric_stats import NOT_APPLICABLE
 from scir.evaluate.stats import NO_VALUE, format_interval, format_number
 from scir.evaluate.status import STATUS_VALUES
 from scir.explore.diff import MAX_LINES
 from scir.explore.gather import Site
-from scir.evaluate.metric_stats import NOT_APPLICABLE
 from scir.outputs import contained, staged
 
 TASKS_DIR = "tasks"
