@@ -438,6 +438,14 @@ ilp_join_count(What) :-
     ),
     assertz(ilp_join_stats(Tries, Wins)).
 
+ilp_fact_goals([], []).
+ilp_fact_goals([G|Gs], Facts) :-
+    (   ilp_facts_only(G)
+    ->  Facts = [G|Facts1]
+    ;   Facts = Facts1
+    ),
+    ilp_fact_goals(Gs, Facts1).
+
 ilp_facts_only(true) :- !.
 ilp_facts_only((A, B)) :- !,
     ilp_facts_only(A),
@@ -560,9 +568,14 @@ ilp_proves(Depth, Example) :-
 %   The conjunction Literals (data literals over integer variables, all free) has a solution
 %   in the background knowledge, or cannot be shown not to have one within Limit
 %   inferences (deterministic, unlike a time limit); running out of inferences or an error
-%   (e.g. an unbound input) counts as satisfiable.
+%   (e.g. an unbound input) counts as satisfiable. Only the literals of predicates defined
+%   by facts alone are run: a rule may fail when called with free variables and yet have
+%   solutions (noisy-dropk-20's decrement/2 fails unless an argument is bound, which banned
+%   decrement from every clause and its recursive program from the search), while a
+%   conjunction of facts fails with free variables only when it has no solution.
 ilp_body_sat(Literals, Limit) :-
-    foldl(ilp_literal, Literals, Goals, [], _),
+    foldl(ilp_literal, Literals, Goals0, [], _),
+    ilp_fact_goals(Goals0, Goals),
     ilp_conjunction(Goals, Body),
     % succeeds on a solution ('!'), on running out of inferences and on an error; fails
     % when the conjunction fails within the limit
