@@ -473,6 +473,13 @@ ilp_join_outcome(posfirst, PosAll, NegsAll, Neg, PosAll, NegAll) :-
     ).
 ilp_join_outcome(false, PosAll, NegsAll, Neg, PosAll, NegsAll) :-
     (   NegsAll = [Neg|_] -> true ; Neg = none ).
+ilp_join_outcome(posmore(K), PosAll, NegsAll, Neg, PosAll, NegAll) :-
+    length(PosAll, N),
+    (   N =< K
+    ->  Neg = unknown, NegAll = []
+    ;   NegAll = NegsAll,
+        (   NegsAll = [Neg|_] -> true ; Neg = none )
+    ).
 
 ilp_join_first([], none, []).
 ilp_join_first([Neg|_], Neg, [Neg]).
@@ -495,6 +502,14 @@ ilp_coverage(posfirst, Covers, Limit, Neg, Pos, NegAll) :-  % as pos; no positiv
     (   Pos == []
     ->  Neg = unknown, NegAll = []
     ;   ilp_first_neg(Covers, Limit, Neg, NegAll)
+    ).
+ilp_coverage(posmore(K), Covers, Limit, Neg, Pos, NegAll) :-  % every positive; every
+    ilp_covered(pos, Covers, Limit, Pos),                    % negative only when more
+    length(Pos, N),                                          % than K positives are
+    (   N =< K                                               % covered (else unknown)
+    ->  Neg = unknown, NegAll = []
+    ;   ilp_covered(neg, Covers, Limit, NegAll),
+        (   NegAll = [Neg|_] -> true ; Neg = none )
     ).
 ilp_coverage(false, Covers, Limit, Neg, Pos, NegAll) :-
     ilp_covered(pos, Covers, Limit, Pos),
@@ -602,6 +617,28 @@ ilp_test_clauses_text(Text, Limit, Mode, Lines) :-
 ilp_test_one(Limit, Mode, Data, Line) :-     % Neg, then the positives, one atom
     ilp_test_clause(Data, Limit, Mode, Neg, Pos, _),
     atomic_list_concat([Neg|Pos], ' ', Line).
+
+%!  ilp_score_clauses_text(+Text, +Limit, -Lines) is det.
+%   Noisy mode: for each clause read from Text, every positive it covers and, when they
+%   outnumber its literals, every negative (else its score cannot beat the empty program's,
+%   and the negatives are not tested: Popper's test_single_rule_pos first). Lines: a line
+%   per clause, the positive ids, then "|" and the negative ids or "?" when not tested.
+ilp_score_clauses_text(Text, Limit, Lines) :-
+    ilp_data(Text, Datas),
+    maplist(ilp_score_one(Limit), Datas, Results),
+    ilp_joined_text(Results, '\n', Lines).
+
+ilp_score_one(Limit, Data, Line) :-
+    ilp_clause_literals(Data, _, Literals),
+    length(Literals, L),
+    Size is L + 1,
+    ilp_test_clause(Data, Limit, posmore(Size), Neg, Pos, NegAll),
+    (   Neg == unknown
+    ->  Negs = ['?']
+    ;   Negs = NegAll
+    ),
+    append(Pos, ['|'|Negs], Items),
+    atomic_list_concat(Items, ' ', Line).
 
 %!  ilp_unsat_cores(+Bodies, +Limit, -Cores) is det.
 %   For each body (a list of data literals): sat when ilp_body_sat/2 holds, otherwise a

@@ -247,6 +247,19 @@ class _Loop:
         this size are then also added to it as nogoods)."""
         singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
         known: dict[Clause, Outcome] = {}
+        if self.noisy:
+            scored = dict(zip(singles, self.tester.score_many(singles, self.bias.directions,
+                                                               self.deadline)))
+            done = False
+            for program in batch:
+                if len(program) == 1 and program[0][1] in scored:
+                    pos, neg = scored[program[0][1]]
+                    self.state.tested += 1
+                    done = self.visit_noisy(program, pos, neg, program[0][1].size, True) \
+                        or done
+                else:
+                    done = self.visit(program) or done
+            return done
         if not self.noisy and singles:
             # with one clause slot, a clause covering no positive needs no negative tested:
             # it gets ``spec`` either way, and ``gen`` would only ban its own variants
@@ -418,16 +431,18 @@ class _Loop:
         self.gen.add_constraints(unsat_rule(list(core)) for core in dict.fromkeys(cores)
                                  if core is not None)
 
-    def visit_noisy(self, program: Program, pos: frozenset[int], neg: frozenset[int],
+    def visit_noisy(self, program: Program, pos: frozenset[int], neg: frozenset[int] | None,
                     size: int, single: bool) -> bool:
         """Noisy mode (score = FN + FP + size): keep the best program, bound its
         specialisations and generalisations by size as Popper d48951f does (``loop.py``:
         ``spec_size``, ``gen_size``), and keep a non-recursive clause whose positives pay
-        for its literals and negatives as a unit for the combine stage."""
-        tp, fp = len(pos), len(neg)
+        for its literals and negatives as a unit for the combine stage. ``neg`` None: not
+        tested (no more positives than literals: the program cannot beat the empty one;
+        the bounds then take no negative)."""
+        tp, fp = len(pos), len(neg or ())
         fn = self.n_pos - tp
         score = fn + fp + size
-        if score < self.state.score:
+        if neg is not None and score < self.state.score:
             self.state.score = score
             self.state.program = [c for _, c in program]
             self.state.covered, self.state.neg_covered = pos, neg
@@ -450,7 +465,7 @@ class _Loop:
             rules.append(self.sized_rule(program, "gen", gen_at, size))
         self.gen.add_constraints(rule for rule in rules if rule is not None)
         self.state.bans = self.gen.constraints
-        if single and noisy_unit(tp, fp, size, None):
+        if single and neg is not None and noisy_unit(tp, fp, size, None):
             self.units[canonical(program[0][1])] = (pos, neg)
         return False
 
