@@ -5,6 +5,7 @@ smallest complete and consistent union of two good programs (:func:`unite_pairs`
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from solvers.asp import AspProgram
@@ -84,17 +85,20 @@ def _bits(examples: frozenset[int]) -> int:
     return value
 
 
-def undominated_units(units: dict[Clause, tuple[frozenset[int], frozenset[int]]]
-                      ) -> list[tuple[Clause, int, int]]:
+def undominated_units(units: dict[Clause, tuple[frozenset[int], frozenset[int]]],
+                      seconds: float | None = None) -> list[tuple[Clause, int, int]]:
     """``units`` sorted by :func:`sort_key` as (clause, positives, negatives), example sets
     as bit masks, without any unit dominated by an earlier one (no larger, covering every
     positive it covers and no negative it does not): swapping the earlier one in never
     makes a program's score worse. (noisy-alzheimer_mem at 60 s: 1,315 admitted units,
-    117 undominated.)"""
+    117 undominated.) Past ``seconds`` the remaining units are kept unchecked (the check is
+    quadratic: thousands of units on noisy-drugdrug)."""
+    end = None if seconds is None else time.monotonic() + seconds
     kept: list[tuple[Clause, int, int]] = []
     for clause in sorted(units, key=sort_key):
         pos, neg = _bits(units[clause][0]), _bits(units[clause][1])
-        if not any(pos & ~p == 0 and n & ~neg == 0 for _, p, n in kept):
+        if (end is not None and time.monotonic() > end) or not any(
+                pos & ~p == 0 and n & ~neg == 0 for _, p, n in kept):
             kept.append((clause, pos, neg))
     return kept
 
@@ -130,8 +134,11 @@ def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_
     that can beat the greedy set; when clingo does not finish within ``time_limit`` s, the
     best set it found, or else the greedy one (Popper's combiner, too, keeps its best
     program when time runs out)."""
+    start = time.monotonic()
     kept = undominated_units({c: cov for c, cov in units.items()
-                              if noisy_unit(len(cov[0]), len(cov[1]), c.size, bound)})
+                              if noisy_unit(len(cov[0]), len(cov[1]), c.size, bound)},
+                             time_limit / 2)
+    time_limit = max(time_limit - (time.monotonic() - start), 0.001)
     if not kept:
         return None
     greedy, greedy_score = greedy_units(kept, n_pos, max_clauses)
