@@ -4,8 +4,10 @@ Each problem folder (bk.pl, exs.pl, bias.pl) is run by our learner, then Popper,
 time; each run is a subprocess timed as a whole and killed with its process group at
 --timeout + --grace. Every learned program is re-checked independently by swipl
 (benchmarks/ilp_check.pl); solved = all positives and no negative by that check. Prints one
-row per problem, the totals and whether issue #11's goals hold (docs/ilp.md). Exit status 0
-(a benchmark, not a gate), 2 on bad arguments.
+row per problem, the totals and whether issue #11's goals hold (docs/ilp.md); on noisy
+problems also each system's MDL (FN + FP + size, from the check) and issue #31's goal (ours
+at most Popper's where both print a program). Exit status 0 (a benchmark, not a gate), 2 on
+bad arguments.
 
     .venv/bin/python benchmarks/ilp_suite.py --examples ../popper/examples \\
         --popper ../popper --popper-python ../popenv/bin/python --timeout 60 --json out.json
@@ -59,6 +61,11 @@ class Check:
         """Every positive covered, no negative covered, every clause read and asserted."""
         return self.fn == 0 and self.fp == 0 and self.program_errors == 0
 
+    @property
+    def mdl(self) -> int:
+        """Popper's minimum description length score: FN + FP + size."""
+        return self.fn + self.fp + self.size
+
 
 @dataclass
 class SystemRun:
@@ -78,6 +85,10 @@ class SystemRun:
     @property
     def size(self) -> int | None:
         return self.check.size if self.check is not None else None
+
+    @property
+    def mdl(self) -> int | None:
+        return self.check.mdl if self.check is not None else None
 
 
 @dataclass
@@ -263,6 +274,8 @@ class Summary:
     median_ratio: float | None
     max_ratio: float | None
     goals: dict[str, bool] | None
+    noisy_compared: list[str] = field(default_factory=list)   # noisy, both checked
+    noisy_worse: list[str] = field(default_factory=list)      # there, our MDL larger
 
 
 def summarise(rows: list[Row]) -> Summary:
@@ -278,6 +291,9 @@ def summarise(rows: list[Row]) -> Summary:
               and any(getattr(run.check, k) != v for k, v in run.claimed.items())]
     median = statistics.median(ratios) if ratios else None
     top = max(ratios) if ratios else None
+    compared = [r for r in rows if r.noisy and r.ours.mdl is not None
+                and r.popper is not None and r.popper.mdl is not None]
+    worse = [r.problem for r in compared if r.ours.mdl > r.popper.mdl]
     goals = None
     if any(r.popper is not None for r in rows):
         goals = {"every Popper-solved problem solved": set(popper) <= set(ours),
@@ -285,13 +301,16 @@ def summarise(rows: list[Row]) -> Summary:
                  f"median ratio <= {GOAL_MEDIAN:g}": median is not None
                  and median <= GOAL_MEDIAN,
                  f"max ratio <= {GOAL_MAX:g}": top is not None and top <= GOAL_MAX}
+        if compared:
+            goals["noisy MDL <= Popper's"] = not worse
     return Summary(len(rows), ours, popper, [r.problem for r in both],
-                   [p for p in popper if p not in ours], larger, differ, median, top, goals)
+                   [p for p in popper if p not in ours], larger, differ, median, top, goals,
+                   [r.problem for r in compared], worse)
 
 
-def _cells(run: SystemRun | None) -> list[str]:
+def _cells(run: SystemRun | None, noisy: bool) -> list[str]:
     if run is None:
-        return ["", "", "", ""]
+        return ["", "", "", "", ""]
     if run.solved:
         solved = "yes"
     elif run.check_error:
@@ -300,16 +319,19 @@ def _cells(run: SystemRun | None) -> list[str]:
         solved = "inexact" if run.check is not None else run.status
     counts = (f"{run.check.tp}/{run.check.fn}/{run.check.tn}/{run.check.fp}"
               if run.check is not None else "")
-    return [solved, f"{run.seconds:.1f}", "" if run.size is None else str(run.size), counts]
+    mdl = str(run.mdl) if noisy and run.mdl is not None else ""
+    return [solved, f"{run.seconds:.1f}", "" if run.size is None else str(run.size), counts,
+            mdl]
 
 
-HEADER = ["problem", "ours", "s", "size", "TP/FN/TN/FP", "Popper", "s", "size",
-          "TP/FN/TN/FP", "ours/Popper"]
+# MDL (FN + FP + size, from the check): noisy problems only
+HEADER = ["problem", "ours", "s", "size", "TP/FN/TN/FP", "MDL", "Popper", "s", "size",
+          "TP/FN/TN/FP", "MDL", "ours/Popper"]
 
 
 def table_rows(rows: list[Row]) -> list[list[str]]:
     """The table's cells, one list per problem (the header is HEADER)."""
-    return [[r.problem, *_cells(r.ours), *_cells(r.popper),
+    return [[r.problem, *_cells(r.ours, r.noisy), *_cells(r.popper, r.noisy),
              "" if r.ratio is None else f"{r.ratio:.2f}"] for r in rows]
 
 
@@ -324,6 +346,9 @@ def summary_lines(s: Summary) -> list[str]:
              f"claimed scores differing from the check: {', '.join(s.claims_differ) or '-'}",
              (f"time ratio ours/Popper on problems both solve: median {fmt(s.median_ratio)}, "
               f"max {fmt(s.max_ratio)}")]
+    if s.noisy_compared:
+        lines.append(f"noisy problems where both print a program: {len(s.noisy_compared)}; "
+                     f"our MDL larger on: {', '.join(s.noisy_worse) or '-'}")
     if s.goals is None:
         lines.append("goals: n/a (Popper not run)")
     else:

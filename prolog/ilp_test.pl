@@ -438,6 +438,14 @@ ilp_join_count(What) :-
     ),
     assertz(ilp_join_stats(Tries, Wins)).
 
+ilp_fact_goals([], []).
+ilp_fact_goals([G|Gs], Facts) :-
+    (   ilp_facts_only(G)
+    ->  Facts = [G|Facts1]
+    ;   Facts = Facts1
+    ),
+    ilp_fact_goals(Gs, Facts1).
+
 ilp_facts_only(true) :- !.
 ilp_facts_only((A, B)) :- !,
     ilp_facts_only(A),
@@ -465,6 +473,13 @@ ilp_join_outcome(posfirst, PosAll, NegsAll, Neg, PosAll, NegAll) :-
     ).
 ilp_join_outcome(false, PosAll, NegsAll, Neg, PosAll, NegsAll) :-
     (   NegsAll = [Neg|_] -> true ; Neg = none ).
+ilp_join_outcome(posmore(K), PosAll, NegsAll, Neg, PosAll, NegAll) :-
+    length(PosAll, N),
+    (   N =< K
+    ->  Neg = unknown, NegAll = []
+    ;   NegAll = NegsAll,
+        (   NegsAll = [Neg|_] -> true ; Neg = none )
+    ).
 
 ilp_join_first([], none, []).
 ilp_join_first([Neg|_], Neg, [Neg]).
@@ -487,6 +502,14 @@ ilp_coverage(posfirst, Covers, Limit, Neg, Pos, NegAll) :-  % as pos; no positiv
     (   Pos == []
     ->  Neg = unknown, NegAll = []
     ;   ilp_first_neg(Covers, Limit, Neg, NegAll)
+    ).
+ilp_coverage(posmore(K), Covers, Limit, Neg, Pos, NegAll) :-  % every positive; every
+    ilp_covered(pos, Covers, Limit, Pos),                    % negative only when more
+    length(Pos, N),                                          % than K positives are
+    (   N =< K                                               % covered (else unknown)
+    ->  Neg = unknown, NegAll = []
+    ;   ilp_covered(neg, Covers, Limit, NegAll),
+        (   NegAll = [Neg|_] -> true ; Neg = none )
     ).
 ilp_coverage(false, Covers, Limit, Neg, Pos, NegAll) :-
     ilp_covered(pos, Covers, Limit, Pos),
@@ -560,9 +583,14 @@ ilp_proves(Depth, Example) :-
 %   The conjunction Literals (data literals over integer variables, all free) has a solution
 %   in the background knowledge, or cannot be shown not to have one within Limit
 %   inferences (deterministic, unlike a time limit); running out of inferences or an error
-%   (e.g. an unbound input) counts as satisfiable.
+%   (e.g. an unbound input) counts as satisfiable. Only the literals of predicates defined
+%   by facts alone are run: a rule may fail when called with free variables and yet have
+%   solutions (noisy-dropk-20's decrement/2 fails unless an argument is bound, which banned
+%   decrement from every clause and its recursive program from the search), while a
+%   conjunction of facts fails with free variables only when it has no solution.
 ilp_body_sat(Literals, Limit) :-
-    foldl(ilp_literal, Literals, Goals, [], _),
+    foldl(ilp_literal, Literals, Goals0, [], _),
+    ilp_fact_goals(Goals0, Goals),
     ilp_conjunction(Goals, Body),
     % succeeds on a solution ('!'), on running out of inferences and on an error; fails
     % when the conjunction fails within the limit
@@ -589,6 +617,28 @@ ilp_test_clauses_text(Text, Limit, Mode, Lines) :-
 ilp_test_one(Limit, Mode, Data, Line) :-     % Neg, then the positives, one atom
     ilp_test_clause(Data, Limit, Mode, Neg, Pos, _),
     atomic_list_concat([Neg|Pos], ' ', Line).
+
+%!  ilp_score_clauses_text(+Text, +Limit, -Lines) is det.
+%   Noisy mode: for each clause read from Text, every positive it covers and, when they
+%   outnumber its literals, every negative (else its score cannot beat the empty program's,
+%   and the negatives are not tested: Popper's test_single_rule_pos first). Lines: a line
+%   per clause, the positive ids, then "|" and the negative ids or "?" when not tested.
+ilp_score_clauses_text(Text, Limit, Lines) :-
+    ilp_data(Text, Datas),
+    maplist(ilp_score_one(Limit), Datas, Results),
+    ilp_joined_text(Results, '\n', Lines).
+
+ilp_score_one(Limit, Data, Line) :-
+    ilp_clause_literals(Data, _, Literals),
+    length(Literals, L),
+    Size is L + 1,
+    ilp_test_clause(Data, Limit, posmore(Size), Neg, Pos, NegAll),
+    (   Neg == unknown
+    ->  Negs = ['?']
+    ;   Negs = NegAll
+    ),
+    append(Pos, ['|'|Negs], Items),
+    atomic_list_concat(Items, ' ', Line).
 
 %!  ilp_unsat_cores(+Bodies, +Limit, -Cores) is det.
 %   For each body (a list of data literals): sat when ilp_body_sat/2 holds, otherwise a

@@ -253,7 +253,8 @@ class AspProgram:
         return asp
 
     def models(self, limit: int = 0, time_limit: float | None = 10.0,
-               optimize: bool = False, in_process: bool = False) -> list[AspModel]:
+               optimize: bool = False, in_process: bool = False,
+               best_so_far: bool = False) -> list[AspModel]:
         """Enumerate answer sets (``limit`` 0 = all; with ``optimize``, the optimal ones).
 
         Raises :class:`SolverTimeout` when grounding and solving exceed ``time_limit``
@@ -261,6 +262,8 @@ class AspProgram:
         process, not the worker (no process start, no data sent over a pipe); the limit
         then holds for solving only, so only for programs whose grounding is known to be
         small (linear in trusted facts, as the ILP learner's combine stage).
+        ``best_so_far`` (with ``optimize`` and ``in_process``): at the time limit, return the
+        best model found so far (``optimal`` False) instead of raising, when there is one.
         """
         if limit < 0:
             raise SolverInputError(f"model limit must be >= 0, got {limit}")
@@ -268,7 +271,7 @@ class AspProgram:
         if optimize:
             extra.append("--opt-mode=optN")
         if time_limit is None or in_process:
-            return self._solve(extra, optimize, time_limit)
+            return self._solve(extra, optimize, time_limit, best_so_far)
         from solvers.asp_worker import solve_in_worker
 
         request = (self._arguments, self._texts, self._facts, extra, optimize, time_limit)
@@ -276,13 +279,18 @@ class AspProgram:
                                lambda elapsed: _timeout(time_limit, elapsed))
 
     def _solve(self, extra: Sequence[str], optimize: bool,
-               time_limit: float | None) -> list[AspModel]:
+               time_limit: float | None, best_so_far: bool = False) -> list[AspModel]:
         start = time.monotonic()
         ctl = self._control(extra).control
         found: list[AspModel] = []
+        improving: list[AspModel] = []
 
         def on_model(model) -> None:
             if optimize and not model.optimality_proven:
+                if best_so_far:
+                    atoms = sorted((from_atom(s) for s in model.symbols(shown=True)),
+                                   key=sort_key)
+                    improving[:] = [AspModel(atoms, model.number, list(model.cost), False)]
                 return
             atoms = sorted((from_atom(s) for s in model.symbols(shown=True)), key=sort_key)
             found.append(AspModel(atoms, model.number, list(model.cost),
@@ -300,6 +308,8 @@ class AspProgram:
                 finished = handle.wait(max(0.001, time_limit - (time.monotonic() - start)))
             if not finished:
                 handle.cancel()
+                if best_so_far and (found or improving):
+                    return found or improving
                 raise _timeout(time_limit, time.monotonic() - start)
             handle.get()
         return found

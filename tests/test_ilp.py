@@ -448,17 +448,19 @@ required_pred(tail).
 
 
 @pytest.mark.parametrize("text, line, message", [
-    ("head_pred(f,2).\nbody_pred(g,2).\ncustom_max_size(5).\n", 3, "custom_max_size/1 is not"),
+    ("head_pred(f,2).\nbody_pred(g,2).\ncustom_max_size(0).\n", 3,
+     "custom_max_size must be a positive integer"),
     ("head_pred(f,2).\nbody_pred(g,2).\nmagic_value_type(t).\n", 3, "magic_value_type/1"),
     ("head_pred(f,2).\nbody_pred(g,2).\nmax_vars(3,4).\n", 3, "wrong arity"),
-    ("head_pred(f,2).\nbody_pred(g,2).\n:- body_pred(g,2).\n", None, "no answer set"),
+    ("head_pred(f,2).\nbody_pred(g,2).\n#minimize{ 1 : clause(C) }.\n", 3,
+     "#minimize / weak constraints"),
     ("head_pred(f,2).\nbody_pred(g,2).\nmax_vars(3).\nmax_vars(4).\n", 4, "conflicting"),
     ("head_pred(f,2).\nbody_pred(g,2).\ntype(g,(a,b,c)).\n", 3, "has 3 entries"),
     ("head_pred(f,2).\nbody_pred(g,2).\nmode(noisy).\n", 3, "mode must be one of"),
     ("head_pred(f,2).\nbody_pred(g,2).\nrequired_pred(h).\n", 3, "not a body_pred"),
     ("head_pred(f,2).\nbody_pred(g,2).\nmax_body(X).\n", 3, "unsafe"),
-    ("head_pred(f,2).\nbody_pred(g,2).\n{ max_body(3); max_body(4) } = 1.\n", None,
-     "several answer sets"),
+    ("head_pred(f,2).\nbody_pred(g,2).\n{ max_body(3); max_body(4) } = 1.\n", 3,
+     "conflicting max_body"),
     ("head_pred(f,2).\n\nbody_pred(g,2\n", 4, "syntax error"),
 ])
 def test_bias_errors_name_the_line(text: str, line: int, message: str) -> None:

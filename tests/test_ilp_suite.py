@@ -194,3 +194,26 @@ def test_totals_and_goals() -> None:
     assert "goal FAILS: every Popper-solved problem solved" in text
     assert re.search(r"^b +inexact +1\.0 +4 +2/3/2/3 +yes +2\.0 +5 +5/0/5/0 +0\.50$", text,
                      re.MULTILINE)
+
+
+def test_noisy_mdl_columns_and_goal() -> None:
+    """Noisy rows show each system's MDL (FN + FP + size, from the swipl check) and the
+    issue #31 goal: ours at most Popper's wherever both print a program."""
+    def run(name: str):
+        clauses = suite.program_lines((REACH / "programs" / name).read_text())
+        return suite.SystemRun("timeout", 60.0, clauses, {},
+                               suite.check_program(REACH, clauses, 0.05, 60))
+
+    correct, wrong = run("correct.pl"), run("wrong.pl")
+    assert (correct.mdl, wrong.mdl) == (correct.size, 3 + 3 + wrong.size)
+    rows = [suite.Row("n1", True, correct, wrong), suite.Row("n2", True, wrong, correct),
+            suite.Row("n3", True, correct, suite.SystemRun("timeout", 70.0, [])),
+            suite.Row("c", False, wrong, correct)]
+    s = suite.summarise(rows)
+    assert s.noisy_compared == ["n1", "n2"] and s.noisy_worse == ["n2"]
+    assert s.goals["noisy MDL <= Popper's"] is False
+    text = suite.render_text(rows, s)
+    assert "our MDL larger on: n2" in text and "goal FAILS: noisy MDL <= Popper's" in text
+    cells = dict((r[0], r) for r in suite.table_rows(rows))
+    assert cells["n1"][5] == str(correct.mdl) and cells["n1"][10] == str(wrong.mdl)
+    assert cells["c"][5] == "" and cells["n3"][10] == ""

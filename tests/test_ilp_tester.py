@@ -512,3 +512,23 @@ def test_limit_survives_time_outs(tmp_path: Path) -> None:
         tester.close()
     result = learn(FIXTURES / "limit_after_timeouts", timeout=30)
     assert result.program == ["f(A) :- small(A)."]
+
+
+def test_unsat_cores_run_facts_only(tmp_path: Path) -> None:
+    """A body is unsatisfiable only when its literals over facts alone have no solution: a
+    rule that fails when called with free variables (as noisy-dropk-20's decrement/2) may
+    still have solutions, and banning it from every clause lost that problem's program."""
+    bk = ("p(a, b).\np(b, c).\nq(z, z).\n"
+          "dec(A, B) :- (nonvar(A) ; nonvar(B)), succ(B, A).\n")
+    tester = _tester(tmp_path, bk, ("h", 1), [("a",)], [])
+    lit = [Literal("p", (0, 1)), Literal("q", (1, 2)), Literal("dec", (3, 4)),
+           Literal("p", (5, 6))]
+    try:
+        cores = tester.unsat_cores([(lit[2],), (lit[0], lit[2]), (lit[0], lit[1], lit[2]),
+                                    (lit[0], lit[3])], {}, _deadline())
+        # dec/2 alone fails here with free variables, yet dec(3,2) holds: satisfiable
+        assert cores[0] is None and cores[1] is None and cores[3] is None
+        # p(A,B), q(B,C) has no solution among the facts: the core is that pair
+        assert cores[2] == (lit[0], lit[1])
+    finally:
+        tester.close()

@@ -2,21 +2,23 @@
 ``bias.pl``.
 
 Popper hands ``bias.pl`` to clingo (its tuples such as ``type(p,(t,))`` are ASP syntax, not
-Prolog); so does this reader: the file is grounded and solved, and the directives are read
-from its answer set, so rules may derive them. Directives (Popper's, with Popper's meaning):
+Prolog); so does this reader: the file is grounded (never solved) and the directives are the
+directive atoms of the ground program, so rules may derive them, ``#const`` names work and an
+atom of a choice rule counts as declared. Directives (Popper's, with Popper's meaning):
 
     head_pred(p,2).  body_pred(q,2).  type(p,(t1,t2)).  direction(p,(in,out)).
     max_vars(N).  max_body(N).  max_clauses(N).   (defaults 6, 6; without max_clauses any
                                         number of non-recursive clauses, 2 with recursion/PI)
     enable_recursion.  enable_pi.  non_datalog.
     allow_singletons.        accepted; Popper's reader always allows singleton variables
+    custom_max_size(K).      generated programs have at most K literals (Popper d48951f)
     mode(partial).  mode(classic).          % our extension: the learning mode
     required_pred(q).                       % our extension: every clause uses q
 
 Every other statement -- constraints and rules over the generator's vocabulary
 (``:- clause(C), #count{V : clause_var(C,V), var_type(C,V,ex)} != 1.``), helper facts -- goes
 to the generator unchanged (:attr:`IlpBias.user_asp`), as Popper adds bias.pl to its
-generator. Directives of Popper's we do not implement (:data:`UNSUPPORTED`) and malformed
+generator; so do ``#const`` and ``#defined``. Directives of Popper's we do not implement (:data:`UNSUPPORTED`) and malformed
 ones are a :class:`SolverInputError` naming the file and line.
 """
 
@@ -54,6 +56,7 @@ class IlpBias:
     required_preds: tuple[str, ...] = ()
     enable_recursion: bool = False
     enable_pi: bool = False
+    max_size: int | None = None
     user_asp: str = ""
 
     @property
@@ -77,6 +80,10 @@ class IlpBias:
         if (name, arity) in self.body_preds:
             raise SolverInputError(f"{name}/{arity} is both head and body predicate "
                                    "(declare enable_recursion instead)")
+        if self.max_size is not None and (not isinstance(self.max_size, int)
+                                          or self.max_size < 1):
+            raise SolverInputError(f"custom_max_size must be a positive integer, "
+                                   f"got {self.max_size!r}")
         for label, value, low in (("max_vars", self.max_vars, max(1, arity)),
                                   ("max_body", self.max_body, 1),
                                   ("max_clauses", self.max_clauses, 1)):
@@ -117,64 +124,84 @@ class IlpBias:
 def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
     """Parse the text of a Popper ``bias.pl`` (see module doc) into an :class:`IlpBias`.
 
-    As Popper does, the file is an ASP program: it is grounded and solved by clingo (its
-    generator vocabulary left undefined) and the directives are read from its one model, so
-    rules may derive directives (``body_pred(P,1) :- constant(P,_).``). Every statement that
-    does not define a directive (constraints over ``clause/1``, ``body_literal/4``, ...,
-    helper facts such as ``only_once(head).``) is kept in :attr:`IlpBias.user_asp` for the
-    generator."""
+    As Popper reads it (``Settings._load_bias`` in its ``util.py``): the file is an ASP
+    program that clingo *grounds* (its generator vocabulary declared but empty), and the
+    directives are the directive atoms of the ground program (``symbolic_atoms``), never
+    solved. So rules may derive directives (``body_pred(P,1) :- constant(P,_).``),
+    ``#const`` names work, an atom of a choice rule counts as declared, and a constraint
+    over the generator's vocabulary (``:- not body_var(_,1).``) means nothing here: it goes
+    to the generator, as every statement that does not define a directive does (constraints,
+    rules, helper facts such as ``only_once(head).``, ``#const``, ``#defined``), in
+    :attr:`IlpBias.user_asp`. ``#show`` is accepted and ignored; the other statements
+    (``#minimize`` and weak constraints, ``#heuristic``, ``#external``, ``#project``,
+    ``#edge``, ``#script``, ``#program`` parts other than ``base``) are a
+    :class:`SolverInputError` naming the statement and its line."""
     from clingo import ast
 
     statements = _parse_statements(text, file)
     user: list[str] = []
+    grounded: list[Any] = []
     for stmt in statements:
-        if stmt.ast_type in (ast.ASTType.Comment, ast.ASTType.Program):
+        kind = stmt.ast_type
+        line = stmt.location.begin.line
+        if kind.name in _IGNORED:
             continue
-        if stmt.ast_type != ast.ASTType.Rule:
-            raise SolverInputError(f"unsupported statement in a bias file: {stmt}", file=file,
-                                   line=stmt.location.begin.line)
-        head = _head_signature(stmt)
-        if head is not None and head in UNSUPPORTED:
-            raise SolverInputError(f"the bias directive {head[0]}/{head[1]} is not supported "
-                                   f"({UNSUPPORTED[head]})", file=file,
-                                   line=stmt.location.begin.line)
-        if head is None or head not in _DIRECTIVES:
+        if kind == ast.ASTType.Program:
+            if stmt.name != "base" or stmt.parameters:
+                raise SolverInputError(f"unsupported statement in a bias file: {stmt} (only "
+                                       "the base program part is read)", file=file, line=line)
+            continue
+        if kind in (ast.ASTType.Definition, ast.ASTType.Defined):
+            grounded.append(stmt)
+            user.append(str(stmt))
+            continue
+        if kind != ast.ASTType.Rule:
+            what = _STATEMENTS.get(kind.name, kind.name)
+            raise SolverInputError(f"unsupported statement in a bias file: {what}: {stmt}",
+                                   file=file, line=line)
+        heads = _head_signatures(stmt)
+        for head in heads:
+            if head in UNSUPPORTED:
+                raise SolverInputError(f"the bias directive {head[0]}/{head[1]} is not "
+                                       f"supported ({UNSUPPORTED[head]})", file=file, line=line)
+        directives = [h for h in heads if h in _DIRECTIVES]
+        if directives and len(directives) != len(heads):
+            names = ", ".join(f"{n}/{a}" for n, a in heads if (n, a) not in _DIRECTIVES)
+            raise SolverInputError(f"a rule whose head mixes bias directives with other atoms "
+                                   f"({names}) is not supported: {stmt}", file=file, line=line)
+        grounded.append(stmt)
+        if not directives:
             user.append(str(stmt))
     from solvers.asp import AspControl
 
-    asp = AspControl(["--models=2", "--warn=none"], message_limit=5)
+    asp = AspControl(["--warn=none"], message_limit=5)
     ctl = asp.control
     try:
         with ast.ProgramBuilder(ctl) as builder:
-            for stmt in statements:
+            for stmt in grounded:
                 builder.add(stmt)
             for name, arity in GENERATOR_VOCABULARY:
                 for decl in _parse_statements(f"#defined {name}/{arity}.", "<vocabulary>"):
                     builder.add(decl)
         ctl.ground([("base", [])])
-        models: list[list] = []
-        ctl.solve(on_model=lambda m: models.append(list(m.symbols(atoms=True))))
     except RuntimeError as exc:
         first = asp.messages[0][1] if asp.messages else str(exc)
         pos = _CLINGO_POS.match(first)
         detail = pos.group(3).strip() if pos else first
         raise SolverInputError(f"clingo cannot ground the bias: {detail}", file=file,
                                line=int(pos.group(1)) if pos else None) from exc
-    if not models:
-        raise SolverInputError("the bias program has no answer set (its constraints "
-                               "contradict its directives)", file=file)
-    if len(models) > 1:
-        raise SolverInputError("the bias program has several answer sets (choice rules "
-                               "over directives are not supported)", file=file)
     facts: list[tuple[int, str, tuple]] = []
     lines = _fact_lines(statements)
-    for sym in models[0]:
+    atoms = sorted((sa.symbol for sa in ctl.symbolic_atoms), key=str)
+    for sym in atoms:
+        if sym.type.name != "Function" or not sym.name:
+            continue
         signature = (sym.name, len(sym.arguments))
+        line = lines.get(str(sym), lines.get(sym.name, 0))
         if signature in UNSUPPORTED:
             raise SolverInputError(f"the bias directive {sym.name}/{len(sym.arguments)} is not "
                                    f"supported ({UNSUPPORTED[signature]})", file=file,
-                                   line=lines.get(signature[0]))
-        line = lines.get(str(sym), lines.get(sym.name, 0))
+                                   line=line or None)
         if sym.name in _SIGNATURES and signature not in _DIRECTIVES:
             raise SolverInputError(f"bias directive {sym.name}/{len(sym.arguments)} has the "
                                    f"wrong arity (expected {sym.name}/{_SIGNATURES[sym.name]})",
@@ -213,7 +240,12 @@ def _head_signature(stmt: Any) -> tuple[str, int] | None:
     head = stmt.head
     if head.ast_type != ast.ASTType.Literal or head.sign != ast.Sign.NoSign:
         return None
-    atom = head.atom
+    return _atom_signature(head.atom)
+
+
+def _atom_signature(atom: Any) -> tuple[str, int] | None:
+    from clingo import ast
+
     if atom.ast_type != ast.ASTType.SymbolicAtom:
         return None
     term = atom.symbol
@@ -225,17 +257,46 @@ def _head_signature(stmt: Any) -> tuple[str, int] | None:
     return None
 
 
+def _head_signatures(stmt: Any) -> list[tuple[str, int]]:
+    """The signatures of the atoms a rule's head may derive: its plain atom, or the atoms
+    of a choice (``{ a; b(1) }``) or a disjunction (``a ; b``); none for a constraint."""
+    from clingo import ast
+
+    found: list[tuple[str, int]] = []
+
+    class Heads(ast.Transformer):
+        def visit_ConditionalLiteral(self, lit: Any) -> Any:
+            self(lit.literal)
+            return lit
+
+        def visit_Literal(self, lit: Any) -> Any:
+            if lit.sign == ast.Sign.NoSign:
+                sig = _atom_signature(lit.atom)
+                if sig is not None:
+                    found.append(sig)
+            return lit
+
+        def visit_BodyAggregateElement(self, elem: Any) -> Any:
+            return elem
+
+        def visit_HeadAggregateElement(self, elem: Any) -> Any:
+            self(elem.condition)
+            return elem
+
+    Heads()(stmt.head)
+    return found
+
+
 def _fact_lines(statements: list[Any]) -> dict[str, int]:
     """Lines for error messages: each fact's text -> its line, each head name -> the first
     line defining it (for atoms derived by rules)."""
     lines: dict[str, int] = {}
     for stmt in statements:
-        if hasattr(stmt, "head"):
-            sig = _head_signature(stmt)
-            if sig is not None:
-                lines.setdefault(sig[0], stmt.location.begin.line)
-                if not stmt.body:
-                    lines.setdefault(str(stmt.head), stmt.location.begin.line)
+        if stmt.ast_type.name == "Rule":
+            for name, _arity in _head_signatures(stmt):
+                lines.setdefault(name, stmt.location.begin.line)
+            if _head_signature(stmt) is not None and not stmt.body:
+                lines.setdefault(str(stmt.head), stmt.location.begin.line)
     return lines
 
 
@@ -266,13 +327,22 @@ def read_bias(path: Path | str) -> IlpBias:
     return parse_bias(text, file=str(path))
 
 
+# Statements (clingo AST kinds) read as nothing: comments, and #show (which would only change
+# what the generator's models show)
+_IGNORED = frozenset({"Comment", "ShowSignature", "ShowTerm"})
+# Statements refused, by AST kind: what they are, for the error message
+_STATEMENTS = {"Minimize": "#minimize / weak constraints (the generator does not optimise)",
+               "Heuristic": "#heuristic (the generator uses clingo's default heuristic)",
+               "External": "#external", "ProjectAtom": "#project", "ProjectSignature":
+               "#project", "Edge": "#edge", "Script": "#script (a bias file runs no code)",
+               "TheoryDefinition": "#theory", "ShowTermTheory": "#show"}
 _SIGNATURES = {"head_pred": 2, "body_pred": 2, "type": 2, "direction": 2, "max_vars": 1,
                "max_body": 1, "max_clauses": 1, "mode": 1, "allow_singletons": 0,
-               "non_datalog": 0, "required_pred": 1, "enable_recursion": 0, "enable_pi": 0}
+               "non_datalog": 0, "required_pred": 1, "enable_recursion": 0, "enable_pi": 0,
+               "custom_max_size": 1}
 _DIRECTIVES = frozenset(_SIGNATURES.items())
 # Popper directives (of this or later Popper versions) whose meaning we do not implement.
-UNSUPPORTED = {("custom_max_size", 1): "Popper's custom program-size bound",
-               ("magic_value_type", 1): "magic values (constants learned in clauses)",
+UNSUPPORTED = {("magic_value_type", 1): "magic values (constants learned in clauses)",
                ("numerical_pred", 2): "numerical reasoning",
                ("bounds", 3): "numerical bounds",
                ("max_ho", 1): "higher-order definitions"}
@@ -321,7 +391,7 @@ def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
                 raise fail(f"required_pred needs a predicate name, got {args[0]!r}")
             required.append(args[0])
             lines.setdefault(f"required_pred:{args[0]}", line)
-        elif name in ("max_vars", "max_body", "max_clauses", "mode"):
+        elif name in ("max_vars", "max_body", "max_clauses", "mode", "custom_max_size"):
             (value,) = args
             if name == "mode" and value not in MODES:
                 raise fail(f"mode must be one of {', '.join(MODES)}, got {value!r}")
@@ -339,6 +409,8 @@ def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
         # programs")
         multi = settings.get("enable_recursion") or settings.get("enable_pi")
         settings["max_clauses"] = 2 if multi else UNBOUNDED_CLAUSES
+    if "custom_max_size" in settings:
+        settings["max_size"] = settings.pop("custom_max_size")
     if len(set(heads)) != 1:
         found = ", ".join(f"{p}/{a}" for p, a in sorted(set(heads))) or "none"
         raise SolverInputError(f"exactly one head_pred is required (found: {found})", file=file)

@@ -21,6 +21,8 @@ distinct slots of a candidate program:
 - **rec_spec** (the same, Popper's first redundancy constraint): for a base clause B
   covering no positive on its own: forbid programs with exactly one recursive clause that
   contains B (every derivation starts with that clause, so B would cover its examples).
+- a ``spec`` or ``gen`` constraint may be *sized* (``min_size``): it then bans only the
+  programs of at least that many literals (noisy mode, Popper's bounds).
 - **unsat** (:func:`unsat_rule`): a conjunction of background literals with no solution at
   all: forbid every clause, in any slot, containing it under any variable renaming (head
   variables included); such a clause can never succeed (Popper's UNSAT constraint).
@@ -70,9 +72,12 @@ def unsat_rule(body: list[Any]) -> str:
     return ":- " + ", ".join(parts) + "."
 
 
-def constraint_rule(program: list[tuple[int, Clause]], kind: str, slots: int) -> str:
+def constraint_rule(program: list[tuple[int, Clause]], kind: str, slots: int,
+                    min_size: int | None = None) -> str:
     """The integrity constraint of ``kind`` for ``program``, as ASP text whose only data
-    are numbers and clingo-printed symbols (see :func:`_sym`)."""
+    are numbers and clingo-printed symbols (see :func:`_sym`). ``min_size``: only programs
+    of at least that many literals are banned (Popper's ``program_size_at_least``; here
+    the size of the running solve, the external ``size_is/1``)."""
     if kind not in KINDS:
         raise ValueError(f"unknown constraint kind {kind!r}")
     body: list[str] = []
@@ -104,6 +109,8 @@ def constraint_rule(program: list[tuple[int, Clause]], kind: str, slots: int) ->
         if kind == "rec_spec":
             body.append(f"recursive_clause({slot_terms[0]},{name},{arity})")
         body.append(f"num_recursive({name},{_recursive_count([c for _, c in program], kind)})")
+    if min_size is not None:
+        body.append(f"size_is(S),S>={int(min_size)}")
     return ":- " + ", ".join(body) + "."
 
 

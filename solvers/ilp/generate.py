@@ -90,7 +90,10 @@ class Generator:
 
     def sizes(self) -> range:
         """The program sizes (literals, heads included) the generator can produce."""
-        return range(2, (self.bias.max_body + 1) * self.slots + 1)
+        largest = (self.bias.max_body + 1) * self.slots
+        if self.bias.max_size is not None:     # custom_max_size(K), as Popper d48951f's alan.pl
+            largest = min(largest, self.bias.max_size)
+        return range(2, largest + 1)
 
     def _index(self) -> None:
         """Program literals of the atoms constraints refer to."""

@@ -75,6 +75,8 @@ def popper_bias(bias: IlpBias) -> str:
     if bias.multi_clause or bias.max_clauses < UNBOUNDED_CLAUSES:
         # (Popper: "do not supply max_clauses if you are learning non-recursive programs")
         lines.append(f"max_clauses({bias.max_clauses}).")
+    if bias.max_size is not None:
+        lines.append(f"custom_max_size({bias.max_size}).")
     for flag in ("allow_singletons", "non_datalog", "enable_recursion", "enable_pi"):
         if getattr(bias, flag):
             lines.append(f"{flag}.")

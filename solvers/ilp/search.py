@@ -14,8 +14,11 @@ and recursive or invented ones):
 - Classic mode, one clause covering a negative, every positive of which a good clause found
   so far covers too: ``spec`` -- its specialisations are never better than that clause; and
   when such a good clause is found only later, the ``spec`` is added then.
-- Noisy mode (score = FN + FP + size, Popper's MDL): ``spec`` when P covers no positive, no
-  negative, or (one clause) no more positives than its size; ``exact`` (variants) otherwise.
+- Noisy mode (score = FN + FP + size, Popper's MDL), Popper's size bounds: ``spec`` of P
+  from size min(TP, FP + size) on (all of them when that is not above P's size: no
+  positive, no negative, or no more positives than literals), for a whole program also
+  from best - FN on; with several clause slots ``gen`` from min(FN + size, #pos - FP,
+  best - FP) on. Units for the combine stage: clauses with TP >= size + FP.
 - One clause covering no positive: a smaller part of its body that, with the head, surely
   covers no positive either is banned from every clause containing it (``spec`` of that
   part; Popper's explanation of a totally incomplete program).
@@ -48,7 +51,7 @@ from solvers.errors import SolverTimeout
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, Literal, canonical, redundant_literal, sort_key
 from solvers.ilp.clauses import is_recursive as calls_itself
-from solvers.ilp.combine import combine, combine_noisy, unite_pairs
+from solvers.ilp.combine import combine, combine_noisy, noisy_unit, unite_pairs
 from solvers.ilp.constraints import (constraint_rule, redundancy_nogoods, spec_nogoods,
                                      unsat_rule, variant_nogoods)
 from solvers.ilp.generate import Generator, Program
@@ -65,6 +68,10 @@ MID_COMBINE = 4
 # Seconds past the deadline for combining the good clauses found since the last combination
 # when the search times out (the program reported is then the best they make).
 FINAL_COMBINE = 0.5
+# Noisy mode: a combination within the search takes at most this share of the seconds
+# searched so far, and at least COMBINE_MIN seconds.
+COMBINE_SHARE = 0.25
+COMBINE_MIN = 1.0
 
 
 @dataclass
@@ -120,6 +127,7 @@ class _Loop:
                  state: SearchState, noisy: bool) -> None:
         self.bias, self.tester, self.gen = bias, tester, gen
         self.deadline, self.state, self.noisy = deadline, state, noisy
+        self.started = time.monotonic()
         self.partial = bias.mode == "partial" and not noisy
         self.n_pos, self.n_neg = tester.n_pos, tester.n_neg
         self.seen: set[frozenset] = set()
@@ -176,11 +184,15 @@ class _Loop:
                     if self.visit_batch(batch, model):
                         return self.state
                     batch, batch_size = [], min(2 * batch_size, BATCH)
-                    if not self.noisy and self.units_found() >= max(2 * self.combined,
-                                                                     MID_COMBINE):
-                        # a program to report if time runs out within this size (the bound
-                        # is only used between sizes, so the search itself is unchanged)
-                        self.combine_good(max(self.deadline - time.monotonic(), 0.001))
+                    if self.units_found() >= max(2 * self.combined, MID_COMBINE):
+                        # a program to report if time runs out within this size (classic:
+                        # the bound is only used between sizes, so the search itself is
+                        # unchanged; noisy: a better score lowers the bound at once)
+                        remaining = max(self.deadline - time.monotonic(), 0.001)
+                        if self.noisy:
+                            self.combine_units(remaining)
+                        else:
+                            self.combine_good(remaining)
             if batch and self.visit_batch(batch):
                 return self.state
             if self.partial and len(self.state.covered) == self.n_pos:
@@ -235,6 +247,19 @@ class _Loop:
         this size are then also added to it as nogoods)."""
         singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
         known: dict[Clause, Outcome] = {}
+        if self.noisy:
+            scored = dict(zip(singles, self.tester.score_many(singles, self.bias.directions,
+                                                               self.deadline)))
+            done = False
+            for program in batch:
+                if len(program) == 1 and program[0][1] in scored:
+                    pos, neg = scored[program[0][1]]
+                    self.state.tested += 1
+                    done = self.visit_noisy(program, pos, neg, program[0][1].size, True) \
+                        or done
+                else:
+                    done = self.visit(program) or done
+            return done
         if not self.noisy and singles:
             # with one clause slot, a clause covering no positive needs no negative tested:
             # it gets ``spec`` either way, and ``gen`` would only ban its own variants
@@ -406,34 +431,86 @@ class _Loop:
         self.gen.add_constraints(unsat_rule(list(core)) for core in dict.fromkeys(cores)
                                  if core is not None)
 
-    def visit_noisy(self, program: Program, pos: frozenset[int], neg: frozenset[int],
+    def visit_noisy(self, program: Program, pos: frozenset[int], neg: frozenset[int] | None,
                     size: int, single: bool) -> bool:
-        score = (self.n_pos - len(pos)) + len(neg) + size
-        if score < self.state.score:
+        """Noisy mode (score = FN + FP + size): keep the best program, bound its
+        specialisations and generalisations by size as Popper d48951f does (``loop.py``:
+        ``spec_size``, ``gen_size``), and keep a non-recursive clause whose positives pay
+        for its literals and negatives as a unit for the combine stage. ``neg`` None: not
+        tested (no more positives than literals: the program cannot beat the empty one;
+        the bounds then take no negative)."""
+        tp, fp = len(pos), len(neg or ())
+        fn = self.n_pos - tp
+        score = fn + fp + size
+        if neg is not None and score < self.state.score:
             self.state.score = score
             self.state.program = [c for _, c in program]
             self.state.covered, self.state.neg_covered = pos, neg
-        useless = not pos or (single and len(pos) <= size)
-        kinds = ["spec"] if useless or not neg else ["exact"]
-        self.constrain(program, kinds)
-        if single and not useless:
+        best = self.state.score
+        # A specialisation S (as many clauses, each containing one of P's) covers a subset
+        # of P's examples with s >= size literals. s >= tp: its positives do not pay for
+        # its literals (as a program it scores >= the empty one; as a unit it never lowers
+        # a score); s >= fp + size: P in its place does no worse (at most fp negatives
+        # more, s - size literals fewer). A whole program (not a unit of the combine
+        # stage) also scores >= fn + s, so s >= best - fn cannot beat the best.
+        spec_at = min(tp, fp + size)
+        if not single:
+            spec_at = min(spec_at, best - fn)
+        rules = [self.sized_rule(program, "spec", spec_at, size)]
+        if self.gen.slots > 1:
+            # A generalisation G (P's clauses and more) covers a superset with s >= size
+            # literals: it scores >= fp + s, against P's fn + fp + size, the empty
+            # program's n_pos and the best's.
+            gen_at = min(fn + size, self.n_pos - fp, best - fp)
+            rules.append(self.sized_rule(program, "gen", gen_at, size))
+        self.gen.add_constraints(rule for rule in rules if rule is not None)
+        self.state.bans = self.gen.constraints
+        if single and neg is not None and noisy_unit(tp, fp, size, None):
             self.units[canonical(program[0][1])] = (pos, neg)
         return False
+
+    def sized_rule(self, program: Program, kind: str, at: int, size: int) -> str | None:
+        """The ``kind`` constraint for ``program`` banning programs of ``at`` literals or
+        more (all of them when ``at <= size``); None when no size reaches ``at``."""
+        if at <= size:
+            return constraint_rule(program, kind, self.gen.slots)
+        if at > self.gen.sizes()[-1]:
+            return None
+        return constraint_rule(program, kind, self.gen.slots, min_size=at)
 
     def after_size(self) -> None:
         remaining = max(self.deadline - time.monotonic(), 0.001)
         if self.noisy:
-            if len(self.units) > self.combined:
-                self.combined = len(self.units)
-                found = combine_noisy(self.units, self.n_pos, self.bias.max_clauses, remaining)
-                if found is not None:
-                    chosen, score = found
-                    if score < self.state.score:
-                        self.state.score, self.state.program = score, chosen
-                        self.state.covered = frozenset().union(*(self.units[canonical(c)][0] for c in chosen))
-                        self.state.neg_covered = frozenset().union(*(self.units[canonical(c)][1] for c in chosen))
+            self.combine_units(remaining)
             return
         self.combine_good(remaining)
+
+    def combine_units(self, time_limit: float) -> None:
+        """Noisy mode: combine the units found so far, when there are new ones (the best
+        set :func:`combine_noisy` finds within ``time_limit`` s), and keep it when it
+        scores better than the best program so far."""
+        if self.units_found() <= self.combined:
+            return
+        self.combined = self.units_found()
+        # one combination never takes the rest of the run: at most a share of the time
+        # searched so far (a combination cut short keeps the best set it found, if any)
+        share = max(COMBINE_MIN, COMBINE_SHARE * (time.monotonic() - self.started))
+        try:
+            found = combine_noisy(self.units, self.n_pos, self.bias.max_clauses,
+                                  min(time_limit, share), bound=self.state.score)
+        except SolverTimeout:
+            # no set found within the share: the search goes on (the next combination,
+            # with twice the units, gets a larger share); the deadline is the loop's
+            found = None
+        if found is None:
+            return
+        chosen, score = found
+        if score < self.state.score:
+            self.state.score, self.state.program = score, chosen
+            self.state.covered = frozenset().union(*(self.units[canonical(c)][0]
+                                                     for c in chosen))
+            self.state.neg_covered = frozenset().union(*(self.units[canonical(c)][1]
+                                                         for c in chosen))
 
     def combine_good(self, remaining: float) -> None:
         """Classic mode: combine the good clauses found so far, when there are new ones, and
@@ -465,17 +542,22 @@ class _Loop:
         (within :data:`FINAL_COMBINE` s more), so that the program reported is the best
         they make (iggp-rps: 13 good clauses at the time-out, 4 at the last combination,
         and a complete program among them)."""
-        if self.noisy or self.partial or self.units_found() <= self.combined:
+        if self.partial or self.units_found() <= self.combined:
             return
         if self.bias.max_clauses <= 1 and not self.bias.multi_clause:
             return
         try:
-            self.combine_into_best(FINAL_COMBINE)
+            if self.noisy:
+                self.combine_units(FINAL_COMBINE)
+            else:
+                self.combine_into_best(FINAL_COMBINE)
         except SolverTimeout:
             pass
 
     def units_found(self) -> int:
-        """How many units the classic combine stage has to choose from."""
+        """How many units the combine stage has to choose from."""
+        if self.noisy:
+            return len(self.units)
         return len(self.good) + (len(self.programs) if self.unite else 0)
 
     def unite_programs(self) -> None:

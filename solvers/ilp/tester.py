@@ -278,6 +278,25 @@ class Tester:
         outcome = self.test_program(clauses, directions, deadline, stop_at_neg=False)
         return outcome.pos, outcome.neg_covered
 
+    def score_many(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
+                   deadline: float) -> list[tuple[frozenset[int], frozenset[int] | None]]:
+        """Noisy mode, non-recursive clauses, one Prolog call: for each, the positives it
+        covers and, when they outnumber its literals, the negatives it covers (else None:
+        not tested, as Popper tests such a clause's positives only)."""
+        if not clauses:
+            return []
+        lines = self._lines("ilp_score_clauses_text(Text, Limit, Lines)",
+                            {"Text": _list_text(clause_text(c, directions) for c in clauses),
+                             "Limit": self.example_inference_limit},
+                            deadline, len(clauses))
+        scored = []
+        for line in lines:
+            pos, _, neg = line.partition("|")
+            negs = neg.split()
+            scored.append((frozenset(map(int, pos.split())),
+                           None if negs == ["?"] else frozenset(map(int, negs))))
+        return scored
+
     def test_many(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
                   deadline: float, negatives_without_positives: bool = True) -> list[Outcome]:
         """:meth:`test` (stopping at the first negative, but with every positive covered
