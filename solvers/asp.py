@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from solvers import resources
 from solvers.errors import SolverError, SolverInputError, SolverTimeout
@@ -210,12 +211,12 @@ class AspProgram:
         self._texts: list[tuple[str, str]] = []  # (origin, text)
         self._facts: list[Any] = []
 
-    def load(self, name: str) -> "AspProgram":
+    def load(self, name: str) -> AspProgram:
         """Add the resource ``asp/<name>.lp``."""
         self._texts.append((str(resources.path("asp", name)), resources.read_text("asp", name)))
         return self
 
-    def load_path(self, path: str | Path) -> "AspProgram":
+    def load_path(self, path: str | Path) -> AspProgram:
         """Add a trusted ``.lp`` file given by path (e.g. one shipped with a third-party track)."""
         path = Path(path)
         try:
@@ -225,12 +226,12 @@ class AspProgram:
         self._texts.append((str(path), text))
         return self
 
-    def add_program(self, text: str, origin: str = "<program>") -> "AspProgram":
+    def add_program(self, text: str, origin: str = "<program>") -> AspProgram:
         """Add trusted program text written by the toolkit itself (rules, not data)."""
         self._texts.append((origin, text))
         return self
 
-    def add_facts(self, predicate: str, rows: Iterable[Sequence[Any] | Any]) -> "AspProgram":
+    def add_facts(self, predicate: str, rows: Iterable[Sequence[Any] | Any]) -> AspProgram:
         """Add one fact ``predicate(row...)`` per row (a tuple of values, or one value)."""
         if not _IDENT.match(predicate):
             raise SolverInputError(f"invalid predicate name {predicate!r}")
@@ -239,7 +240,7 @@ class AspProgram:
             self._facts.append(Atom(predicate, args))
         return self
 
-    def add_atoms(self, atoms: Iterable[Atom]) -> "AspProgram":
+    def add_atoms(self, atoms: Iterable[Atom]) -> AspProgram:
         """Add ground atoms as facts."""
         self._facts.extend(atoms)
         return self

@@ -30,7 +30,9 @@ _HOMES = {"IlpBias": "bias", "parse_bias": "bias", "read_bias": "bias",
           "learn_problem": "learner", "IlpProblem": "problem", "load_problem": "problem",
           "read_examples": "problem"}
 
-__all__ = sorted(_HOMES)
+__all__ = ["IlpBias", "IlpProblem", "IlpResult", "IlpSession", "learn", "learn_problem",
+           "load_problem", "parse_bias", "read_bias", "read_examples"]
+assert sorted(__all__) == sorted(_HOMES)          # one list of names, checked at import
 
 
 def __getattr__(name: str) -> Any:

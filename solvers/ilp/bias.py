@@ -109,7 +109,7 @@ class IlpBias:
                 raise SolverInputError(f"required predicate {pred!r} is not a body_pred")
 
     def restricted(self, body_preds: list[tuple[str, int]] | tuple[tuple[str, int], ...],
-                   **changes: Any) -> "IlpBias":
+                   **changes: Any) -> IlpBias:
         """A copy with only ``body_preds`` allowed in bodies (and other fields changed, e.g.
         ``required_preds`` or ``mode``)."""
         keep = {p for p, _ in body_preds} | {self.head_pred[0]}
@@ -364,7 +364,7 @@ def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
     directions: dict[str, tuple[str, ...]] = {}
     lines: dict[str, int] = {}
     for line, name, args in facts:
-        def fail(message: str) -> SolverInputError:
+        def fail(message: str, line: int = line) -> SolverInputError:
             return SolverInputError(message, file=file, line=line)
 
         if _SIGNATURES.get(name) != len(args):

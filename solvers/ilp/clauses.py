@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from functools import lru_cache
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, NamedTuple
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from solvers.prolog import Term
+    pass
 
 # Beyond this many renamings to compare, canonical forms fall back to signature order.
 _CANON_MAX_PERMUTATIONS = 720
@@ -27,7 +28,7 @@ class Literal(NamedTuple):
     pred: str
     args: tuple[int, ...]
 
-    def rename(self, mapping: Mapping[int, int]) -> "Literal":
+    def rename(self, mapping: Mapping[int, int]) -> Literal:
         """This literal with every variable ``v`` replaced by ``mapping.get(v, v)``."""
         return Literal(self.pred, tuple(mapping.get(v, v) for v in self.args))
 
@@ -62,7 +63,7 @@ class Clause:
         """Variables occurring in the body but not in the head, ascending."""
         return tuple(sorted({v for lit in self.body for v in lit.args} - self.head_vars))
 
-    def rename(self, mapping: Mapping[int, int]) -> "Clause":
+    def rename(self, mapping: Mapping[int, int]) -> Clause:
         """The clause with body-only variables renamed by ``mapping``."""
         return Clause(self.head, tuple(lit.rename(mapping) for lit in self.body))
 

@@ -6,7 +6,7 @@ smallest complete and consistent union of two good programs (:func:`unite_pairs`
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from solvers.asp import AspProgram
 from solvers.errors import SolverTimeout

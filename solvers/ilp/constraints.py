@@ -42,8 +42,9 @@ in later steps): :func:`variant_nogoods` gives them as ground nogoods over P's o
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 from solvers.ilp.clauses import Clause, is_recursive
 

@@ -16,8 +16,8 @@ import atexit
 import itertools
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from typing import Iterable, Iterator
 
 from solvers import resources
 from solvers.asp import AspControl, Atom

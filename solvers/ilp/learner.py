@@ -74,7 +74,7 @@ class IlpSession:
                               example_time_limit=example_time_limit,
                               recursive_time_limit=recursive_time_limit)
 
-    def __enter__(self) -> "IlpSession":
+    def __enter__(self) -> IlpSession:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -86,7 +86,7 @@ class IlpSession:
 
     def learn(self, bias: IlpBias | None = None, mode: str | None = None,
               timeout: float = 60.0, noisy: bool = False,
-              generator: "Generator | None" = None) -> IlpResult:
+              generator: Generator | None = None) -> IlpResult:
         """Learn under ``bias`` (default: the problem's) in ``mode`` (default: the bias's);
         ``noisy``: the program of least FN + FP + size (Popper's --noisy). ``generator``: a
         fresh :class:`~solvers.ilp.generate.Generator` of that bias, grounded by the caller
@@ -200,7 +200,7 @@ def learn_problem(problem: IlpProblem, mode: str | None = None, timeout: float =
                   engine: Any = None, example_time_limit: float = 0.05,
                   noisy: bool = False,
                   recursive_time_limit: float = RECURSIVE_TIME_LIMIT,
-                  grounding: "Future[Generator] | None" = None) -> IlpResult:
+                  grounding: Future[Generator] | None = None) -> IlpResult:
     """Learn a program for an in-memory problem (a fresh temporary module for it).
     ``grounding``: the generator of the problem's bias in ``mode``, being grounded by the
     caller (else it is grounded here, while Prolog loads the background knowledge)."""

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from solvers.errors import SolverInputError
 from solvers.ilp.bias import IlpBias, read_bias
+
 
 class IlpProblem:
     """Everything a learning run needs.
@@ -31,7 +33,7 @@ class IlpProblem:
     def __init__(self, bias: IlpBias, pos: Sequence[Any] = (), neg: Sequence[Any] = (),
                  bk_facts: dict[str, list[tuple]] | None = None,
                  bk_files: Sequence[Path | str] = (), name: str = "problem",
-                 examples: "ExampleStore | None" = None) -> None:
+                 examples: ExampleStore | None = None) -> None:
         self.bias = bias
         self.bk_facts = dict(bk_facts or {})
         self.bk_files = [Path(p) for p in bk_files]

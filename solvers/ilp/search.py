@@ -52,8 +52,13 @@ from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, Literal, canonical, redundant_literal, sort_key
 from solvers.ilp.clauses import is_recursive as calls_itself
 from solvers.ilp.combine import combine, combine_noisy, noisy_unit, unite_pairs
-from solvers.ilp.constraints import (constraint_rule, redundancy_nogoods, spec_nogoods,
-                                     unsat_rule, variant_nogoods)
+from solvers.ilp.constraints import (
+    constraint_rule,
+    redundancy_nogoods,
+    spec_nogoods,
+    unsat_rule,
+    variant_nogoods,
+)
 from solvers.ilp.generate import Generator, Program
 from solvers.ilp.tester import Outcome, Tester
 

@@ -15,12 +15,21 @@ as its time limit.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from solvers.errors import SolverError, SolverInputError, SolverTimeout
-from solvers.ilp.clauses import (Clause, Literal, canonical, clause_text, execution_order,
-                                 is_recursive, literal_text, sort_key)
+from solvers.ilp.clauses import (
+    Clause,
+    Literal,
+    canonical,
+    clause_text,
+    execution_order,
+    is_recursive,
+    literal_text,
+    sort_key,
+)
 from solvers.ilp.problem import IlpProblem, default_engine
 
 # Names the tester defines in the module; background knowledge must not define them.
@@ -57,7 +66,7 @@ class Outcome:
     full: bool = False
     neg_known: bool = True      # False: no positive covered, the negatives not tested
 
-    def stopped(self) -> "Outcome":
+    def stopped(self) -> Outcome:
         """This outcome as a ``stop_at_neg`` test would report it."""
         if not self.full:
             return self
