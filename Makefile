@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 export TORCHDYNAMO_DISABLE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test clean
+.PHONY: setup demo test lint clean
 
 setup:
 	@bash scripts/setup.sh
@@ -14,6 +14,10 @@ demo: setup
 
 test: setup
 	@$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal
+
+# ruff's lint rules on the two packages (configuration: pyproject.toml [tool.ruff])
+lint: setup
+	@$(VENV)/bin/ruff check scir solvers
 
 clean:
 	rm -rf $(VENV) build dist demo-out .pytest_cache
