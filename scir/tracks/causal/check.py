@@ -94,9 +94,8 @@ def _score(ds: Dataset, edges: list[Edge], score: Any) -> float:
 
 def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     """Check a hand-written edge list against a causal task."""
-    from solvers.gies import GaussIntScore, fit
-
     from scir.tracks.causal.track import CausalTrack
+    from solvers.gies import GaussIntScore, fit
 
     track = get_track(task.domain)
     if not isinstance(track, CausalTrack):
