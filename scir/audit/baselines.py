@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 from scir.audit.items import Item
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison
 
 FeatureFn = Callable[[Item], dict[str, float]]
 CandidateFn = Callable[[Item], list[tuple[str, dict[str, float]]]]
@@ -207,7 +211,8 @@ class Heuristic(Baseline):
         return [self.rule(i, random.Random(f"{self.seed}:{i.task_id}")) for i in items]
 
 
-def pick(options: list[str], scores: list[float], rng: random.Random) -> str:
+def pick(options: list[str], scores: Sequence[SupportsRichComparison], rng: random.Random
+         ) -> str:
     """The option with the highest score, ties broken at random by ``rng``."""
     if not options:
         return ""

@@ -298,7 +298,8 @@ def route(g: Graph, nodes: set[str]) -> list[str] | None:
                 queue.append(m)
     if last not in previous:
         return None
-    path, node = [], last
+    path: list[str] = []
+    node: str | None = last
     while node is not None:
         path.append(node)
         node = previous[node]
