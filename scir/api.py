@@ -258,6 +258,7 @@ def solve(tasks: Sequence[Task] | str | os.PathLike, arch: str, model: str | Non
     if arch not in MODEL_FREE_ARCHS:
         from scir.llm import parse_model_name
 
+        assert model   # checked above: an architecture with a model needs one (ConfigError)
         name = parse_model_name(model)
     from scir.pipelines.preflight import ModelNeed, require
     from scir.pipelines.runner import check_architecture
@@ -270,7 +271,7 @@ def solve(tasks: Sequence[Task] | str | os.PathLike, arch: str, model: str | Non
             unsafe_analyzer=bool(settings.agent.unsafe_unisolated_analyzer))  # before any
     if command is None:                                                       # work or lock
         command = f"scir.solve(arch={arch!r}, model={model!r}, run={str(run)!r})"
-    with RunLock(run, command):            # before any slow set-up: a second writer is
+    with RunLock(Path(run), command):            # before any slow set-up: a second writer is
         return _solve(tasks, arch, name, Path(run), settings, file, limit,  # refused at once
                       concurrency, redo, options, progress)
 
@@ -291,7 +292,7 @@ def _solve(tasks: list[Task], arch: str, name: Any, run: Path, settings: Pipelin
     file = str(Path(file).resolve())       # a run read from another directory finds it
     with RunStore(run) as store:
         cached = CachingBackend(backend, store) if backend is not None else None
-        config = {"file": file, "arch": arch, "model": model_label(arch, cached),
+        config: dict[str, Any] = {"file": file, "arch": arch, "model": model_label(arch, cached),
                   "presentation": settings.presentation, "limit": limit,
                   "max_tokens": settings.max_tokens, "temperature": settings.temperature,
                   "seed": settings.seed, "max_retries": settings.max_retries,

@@ -129,7 +129,8 @@ def flatten(provenance: dict[str, Any]) -> dict[str, str]:
     kit = provenance.get("toolkit")
     if isinstance(kit, dict):
         commit = str(kit.get("commit", UNKNOWN))
-        state = {True: ", dirty", False: ", clean"}.get(kit.get("dirty"), "")
+        states: dict[object, str] = {True: ", dirty", False: ", clean"}
+        state = states.get(kit.get("dirty"), "")
         out["toolkit"] = (f"{kit.get('version', UNKNOWN)} (commit "
                           f"{commit[:12] if commit != UNKNOWN else UNKNOWN}{state})")
     if "python" in provenance:

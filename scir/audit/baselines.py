@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
 
 from scir.audit.items import Item
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison
 
 FeatureFn = Callable[[Item], dict[str, float]]
 CandidateFn = Callable[[Item], list[tuple[str, dict[str, float]]]]
@@ -103,7 +108,7 @@ class FeatureClassifier(Baseline):
         self.min_rows = min_rows
 
     def _rows(self, items: list[Item]) -> list[dict[str, float]]:
-        return [cached(i, self.key, lambda i=i: self.features(i)) for i in items]
+        return [cached(i, self.key, partial(self.features, i)) for i in items]
 
     def fit(self, items: list[Item]) -> None:
         from collections import Counter
@@ -206,12 +211,24 @@ class Heuristic(Baseline):
         return [self.rule(i, random.Random(f"{self.seed}:{i.task_id}")) for i in items]
 
 
-def pick(options: list[str], scores: list[float], rng: random.Random) -> str:
+def pick(options: list[str], scores: Sequence[SupportsRichComparison], rng: random.Random
+         ) -> str:
     """The option with the highest score, ties broken at random by ``rng``."""
     if not options:
         return ""
     top = max(scores)
     return rng.choice([o for o, s in zip(options, scores) if s == top])
+
+
+def classifier(features: FeatureFn, kind: str, key: str, min_rows: int = 1
+               ) -> Callable[[int], Baseline]:
+    """A :class:`Spec`'s ``make``: a fresh :class:`FeatureClassifier` per seed."""
+    return lambda seed: FeatureClassifier(features, kind, seed, key, min_rows=min_rows)
+
+
+def ranker(candidates: CandidateFn, kind: str, key: str) -> Callable[[int], Baseline]:
+    """A :class:`Spec`'s ``make``: a fresh :class:`Ranker` per seed."""
+    return lambda seed: Ranker(candidates, kind, seed, key)
 
 
 def standard_specs(features: FeatureFn | None, candidates: CandidateFn | None) -> list[Spec]:
@@ -224,14 +241,12 @@ def standard_specs(features: FeatureFn | None, candidates: CandidateFn | None) -
         if features is None:
             break
         specs.append(Spec(f"counts-{kind}", "counts", f"{label} on the count features",
-                          lambda seed, kind=kind: FeatureClassifier(features, kind, seed,
-                                                                    "features")))
+                          classifier(features, kind, "features")))
     if candidates is not None:
         for kind, label in (("logreg", "logistic regression"), ("boost", "gradient boosting")):
             specs.append(Spec(f"rank-{kind}", "ranking",
                               f"{label} on per-candidate features, best candidate",
-                              lambda seed, kind=kind: Ranker(candidates, kind, seed,
-                                                             "candidates")))
+                              ranker(candidates, kind, "candidates")))
     specs.append(Spec("ngrams-logreg", "ngrams",
                       "logistic regression on word 1-2-grams of question, options and text",
                       lambda seed: NGrams(seed)))

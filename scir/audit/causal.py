@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 
-from scir.audit.baselines import Heuristic, Spec, cached, pick, standard_specs
+from scir.audit.baselines import Baseline, Heuristic, Spec, cached, pick, standard_specs
 from scir.audit.items import Item
 from scir.audit.text import mentions, text_features
 
@@ -126,6 +127,11 @@ def _by(feature: str, sign: float = 1.0):
     return rule
 
 
+def _heuristic(feature: str) -> Callable[[int], Baseline]:
+    """A :class:`Spec`'s ``make``: a fresh heuristic on ``feature`` per seed."""
+    return lambda seed: Heuristic(_by(feature), seed)
+
+
 def specs() -> list[Spec]:
     """Every causal baseline."""
     heuristics = [
@@ -142,5 +148,5 @@ def specs() -> list[Spec]:
 
     return standard_specs(None, candidates) + [
         Spec(name, "heuristic", description + " (ties at random)",
-             lambda seed, feature=feature: Heuristic(_by(feature), seed))
+             _heuristic(feature))
         for name, feature, description in heuristics] + causal_structure.specs()

@@ -32,11 +32,12 @@ options, else 0. Beating it means reading the directions.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from scir.audit.baselines import Baseline, Ranker, Spec, cached
+from scir.audit.baselines import Baseline, Spec, cached, ranker
 from scir.audit.items import Item
 from scir.audit.sortability import STATISTICS, node_statistics
 
@@ -249,18 +250,23 @@ class SortRule(Baseline):
         return [self._choice(item, self.sign) for item in items]
 
 
+def _sort_rule(stat: str) -> Callable[[int], Baseline]:
+    """A :class:`Spec`'s ``make``: a fresh :class:`SortRule` per seed."""
+    return lambda seed: SortRule(stat, seed)
+
+
 def specs() -> list[Spec]:
     """The structural baselines (their leak reference: the direction chance)."""
     out = [Spec(f"struct-rank-{kind}", "structural",
                 f"{label} on per-option sortability, per-environment and partner-correlation "
                 "features of the data tables, best option",
-                lambda seed, kind=kind: Ranker(candidates, kind, seed, "structure"),
+                ranker(candidates, kind, "structure"),
                 reference=direction_chance)
            for kind, label in (("logreg", "logistic regression"),
                                ("boost", "gradient boosting"))]
     out += [Spec(f"corr-partner-{stat}-direction", "structural",
                  f"most correlated partners, then the direction along which the {stat} "
                  "increases (orientation fitted)",
-                 lambda seed, stat=stat: SortRule(stat, seed), reference=direction_chance)
+                 _sort_rule(stat), reference=direction_chance)
             for stat in STATISTICS]
     return out

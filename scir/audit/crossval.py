@@ -146,7 +146,9 @@ def audit_group(key: tuple[str, str, str], items: list[Item], specs: list[Spec],
     audit = GroupAudit(track, difficulty, presentation, tasks=n,
                        parsed=sum(1 for i in items if i.content is not None),
                        chance=sum(i.task.chance for i in items) / n,
-                       chance_constrained=sum(float(i.task.chance_constrained)
+                       # Task.__post_init__ fills a missing chance_constrained from chance
+                       chance_constrained=sum(float(i.task.chance if i.task.chance_constrained
+                                                    is None else i.task.chance_constrained)
                                               for i in items) / n,
                        folds=min(k, distinct), files=sorted({i.file for i in items}),
                        confidence=confidence)

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from scir.audit.baselines import FeatureClassifier, Heuristic, Spec, cached
+from scir.audit.baselines import Heuristic, Spec, cached, classifier
 from scir.audit.items import Item
 
 ITERATIONS = 3
@@ -298,7 +298,8 @@ def route(g: Graph, nodes: set[str]) -> list[str] | None:
                 queue.append(m)
     if last not in previous:
         return None
-    path, node = [], last
+    path: list[str] = []
+    node: str | None = last
     while node is not None:
         path.append(node)
         node = previous[node]
@@ -338,8 +339,7 @@ def specs() -> list[Spec]:
     return [Spec(f"wl-{kind}", "structural",
                  f"{label} on Weisfeiler-Lehman subtree features of the premise graph (whole "
                  "task and per tree, names erased), tree signatures and degree motifs",
-                 lambda seed, kind=kind: FeatureClassifier(features, kind, seed, "wl",
-                                                           min_rows=MIN_ROWS))
+                 classifier(features, kind, "wl", min_rows=MIN_ROWS))
             for kind, label in (("boost", "gradient boosting"),
                                 ("logreg", "logistic regression"))] + [
         Spec("motif-rule", "structural",

@@ -24,7 +24,7 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable
 
-from scir.audit.baselines import Heuristic, Ranker, Spec, cached, pick
+from scir.audit.baselines import Heuristic, Spec, cached, pick, ranker
 from scir.audit.items import Item
 
 ROLES = ("pos", "neg", "mixed", "any")
@@ -123,7 +123,7 @@ def specs() -> list[Spec]:
     return [Spec(f"coloc-rank-{kind}", "structural",
                  f"{label} on per-role co-location features (positive / negative example "
                  "drugs), best candidate",
-                 lambda seed, kind=kind: Ranker(candidates, kind, seed, "colocation"))
+                 ranker(candidates, kind, "colocation"))
             for kind, label in (("logreg", "logistic regression"),
                                 ("boost", "gradient boosting"))] + [
         Spec("coloc-rule", "structural",

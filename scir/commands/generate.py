@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from contextlib import nullcontext
+from typing import Any
 
 from scir import api, executors
 from scir.api import generate_chunk
@@ -42,8 +43,9 @@ def add_parser(sub) -> None:
         t.add_argument("--difficulty", choices=["easy", "hard"], default="easy",
                        help="parameter preset; explicit flags override it (difficulty custom)")
         for spec in track.parameters():
-            kwargs = {"type": spec.type, "default": None, "metavar": spec.name.upper(),
-                      "help": f"{spec.help} (easy {spec.easy}, hard {spec.hard})"}
+            kwargs: dict[str, Any] = {"type": spec.type, "default": None,
+                                      "metavar": spec.name.upper(),
+                                      "help": f"{spec.help} (easy {spec.easy}, hard {spec.hard})"}
             if spec.choices is not None:
                 kwargs["choices"] = spec.choices
             t.add_argument(spec.flag, dest=f"param_{spec.name}", **kwargs)

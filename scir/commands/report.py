@@ -30,6 +30,7 @@ import dataclasses
 import io
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from scir.evaluate.aggregate import CellStats
 from scir.evaluate.compare import PROBES, Difference
 from scir.evaluate.metric_stats import NMSE, NOT_APPLICABLE, SYMBOLIC
 from scir.evaluate.regression import METRICS
-from scir.evaluate.report import Report
+from scir.evaluate.report import Pair, Report
 from scir.evaluate.stats import NO_VALUE, SMALL_MARK, SMALL_N, format_general
 from scir.evaluate.stats import format_interval as _interval
 from scir.evaluate.stats import format_number as _num
@@ -47,6 +48,13 @@ from scir.evaluate.verdicts import Rescorer
 
 INCOMPLETE, CONFLICT, UNVERIFIED = "*", "!", "?"
 SHOWN_KEYS = 5                     # disagreeing results named in the printed summary
+
+
+def _arrow(pair: Pair, value: Callable[[CellStats], float | None], digits: int) -> str:
+    """``NL -> Obf`` for one figure of a pair's cells (a missing cell shows no value)."""
+    nl = None if pair.nl is None else value(pair.nl)
+    obf = None if pair.obf is None else value(pair.obf)
+    return f"{_num(nl, digits)} -> {_num(obf, digits)}"
 
 
 def _marks(c: CellStats | None) -> str:
@@ -121,7 +129,7 @@ def _metrics_table(report: Report) -> list[str]:
 
     rows = [[c.cell.label(), str(c.metrics.n),
              *(shown(name, c.metrics.values[name]) for name in METRICS)]
-            for c in report.metric_cells]
+            for c in report.metric_cells if c.metrics is not None]
     names = [name.replace("acc_", "Acc_").replace("nmse_id", "NMSE ID")
              .replace("nmse_ood", "NMSE OOD") for name in METRICS]
     if not rows:
@@ -200,14 +208,10 @@ def to_markdown(report: Report) -> str:
             ref = next((c.reference_items for c in (pair.nl, pair.obf)
                         if c is not None and c.reference_items is not None), None)
             t2.append([col[0], col[1], r.label(),
-                       f"{_num(pair.nl and pair.nl.input_chars, 1)} -> "
-                       f"{_num(pair.obf and pair.obf.input_chars, 1)}", _num(ref, 1),
-                       f"{_num(pair.nl and pair.nl.extracted_items, 1)} -> "
-                       f"{_num(pair.obf and pair.obf.extracted_items, 1)}",
-                       f"{_num(pair.nl and pair.nl.extraction_precision, 2)} -> "
-                       f"{_num(pair.obf and pair.obf.extraction_precision, 2)}",
-                       f"{_num(pair.nl and pair.nl.extraction_recall, 2)} -> "
-                       f"{_num(pair.obf and pair.obf.extraction_recall, 2)}"])
+                       _arrow(pair, lambda c: c.input_chars, 1), _num(ref, 1),
+                       _arrow(pair, lambda c: c.extracted_items, 1),
+                       _arrow(pair, lambda c: c.extraction_precision, 2),
+                       _arrow(pair, lambda c: c.extraction_recall, 2)])
     out += ["", "## Table 2: input and items, NL -> Obf", "",
             "Mean input characters the solver sees, mean reference items of the gold formal "
             "object, mean extracted items of parsed formalizations, and their mean precision "
@@ -277,6 +281,8 @@ def to_markdown(report: Report) -> str:
                 "(toolkit version and git commit, Python, platform, solvers, libraries, each "
                 "model's file digest or served revision).", "", *report.versions.markdown()]
     if report.comparison is not None:
+        # compare_runs sets comparison and compared together
+        assert report.compared is not None
         a, b = report.compared
         out += ["", "## Comparison: A vs B", "", f"A = `{a}`, B = `{b}`; cells matched on every "
                 "axis but the model; A - B over the tasks present in both.", ""]

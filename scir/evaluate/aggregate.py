@@ -136,8 +136,9 @@ def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | 
     return CellStats(
         cell=cell, n=n, correct=correct, accuracy=interval, chance=chance,
         chance_constrained=constrained,
-        normalised=None if n == 0 else normalised_accuracy(interval.estimate, chance),
-        normalised_constrained=(None if n == 0
+        # the means are None exactly when the cell has no results (n == 0)
+        normalised=None if chance is None else normalised_accuracy(interval.estimate, chance),
+        normalised_constrained=(None if constrained is None
                                 else normalised_accuracy(interval.estimate, constrained)),
         statuses=statuses, executable=_mean([float(x) for x in recorded]),
         input_chars=_mean([float(r.get("input_chars", 0)) for r in items]),

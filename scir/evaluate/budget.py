@@ -91,9 +91,10 @@ class RateLimitedBackend(_Wrapper):
     a call over the limit waits (cancellably) until the window has room."""
 
     def __init__(self, inner: Backend, per_minute: float) -> None:
-        from limits import RateLimitItemPerMinute, storage, strategies
+        from limits import RateLimitItem, RateLimitItemPerMinute, storage, strategies
 
         super().__init__(inner)
+        self._item: RateLimitItem
         # `limits` counts whole requests per window: a fractional rate is taken per hour
         if per_minute >= 1 and float(per_minute).is_integer():
             self._item = RateLimitItemPerMinute(int(per_minute))

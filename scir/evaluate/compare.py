@@ -109,7 +109,8 @@ def differences(cells: list[CellStats]) -> list[Difference]:
         for key in sorted(index):
             if getattr(key, axis) != first_value:
                 continue
-            other = dataclasses.replace(key, **{axis: second_value})
+            changes: dict[str, Any] = {axis: second_value}   # the contrast's axis and value
+            other = dataclasses.replace(key, **changes)
             if other in index:
                 out.append(paired(name, index[key], index[other]))
     return out

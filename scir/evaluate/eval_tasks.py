@@ -51,7 +51,7 @@ def prepare_tasks(exp: Experiment, run: Path, *, dry_run: bool = False
     base = Path(exp.path).parent
     out: dict[tuple[str, str], list[Task]] = {}
     for track, tier in exp.groups():
-        source = exp.tasks[track][tier]
+        source = exp.task_source(track, tier)
         where = f"tasks.{track}.{tier}"
         if source.file is not None:
             path = Path(source.file)
@@ -95,7 +95,7 @@ def planned_count(exp: Experiment, tasks: dict[tuple[str, str], list[Task]], tra
     got = tasks.get((track, tier))
     if got:
         return len(got)
-    source = exp.tasks[track][tier]
+    source = exp.task_source(track, tier)
     if source.file is None:
         return min(source.n or exp.tasks_per_cell, exp.tasks_per_cell)
     return 0

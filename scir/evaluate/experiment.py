@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 from scir.bounded import parse_toml, read_text
 from scir.errors import ConfigError
@@ -236,6 +237,14 @@ class Experiment(_Strict):
             return list(self.seeds)
         return list(range(self.repeats or 1))
 
+    def task_source(self, track: str, tier: str) -> TaskSource:
+        """The task source of (track, tier): ``tasks[track][tier]`` for a tier given as a
+        plain string (KeyError if the experiment has none)."""
+        for name, source in self.tasks[track].items():
+            if name == tier:
+                return source
+        raise KeyError(tier)
+
     def groups(self) -> list[tuple[str, str]]:
         """The (track, difficulty) pairs of the grid, in file order."""
         return [(t, d) for t, tiers in self.tasks.items() for d in tiers]
@@ -306,7 +315,9 @@ class Experiment(_Strict):
                 raise FieldError(f"agent.{name}", f"must be a finite number of at most "
                                  f"{bound:g}, got {value!r}")
         try:
-            return AgentSettings(**self.agent)
+            # AgentSettings checks each value (ConfigError) and rejects unknown names (TypeError)
+            settings: dict[str, Any] = dict(self.agent)
+            return AgentSettings(**settings)
         except TypeError as exc:
             raise FieldError("agent", str(exc)) from exc
         except ConfigError as exc:
@@ -317,7 +328,7 @@ class Experiment(_Strict):
         generation settings and the model's server, for ns cells with a backup the
         backup (absent without one, as in runs recorded before backups existed), and for the
         symbolic-regression baselines their ``[symreg]`` settings."""
-        source = self.tasks[cell.track][cell.difficulty]
+        source = self.task_source(cell.track, cell.difficulty)
         out: dict[str, Any] = {"tasks": source.model_dump(mode="json")}
         model = self.model_of(cell)
         if model is not None:
@@ -362,7 +373,7 @@ def _check_params(track: str, tier: str, source: TaskSource) -> None:
         raise FieldError(f"tasks.{track}.{tier}.params", exc.message) from None
 
 
-def _location(error: dict[str, Any]) -> str | None:
+def _location(error: ErrorDetails) -> str | None:
     """The field of a validation error: its location, or the field a :class:`FieldError`
     names (None: the file as a whole)."""
     cause = error.get("ctx", {}).get("error")

@@ -126,6 +126,12 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """``report.json``: every number the Markdown shows (keys: docs/evaluation.md)."""
+        comparison = None
+        if self.comparison is not None:
+            # compare_runs sets comparison and compared together (load_report)
+            assert self.compared is not None
+            comparison = {"a": self.compared[0], "b": self.compared[1],
+                          "cells": [d.to_dict() for d in self.comparison]}
         table1 = [{"row": {"model": r.model, "arch": r.arch, "constrained": r.constrained,
                            "seed": r.seed, "backup": r.backup or None, "label": r.label()},
                    "columns": [{"track": t, "difficulty": d,
@@ -143,7 +149,7 @@ class Report:
                                            if name == "symbolic" and math.isnan(i.estimate)
                                            else {})}
                                  for name, i in c.metrics.values.items()}}
-                             for c in self.metric_cells],
+                             for c in self.metric_cells if c.metrics is not None],
                 "equation_by_discipline": [
                     {"cell": c.cell.to_dict(), "discipline": d, "n": m.n,
                      **{name: {"estimate": i.estimate, "low": i.low, "high": i.high,
@@ -159,9 +165,7 @@ class Report:
                                      for cell, f in self.failures.items()],
                 "incomplete": [{**c.cell.to_dict(), "done": c.done, "planned": c.planned}
                                for c in self.incomplete],
-                "comparison": (None if self.comparison is None else
-                               {"a": self.compared[0], "b": self.compared[1],
-                                "cells": [d.to_dict() for d in self.comparison]}),
+                "comparison": comparison,
                 "verdicts": None if self.verdicts is None else verdicts_dict(self.verdicts),
                 "versions": None if self.versions is None else self.versions.to_dict()})
 
@@ -219,7 +223,9 @@ def by_discipline(runs: Runs, cells: list[CellStats], rescorer: Rescorer
             continue
         groups: dict[str, list[dict[str, Any]]] = {}
         for item in loaded[c.cell]:
-            task = rescorer.tasks_of(item.run).get(item.result.get("task_id"))
+            task_id = item.result.get("task_id")
+            task = (rescorer.tasks_of(item.run).get(task_id) if isinstance(task_id, str)
+                    else None)
             name = task.domain_metadata.get(DISCIPLINE_KEY) if task is not None else None
             groups.setdefault(str(name) if name else "?", []).append(item.result)
         if len(groups) > 1:

@@ -33,11 +33,13 @@ from __future__ import annotations
 import string
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from scir.tasks import Task
     from scir.tracks.base import Track
+
+_Item = TypeVar("_Item", bound=Hashable)  # the items of a set matched by match_subset
 
 LABEL, POOL, OPTION, EQUATION = "label", "pool", "option", "equation"
 RULES = (LABEL, POOL, OPTION, EQUATION)
@@ -66,8 +68,8 @@ class SubsetMatch:
     how: str | None
 
 
-def match_subset(found: Iterable[Hashable], options: Sequence[Iterable[Hashable]],
-                 fold: Callable[[Hashable], Hashable] = lambda item: item) -> SubsetMatch:
+def match_subset(found: Iterable[_Item], options: Sequence[Iterable[_Item]],
+                 fold: Callable[[_Item], Hashable] = lambda item: item) -> SubsetMatch:
     """Map a set to an option: the first option with the same set (items compared through
     ``fold``), else the only option whose set is strictly contained in it, else none."""
     f = frozenset(fold(x) for x in found)
@@ -128,9 +130,12 @@ def _fitted(formal: Any, answer: str, fit_strategy: str | None = None
         if equation.n_params:
             from solvers.equation.evaluator import fit
 
-            options = {} if fit_strategy is None else {"strategy": fit_strategy}
-            params = fit(equation, train.X, train.y, list(formal.inputs),
-                         seed=EQUATION_SEED, **options).params
+            if fit_strategy is None:
+                params = fit(equation, train.X, train.y, list(formal.inputs),
+                             seed=EQUATION_SEED).params
+            else:
+                params = fit(equation, train.X, train.y, list(formal.inputs),
+                             seed=EQUATION_SEED, strategy=fit_strategy).params
     except ScirError:
         return None
     return lambda X: equation.evaluate(X, params)

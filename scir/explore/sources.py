@@ -25,6 +25,7 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from scir.errors import ScirError
 from scir.tasks import Task, read_tasks
@@ -51,7 +52,7 @@ class TaskSources:
 
 
 # what ``scir render`` adds to a task (scir.text.template.render_task)
-RENDERED = {"documents": [], "problem_obfuscated": "", "provenance": {}}
+RENDERED: dict[str, Any] = {"documents": [], "problem_obfuscated": "", "provenance": {}}
 
 
 def _unrendered(task: Task) -> Task:

@@ -198,7 +198,12 @@ def chance_normalised() -> Metric:
         if not scores:
             return float("nan")
         acc = sum(to_float(s.score.value) for s in scores) / len(scores)
-        chance = sum(float(s.score.metadata["chance"]) for s in scores) / len(scores)
+        chances = []
+        for s in scores:
+            # the scorer (``scir_scorer``) records each task's chance with its score
+            assert s.score.metadata is not None
+            chances.append(float(s.score.metadata["chance"]))
+        chance = sum(chances) / len(chances)
         return stats.normalised_accuracy(acc, chance)
 
     return compute
@@ -288,7 +293,9 @@ def benchmark(task_file: str | None = None, track: str | None = None, difficulty
 def register_tasks() -> dict[str, Callable[..., EvalTask]]:
     """Register one task per track (``track_names()``) and ``benchmark``; returns them by name.
     Call again after registering a track at run time."""
-    registered = {GENERIC: register(GENERIC, benchmark.__wrapped__)}   # the plain function
+    # the plain function: inspect's @task keeps it as __wrapped__ (functools.wraps), which the
+    # decorated function's type does not declare
+    registered = {GENERIC: register(GENERIC, benchmark.__wrapped__)}  # type: ignore[attr-defined]
     for name in track_names():
         if name != GENERIC:
             registered[name] = register(name, track_task(name))

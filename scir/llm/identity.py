@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ def served_model(base_url: str, model: str, api_key: str | None = None,
     return None
 
 
-def run_provenance(models: list[tuple[str | ModelName, str | None, str | None]]
+def run_provenance(models: Sequence[tuple[str | ModelName, str | None, str | None]]
                    ) -> dict[str, Any]:
     """What an invocation records (:func:`scir.provenance.probe`) with the identity of each
     model, given as (name, base URL, API key) triples."""

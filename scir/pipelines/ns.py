@@ -137,6 +137,7 @@ def record(track: Track, task: Task, result: PipelineResult, outcome: SolverOutc
     result.solver_log = outcome.log
     result.executable = outcome.status == "ok"
     if outcome.status == "ok":
+        assert outcome.answer is not None   # an "ok" outcome always carries its answer (solve)
         set_answer(track, task, result, outcome.answer)
         result.error = ""
     else:

@@ -27,6 +27,7 @@ def run(track: Track, task: Task, backend: object, settings: PipelineSettings
     result.status, result.solver_status, result.solver_log = (outcome.status,
                                                              outcome.solver_status, outcome.log)
     if outcome.status == "ok":
+        assert outcome.answer is not None   # an "ok" outcome always carries its answer (solve)
         set_answer(track, task, result, outcome.answer)
     else:
         result.error = outcome.log

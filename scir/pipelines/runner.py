@@ -11,7 +11,7 @@ meanwhile are still stored, and the error goes on to the caller."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import partial
@@ -121,7 +121,7 @@ def model_label(arch: str, backend: Backend | None) -> str:
 
 def _finished(pending: list[Task], arch: str, backend: Backend | None,
               settings: PipelineSettings, concurrency: int, late: list[PipelineResult]
-              ) -> Iterator[PipelineResult]:
+              ) -> Generator[PipelineResult, None, None]:
     """The results of the pending tasks as they finish (at most ``concurrency`` in flight).
     Closed or left by an error early, it cancels the calls in flight, waits for their threads
     (a fraction of a second) and appends the results that finished meanwhile to ``late``."""

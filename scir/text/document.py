@@ -69,7 +69,7 @@ class FillerPool:
     document never contradicts itself (a template used again repeats its sentence)."""
 
     def __init__(self, templates: Sequence[str], rng: random.Random,
-                 banks: dict[str, Sequence[str]], values: dict[str, str] | None = None) -> None:
+                 banks: Mapping[str, Sequence[str]], values: dict[str, str] | None = None) -> None:
         self._templates = sorted(set(templates))
         self._rng = rng
         self._banks = banks
@@ -225,7 +225,7 @@ def dressed_draft(genre: Genre, gset: GenreSet, sections: list[Section],
     return draft
 
 
-def fill_to_length(drafts: list[Draft], pools: list[FillerPool], weights: list[float],
+def fill_to_length(drafts: list[Draft], pools: list[FillerPool], weights: Sequence[float],
                    target: int, rng: random.Random, limit: int = 5000) -> int:
     """Interleave filler into the drafts until their total length reaches ``target``.
 

@@ -94,8 +94,8 @@ class LLMRenderer:
 
             raise ConfigError("max_retries must be >= 0", field="max_retries")
         self.backend = _caching(backend, store)
-        same = inverse is None or inverse is backend
-        self.inverse = self.backend if same else _caching(inverse, store)
+        self.inverse = (self.backend if inverse is None or inverse is backend
+                        else _caching(inverse, store))
         self.max_retries = max_retries
         self.seed = seed
         self.temperature = temperature

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
@@ -84,7 +84,7 @@ class FormalObject(Protocol):
     def dump(self) -> dict[str, Any]: ...
 
 
-F = TypeVar("F")
+F = TypeVar("F", bound=FormalObject)
 _CACHE_SIZE = 1024
 _cache: dict[int, tuple[Any, type, Any, Any]] = {}   # id(task) -> (ref, type, snapshot, object)
 _cache_lock = threading.Lock()                        # the pipelines run tasks in threads
@@ -100,7 +100,9 @@ def load_formal(formal_type: type[F], task: Task) -> F:
     if hit is not None and hit[0]() is task and hit[1] is formal_type and hit[2] == task.formal:
         return hit[3]
     try:
-        value = formal_type.load(task.formal)
+        # a formal type's ``load`` builds an object of that type (FormalObject says only
+        # "a FormalObject")
+        value = cast(F, formal_type.load(task.formal))
     except ScirError as exc:
         if exc.task_id is None:
             exc.task_id = task.task_id

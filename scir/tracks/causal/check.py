@@ -22,7 +22,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from scir.errors import FormalizationError
+from scir.errors import ConfigError, FormalizationError
 from scir.tasks import Task
 from scir.tracks import get_track
 from scir.tracks.causal.graph import NEW_PROTEIN, Edge
@@ -94,9 +94,13 @@ def _score(ds: Dataset, edges: list[Edge], score: Any) -> float:
 
 def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     """Check a hand-written edge list against a causal task."""
+    from scir.tracks.causal.track import CausalTrack
     from solvers.gies import GaussIntScore, fit
 
     track = get_track(task.domain)
+    if not isinstance(track, CausalTrack):
+        raise ConfigError(f"track {task.domain!r} is not a CausalTrack "
+                          f"(got {type(track).__name__})", task_id=task.task_id, field="track")
     new = task.domain_metadata.get("new_protein") or NEW_PROTEIN
     gold_formal = track.formal(task)
     ds = dataset(gold_formal, task_id=task.task_id, new_protein=new)
@@ -116,7 +120,7 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     found = match.letter
     passed = found == task.answer
     matched = (f"option {found} ({match.how} match: {task.options[match.index]})"
-               if found else "no option")
+               if found and match.index is not None else "no option")
     lines = [
         ("graph", f"{len(graph)} edges ({len(edges)} listed, {len(known)} known; "
                   f"{len([e for e in known if e not in edges])} known edges not listed)"),

@@ -89,8 +89,8 @@ class Problem:
             environments=tuple(CausalEnvironment(e.name, tuple(e.targets),
                                                  tuple(tuple(r) for r in e.rows), e.kind)
                                for e in self.environments),
-            known_edges=tuple(tuple(e) for e in self.graph.known_edges),
-            xyz_edges=tuple(tuple(e) for e in self.graph.xyz_edges),
+            known_edges=tuple((a, b) for a, b in self.graph.known_edges),
+            xyz_edges=tuple((a, b) for a, b in self.graph.xyz_edges),
             columns=tuple(self.columns)).dump()
 
 

@@ -153,6 +153,8 @@ class CausalTrack(Track):
             problems.append(f"options differ in their number of edges ({sorted(sizes)})")
         for name, value in (("chance", task.chance),
                             ("chance_constrained", task.chance_constrained)):
+            if value is None:  # Task.__post_init__ fills chance_constrained from chance
+                value = task.chance
             if abs(float(value) - 1 / len(sets)) > 1e-9:
                 problems.append(f"stored {name} {value} is not 1/{len(sets)} options")
         if task.answer_pool != [task.answer]:

@@ -109,7 +109,10 @@ def _draw(science: Science, combo: list[Term], params: dict[str, Any], rng: rand
     splits_x = {"train": _rows(rng, id_ranges, params["samples"]),
                 "test_id": _rows(rng, id_ranges, params["test_samples"]),
                 "test_ood": _rows(rng, ood, params["test_samples"])}
-    pnames, constants, skeletons, values = [], [], [], []
+    pnames: list[sympy.Symbol] = []
+    constants: list[float] = []
+    skeletons: list[Any] = []                  # sympy expressions
+    values: list[dict[sympy.Symbol, sympy.Float]] = []
     for term in combo:
         first = len(pnames)
         ps = [sympy.Symbol(f"p{first + k}", real=True) for k in range(term.constants)]
@@ -146,7 +149,8 @@ def _draw(science: Science, combo: list[Term], params: dict[str, Any], rng: rand
             return None
     noisy = [y * (1 + params["noise"] * max(-NOISE_CUT, min(NOISE_CUT, rng.gauss(0.0, 1.0))))
              for y in train]
-    targets = {"train": noisy, "test_id": ys["test_id"], "test_ood": ys["test_ood"]}
+    targets: dict[str, list[float] | np.ndarray] = {"train": noisy, "test_id": ys["test_id"],
+                                                   "test_ood": ys["test_ood"]}
     splits = {k: Split(tuple(tuple(r) for r in splits_x[k]),
                        tuple(rounded(float(y), SIG_Y) for y in targets[k]))
               for k in splits_x}

@@ -142,6 +142,7 @@ def _folder_problem(root: Path, folder: Path, table: Table | None,
                                   file=str(path), line=1)
         header = names
         data[split] = rows
+    assert header is not None   # SPLITS is not empty: the loop read every split's header
     inputs, output = header[:-1], header[-1]
     equation("0", inputs)                       # the names are usable in an equation
     parts = [root.name] + list(folder.relative_to(root).parts)
@@ -279,6 +280,7 @@ def import_llmsr(root: str | os.PathLike, science: str | None = None, noise: flo
     file -- as an equation task (``difficulty`` custom); ``table``: LLM-SRBench's problem
     table (names, descriptions, ground truths)."""
     from scir.tracks import get_track
+    from scir.tracks.equation.track import EquationTrack
 
     base = Path(root)
     hdf5 = base.is_file() and base.suffix.lower() in HDF5_SUFFIXES
@@ -290,13 +292,16 @@ def import_llmsr(root: str | os.PathLike, science: str | None = None, noise: flo
     if not 0 <= noise <= 1:
         raise ConfigError("--noise must lie in [0, 1]", field="noise")
     base = base.resolve()
-    problems_table = None if table is None else read_table(table)
+    problems_table = None if table is None else read_table(Path(table))
     skipped: list[tuple[str, str]] = []
     notes: list[tuple[str, str]] = []
     problems = (_hdf5_problems(base, problems_table, skipped, notes) if hdf5
                 else _folder_problems(base, problems_table, science, skipped, notes))
     track = get_track("equation")
-    tasks = []
+    if not isinstance(track, EquationTrack):
+        raise ConfigError(f"track 'equation' is not an EquationTrack "
+                          f"(got {type(track).__name__})", field="track")
+    tasks: list[Task] = []
     for problem in problems:
         sci = _science(problem.parts, science, problem.source or base.name)
         found = science_part(problem.parts)

@@ -144,7 +144,13 @@ class _Placer:
     def pool(self) -> set[Rule]:
         row = self.mod.query_once("pool_rules(TC, Rules)", {"TC": self.core.category},
                                   time_limit=QUERY_TIME_LIMIT)
-        return {tuple(str(x) for x in _pair_args(r)) for r in row["Rules"]} if row else set()
+        return {_rule(_pair_args(r)) for r in row["Rules"]} if row else set()
+
+
+def _rule(args: tuple) -> Rule:
+    """A rule read back from Prolog: its two relation names, as strings."""
+    a, b = args
+    return (str(a), str(b))
 
 
 def _pair_args(term) -> tuple:
@@ -205,7 +211,10 @@ def fill_balanced(world: World, rng: random.Random, pools: _Pools, core: Core,
                 if not options:
                     return False
                 a, b = rng.sample(list(options[rng.randrange(len(options))]), 2)
-                protein = _new_protein(world, rng, pools, core, world.rule_category(rule))
+                category = world.rule_category(rule)
+                # colocate only places same-category rules (``same``), never a mixed pair
+                assert category is not None
+                protein = _new_protein(world, rng, pools, core, category)
                 if placer.place([(rule[0], a, protein), (rule[1], b, protein)]):
                     covered[rule].add(tuple(sorted((a, b))))
                     return True

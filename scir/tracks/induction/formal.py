@@ -139,7 +139,7 @@ def _rule(value: Any, key: str, relations: set[str]) -> Rule | None:
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(v, str) and v in relations for v in value)):
         raise _fail(f"expected a pair of relation names, got {value!r}", key)
-    return tuple(sorted(value))  # type: ignore[return-value]
+    return tuple(sorted(value))
 
 
 __all__ = ["Fact", "InductionProblem", "Pair", "pair", "problem_from_formal"]

@@ -82,7 +82,7 @@ def ilp_problem(problem: InductionProblem, world: World | None = None) -> Any:
     rows: dict[str, list[tuple[str, str]]] = {r: [] for r in world.relation_names}
     for rel, drug, protein in problem.facts:
         rows[rel].append((drug, protein))
-    types = {HEAD: ("drug", "drug"), **{r: ("drug", "protein") for r in world.relation_names}}
+    types: dict[str, tuple[str, ...]] = {HEAD: ("drug", "drug"), **{r: ("drug", "protein") for r in world.relation_names}}
     bias = IlpBias(head_pred=(HEAD, 2), body_preds=tuple((r, 2) for r in world.relation_names),
                    types=types, max_vars=MAX_VARS, max_body=MAX_BODY, max_clauses=MAX_CLAUSES,
                    mode="partial")

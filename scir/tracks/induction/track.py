@@ -169,7 +169,10 @@ class InductionTrack(Track):
             problems.append(f"stored chance {task.chance} is not |pool|/45 = "
                             f"{len(found) / N_RULES:.6f}")
         allowed = len(allowed_answers(world))
-        if abs(task.chance_constrained - len(found) / allowed) > 1e-9:
+        # Task.__post_init__ fills a missing chance_constrained from chance
+        constrained = (task.chance if task.chance_constrained is None
+                       else task.chance_constrained)
+        if abs(constrained - len(found) / allowed) > 1e-9:
             problems.append(f"stored chance_constrained {task.chance_constrained} is not "
                             f"|pool|/{allowed} = {len(found) / allowed:.6f} (the "
                             f"same-category pairs the question allows)")
@@ -244,8 +247,10 @@ class InductionTrack(Track):
         matches of background facts and of labelled pairs (names are the task's, as the
         grammar and the parser normalise them; pairs unordered)."""
         def items(f: InductionProblem) -> list[tuple[str, ...]]:
-            return ([("fact", *x) for x in f.facts] + [("pos", *x) for x in f.pos]
-                    + [("neg", *x) for x in f.neg])
+            out: list[tuple[str, ...]] = [("fact", *x) for x in f.facts]
+            out += [("pos", *x) for x in f.pos]
+            out += [("neg", *x) for x in f.neg]
+            return out
 
         def show(item: tuple[str, ...]) -> str:
             if item[0] == "fact":

@@ -41,6 +41,8 @@ class CausalCodec(ModularCodec):
         if missing:
             raise TaskFormatError(f"causal formal object lacks {', '.join(missing)}",
                                   task_id=task.task_id, field="formal")
+        # both are in ``missing`` above when None, so they are set here
+        assert formal.xyz_edges is not None and formal.columns is not None
         first = {"nodes": [n for n in formal.nodes if n != new], "new_protein": new,
                  "connections": int(task.params.get("connections", len(formal.xyz_edges))),
                  "known_edges": [list(e) for e in formal.known_edges],

@@ -84,7 +84,8 @@ def parse(task: Task, index: int, text: str) -> dict[str, Any]:
         nodes = child_names(next(tree.find_data("proteins")), "node")
         new_tree = next(tree.find_data("newprotein"))
         edges = [child_names(e, "node") for e in tree.find_data("edge")]
-        envs, samples = [], []
+        envs: list[dict[str, Any]] = []
+        samples: list[int] = []
         for cond in tree.find_data("condition"):
             kind_tree = next(c for c in cond.children if hasattr(c, "data"))
             targets = child_names(kind_tree, "node")

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 from scir.tasks import Task
 from scir.text.codec import ModularCodec
@@ -24,8 +25,8 @@ from scir.tracks.equation.templates import shown_rows
 class EquationCodec(ModularCodec):
     """The context block and the data block."""
 
-    writer = writer
-    extractor = extractor
+    writer: ClassVar[ModuleType] = writer
+    extractor: ClassVar[ModuleType] = extractor
 
     track = "equation"
     genre_count = None
@@ -36,8 +37,8 @@ class EquationCodec(ModularCodec):
     def block_contents(self, task: Task, formal: EquationFormal) -> list[dict[str, Any]]:
         # descriptions (an imported problem's own) shape the wording only: canonical()
         # leaves them out of the comparison
-        first = {"science": formal.science, "inputs": list(formal.inputs),
-                 "output": formal.output}
+        first: dict[str, Any] = {"science": formal.science, "inputs": list(formal.inputs),
+                                 "output": formal.output}
         if formal.descriptions:
             first["descriptions"] = dict(formal.descriptions)
         return [first,
