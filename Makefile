@@ -15,9 +15,10 @@ demo: setup
 test: setup
 	@$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal
 
-# ruff's lint rules on the two packages (configuration: pyproject.toml [tool.ruff])
+# ruff's lint rules and mypy on the two packages (configuration: pyproject.toml)
 lint: setup
 	@$(VENV)/bin/ruff check scir solvers
+	@$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) build dist demo-out .pytest_cache
