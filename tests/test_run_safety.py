@@ -96,15 +96,17 @@ def test_ctrl_c_cancels_calls_in_flight_and_keeps_finished_work(taskfile, tmp_pa
             time.sleep(0.3)                                # the quick results get stored
             start = time.monotonic()
             proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=10)
+            out, err = proc.communicate(timeout=28)
             elapsed = time.monotonic() - start
         finally:
             if proc.poll() is None:
                 proc.kill()
         assert proc.returncode == 130, err
-        # the calls in flight would answer after 30 s: cancelled, the process ends at once
-        # (measured 0.3-0.5 s; 2.4 s on a 2-core machine running three test suites)
-        assert elapsed < 8.0, elapsed
+        # the calls in flight would answer after 30 s: cancelled, the process ends well before
+        # (measured 0.3-0.5 s; 2.4 s on a 2-core machine running three test suites, and once
+        # over 10 s under heavier load): what the code controls is that it does not wait for
+        # the hung calls, so the bound is theirs, not the machine's speed
+        assert elapsed < 25.0, elapsed
         assert "calls in flight cancelled; 3 results kept" in err
         assert "Traceback" not in err
         with RunStore(run) as store:
