@@ -93,7 +93,10 @@ def test_ctrl_c_cancels_calls_in_flight_and_keeps_finished_work(taskfile, tmp_pa
         try:
             for _ in range(4):                             # four calls in flight
                 assert slow_seen.acquire(timeout=30), proc.communicate(timeout=5)
-            time.sleep(0.3)                                # the quick results get stored
+            # the quick results get stored first: a Ctrl-C that lands while the main thread
+            # waits in SQLite's C code is handled only when that wait ends (suspected cause of
+            # the intermittent >10 s exits seen in full-suite runs; under investigation)
+            time.sleep(1.5)
             start = time.monotonic()
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=28)
