@@ -121,6 +121,13 @@ def taskfile(tmp_path):
 
 
 if __name__ == "__main__":
+    # A child inherits an ignored SIGINT (a suite started with `&` from a non-interactive shell,
+    # nohup, some CI runners), and Python then installs no KeyboardInterrupt handler: the
+    # Ctrl-C tests would send a signal the child never sees. This runner stands for `scir`
+    # started from a terminal, where Ctrl-C reaches it.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     install()
     from scir.cli import main
 
