@@ -15,10 +15,12 @@ demo: setup
 test: setup
 	@$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal
 
-# ruff's lint rules and mypy on the two packages (configuration: pyproject.toml)
+# ruff's lint rules, mypy on the two packages, and the import-layer contract (no package
+# imports one above it; configuration of all three: pyproject.toml)
 lint: setup
 	@$(VENV)/bin/ruff check scir solvers
 	@$(VENV)/bin/mypy
+	@$(VENV)/bin/lint-imports --no-cache
 
 clean:
 	rm -rf $(VENV) build dist demo-out .pytest_cache

@@ -11,7 +11,7 @@ reader.
 
 Each baseline fits a problem's train split (seed ``--seed``) within ``--seconds``; its
 expression is judged by the metrics the pipelines store with each result
-(scir.evaluate.scoring.assess_equation, scir.evaluate.regression.answer_metrics) plus the same
+(scir.outcomes.scoring.assess_equation, scir.outcomes.regression.answer_metrics) plus the same
 Acc_tau on test_ood: per baseline and per discipline (the science: Chemistry, Biology,
 Physics, Material Science, as SR-Scientist's table breaks LSR-Synth down) and over all
 problems, the percentage of problems passing Acc_0.1 / Acc_0.01 / Acc_0.001 on test_id and on
@@ -37,8 +37,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scir.errors import ConfigError, ScirError  # noqa: E402
-from scir.evaluate.regression import TAUS, acc_name, acc_tau  # noqa: E402
-from scir.evaluate.scoring import assess_equation  # noqa: E402
+from scir.outcomes.regression import TAUS, acc_name, acc_tau  # noqa: E402
+from scir.outcomes.scoring import assess_equation  # noqa: E402
 from scir.tasks import Task  # noqa: E402
 from scir.tracks import get_track  # noqa: E402
 from scir.tracks.equation.llmsr import import_llmsr  # noqa: E402
@@ -77,7 +77,7 @@ class Scores:
 
 def ood_passes(task: Task, expression: str) -> dict[float, bool]:
     """Acc_tau on test_ood of an answer without free parameters (a baseline's): the same
-    rule as on test_id (scir.evaluate.regression.acc_tau)."""
+    rule as on test_id (scir.outcomes.regression.acc_tau)."""
     formal = get_track("equation").formal(task)
     data = formal.splits["test_ood"]
     try:
@@ -90,7 +90,7 @@ def ood_passes(task: Task, expression: str) -> dict[float, bool]:
 def judge(task: Task, expression: str, scores: Scores) -> None:
     """Add one answer's metrics (test_id and test_ood accuracies, NMSE ID/OOD, symbolic
     equivalence when the problem has a ground truth), as the pipelines store them with a
-    result (scir.evaluate.scoring.assess_equation)."""
+    result (scir.outcomes.scoring.assess_equation)."""
     metrics = assess_equation(get_track("equation"), task, expression).metrics
     for tau in TAUS:
         scores.passed[tau] += int(metrics[acc_name(tau)])

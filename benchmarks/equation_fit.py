@@ -4,7 +4,7 @@ fairness)
 On ``--easy`` Easy and ``--hard`` Hard generated equation tasks (``--seed``), the true
 skeleton with every constant free (``formal.skeleton``, ``p0..pk``) is scored by the track's
 rule (fit on ``train`` by :func:`solvers.equation.evaluator.fit`, Acc_0.01 on ``test_id``;
-:func:`scir.evaluate.scoring.score_equation`) once per fit strategy: ``projected`` (the
+:func:`scir.outcomes.scoring.score_equation`) once per fit strategy: ``projected`` (the
 default: variable projection, grid and log-uniform starts, polish) and ``bfgs`` (the previous
 one: BFGS over every parameter from ones and uniform [-5, 5] starts). It prints, per tier and
 strategy, the share accepted and the median / max seconds of the scoring call (the fit is
@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 
-from scir.evaluate.scoring import score_equation
+from scir.outcomes.scoring import score_equation
 from scir.tracks import get_track
 from solvers.equation.evaluator import BFGS, PROJECTED
 

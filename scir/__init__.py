@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from scir.version import __version__
 
 __all__ = ["__version__", "ApiOptions", "Run", "Solved", "Task", "Verification", "generate",
            "iter_generate", "open_run", "read_tasks", "render", "report", "solve", "track",

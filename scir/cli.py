@@ -16,7 +16,8 @@ import re
 import sys
 from collections.abc import Sequence
 
-from scir.errors import ScirError
+from scir.errors import ScirError, one_line
+from scir.version import __version__
 
 COMMANDS = ["doctor", "generate", "verify", "export", "check", "render", "stats", "solve",
             "report", "rescore", "audit", "eval", "explore", "import_", "trajectories"]
@@ -51,21 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
                "&& scir verify d.jsonl\nSee docs/cli.md for every command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from scir import __version__
-
     parser.add_argument("--version", action="version", version=f"scir {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"scir.commands.{name}").add_parser(sub)
     return parser
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def one_line(text: str) -> str:
-    """``text`` with every control character (newline, NUL, ...) escaped as ``\\xNN``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
@@ -89,8 +80,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scir`` command line; returns the exit code."""
     given = list(sys.argv[1:] if argv is None else argv)
     if given == ["--version"]:              # no parser: none of the commands' imports
-        from scir import __version__
-
         print(f"scir {__version__}")
         return 0
     try:

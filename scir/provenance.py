@@ -33,6 +33,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from scir.version import __version__
+
 UNKNOWN = "unknown"
 MISSING = "missing"
 # distributions whose versions are recorded when installed (metadata only: nothing imported)
@@ -57,8 +59,6 @@ def toolkit(root: str | Path | None = None) -> dict[str, Any]:
     """``{"version", "commit", "dirty"}``: the toolkit's version, the git commit of its checkout
     (``root``: the folder holding the ``scir`` package) and whether tracked files differ from
     it (``"unknown"`` and None outside a checkout, e.g. an installed wheel)."""
-    from scir import __version__
-
     root = Path(root) if root is not None else Path(__file__).resolve().parent.parent
     commit, dirty = UNKNOWN, None
     if (root / ".git").exists() and shutil.which("git"):

@@ -15,7 +15,7 @@ import pytest
 
 from scir.cli import main
 from scir.errors import ConfigError, TaskFormatError
-from scir.evaluate.scoring import assess_equation
+from scir.outcomes.scoring import assess_equation
 from scir.tasks import read_tasks, write_tasks
 from scir.tracks import get_track
 from scir.tracks.equation.llmsr import import_llmsr

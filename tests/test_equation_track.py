@@ -17,7 +17,7 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
 from scir.errors import ConfigError, TaskFormatError
-from scir.evaluate.regression import acc_tau
+from scir.outcomes.regression import acc_tau
 from scir.llm.cache import RunStore
 from scir.tasks import Document, Task, read_tasks, write_tasks
 from scir.tracks import get_track

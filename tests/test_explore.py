@@ -23,7 +23,7 @@ from scir.cli import main
 from scir.errors import ConfigError
 from scir.explore import diff as D
 from scir.explore.gather import gather
-from scir.explore.sources import find_tasks
+from scir.evaluate.sources import find_tasks
 from scir.llm.cache import RunStore
 from scir.tasks import read_tasks, write_tasks
 from scir.tracks import get_track

@@ -208,7 +208,7 @@ def test_rescore_after_a_scorer_change_calls_no_model(runs, tmp_path, capsys, mo
     """A changed scoring rule (here: the label rule accepting any answer) and ``scir rescore``:
     the verdicts change without a model call (the run's server is gone, and the store holds
     as many calls as before); back to the rule, rescore restores them."""
-    import scir.evaluate.scoring as scoring
+    import scir.outcomes.scoring as scoring
 
     cot = copy_run(runs, "cot", tmp_path)
     calls = sqlite3.connect(cot / "run.sqlite").execute("SELECT COUNT(*) FROM calls").fetchone()

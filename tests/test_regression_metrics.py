@@ -1,4 +1,4 @@
-"""scir.evaluate.regression: Acc_tau, NMSE and symbolic equivalence of the equation track."""
+"""scir.outcomes.regression: Acc_tau, NMSE and symbolic equivalence of the equation track."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from scir.errors import ConfigError, FormalizationError, TaskFormatError
-from scir.evaluate.regression import (TAUS, acc_tau, nmse, point_correct, relative_errors,
+from scir.outcomes.regression import (TAUS, acc_tau, nmse, point_correct, relative_errors,
                                       symbolic_equivalent)
 
 Y = np.array([1.0, -2.0, 4.0, 0.0])

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from scir.cli import main
-from scir.evaluate.scoring import score
+from scir.outcomes.scoring import score
 from scir.release.rows import merge_tasks, Source
 from scir.release.schema import COLUMNS
 from scir.release.scir_json import EXTRA_FIELDS, SCIR_FIELDS, record_task

@@ -1,11 +1,11 @@
-"""The scoring rules of scir.evaluate.scoring, applied through each built-in track's
+"""The scoring rules of scir.outcomes.scoring, applied through each built-in track's
 ``Track.score``."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scir.evaluate.scoring import EXACT, RULES, SUBSET, match_subset, score
+from scir.outcomes.scoring import EXACT, RULES, SUBSET, match_subset, score
 from scir.tasks import Task
 from scir.tracks import get_track
 from scir.tracks.causal.options import match_options

@@ -11,17 +11,24 @@ import numpy as np
 import pytest
 import sympy
 
-from scir.evaluate.regression import acc_tau
+from scir.outcomes.regression import acc_tau
 from solvers.equation.expression import parse_equation
 from solvers.errors import ConfigError, SolverError, SolverInputError
-from solvers.symreg import (REGRESSORS, GplearnRegressor, OperonRegressor, RegressorUnavailable,
-                            check_data, get_regressor, program_to_sympy)
-from solvers.symreg import pysr_sr
+from solvers.symreg import (
+    REGRESSORS,
+    GplearnRegressor,
+    OperonRegressor,
+    RegressorUnavailable,
+    check_data,
+    get_regressor,
+    program_to_sympy,
+    pysr_sr,
+)
 
 pytest.importorskip("pyoperon")
 pytest.importorskip("gplearn")
-from gplearn._program import _Program                     # noqa: E402
-from gplearn.functions import _function_map               # noqa: E402
+from gplearn._program import _Program
+from gplearn.functions import _function_map
 
 
 def predict(expression: str, inputs: list[str], X: np.ndarray) -> np.ndarray:
@@ -206,3 +213,10 @@ def test_random_programs_convert_exactly(seed: int) -> None:
     f = sympy.lambdify([x0, x1], program_to_sympy(program.program, 2), "numpy")
     np.testing.assert_allclose(np.broadcast_to(f(*X.T), (40,)), program.execute(X),
                                rtol=1e-9, atol=1e-12)
+
+
+def test_the_track_names_the_regressors_solvers_has():
+    from scir.tracks.baselines import SYMREG_ARCHS
+    from solvers.symreg import REGRESSORS
+
+    assert SYMREG_ARCHS == tuple(REGRESSORS)

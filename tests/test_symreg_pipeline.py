@@ -13,7 +13,7 @@ import pytest
 
 from scir.cli import main
 from scir.errors import ConfigError
-from scir.evaluate.regression import acc_tau
+from scir.outcomes.regression import acc_tau
 from scir.llm.cache import RunStore
 from scir.pipelines.result import NO_MODEL, SYMREG_ARCHS, PipelineSettings
 from scir.pipelines.runner import run_task

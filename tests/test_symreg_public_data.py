@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scir.evaluate.regression import acc_tau
+from scir.outcomes.regression import acc_tau
 from solvers.equation.expression import parse_equation
 from solvers.errors import SolverError
 from solvers.symreg import GplearnRegressor, OperonRegressor, check_data, get_regressor

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from scir.cli import one_line
 from scir.commands._common import HelpFormatter
-from scir.errors import ConfigError, VerificationError
+from scir.errors import ConfigError, VerificationError, one_line
 from scir.tasks import write_tasks
 
 

@@ -38,13 +38,13 @@ from scir.commands._common import HelpFormatter
 from scir.evaluate.aggregate import CellStats
 from scir.evaluate.compare import PROBES, Difference
 from scir.evaluate.metric_stats import NMSE, NOT_APPLICABLE, SYMBOLIC
-from scir.evaluate.regression import METRICS
 from scir.evaluate.report import Pair, Report
 from scir.evaluate.stats import NO_VALUE, SMALL_MARK, SMALL_N, format_general
 from scir.evaluate.stats import format_interval as _interval
 from scir.evaluate.stats import format_number as _num
-from scir.evaluate.status import FAILURES
 from scir.evaluate.verdicts import Rescorer
+from scir.outcomes.regression import METRICS
+from scir.outcomes.status import FAILURES
 
 INCOMPLETE, CONFLICT, UNVERIFIED = "*", "!", "?"
 SHOWN_KEYS = 5                     # disagreeing results named in the printed summary

@@ -69,7 +69,7 @@ def _change(name: str, old: Any, new: Any) -> str:
 
 
 def run(args) -> int:
-    from scir.cli import one_line
+    from scir.errors import one_line
     from scir.evaluate.verdicts import Rescorer, differences
     from scir.llm.cache import STORE_NAME, RunStore, result_key
     from scir.llm.run_lock import RunLock

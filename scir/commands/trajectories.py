@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from scir.cli import one_line
+    from scir.errors import one_line
     from scir.pipelines.sr_agent.trajectories import export_trajectories
 
     if args.s_max is not None and not args.s_max > 0:

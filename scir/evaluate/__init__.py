@@ -1,7 +1,7 @@
-"""Evaluation: outcomes, scores and the numbers reports print (the one place for them).
+"""Evaluation: the numbers reports print (the one place for them); what a status means and
+how an answer is scored live below, in :mod:`scir.outcomes`.
 
-``status`` (the outcome enum), ``scoring`` (the rules ``Track.score`` applies), ``cells`` (the
-grid's cell key), ``backup`` (what NS with a backup answer counts), ``stats`` (intervals,
+``cells`` (the grid's cell key), ``stats`` (intervals,
 normalised accuracy, paired bootstrap), ``taskstats`` (task-file statistics), ``runs``
 (reading run directories, conflicts), ``aggregate`` (one ``CellStats`` per cell), ``compare``
 (probes, paired differences, run comparison), ``report`` (the computed report) and

@@ -3,7 +3,7 @@
 Per cell: tasks ``n`` and correct answers; accuracy with its 95% Wilson interval;
 chance-normalised accuracy ``max(0, (A - c) / (1 - c))`` with ``c`` the cell's mean chance
 (the paper's definition) and with the mean constrained chance (among the answers the question
-allows); a count per status (:data:`scir.evaluate.status.STATUS_VALUES`); the executable rate
+allows); a count per status (:data:`scir.outcomes.status.STATUS_VALUES`); the executable rate
 (share of results whose ``executable`` is true among those that record it: ``ns`` and
 ``symbcot``); Table-2 statistics (mean input characters, reference items, extracted items);
 tokens, cost and latency (the result's ``seconds``: mean and median); completeness (``done``:
@@ -14,7 +14,7 @@ rule has per-answer metrics (equation), those metrics over the cell's problems
 (:mod:`scir.evaluate.metric_stats`).
 
 An ns cell whose results were run with a backup gets a second aggregate, its key with
-``backup`` set, over the same results as :func:`scir.evaluate.backup.with_backup` counts them
+``backup`` set, over the same results as :func:`scir.outcomes.backup.with_backup` counts them
 (NS with backup); the cell itself is NS without backup.
 
 The results reach here with their verdicts recomputed from the answers and the task files
@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from statistics import mean, median
 from typing import Any
 
-from scir.evaluate.backup import backup_of, used, with_backup
 from scir.evaluate.cells import CellKey
 from scir.evaluate.metric_stats import MetricStats, empty_columns, has_metrics, metric_stats
 from scir.evaluate.runs import Runs
 from scir.evaluate.stats import Interval, normalised_accuracy, wilson
-from scir.evaluate.status import STATUS_VALUES, Status
+from scir.outcomes.backup import backup_of, used, with_backup
+from scir.outcomes.status import STATUS_VALUES, Status
 
 
 @dataclass

@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from scir.evaluate.status import Status
+from scir.outcomes.status import Status
 
 KINDS = ("format", "extraction", "solver", "reasoning", "obfuscation", "backend", "unknown")
 EXAMPLES = 3                # task ids kept per kind and cell

@@ -7,7 +7,7 @@ the task. :meth:`CellKey.plan_dict` is the form stored in the run store's ``plan
 
 ``backup`` is not a run-side field: an ns cell run with a backup holds one result per task,
 and a report shows it twice -- as the cell itself (NS without backup) and as the same key with
-``backup`` set (NS with the backup's answers counted, :mod:`scir.evaluate.backup`).
+``backup`` set (NS with the backup's answers counted, :mod:`scir.outcomes.backup`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from scir.evaluate.backup import arch_label
+from scir.outcomes.backup import arch_label
 
 CELL_FIELDS = ("track", "difficulty", "presentation", "arch", "model", "constrained", "seed",
                "backup")

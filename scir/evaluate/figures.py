@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scir.evaluate.backup import arch_label
+from scir.outcomes.backup import arch_label
 
 if TYPE_CHECKING:
     from scir.evaluate.aggregate import CellStats

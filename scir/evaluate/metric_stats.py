@@ -1,7 +1,7 @@
 """The per-answer metrics of a cell, over its problems (the Equation discovery section).
 
-A scoring rule with metrics (:data:`scir.evaluate.scoring.METRIC_RULES`: ``equation``) stores
-them in each result (``PipelineResult.metrics``, :data:`scir.evaluate.regression.METRICS`).
+A scoring rule with metrics (:data:`scir.outcomes.scoring.METRIC_RULES`: ``equation``) stores
+them in each result (``PipelineResult.metrics``, :data:`scir.outcomes.regression.METRICS`).
 Per cell, each problem (task) counts once:
 
 - a result with metrics counts by them;
@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from scir.evaluate.regression import METRICS
 from scir.evaluate.stats import Interval, median_interval, wilson
+from scir.outcomes.regression import METRICS
 
 NMSE = ("nmse_id", "nmse_ood")                      # medians; the other metrics are shares
 SHARES = tuple(m for m in METRICS if m not in NMSE)
@@ -105,7 +105,7 @@ def has_metrics(track_name: str, results: list[dict[str, Any]]) -> bool:
     """Whether a cell gets metrics: its track's scoring rule has them, or (a track not
     registered here) some result carries them."""
     from scir.errors import ScirError
-    from scir.evaluate.scoring import METRIC_RULES
+    from scir.outcomes.scoring import METRIC_RULES
     from scir.tracks import get_track
 
     if any(r.get("metrics") for r in results):

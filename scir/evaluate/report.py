@@ -20,7 +20,6 @@ from typing import Any
 
 from scir.evaluate.aggregate import CellStats, aggregate
 from scir.evaluate.attribution import CellFailures, failures
-from scir.evaluate.backup import arch_label
 from scir.evaluate.cells import CellKey
 from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
 from scir.evaluate.metric_stats import MetricStats, metric_stats
@@ -28,6 +27,7 @@ from scir.evaluate.runs import Conflict, Runs, load_runs
 from scir.evaluate.verdicts import Rescorer
 from scir.evaluate.versions import Versions, read_versions
 from scir.llm.cache import RESULT_KEY
+from scir.outcomes.backup import arch_label
 
 REPORT_VERSION = 1
 

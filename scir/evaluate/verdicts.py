@@ -2,10 +2,10 @@
 report``, ``scir explore`` or ``scir rescore`` trusts a verdict stored in a run.
 
 For every stored result, :class:`Rescorer` finds the task record (the ``--tasks`` files first,
-then the files the run records, as :mod:`scir.explore.sources` finds them: ``RUNDIR/tasks/``
+then the files the run records, as :mod:`scir.evaluate.sources` finds them: ``RUNDIR/tasks/``
 of ``scir eval``, the experiment's task files, the files ``scir solve`` was given) and
 recomputes with the pipelines' own scoring (:func:`scir.pipelines.result.verdict`, i.e.
-:func:`scir.evaluate.scoring.assess`):
+:func:`scir.outcomes.scoring.assess`):
 
 - the **verdict** of the stored answer: ``correct``, ``status`` (``ok`` / ``wrong``) and the
   scoring rule's ``metrics`` (equation: Acc_tau, NMSE, symbolic); a result without an answer
@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import ConfigError
-from scir.evaluate.status import Status
+from scir.evaluate.sources import find_tasks
 from scir.llm.cache import RESULT_KEY, result_key
+from scir.outcomes.status import Status
 from scir.tasks import Task
 
 VERDICT_FIELDS = ("correct", "status", "metrics", "backup_correct", "backup_status")
@@ -162,8 +163,6 @@ class Rescorer:
         """The task records of one run directory (``task_files`` first, then the files the
         run records; read once per run)."""
         if run not in self._tasks:
-            from scir.explore.sources import find_tasks
-
             found = find_tasks([run], self.task_files)
             self._tasks[run] = found.tasks
             self._read[run] = found.files

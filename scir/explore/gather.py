@@ -2,7 +2,7 @@
 ``scir report`` does (:func:`scir.evaluate.report.load_verified`: every verdict recomputed from
 the stored answer and the task file, disagreeing stored verdicts listed, conflicts named; the
 cells' numbers from :func:`scir.evaluate.aggregate.aggregate`), finds the task records
-(:mod:`scir.explore.sources`) and builds one :class:`TaskPage` per task with results: the task,
+(:mod:`scir.evaluate.sources`) and builds one :class:`TaskPage` per task with results: the task,
 its gold formal text (``Track.format_formal``), and each result with its formalization diffed
 against that text (:mod:`scir.explore.diff`). Nothing here writes HTML.
 """
@@ -19,10 +19,10 @@ from scir.evaluate.attribution import CellFailures, attributions, failures
 from scir.evaluate.cells import CellKey
 from scir.evaluate.report import load_verified
 from scir.evaluate.runs import Conflict, Runs
+from scir.evaluate.sources import TaskSources, find_tasks
 from scir.evaluate.verdicts import Disagreement, Rescorer
 from scir.evaluate.versions import Versions, read_versions
 from scir.explore.diff import FormalDiff, formal_diff
-from scir.explore.sources import TaskSources, find_tasks
 from scir.llm.cache import result_key
 from scir.tasks import Task
 

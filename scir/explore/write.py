@@ -21,9 +21,9 @@ from typing import Any
 from scir.evaluate.attribution import KINDS as FAILURE_KINDS
 from scir.evaluate.metric_stats import NOT_APPLICABLE
 from scir.evaluate.stats import NO_VALUE, format_interval, format_number
-from scir.evaluate.status import STATUS_VALUES
 from scir.explore.diff import MAX_LINES
 from scir.explore.gather import Site
+from scir.outcomes.status import STATUS_VALUES
 from scir.outputs import contained, staged
 
 TASKS_DIR = "tasks"

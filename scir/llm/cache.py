@@ -222,7 +222,7 @@ class RunStore:
                 model: str | None = None, constrained: bool | None = None,
                 seed: int | None = None) -> list[dict[str, Any]]:
         """Stored results, optionally filtered, in key order (:data:`RESULT_KEY`); statuses
-        read in the current vocabulary (:func:`scir.evaluate.status.normalise`)."""
+        read in the current vocabulary (:func:`scir.outcomes.status.normalise`)."""
         clauses, params = [], []
         for column, value in (("arch", arch), ("presentation", presentation), ("model", model),
                               ("constrained", None if constrained is None else int(constrained)),

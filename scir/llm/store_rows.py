@@ -27,6 +27,7 @@ from typing import Any
 
 from scir.errors import StoreError
 from scir.llm.base import LLMResponse, ToolCall, valid_text
+from scir.outcomes.status import normalise
 
 RESULT_KEY = ("task_id", "arch", "presentation", "model", "constrained", "seed")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -147,8 +148,6 @@ def read_result(text: Any) -> dict[str, Any]:
     """A stored pipeline result: an object with its key fields, status and verdict, every
     field of :class:`~scir.pipelines.result.PipelineResult` of its type; the fields added
     since schema 1 filled in and the status in the current vocabulary."""
-    from scir.evaluate.status import normalise
-
     data = load_object(text, "result")
     check_fields(data, _result_hints(), RESULT_KEY[:4] + ("status", "correct"), "result")
     data.setdefault("constrained", True)

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scir.errors import FormalizationError, SolverError, SolverInputError, SolverTimeout
-from scir.evaluate.status import Status
 from scir.llm.base import Backend
+from scir.outcomes.status import Status
 from scir.pipelines import cot
 from scir.pipelines.result import (
     SOLVER_LOCK,

@@ -11,20 +11,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import ConfigError, ScirError
-from scir.evaluate.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message, Tool, cut_response
+from scir.outcomes.scoring import assess
+from scir.outcomes.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status, normalise
 from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.tasks import Task
 from scir.tracks import track_of
 from scir.tracks.base import Track
+from scir.tracks.baselines import SYMREG_ARCHS
 
 # symbolic-regression baselines without a model (solvers.symreg.REGRESSORS; equation tasks)
-SYMREG_ARCHS = ("pyoperon", "gplearn", "pysr")
 ARCHS = ("cot", "ns", "symbcot", "oracle", "sr-agent") + SYMREG_ARCHS
 MODEL_FREE_ARCHS = ("oracle",) + SYMREG_ARCHS   # their results' model column is NO_MODEL
 BACKUPS = ("cot",)                 # what answers a task when NS's formalization fails
 PRESENTATIONS = ("nl", "obf")
-STATUSES = STATUS_VALUES           # scir.evaluate.status.Status, as stored
+STATUSES = STATUS_VALUES           # scir.outcomes.status.Status, as stored
 NO_MODEL = "none"                  # the model column of oracle results
 RETRY_TEMPERATURE = 0.7            # a greedy call's retry samples (scir.pipelines.ns)
 
@@ -96,7 +97,7 @@ class PipelineResult:
     model: str
     answer: str | None
     correct: bool
-    status: str                    # a scir.evaluate.status.Status value (STATUSES)
+    status: str                    # a scir.outcomes.status.Status value (STATUSES)
     chance: float
     # the task's chance among the answers its question allows (None: results stored before)
     chance_constrained: float | None = None
@@ -131,7 +132,7 @@ class PipelineResult:
     # ask; whether it was asked (no formalization got an answer from the solver); its status
     # (ok, wrong, no_answer), answer, verdict and response. The ns outcome above (status,
     # answer, correct, formalization, solver log) is never overwritten: "with backup" is
-    # scir.evaluate.backup.with_backup of this record.
+    # scir.outcomes.backup.with_backup of this record.
     backup: str | None = None
     backup_used: bool = False
     backup_status: str | None = None
@@ -141,7 +142,7 @@ class PipelineResult:
     # architecture-specific numbers (sr-agent: iterations, steps, tool calls, best MAPE, ...)
     extras: dict[str, Any] | None = None
     # the scoring rule's per-answer metrics, computed with the verdict (equation: acc_0.1,
-    # acc_0.01, acc_0.001, nmse_id, nmse_ood, symbolic; scir.evaluate.regression.METRICS);
+    # acc_0.01, acc_0.001, nmse_id, nmse_ood, symbolic; scir.outcomes.regression.METRICS);
     # None for rules without metrics, for results without an answer and in results stored
     # before metrics were recorded
     metrics: dict[str, Any] | None = None
@@ -153,8 +154,6 @@ class PipelineResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PipelineResult:
         """Rebuild a stored result (unknown keys are ignored)."""
-        from scir.evaluate.status import normalise
-
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in normalise(data).items() if k in names})
 
@@ -260,10 +259,8 @@ def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
 
 def verdict(track: Track, task: Task, answer: str) -> tuple[bool, str, dict[str, Any] | None]:
     """Whether the track accepts ``answer``, the status that says so (``ok``/``wrong``) and
-    the scoring rule's metrics of the answer (:func:`scir.evaluate.scoring.assess`: computed
+    the scoring rule's metrics of the answer (:func:`scir.outcomes.scoring.assess`: computed
     here, once per answer; None for rules without metrics)."""
-    from scir.evaluate.scoring import assess
-
     got = assess(track, task, answer)
     return got.correct, Status.of_answer(got.correct).value, got.metrics
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from scir.errors import BackendError, ConfigError, ScirError
-from scir.evaluate.backup import used, with_backup
 from scir.llm.base import Backend
 from scir.llm.cache import RunStore
 from scir.llm.http_limits import allow_calls, cancel_calls
+from scir.outcomes.backup import used, with_backup
 from scir.pipelines import cot, ns, oracle, symbcot, symreg
 from scir.pipelines.result import (
     ARCHS,
@@ -85,7 +85,7 @@ class RunSummary:
     first_error: str = ""          # the first error message among the tasks run now
     backup: str = ""               # ns: the backup the run asks ("" none)
     backup_used: int = 0           # stored results whose answer came from the backup
-    correct_with_backup: int = 0   # correct answers counting the backup's (scir.evaluate.backup)
+    correct_with_backup: int = 0   # correct answers counting the backup's (scir.outcomes.backup)
 
     def count_run(self, status: str, error: str) -> None:
         """Count one task run now (its result is stored)."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from scir.errors import ConfigError, ScirError
+from scir.outcomes.scoring import score
 from scir.tasks import Task
 
 if TYPE_CHECKING:
@@ -208,7 +209,7 @@ class Track(ABC):
     answer_kind: str = "label"     # "label", "rule", "option": how CoT answers are parsed
     answer_pools: bool = False     # whether a task may accept several answers (stats show
                                    # the pool sizes)
-    # how an answer is scored: a rule of scir.evaluate.scoring (label, pool, option)
+    # how an answer is scored: a rule of scir.outcomes.scoring (label, pool, option)
     scoring: str = "pool"
     # the typed formal object (a FormalObject: ``load`` / ``dump``); None: the JSON dict itself
     formal_type: ClassVar[type | None] = None
@@ -336,9 +337,7 @@ class Track(ABC):
 
     def score(self, task: Task, answer: str | None) -> bool:
         """Whether an answer is accepted, by the rule :attr:`scoring` names
-        (:func:`scir.evaluate.scoring.score`; default ``pool``: it is in the answer pool)."""
-        from scir.evaluate.scoring import score
-
+        (:func:`scir.outcomes.scoring.score`; default ``pool``: it is in the answer pool)."""
         return score(self, task, answer)
 
     def regression_data(self, task: Task, split: str = "train") -> RegressionData:

@@ -1,5 +1,5 @@
 """Point-wise errors of an equation's predictions, shared by the evaluator (tool T2) and the
-track's metrics (:mod:`scir.evaluate.regression`, which documents the conventions).
+track's metrics (:mod:`scir.outcomes.regression`, which documents the conventions).
 
 - relative error: ``|y_pred - y_true| / |y_true|``; 0 where ``y_true == y_pred == 0``,
   ``inf`` where ``y_true == 0 != y_pred`` and where the prediction is not finite;

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from scir.errors import ConfigError
-from scir.evaluate.status import Status
 from scir.llm.base import Backend, LLMResponse, Message, Tool
 from scir.llm.cache import CachingBackend, RunStore
+from scir.outcomes.status import Status
 from scir.pipelines.result import (
     Calls,
     PipelineResult,

@@ -17,8 +17,8 @@ import networkx as nx
 import numpy as np
 
 from scir.errors import ConfigError, GenerationError, TaskFormatError
-from scir.evaluate.scoring import EXACT, LETTERS, SUBSET, match_subset  # noqa: F401 (re-exported)
-from scir.evaluate.scoring import option_letter as letter
+from scir.outcomes.scoring import EXACT, LETTERS, SUBSET, match_subset  # noqa: F401 (re-exported)
+from scir.outcomes.scoring import option_letter as letter
 from scir.tracks.causal.graph import (
     NEW_PROTEIN,
     Edge,

@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 
 from scir.errors import ConfigError, ScirError, SolverError
-from scir.pipelines.result import SYMREG_ARCHS
 from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import Check, RegressionData, Track, TrackParam
+from scir.tracks.baselines import SYMREG_ARCHS
 from scir.tracks.equation import templates
 from scir.tracks.equation.formal import SCIENCES, SPLITS, EquationFormal
 from scir.tracks.equation.generate import build
@@ -118,7 +118,7 @@ class EquationTrack(Track):
         give the expression's values; answer and pool must be the expression. A problem
         without ground truth (imported) has nothing to recompute: it passes with a message
         saying so (its data were checked when the record was read)."""
-        from scir.evaluate.regression import acc_tau
+        from scir.outcomes.regression import acc_tau
 
         formal = self.formal(task)
         if not formal.has_truth:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from scir.errors import ConfigError
+from scir.errors import ConfigError, ScirError
 from solvers.equation.equivalence import equivalent
 from solvers.equation.metrics import nmse, relative_errors
 
@@ -93,8 +93,6 @@ def answer_metrics(formal: Any, answer: str | None,
     (None: no answer, text outside the language, or no fit: every Acc_tau and ``symbolic``
     false, both NMSE None). ``symbolic`` is None -- not applicable -- when the formal object
     has no ground truth (an empty ``expression``: an imported problem without one)."""
-    from scir.errors import ScirError
-
     out: dict[str, Any] = {name: False for name in METRICS}
     out["nmse_id"] = out["nmse_ood"] = None
     if not getattr(formal, "expression", ""):

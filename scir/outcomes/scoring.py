@@ -13,7 +13,7 @@ Four rules cover the built-in tracks:
   by the project's evaluator (:func:`solvers.equation.evaluator.fit`, its default strategy:
   linear parameters solved exactly, BFGS multi-start over the others, seeded), and it is
   accepted when Acc_0.01 holds on the in-domain test split ``test_id``
-  (:func:`scir.evaluate.regression.acc_tau`). Text outside the equation language, or an
+  (:func:`scir.outcomes.regression.acc_tau`). Text outside the equation language, or an
   equation that cannot be fitted, is wrong (never an error). A track that names this rule
   has a formal object with ``inputs`` and ``splits`` (``train``, ``test_id``: ``X``, ``y``).
 
@@ -22,7 +22,7 @@ option (``scir.tracks.causal.options.match_options``), so an answer and a solver
 matched the same way. A generic layer asks :func:`score`; nothing here names a track.
 
 :func:`assess` gives the verdict together with the rule's per-answer metrics: for
-``equation`` the metrics of :func:`scir.evaluate.regression.answer_metrics` (Acc_tau on
+``equation`` the metrics of :func:`scir.outcomes.regression.answer_metrics` (Acc_tau on
 ``test_id`` for every tau, NMSE on ``test_id`` and ``test_ood``, symbolic equivalence),
 computed from the same single fit as the verdict. The pipelines call it once per answer
 (``scir.pipelines.result.verdict``) and store the metrics in the result.
@@ -34,6 +34,8 @@ import string
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from scir.errors import ScirError
 
 if TYPE_CHECKING:
     from scir.tasks import Task
@@ -120,7 +122,6 @@ def _fitted(formal: Any, answer: str, fit_strategy: str | None = None
     (:data:`EQUATION_SEED`; ``fit_strategy``: the evaluator's ``strategy``, None for its
     default); None for text outside the equation language or an equation that cannot be
     fitted."""
-    from scir.errors import ScirError
     from solvers.equation.expression import parse_equation
 
     train = formal.splits["train"]
@@ -146,8 +147,7 @@ def score_equation(track: Track, task: Task, answer: str | None, *,
     """``equation``: fit the answer's free parameters on ``train``, then Acc_0.01 on
     ``test_id`` (see the module docstring). ``fit_strategy``: the evaluator's ``strategy``
     (None: its default; ``benchmarks/equation_fit.py`` compares them)."""
-    from scir.errors import ScirError
-    from scir.evaluate.regression import acc_tau
+    from scir.outcomes.regression import acc_tau  # numpy and sympy: loaded when needed
 
     if answer is None:
         return False
@@ -163,10 +163,10 @@ def score_equation(track: Track, task: Task, answer: str | None, *,
 
 
 def assess_equation(track: Track, task: Task, answer: str | None) -> Assessment:
-    """The ``equation`` rule's verdict with its metrics (:func:`scir.evaluate.regression.
+    """The ``equation`` rule's verdict with its metrics (:func:`scir.outcomes.regression.
     answer_metrics`), from one fit of the answer's parameters on ``train``: the verdict is
     the metrics' Acc_0.01 on ``test_id``."""
-    from scir.evaluate.regression import acc_name, answer_metrics
+    from scir.outcomes.regression import acc_name, answer_metrics  # (sympy: lazily)
 
     formal = track.formal(task)
     predict = None if answer is None else _fitted(formal, answer)
