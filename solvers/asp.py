@@ -25,10 +25,13 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from solvers import resources
 from solvers.errors import SolverError, SolverInputError, SolverTimeout
+from solvers.records import Record
+
+_R = TypeVar("_R", bound=Record)
 
 _IDENT = re.compile(r"[a-z_][A-Za-z0-9_']*\Z")
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
@@ -70,6 +73,20 @@ class AspModel:
     def by_name(self, name: str) -> list[tuple]:
         """The argument tuples of every atom named ``name`` (sorted by :func:`sort_key`)."""
         return sorted((a.args for a in self.atoms if a.name == name), key=sort_key)
+
+    def records(self, record: type[_R]) -> list[_R]:
+        """Every atom of ``record``'s predicate as that typed record, in :func:`sort_key`
+        order (:mod:`solvers.records`; SolverError on an atom of the wrong types, or when
+        the predicate appears only with another arity: a declaration out of step with the
+        program)."""
+        arity = record.arity()
+        named = [a.args for a in self.atoms if a.name == record.predicate]
+        rows = [args for args in named if len(args) == arity]
+        if named and not rows:
+            others = sorted({len(args) for args in named})
+            raise SolverError(f"{record.signature()} is declared, but the answer set has "
+                              f"{record.predicate}/{others[0]}")
+        return [record.from_args(args) for args in sorted(rows, key=sort_key)]
 
 
 def sort_key(value: Any) -> tuple:
@@ -238,6 +255,12 @@ class AspProgram:
         for row in rows:
             args = tuple(row) if isinstance(row, (tuple, list)) else (row,)
             self._facts.append(Atom(predicate, args))
+        return self
+
+    def add_records(self, records: Iterable[Record]) -> AspProgram:
+        """Add typed records (:mod:`solvers.records`) as facts, each checked against its
+        predicate's declared types."""
+        self._facts.extend(Atom(r.predicate, r.args()) for r in records)
         return self
 
     def add_atoms(self, atoms: Iterable[Atom]) -> AspProgram:

@@ -36,6 +36,7 @@ from solvers.errors import (
     SolverTimeout,
 )
 from solvers.prolog.terms import Term, from_wire, to_wire
+from solvers.records import Record
 
 BRIDGES = ("janus", "pyswip")
 ENV_VAR = "SCIR_PROLOG_BRIDGE"
@@ -259,6 +260,16 @@ class PrologModule:
         clauses = [to_wire(Term(name, _row_args(row))) for row in rows]
         if arity is not None:
             self._invoke("declare_dynamic", [name, int(arity)])
+        return int(self._invoke("add_clauses", [clauses])) if clauses else 0
+
+    def add_records(self, records: Iterable[Record], record: type[Record] | None = None) -> int:
+        """Assert typed records (:mod:`solvers.records`) as facts, each checked against its
+        predicate's declared types; with ``record`` its predicate is declared dynamic first
+        (so it exists even when ``records`` is empty). Returns the number added."""
+        rows = list(records)
+        if record is not None:
+            self._invoke("declare_dynamic", [record.predicate, record.arity()])
+        clauses = [to_wire(Term(r.predicate, r.args())) for r in rows]
         return int(self._invoke("add_clauses", [clauses])) if clauses else 0
 
     def add_fact(self, fact: Term | str) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from scir.errors import SolverError, VerificationError
+from scir.tracks.deduction import predicates as preds
 from scir.tracks.deduction.logic import Formula, Node, fragment, negation_table
 
 PROVER9_MEGS = 200   # Prover9's max_megs for every label
@@ -36,11 +37,11 @@ class AspVerdict:
     seconds: float
 
 
-def _facts(premises: Sequence[Formula], statement: Formula) -> list[tuple]:
+def _facts(premises: Sequence[Formula], statement: Formula) -> list[preds.FormulaFact]:
     rows = []
     for number, formula in enumerate([statement, *premises]):
         a = formula.args
-        rows.append((number, formula.kind, a[0], a[1] if len(a) > 1 else 0))
+        rows.append(preds.FormulaFact(number, formula.kind, a[0], a[1] if len(a) > 1 else 0))
     return rows
 
 
@@ -50,16 +51,15 @@ def _model(premises: Sequence[Formula], statement: Formula, mode: str,
     from solvers.asp import AspProgram
 
     program = AspProgram().load("deduction")
-    program.add_facts("formula", _facts(premises, statement))
-    program.add_facts("premise", range(1, len(premises) + 1))
-    program.add_facts("statement", [0])
-    program.add_facts("mode", [mode])
+    program.add_records(_facts(premises, statement))
+    program.add_records(preds.Premise(n) for n in range(1, len(premises) + 1))
+    program.add_records([preds.Statement(0), preds.Mode(mode)])
     if existential_import:
-        program.add_facts("reading", ["import"])
+        program.add_records([preds.Reading("import")])
     models = program.models(limit=1, time_limit=time_limit)
     if not models:
         return None
-    return sorted((str(args[0]), str(args[1])) for args in models[0].by_name("holds"))
+    return sorted((h.pred, str(h.element)) for h in models[0].records(preds.Holds))
 
 
 def asp_label(premises: Sequence[Formula], statement: Formula,
@@ -275,7 +275,8 @@ def shape_problems(construction: str, label: str, statement: Formula, trees: Seq
     paper = construction == "paper"
     with prolog_engine().module("scir_deduction_") as module:
         module.consult("deduction")
-        module.add_facts("negative_form", [(k,) for k in sorted(negative_kinds())])
+        module.add_records([preds.NegativeForm(k) for k in sorted(negative_kinds())],
+                           preds.NegativeForm)
         rows = module.query("shape_error(C, L, S, N, Ts, Ds, RN, Ps, E)", {
             "C": "paper" if paper else "balanced", "L": label, "S": statement.to_term(),
             "N": _negation_term(statement), "Ts": [t.to_term() for t in trees],

@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from scir.errors import ResourceError, TaskFormatError
+from scir.tracks.deduction import predicates as preds
 
 
 @dataclass(frozen=True)
@@ -55,14 +56,14 @@ def fragment() -> Fragment:
         raise ResourceError(f"asp/deduction.lp without input has {len(models)} answer sets, "
                             "expected 1")
     model = models[0]
-    forms = sorted((int(i), str(k), str(a), str(b)) for i, k, a, b in model.by_name("form"))
-    kinds = {k: tuple(s for s in (a, b) if s != "none") for _, k, a, b in forms}
+    forms = sorted(model.records(preds.Form), key=lambda f: f.index)
+    kinds = {f.kind: tuple(s for s in (f.sort1, f.sort2) if s != "none") for f in forms}
     if len(kinds) != len(forms) or not kinds:
         raise ResourceError("asp/deduction.lp: form/4 must list each form once")
-    table = {str(k): str(n) for k, n in model.by_name("negation")}
+    table = {n.kind: n.negation for n in model.records(preds.Negation)}
     return Fragment(kinds, {k: n for k, n in table.items() if k in kinds and n in kinds},
-                    frozenset(str(k) for (k,) in model.by_name("universal")),
-                    frozenset(str(k) for (k,) in model.by_name("negative")))
+                    frozenset(u.kind for u in model.records(preds.Universal)),
+                    frozenset(n.kind for n in model.records(preds.Negative)))
 
 
 def kinds() -> dict[str, tuple[str, ...]]:
@@ -234,10 +235,11 @@ def catalogue() -> dict[str, Rule]:
     the roles by are ASP's (:func:`kinds`), passed as ``form/3`` facts."""
     from scir.tracks.deduction.checks import prolog_engine
 
-    forms = [(k, *sorts, *["none"] * (2 - len(sorts))) for k, sorts in kinds().items()]
+    forms = [preds.FormSorts(k, *sorts, *["none"] * (2 - len(sorts)))
+             for k, sorts in kinds().items()]
     with prolog_engine().module("scir_deduction_") as module:
         module.consult("deduction")
-        module.add_facts("form", forms)
+        module.add_records(forms, preds.FormSorts)
         rows = module.query("rule_schema(N, C, Ps)")
     rules = {str(row["N"]): Rule(str(row["N"]), _schema(row["C"]),
                                  tuple(_schema(p) for p in row["Ps"])) for row in rows}

@@ -51,6 +51,7 @@ from collections import defaultdict
 from itertools import combinations
 from typing import TYPE_CHECKING
 
+from scir.tracks.induction import predicates as preds
 from scir.tracks.induction.semantics import Fact
 from scir.tracks.induction.world import Rule, World, category_rules
 
@@ -96,7 +97,7 @@ class _Placer:
                                           **self.args}, time_limit=QUERY_TIME_LIMIT) is not None
 
     def _add(self, fact: Fact) -> None:
-        self.mod.add_facts("fact", [fact])
+        self.mod.add_records([preds.Fact(*fact)])
         self.core.facts[fact] = None
 
     def _undo(self, facts: list[Fact]) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, NamedTuple
 
+from scir.tracks.induction import predicates as preds
 from scir.tracks.induction.semantics import Fact, InductionProblem, prolog_module
 from scir.tracks.induction.world import World
 
@@ -86,6 +87,6 @@ def fill_paper(world: World, rng: random.Random, pools: _Pools, core: Core,
             if not _admissible(mod, core, fact):
                 rejected += 1
                 continue
-            mod.add_facts("fact", [fact])
+            mod.add_records([preds.Fact(*fact)])
             facts[fact] = None
     return FillOutcome(True, rejected)

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from scir.errors import SolverError
+from scir.tracks.induction import predicates as preds
 from scir.tracks.induction.formal import Fact, InductionProblem, Pair, pair, problem_from_formal  # noqa: F401  (re-exported: the typed formal object)
 from scir.tracks.induction.world import Rule, World, all_rules, load_world, rule_key
 
@@ -35,8 +36,8 @@ class PoolResult:
         return sorted(rule_key(r) for r in self.pool)
 
 
-def _relation_rows(world: World) -> list[tuple[str, str]]:
-    return [(r.name, r.category) for r in world.relations]
+def _relation_rows(world: World) -> list[preds.Relation]:
+    return [preds.Relation(r.name, r.category) for r in world.relations]
 
 
 def rule_table(world: World) -> tuple[list[Rule], dict[Rule, str]]:
@@ -46,7 +47,7 @@ def rule_table(world: World) -> tuple[list[Rule], dict[Rule, str]]:
     :meth:`World.rule_category` ask this once per world."""
     with engine().module() as m:
         m.consult("induction")
-        m.add_facts("relation", _relation_rows(world))
+        m.add_records(_relation_rows(world), preds.Relation)
         rules = sorted((str(row["R1"]), str(row["R2"])) for row in m.query("rule(R1, R2)"))
         rows = m.query("rule(R1, R2), rule_category(R1, R2, C)")
     return rules, {(str(row["R1"]), str(row["R2"])): str(row["C"]) for row in rows}
@@ -57,8 +58,9 @@ def rule_categories(world: World) -> dict[Rule, str]:
     return rule_table(world)[1]
 
 
-def _example_rows(problem: InductionProblem) -> list[tuple[str, str, str]]:
-    return [("pos", a, b) for a, b in problem.pos] + [("neg", a, b) for a, b in problem.neg]
+def _example_rows(problem: InductionProblem) -> list[preds.Example]:
+    return ([preds.Example("pos", a, b) for a, b in problem.pos]
+            + [preds.Example("neg", a, b) for a, b in problem.neg])
 
 
 def asp_pool(problem: InductionProblem, category: str | None = None,
@@ -76,24 +78,23 @@ def asp_pool(problem: InductionProblem, category: str | None = None,
     world = world or load_world()
     category = category or problem.category
     prog = AspProgram().load("induction")
-    prog.add_facts("rule", all_rules(world))
+    prog.add_records(preds.Rule(a, b) for a, b in all_rules(world))
     categories = {r: c for r in all_rules(world)
                   if (c := world.rule_category(r)) is not None}
-    prog.add_facts("rule_category", [(a, b, c) for (a, b), c in categories.items()])
-    prog.add_facts("fact", problem.facts)
-    prog.add_facts("example", _example_rows(problem))
+    prog.add_records(preds.RuleCategory(a, b, c) for (a, b), c in categories.items())
+    prog.add_records(preds.Fact(*f) for f in problem.facts)
+    prog.add_records(_example_rows(problem))
     if category is not None:
-        prog.add_facts("target_category", [category])
+        prog.add_records([preds.TargetCategory(category)])
     models = prog.models(limit=1, time_limit=time_limit)
     if len(models) != 1:
         raise SolverError(f"asp/induction.lp has {len(models)} answer sets, expected exactly 1")
     model = models[0]
-    valid = sorted(model.by_name("independent_check_valid"))
     return PoolResult(
-        valid=[tuple(v) for v in valid],
-        pool=[tuple(v) for v in model.by_name("pool")],
+        valid=sorted((v.r1, v.r2) for v in model.records(preds.Valid)),
+        pool=[(p.r1, p.r2) for p in model.records(preds.Pooled)],
         categories=categories,
-        positives={(a, b): n for a, b, n in model.by_name("positives")},
+        positives={(p.r1, p.r2): p.count for p in model.records(preds.Positives)},
     )
 
 
@@ -113,12 +114,12 @@ def prolog_module(problem: InductionProblem, world: World | None = None) -> Iter
     world = world or load_world()
     with engine().module() as m:
         m.consult("induction")
-        m.add_facts("relation", _relation_rows(world))
+        m.add_records(_relation_rows(world), preds.Relation)
         if problem.facts:
-            m.add_facts("fact", problem.facts)
+            m.add_records(preds.Fact(*f) for f in problem.facts)
         examples = _example_rows(problem)
         if examples:
-            m.add_facts("example", examples)
+            m.add_records(examples)
         yield m
 
 
