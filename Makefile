@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 export TORCHDYNAMO_DISABLE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test lint clean
+.PHONY: setup demo test test-fast lint clean
 
 setup:
 	@bash scripts/setup.sh
@@ -14,6 +14,11 @@ demo: setup
 
 test: setup
 	@$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal
+
+# the suite without the tests marked slow (5 s or more each on 2 cores; the real model, the
+# Ray and grid runs, the audits): a few minutes, for the edit-test loop. CI runs `make test`.
+test-fast: setup
+	@$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal -m "not slow"
 
 # ruff's lint rules, mypy on the two packages, and the import-layer contract (no package
 # imports one above it; configuration of all three: pyproject.toml)

@@ -75,6 +75,7 @@ def _scores(report: dict) -> dict[str, dict]:
     return {s["name"]: s for s in group["scores"]}
 
 
+@pytest.mark.slow
 def test_flags_a_label_that_follows_the_premise_count(deduction_base, tmp_path, capsys):
     path = _deduction_file(deduction_base, tmp_path / "leaky.jsonl", shuffle=False)
     code, report = _audit([path], tmp_path / "out", "--presentation", "nl")

@@ -48,6 +48,7 @@ def _rebuilt(task: Task, premises: list[str], label: str) -> Task:
                                problem_obfuscated="")
 
 
+@pytest.mark.slow
 def test_statement_and_pieces_read_back_from_the_text(base):
     """The statement recovered from the question is the task's goal; the premises fall into
     pieces (at least one per tree), each touching the statement's terms."""
@@ -77,6 +78,7 @@ def test_flags_labels_that_follow_the_statement_terms_edges(base, tmp_path):
     assert scores["wl-boost"]["leak"] or scores["wl-logreg"]["leak"], scores["wl-boost"]
 
 
+@pytest.mark.slow
 def test_flags_the_paper_construction_not_the_balanced_one(base, tmp_path):
     """The paper construction (a deleted leaf per distractor and, for Unknown, in the proof:
     the intact proof is the one piece without a free end) is flagged by the structural

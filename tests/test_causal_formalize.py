@@ -61,6 +61,7 @@ def longest_text(b: F.GrammarBounds) -> str:
 
 
 # ---- the gold formalization ------------------------------------------------------------------
+@pytest.mark.slow
 def test_gold_formalization_parses_and_solves(tasks, level):
     for task in tasks[level]:
         grammar = TRACK.formalization_grammar(task)

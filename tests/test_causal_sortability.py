@@ -77,6 +77,7 @@ def _ends_r2(task_graph: TaskGraph, draw, seed: int) -> np.ndarray:
     return np.array([r2[NEW_PROTEIN]] + [r2[v] for v in partners])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nodes,connections", [(5, 1), (6, 2)], ids=["easy", "hard"])
 def test_r2_of_xyz_and_partners_does_not_depend_on_directions(nodes, connections):
     """The same random draws with XYZ's edges turned every acyclic way: the R² (on all
@@ -229,6 +230,7 @@ def _structural(report: dict) -> dict[str, dict]:
     return {s["name"]: s for s in group["scores"] if s["family"] == "structural"}
 
 
+@pytest.mark.slow
 def test_structural_family_flags_means_that_follow_the_causal_order(tasks, tmp_path):
     """40 Easy tasks whose means were made to follow the causal order: the structural
     rankers and the means rule are flagged against their direction chance; the same tasks
@@ -250,6 +252,7 @@ def test_structural_family_flags_means_that_follow_the_causal_order(tasks, tmp_p
     assert not any(s["leak"] for s in reports[False].values()), reports[False]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nodes,connections", [(5, 1), (6, 2)], ids=["easy", "hard"])
 def test_r2_sortability_comes_from_the_topology_not_the_parameters(nodes, connections):
     """Population R²-sortability of the balanced SCMs is below 0.5 on the Sachs subgraphs

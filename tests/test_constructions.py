@@ -87,6 +87,7 @@ def test_paper_construction_reproduces_the_files_made_before_it_existed(track, f
     assert all(r["params"]["construction"] == "paper" for r in made)
 
 
+@pytest.mark.slow
 def test_balanced_construction_differs_from_the_paper(induction_tasks, causal_tasks):
     for tasks in (induction_tasks, causal_tasks):
         for level in ("easy", "hard"):

@@ -252,6 +252,7 @@ def test_every_decoy_copies_a_branch_and_the_converse_sits_at_the_fork(easy_task
                        for s in copied), task.task_id
 
 
+@pytest.mark.slow
 def test_local_structure_is_distributed_alike_per_label():
     """Statistics of the premise graph's local structure, per label, over 48 tasks: the
     largest number of incoming "every" edges at one predicate of a piece, the pieces with a

@@ -96,6 +96,7 @@ def test_golden_file(tmp_path):
     assert out.read_bytes() == GOLDEN.read_bytes()
 
 
+@pytest.mark.slow
 def test_docs_examples_are_real_output(tmp_path):
     """The three examples of docs/tracks/deduction.md are what the generator writes."""
     doc = (Path(__file__).parent.parent / "docs" / "tracks" / "deduction.md").read_text(

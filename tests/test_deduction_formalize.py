@@ -56,6 +56,7 @@ def quoted_names(grammar: str, rule: str) -> list[str]:
 
 
 # ---- the gold formalization -----------------------------------------------------------------
+@pytest.mark.slow
 def test_gold_formalization_parses_and_solves(tasks, level):
     for task in tasks[level]:
         grammar = TRACK.formalization_grammar(task)
@@ -355,6 +356,7 @@ def test_solver_failures_keep_their_types(one, monkeypatch):
 
 
 # ---- the tiny model -------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.llm
 def test_scir_solve_with_the_tiny_model(tasks, tiny_cache, tmp_path, capsys):
     path = tmp_path / "deduction.jsonl"

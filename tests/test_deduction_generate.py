@@ -34,6 +34,7 @@ def hard_tasks() -> list[Task]:
     return list(TRACK.generate(6, 11, "hard", PAPER))
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), index=st.integers(0, 500), depth=st.integers(0, 5),
@@ -116,6 +117,7 @@ def test_custom_parameters_and_limits():
         list(TRACK.generate(1, 3, "hard", {"width": 7}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("construction", ["paper", "balanced"])
 def test_same_seed_same_bytes_with_and_without_pool(tmp_path, construction):
     serial, pooled, again = (tmp_path / f"{n}.jsonl" for n in ("serial", "pooled", "again"))

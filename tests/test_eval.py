@@ -132,6 +132,7 @@ def test_plain_progress_lines():
         parse_every("soon")
 
 
+@pytest.mark.slow
 def test_killed_mid_grid_rerun_is_identical_and_repeats_no_call(tmp_path):
     held = threading.Event()
 

@@ -73,6 +73,7 @@ def local_grid(tmp_path_factory, server):
     return tmp, exp
 
 
+@pytest.mark.slow
 def test_a_grid_end_to_end_and_the_report_recomputed_from_the_store(local_grid, capsys):
     tmp, _ = local_grid
     run = tmp / "run"
@@ -91,6 +92,7 @@ def test_a_grid_end_to_end_and_the_report_recomputed_from_the_store(local_grid, 
     assert list((tmp / "report" / "figures").glob("*.png"))
 
 
+@pytest.mark.slow
 def test_the_same_grid_on_local_ray_is_stored_identically(local_grid, tmp_path, capsys):
     pytest.importorskip("ray")
     tmp, exp = local_grid

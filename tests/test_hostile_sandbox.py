@@ -67,6 +67,7 @@ def test_a_binding_of_5001_digits_is_an_input_error(sandboxes):
     assert box.run("p(a).", {"p": 1}, "p(X)").answers == [{"X": "a"}]
 
 
+@pytest.mark.slow
 def test_term_conversion_is_iterative():
     deep: object = "z"
     for _ in range(100_000):

@@ -176,6 +176,7 @@ def leave_wal(store: Path, shm: bool) -> None:
         Path(f"{store}-shm").unlink()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("state", ["closed", "killed_writer", "wal_without_index"])
 def test_readers_on_a_read_only_run(state, base_run, tmp_path):
     """``closed``: a finished run (no -wal: opened immutable); ``killed_writer``: a -wal with

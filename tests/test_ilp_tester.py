@@ -489,6 +489,7 @@ def test_execution_order_is_a_query_plan() -> None:
     assert show(step) == "len(A,B) :- succ_of(C,B), tail(A,D), len(D,C)."
 
 
+@pytest.mark.slow
 def test_limit_survives_time_outs(tmp_path: Path) -> None:
     """Issue #11's iggp-gt-chicken-goal error (``Unknown message: inference_limit_exceeded``
     from the re-check after a time-out): a time limit striking inside an inference limit's

@@ -204,6 +204,7 @@ def test_pool_fixtures(case):
         assert result.pool_keys == data["expected"]["pool"]
 
 
+@pytest.mark.slow
 def test_asp_pool_equals_prolog_brute_force_on_40_tasks():
     """asp/induction.lp's independent_check_valid/2 (the independent check, kept on purpose)
     against Prolog's valid/2 (the definition), rule by rule, on 40 generated tasks."""

@@ -136,6 +136,7 @@ def _colocation_scores(path, out) -> dict[str, dict]:
     return {s["name"]: s for s in group["scores"] if s["family"] == "structural"}
 
 
+@pytest.mark.slow
 def test_colocation_family_flags_pool_rules_that_meet_more_often(tasks, tmp_path):
     """40 balanced Easy tasks: no co-location baseline beats the constrained chance; the same
     tasks with extra co-locations for the pool's rules: the rankers are flagged."""

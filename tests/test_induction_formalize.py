@@ -387,6 +387,7 @@ def test_hostile_formalizations_are_typed_failures(tasks, tmp_path, monkeypatch)
 
 
 # ---- the tiny model --------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.llm
 def test_scir_solve_with_the_tiny_model(small_tasks, tiny_cache, tmp_path, capsys):
     path = tmp_path / "induction.jsonl"

@@ -28,6 +28,7 @@ def smollm2():
     backend.close()
 
 
+@pytest.mark.slow
 def test_the_chat_template_is_applied_and_the_turn_ends(smollm2) -> None:
     question = "What is the capital of France? Answer in one word."
     res = smollm2.complete(LLMRequest.chat([("user", question)], max_tokens=64))
@@ -85,6 +86,7 @@ def test_same_request_same_output(smollm2) -> None:
 LONG = " ".join(f"Cell {i} is a neuron of type {i % 7}." for i in range(100))   # > 1,024 tokens
 
 
+@pytest.mark.slow
 def test_a_prompt_met_before_is_not_prefilled_again(smollm2) -> None:
     """After another call, the same long prompt starts from its kept state (all but the
     last partial batch) and gives the same text as a fresh backend."""

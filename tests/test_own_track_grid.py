@@ -65,6 +65,7 @@ def grid(tmp_path_factory, tiny_cache_dir):
     return work
 
 
+@pytest.mark.slow
 def test_eval_runs_both_tracks(grid):
     with open(grid / "report" / "report.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))

@@ -184,6 +184,7 @@ def test_paid_lines_say_so_and_have_an_offline_twin_above():
         assert _words(twin)[:2] == _words(line)[:2], (twin, line)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_tutorial_runs(tmp_path, tiny_cache_dir):
     lines = tutorial_lines(README.read_text(encoding="utf-8"))

@@ -82,6 +82,7 @@ def card_header(folder: Path) -> dict:
 
 # ---------------------------------------------------------------- the hf folder
 
+@pytest.mark.slow
 def test_hf_folder_loads_with_typed_features(release, tasks, offline):
     import datasets
 

@@ -152,6 +152,7 @@ def test_calls_are_cached_and_inverse_model_is_separate(tmp_path, samples):
     assert again.task.documents == first.task.documents
 
 
+@pytest.mark.slow
 def test_render_command_drops_and_reports(tmp_path, samples):
     good, bad = samples["deduction"]
     source = tmp_path / "d.jsonl"

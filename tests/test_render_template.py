@@ -219,6 +219,7 @@ def test_every_genre_file_has_eight_documented_genres():
         assert gset.fidelity and 2.0 <= gset.ratio[0] <= gset.ratio[1] <= 4.5
 
 
+@pytest.mark.slow
 def test_render_and_stats_commands(tmp_path):
     import os
     import subprocess

@@ -85,6 +85,7 @@ def grid(tmp_path_factory):
     uninstall()
 
 
+@pytest.mark.slow
 def test_report_numbers_match_the_stores(grid, tmp_path, capsys):
     root, _, runs = grid
     dirs = [str(runs[k]) for k in ("oracle", "cot", "ns", "symbcot", "free")]
@@ -201,6 +202,7 @@ def test_samples_hold_one_line_per_result(grid, tmp_path):
     assert not (tmp_path / "rep" / "figures").exists()
 
 
+@pytest.mark.slow
 def test_figures_are_real_images(grid, tmp_path):
     root, _, runs = grid
     dirs = [str(runs[k]) for k in ("oracle", "cot", "ns", "free")]

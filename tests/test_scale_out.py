@@ -92,6 +92,7 @@ def stored(store):
     return results, store.call_requests()
 
 
+@pytest.mark.slow
 def test_a_grid_on_local_ray_stores_what_the_local_runner_stores(ray_local, grid_tasks,
                                                                   tmp_path):
     tasks = read_tasks(grid_tasks)
@@ -175,6 +176,7 @@ def test_the_local_pool_keeps_input_order_and_errors():
         get_executor("local", workers=0)
 
 
+@pytest.mark.slow
 def test_generate_and_verify_give_the_same_bytes_and_output_on_every_executor(
         ray_local, tmp_path, capsys):
     files = {}
@@ -210,6 +212,7 @@ def test_executor_flags_need_an_executor(tmp_path, capsys):
     assert not (tmp_path / "x.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_tiny_cells_on_ray_store_what_the_local_runner_stores(ray_local, tiny, grid_tasks,
                                                                tmp_path):
     """The workers load the tiny model themselves (from the session's cache folder)."""

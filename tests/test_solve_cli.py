@@ -127,6 +127,7 @@ def test_ns_with_the_tiny_model(taskfile, tmp_path, capsys, monkeypatch):
         assert re.fullmatch(r"numbers: [0-9]{1,3}(, [0-9]{1,3}){0,8}", r["formalization"])
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_loses_nothing_and_repeats_no_finished_call(taskfile, tmp_path):
     run = tmp_path / "run-kill"
     in_flight = threading.Event()
