@@ -55,8 +55,11 @@ def _network(text: str, genre: Genre, gset: GenreSet, names: _Names
     nodes = names.items(lists[0].group("list"))
     if read_number(lists[0].group("count")) != len(nodes):
         raise names.fail("the protein count does not match the protein list")
+    forms = list(ph["edge_sentences"]) + list(ph.get("edge_split_sentences") or [])
+    if ph.get("edge_table"):
+        forms.append(ph["edge_table"]["row"])
     edges = [[m.group("a"), m.group("b")]
-             for m in find_all(ph["edge_sentences"], {"a": names.node, "b": names.node}, text)]
+             for m in find_all(forms, {"a": names.node, "b": names.node}, text)]
     new_slots = {"new": re.escape(names.new), "conn": number_regex()}
     one = find_all(ph["new_protein"]["one"], new_slots, text)
     many = find_all(ph["new_protein"]["many"], new_slots, text)

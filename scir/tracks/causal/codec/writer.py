@@ -6,6 +6,15 @@ Cross-document references: the conditions get labels in the network genre's form
 a shuffled order, so the intervention behind a table is found in the other document. Tables
 are rewritten in the data genre's format with a shuffled column order (markdown, csv), as
 per-protein series, or as one sentence per cell; every value keeps its printed digits.
+
+Deeper obfuscation (issue 29), each a named technique taking its register's phrase bank:
+
+* **edge table** (:func:`edge_table`): the known edges as a regulator/target table under a
+  caption or figure legend instead of sentences (``phrases.edge_table``);
+* **split edges** (:func:`edge_statement`): an edge spread over two sentences, one protein
+  introduced in the first and its relation in the second (``phrases.edge_split_sentences``);
+* **distractors** (:func:`edge_distractors`): sentences naming two proteins of the network
+  that no known edge joins and stating nothing causal (``phrases.distractors``).
 """
 
 from __future__ import annotations
@@ -22,6 +31,9 @@ DECIMALS = 2
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ANNOTATION_KINDS = ("well", "barcode", "seconds", "percent", "gate")
 CHUNK = 8                              # rows per printed part of a csv or markdown table
+TABLE_SHARE = 0.4                      # network documents giving their edges as a table
+SPLIT_SHARE = 0.6                      # other edges written over two sentences
+DISTRACTORS = (1, 2)                   # distractor sentences per network document
 
 
 def slot_values(task: Task) -> dict[str, str]:
@@ -43,6 +55,32 @@ def _wrap(genre: Genre, wrapper: str, text: str, rng: random.Random, gset: Genre
     return fill_slots(wrapper, rng, gset.slots, {"text": text, "k": "1"})
 
 
+def edge_statement(sentences: list[str], split: list[str], a: str, b: str,
+                   rng: random.Random) -> str:
+    """The edge ``a -> b`` in one sentence of ``sentences`` or, ``SPLIT_SHARE`` of the time,
+    over the two sentences of a template of ``split``."""
+    bank = split if split and rng.random() < SPLIT_SHARE else sentences
+    return rng.choice(bank).format(a=a, b=b)
+
+
+def edge_table(spec: dict[str, Any], edges: list[list[str]], rng: random.Random) -> str:
+    """The edges as a table under a caption: ``spec`` has ``captions``, ``head`` and ``row``
+    (slots ``{a}`` regulator, ``{b}`` target)."""
+    rows = [spec["row"].format(a=a, b=b) for a, b in edges]
+    return "\n".join([rng.choice(spec["captions"]), spec["head"], *rows])
+
+
+def edge_distractors(templates: list[str], nodes: list[str], edges: list[list[str]],
+                     count: int, rng: random.Random) -> list[str]:
+    """``count`` sentences of ``templates`` naming two of ``nodes`` that no edge joins."""
+    joined = {frozenset(e) for e in edges}
+    pairs = [(a, b) for a in nodes for b in nodes if a != b and frozenset((a, b)) not in joined]
+    if not templates or not pairs:
+        return []
+    return [rng.choice(templates).format(a=a, b=b)
+            for a, b in (rng.choice(pairs) for _ in range(count))]
+
+
 def _network(first: dict[str, Any], labels: list[str], genre: Genre, gset: GenreSet,
              rng: random.Random) -> Draft:
     ph = gset.phrases
@@ -53,8 +91,18 @@ def _network(first: dict[str, Any], labels: list[str], genre: Genre, gset: Genre
                                                     list=listing(first["nodes"]))
     edges = [list(e) for e in first["known_edges"]]
     rng.shuffle(edges)
-    items = [_wrap(genre, wrapper, rng.choice(ph["edge_sentences"]).format(a=a, b=b), rng, gset)
-             for a, b in edges]
+    extra = edge_distractors(ph.get("distractors") or [], first["nodes"], edges,
+                             rng.randint(*DISTRACTORS), rng)
+    table = ph.get("edge_table")
+    if edges and table and rng.random() < TABLE_SHARE:
+        texts = [edge_table(table, edges, rng)] + extra
+    else:
+        texts = [edge_statement(ph["edge_sentences"], ph.get("edge_split_sentences") or [],
+                                a, b, rng) for a, b in edges]
+        for text in extra:
+            texts.insert(rng.randint(0, len(texts)), text)
+    items = [_wrap(genre, wrapper, text, rng, gset) if not text.startswith(("Table", "Figure"))
+             else text for text in texts]
     lead = node_list + "\n" + (rng.choice(ph["edges_intro"]) if edges
                                else rng.choice(ph["no_edges"]))
     tail = [rng.choice(ph["new_protein"][many]).format(new=new, conn=number_word(conn)),
