@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scir.errors import ScirError
 from scir.tasks import Task
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
@@ -154,14 +155,17 @@ def measure(items: Iterable[DepthItem], text: str, documents: Sequence[str] = ()
 
 def task_depth(task: Task, presentation: str = "obf") -> Depth | None:
     """The depth of ``task``'s ``nl`` or ``obf`` text (None when its codec gives no depth
-    items or the task is not rendered)."""
+    items, its premises cannot be read or the task is not rendered)."""
     from scir.text.codec import codec_of
 
     codec = codec_of(task)
-    items = codec.depth_items(task)
+    try:
+        items = codec.depth_items(task)
+        vocabulary = codec.depth_vocabulary(task)
+    except (ScirError, KeyError, IndexError, TypeError, ValueError):
+        return None                  # a task whose premises cannot be read is not measured
     if not items:
         return None
-    vocabulary = codec.depth_vocabulary(task)
     if presentation == "nl":
         return measure(items, task.problem_nl or "\n\n".join(task.blocks), (), vocabulary)
     if not task.documents:
@@ -173,11 +177,13 @@ def task_depth(task: Task, presentation: str = "obf") -> Depth | None:
 def group_depth(tasks: Iterable[Task], presentation: str = "obf"
                 ) -> dict[tuple[str, str], Depth]:
     """The summed depth per (track, tier) of the tasks that have one."""
+    from scir.text.codec import codec_of
+
     out: dict[tuple[str, str], Depth] = {}
     for task in tasks:
         depth = task_depth(task, presentation)
         if depth is not None:
-            out.setdefault((task.domain, task.tier), Depth()).add(depth)
+            out.setdefault((codec_of(task).track, task.tier), Depth()).add(depth)
     return dict(sorted(out.items()))
 
 
@@ -198,3 +204,17 @@ def format_depth(groups: dict[tuple[str, str], Depth], presentation: str = "obf"
                          f"| {pct(d.share('cross_document', kind))} | {len(d.skeletons)} | "
                          f"{d.skeleton_cover()} |")
     return "\n".join(lines)
+
+
+def depth_json(groups: dict[tuple[str, str], Depth]) -> list[dict[str, object]]:
+    """The depth table as JSON-ready rows (shares rounded to 4 digits)."""
+    rows: list[dict[str, object]] = []
+    for (track, tier), d in groups.items():
+        for kind in sorted(d.items):
+            rows.append({"domain": track, "tier": tier, "premises": kind,
+                         "count": d.items[kind],
+                         **{name: None if d.share(name, kind) is None
+                            else round(float(d.share(name, kind) or 0.0), 4)
+                            for name in ("recovered", "literal", "cross_document")},
+                         "skeletons": len(d.skeletons), "skeleton_cover": d.skeleton_cover()})
+    return rows

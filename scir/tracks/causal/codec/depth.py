@@ -15,9 +15,9 @@ VALUE_SEPARATOR = r"\s*[|,;]\s*"
 
 def depth_items(task: Task) -> list[DepthItem]:
     """One item per known edge (block 1), then one per data row (block 2)."""
+    from scir.tracks.causal.codec.writer import value
     from scir.tracks.causal.scm import Environment
     from scir.tracks.causal.templates import condition
-    from scir.tracks.causal.codec.writer import value
 
     first, second = block_contents(task)
     items = [DepthItem("edge", 0, ((a,), (b,)), (re.escape(f"{a} directly regulates {b}."),))

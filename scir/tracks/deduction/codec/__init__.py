@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from scir.tasks import Task
 from scir.text.codec import ModularCodec
 from scir.text.depth import DepthItem
-from scir.tracks.deduction.codec import depth, contents, extractor, inverse, writer
+from scir.tracks.deduction.codec import contents, depth, extractor, inverse, writer
 from scir.tracks.deduction.formal import DeductionFormal
 
 
