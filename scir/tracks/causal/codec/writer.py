@@ -56,11 +56,11 @@ def _wrap(genre: Genre, wrapper: str, text: str, rng: random.Random, gset: Genre
 
 
 def edge_statement(sentences: list[str], split: list[str], a: str, b: str,
-                   rng: random.Random) -> str:
+                   rng: random.Random) -> tuple[str, bool]:
     """The edge ``a -> b`` in one sentence of ``sentences`` or, ``SPLIT_SHARE`` of the time,
-    over the two sentences of a template of ``split``."""
-    bank = split if split and rng.random() < SPLIT_SHARE else sentences
-    return rng.choice(bank).format(a=a, b=b)
+    over the two sentences of a template of ``split``; and whether it was split."""
+    is_split = bool(split) and rng.random() < SPLIT_SHARE
+    return rng.choice(split if is_split else sentences).format(a=a, b=b), is_split
 
 
 def edge_table(spec: dict[str, Any], edges: list[list[str]], rng: random.Random) -> str:
@@ -82,7 +82,7 @@ def edge_distractors(templates: list[str], nodes: list[str], edges: list[list[st
 
 
 def _network(first: dict[str, Any], labels: list[str], genre: Genre, gset: GenreSet,
-             rng: random.Random) -> Draft:
+             rng: random.Random, info: dict[str, Any]) -> Draft:
     ph = gset.phrases
     wrapper = rng.choice(genre.items)
     new, conn = first["new_protein"], first["connections"]
@@ -93,16 +93,18 @@ def _network(first: dict[str, Any], labels: list[str], genre: Genre, gset: Genre
     rng.shuffle(edges)
     extra = edge_distractors(ph.get("distractors") or [], first["nodes"], edges,
                              rng.randint(*DISTRACTORS), rng)
-    table = ph.get("edge_table")
-    if edges and table and rng.random() < TABLE_SHARE:
-        texts = [edge_table(table, edges, rng)] + extra
+    table: dict[str, Any] = ph.get("edge_table") or {}
+    split = ph.get("edge_split_sentences") or []
+    in_table = bool(edges) and bool(table) and rng.random() < TABLE_SHARE
+    if in_table:
+        texts, splits = [edge_table(table, edges, rng)] + extra, 0
     else:
-        texts = [edge_statement(ph["edge_sentences"], ph.get("edge_split_sentences") or [],
-                                a, b, rng) for a, b in edges]
+        stated = [edge_statement(ph["edge_sentences"], split, a, b, rng) for a, b in edges]
+        texts, splits = [t for t, _ in stated], sum(s for _, s in stated)
         for text in extra:
             texts.insert(rng.randint(0, len(texts)), text)
-    items = [_wrap(genre, wrapper, text, rng, gset) if not text.startswith(("Table", "Figure"))
-             else text for text in texts]
+    items = [text if in_table and k == 0 else _wrap(genre, wrapper, text, rng, gset)
+             for k, text in enumerate(texts)]
     lead = node_list + "\n" + (rng.choice(ph["edges_intro"]) if edges
                                else rng.choice(ph["no_edges"]))
     tail = [rng.choice(ph["new_protein"][many]).format(new=new, conn=number_word(conn)),
@@ -127,6 +129,7 @@ def _network(first: dict[str, Any], labels: list[str], genre: Genre, gset: Genre
                 Section(None, tail, "paragraphs", rng.randrange(2 ** 31)),
                 Section(f"{headings[1]}\n{intro}", arms, "lines",
                         rng.randrange(2 ** 31), open_start=False)]
+    info.update({"edge_table": in_table, "split_edges": splits, "distractors": len(extra)})
     return dressed_draft(genre, gset, sections, rng)
 
 
@@ -204,6 +207,6 @@ def drafts(task: Task, contents: list[dict[str, Any]], genres: list[Genre], gset
     first, second = contents
     labels = [arm_label(genres[0].option("arm_label"), i)
               for i in range(len(first["environments"]))]
-    return ([_network(first, labels, genres[0], gset, rng),
-             _data(second, labels, genres[1], gset, rng)],
-            {"labels": labels, "table_format": genres[1].option("table_format")})
+    info: dict[str, Any] = {"labels": labels, "table_format": genres[1].option("table_format")}
+    return [_network(first, labels, genres[0], gset, rng, info),
+            _data(second, labels, genres[1], gset, rng)], info
