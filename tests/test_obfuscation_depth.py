@@ -180,6 +180,24 @@ def test_rendering_and_depth_are_deterministic():
         (db.items, db.recovered, db.literal, db.cross_document, db.skeletons)
 
 
-def test_a_track_without_depth_items_is_not_measured():
-    task = rendered("induction")[0]
-    assert task_depth(task) is None
+def test_induction_pronoun_splits_are_present_and_needed():
+    from scir.tracks.induction.codec.writer import pronoun_split
+
+    assert pronoun_split("{drug} was profiled next.", "{drug} inhibits the enzyme {protein}.") \
+        == "{drug} was profiled next. It inhibits the enzyme {protein}."
+    assert pronoun_split("{drug} was profiled next.", "The enzyme {protein} is inhibited by "
+                         "{drug}.") is None
+    tasks = rendered("induction") + rendered("induction", "hard")
+    assert all(recovery_problems(t) == [] for t in tasks)
+    split = re.compile(r" It [^\n]*?\.(?=\s|$)")
+    damaged = None
+    for task in tasks:
+        m = split.search(task.documents[0].text)
+        if m and task.provenance["render"].get("pronoun_splits"):
+            damaged = _with_text(task, 0, task.documents[0].text[:m.start()]
+                                 + task.documents[0].text[m.end():])
+            break
+    assert damaged is not None and recovery_problems(damaged)
+    nl = group_depth(tasks, "nl")
+    assert all(d.share("recovered", "fact") == 1.0 and d.share("recovered", "pair") == 1.0
+               for d in nl.values())
