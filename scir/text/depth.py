@@ -14,8 +14,8 @@ The other measures: the share of premises whose names all occur literally in one
 sentence or a part of it between semicolons) that names nothing else of the vocabulary, in
 clean-NL order (a data row: its values in any order, other names allowed) -- an upper bound
 for any clause-by-clause matcher with a dictionary; the
-sentence skeletons (a sentence naming the vocabulary, with names replaced by ``X`` and digits
-by ``N``): how many distinct ones and how many of the commonest cover 90% of such sentences;
+sentence skeletons (a sentence naming the vocabulary, with its names and every name-like token
+-- a number, an abbreviation, a code, a label -- replaced by ``X``): how many distinct ones and how many of the commonest cover 90% of such sentences;
 and the share of premises one of whose names (or anchors, e.g. the condition a data row
 belongs to) does not occur in the premise's own document, so that reading it needs a link to
 another document.
@@ -33,6 +33,8 @@ from scir.tasks import Task
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _CLAUSE_END = re.compile(r"(?<=;)\s+")
+_IDENTIFIER = re.compile(r"(?<![\w+\-.])(?=[\w+\-.]*(?:[0-9]|\+|(?<=\w)[A-Z]))"
+                         r"[\w+\-.]*\w\+?")
 _DIGITS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 COVER = 0.9                  # skeleton coverage reported: the commonest covering 90%
 
@@ -122,8 +124,10 @@ def _in_order(terms: Sequence[Sequence[str]], sentence: str) -> bool:
 
 
 def skeleton(sentence: str, vocabulary: re.Pattern[str]) -> str:
-    """``sentence`` with every vocabulary name replaced by ``X`` and digits by ``N``."""
-    return _DIGITS.sub("N", vocabulary.sub("X", sentence)).lower()
+    """``sentence`` with every vocabulary name and every name-like token (with a digit, a
+    capital after the first letter or a ``+``: a number, an abbreviation, a code, a label)
+    replaced by ``X``, in lower case."""
+    return _DIGITS.sub("N", _IDENTIFIER.sub("X", vocabulary.sub("X", sentence))).lower()
 
 
 def measure(items: Iterable[DepthItem], text: str, documents: Sequence[str] = (),
