@@ -201,3 +201,26 @@ def test_induction_pronoun_splits_are_present_and_needed():
     nl = group_depth(tasks, "nl")
     assert all(d.share("recovered", "fact") == 1.0 and d.share("recovered", "pair") == 1.0
                for d in nl.values())
+
+
+def test_stats_prints_the_depth(tmp_path, capsys):
+    import json
+
+    from scir.cli import main
+    from scir.tasks import write_tasks
+
+    path = tmp_path / "c.obf.jsonl"
+    write_tasks(path, rendered("causal"))
+    assert main(["stats", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Obfuscation depth" in out
+    assert re.search(r"^\| causal \| n5c1 \| edge \| [0-9]+ \| 100\.0% \|", out, re.M)
+    assert main(["stats", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rows = {(r["premises"]): r for r in data["depth"]["obf"]}
+    assert rows["edge"]["recovered"] <= 0.30 and data["depth"]["nl"][0]["recovered"] == 1.0
+    plain = tmp_path / "c.jsonl"
+    write_tasks(plain, [dataclasses.replace(t, documents=[], problem_obfuscated="")
+                        for t in rendered("causal")])
+    assert main(["stats", str(plain)]) == 0
+    assert "Obfuscation depth" not in capsys.readouterr().out
