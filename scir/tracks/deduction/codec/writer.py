@@ -22,6 +22,7 @@ Deeper obfuscation (issue 29), each a named technique taking its register's phra
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from typing import Any
@@ -73,11 +74,13 @@ def catalogue_code(pattern: str, taken: set[str], rng: random.Random
                    ) -> tuple[str, str, str]:
     """(singular, plural, article) of a fresh catalogue code made from ``pattern`` (a ``{n}``
     slot, e.g. ``P{n}``): ``P14 cell``, ``P14 cells``, ``a``; never one of ``taken``."""
-    while True:
-        code = pattern.format(n=rng.randint(10, 99))
+    drawn = (rng.randint(10, 99) for _ in range(200))      # then the first free number
+    for n in itertools.chain(drawn, itertools.count(100)):
+        code = pattern.format(n=n)
         if code + " cell" not in taken and code + " cells" not in taken:
             taken.update({code + " cell", code + " cells"})
             return code + " cell", code + " cells", "a"
+    raise ValueError(f"no free catalogue code of the form {pattern!r}")
 
 
 def choose_aliases(nouns: dict[str, tuple[str, str, str]], code: str, rng: random.Random
