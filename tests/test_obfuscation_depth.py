@@ -224,3 +224,14 @@ def test_stats_prints_the_depth(tmp_path, capsys):
                         for t in rendered("causal")])
     assert main(["stats", str(plain)]) == 0
     assert "Obfuscation depth" not in capsys.readouterr().out
+
+
+def test_split_statements_never_weaken_and_cover_every_form():
+    from tests.test_render_template import FORBIDDEN
+
+    phrases = load_genres("deduction").phrases
+    assert set(phrases["split_statements"]) == set(phrases["statements"])
+    for kind, bank in phrases["split_statements"].items():
+        for p in bank:
+            assert not FORBIDDEN.search(p["text"]) and ". " in p["text"], p
+    assert not any(FORBIDDEN.search(t) for t in phrases["distractors"])
