@@ -231,7 +231,24 @@ def test_split_statements_never_weaken_and_cover_every_form():
 
     phrases = load_genres("deduction").phrases
     assert set(phrases["split_statements"]) == set(phrases["statements"])
-    for kind, bank in phrases["split_statements"].items():
+    for bank in phrases["split_statements"].values():
         for p in bank:
             assert not FORBIDDEN.search(p["text"]) and ". " in p["text"], p
     assert not any(FORBIDDEN.search(t) for t in phrases["distractors"])
+
+
+def test_mixed_units_keep_every_digit_and_are_read_back():
+    for printed in ("2.11", "0.05", "0.00", "12.30", "100.01"):
+        scaled = causal_writer.scaled_value(printed)
+        assert scaled.count(".") == 1 and len(scaled.split(".")[1]) == 1
+        assert causal_writer.unscaled_value(scaled) == float(printed)
+    tasks = [render_task(t, s) for t in get_track("causal").generate(6, 7, "easy")
+             for s in (1, 2, 3)]
+    label = re.compile(r"^[A-Za-z0-9]+(?:, in tenths of the common unit \(divide by 10\)| "
+                       r"\(reported x10; divide by 10 to compare\)): [^\n]*$", re.M)
+    hits = [(t, m) for t in tasks for m in [label.search(t.documents[1].text)] if m]
+    assert hits and all(recovery_problems(t) == [] for t in tasks)
+    task, m = hits[0]
+    data = task.documents[1].text
+    wrong = m.group(0).replace(": ", ": 9", 1)             # a changed first value
+    assert recovery_problems(_with_text(task, 1, data[:m.start()] + wrong + data[m.end():]))

@@ -24,8 +24,10 @@ from scir.text.patterns import (
     number_regex,
     read_number,
 )
+from scir.tracks.causal.codec.writer import unscaled_value
 
 NUMBER = r"[0-9]+\.[0-9]{2}"
+SCALED = r"[0-9]+\.[0-9]"                 # a value in tenths of its unit (writer.scaled_value)
 
 
 class _Names:
@@ -127,8 +129,22 @@ def _rows(body: str, fmt: str, gset: GenreSet, names: _Names
     elif fmt == "series":
         series = re.compile(r"^(?P<node>" + names.node + r"): (?P<vals>" + NUMBER + r"(?:, "
                             + NUMBER + r")*)\.$", re.M)
-        found = [(m.group("node"), [float(v) for v in re.findall(NUMBER, m.group("vals"))])
-                 for m in series.finditer(body)]
+        found_at = [(m.start(), m.group("node"),
+                     [float(v) for v in re.findall(NUMBER, m.group("vals"))])
+                    for m in series.finditer(body)]
+        labels = (gset.phrases.get("scaled_series") or {}).get("labels", [])
+        if labels:
+            label = "|".join(compile_template(t, {"node": names.node}, anchored=False).pattern
+                             .replace("(?P<node>", "(?:") for t in labels)
+            scaled = re.compile(r"^(?:" + label + r"): (?P<vals>" + SCALED + r"(?:, " + SCALED
+                                + r")*)\.$", re.M)
+            for m in scaled.finditer(body):
+                node = names.items(m.group(0).split(":", 1)[0])
+                if len(node) != 1:
+                    raise names.fail(f"a scaled series names {len(node)} proteins")
+                found_at.append((m.start(), node[0], [unscaled_value(v) for v in
+                                                      re.findall(SCALED, m.group("vals"))]))
+        found = [(node, vals) for _, node, vals in sorted(found_at)]
         columns = [n for n, _ in found]
         length = {len(v) for _, v in found}
         if len(length) != 1:

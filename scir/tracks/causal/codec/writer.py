@@ -14,7 +14,9 @@ Deeper obfuscation (issue 29), each a named technique taking its register's phra
 * **split edges** (:func:`edge_statement`): an edge spread over two sentences, one protein
   introduced in the first and its relation in the second (``phrases.edge_split_sentences``);
 * **distractors** (:func:`edge_distractors`): sentences naming two proteins of the network
-  that no known edge joins and stating nothing causal (``phrases.distractors``).
+  that no known edge joins and stating nothing causal (``phrases.distractors``);
+* **mixed units** (:func:`scaled_value`): in per-protein series, some proteins reported in
+  tenths of the common unit under a label stating the conversion (``phrases.scaled_series``).
 """
 
 from __future__ import annotations
@@ -49,6 +51,23 @@ def arm_label(template: str, index: int) -> str:
 def value(v: float) -> str:
     """A data value exactly as printed in the clean table."""
     return f"{v:.{DECIMALS}f}"
+
+
+def scaled_value(printed: str) -> str:
+    """A printed value (two decimals) in tenths of its unit, by moving the decimal point:
+    ``2.11`` -> ``21.1``, ``0.05`` -> ``0.5`` (no digit is lost or rounded)."""
+    sign, digits = ("-", printed[1:]) if printed.startswith("-") else ("", printed)
+    whole, frac = digits.split(".")
+    whole = (whole + frac[0]).lstrip("0") or "0"
+    return f"{sign}{whole}.{frac[1:]}"
+
+
+def unscaled_value(text: str) -> float:
+    """The value of a :func:`scaled_value` (tenths) in the common unit."""
+    sign, digits = ("-", text[1:]) if text.startswith("-") else ("", text)
+    whole, frac = digits.split(".")
+    joined = (whole + frac).rjust(DECIMALS + 1, "0")
+    return float(f"{sign}{joined[:-DECIMALS]}.{joined[-DECIMALS:]}")
 
 
 def _wrap(genre: Genre, wrapper: str, text: str, rng: random.Random, gset: GenreSet) -> str:
@@ -171,8 +190,15 @@ def _table(env_rows: list[list[float]], columns: list[str], fmt: str, genre: Gen
     if fmt in ("csv", "markdown"):
         return table_parts("Cell", names, rows, fmt, CHUNK), "blocks"
     if fmt == "series":
-        return [f"{name}: " + ", ".join(r[j] for r in rows) + "."
-                for j, name in enumerate(names)], "lines"
+        scaled = gset.phrases.get("scaled_series") or {}
+        lines = []
+        for j, name in enumerate(names):
+            cells = [r[j] for r in rows]
+            if scaled and name in columns and rng.random() < float(scaled["share"]):
+                name = rng.choice(scaled["labels"]).format(node=name)
+                cells = [scaled_value(c) for c in cells]
+            lines.append(f"{name}: " + ", ".join(cells) + ".")
+        return lines, "lines"
     pattern = rng.choice(gset.phrases["narrative_values"])
     sentences = []
     for k, r in enumerate(rows, start=1):
