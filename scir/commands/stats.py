@@ -1,7 +1,10 @@
 """``scir stats FILE [FILE ...]``: the Table-2 statistics of task files, per domain and tier
 -- tasks, mean input characters of the clean (NL) and rendered (Obf) texts and their ratio,
 reference items, answer distribution, mean chance and mean constrained chance, induction pool
-sizes, genres and retries. Several files are counted together (e.g. one per track); a task id
+sizes, genres and retries; then the obfuscation depth of the rendered tasks (docs/rendering.md):
+the share of premises a generic extractor (clean-NL templates and vocabulary only) recovers
+from the NL and the Obf text, the share stated literally in one clause, the share needing a
+cross-document link, and sentence-skeleton diversity. Several files are counted together (e.g. one per track); a task id
 held by more than one file is counted once, with the record of the last file naming it."""
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import json
 from scir.commands._common import HelpFormatter
 from scir.evaluate.taskstats import group_stats, task_stats
 from scir.tasks import read_tasks
+from scir.text.depth import depth_json, format_depth, group_depth
 from scir.text.stats import format_groups, format_tasks
 
 
@@ -39,9 +43,13 @@ def run(args) -> int:
             by_id[task.task_id] = task
     stats = [task_stats(t) for t in by_id.values()]
     groups = group_stats(stats)
+    rendered = [t for t in by_id.values() if t.documents]
+    depth_nl, depth_obf = group_depth(rendered, "nl"), group_depth(rendered, "obf")
     if args.json:
         data = {"file": args.files[0], "files": list(args.files), "tasks": len(stats),
                 "repeated": repeated, "groups": [g.to_dict() for g in groups]}
+        if depth_obf:
+            data["depth"] = {"nl": depth_json(depth_nl), "obf": depth_json(depth_obf)}
         if args.per_task:
             data["per_task"] = [s.__dict__ for s in stats]
         print(json.dumps(data, indent=1, ensure_ascii=False))
@@ -53,6 +61,13 @@ def run(args) -> int:
               + (f" ({repeated} task ids held by more than one file, counted once: the last "
                  f"file's record)" if repeated else ""))
     print(format_groups(groups))
+    if depth_obf:
+        print()
+        print("Obfuscation depth (generic extractor: clean-NL templates and vocabulary only):")
+        print()
+        print(format_depth(depth_nl, "nl"))
+        print()
+        print(format_depth(depth_obf, "obf"))
     if args.per_task:
         print()
         print(format_tasks(stats))

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from scir.tasks import Task
 
 if TYPE_CHECKING:
+    from scir.text.depth import DepthItem
     from scir.text.document import Draft
     from scir.text.genres import Genre, GenreSet
 
@@ -92,6 +93,16 @@ class RenderCodec(ABC):
     def extract(self, task: Task) -> list[dict[str, Any]]:
         """The block contents read back from ``task.documents`` alone, one per document
         (VerificationError when the documents cannot be read)."""
+
+    # ---- measured depth (scir.text.depth) -------------------------------------------------
+    def depth_items(self, task: Task) -> list[DepthItem]:
+        """The task's premises as the generic extractor sees them: names and clean-NL
+        statement patterns (default none: the track is not measured)."""
+        return []
+
+    def depth_vocabulary(self, task: Task) -> list[str]:
+        """Every name of the task's vocabulary (for sentence skeletons; default none)."""
+        return []
 
     # ---- back-translation (the LLM renderer's inverse call) ---------------------------------
     @abstractmethod

@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 from scir.errors import TaskFormatError
 from scir.tasks import Task
 from scir.text.codec import ModularCodec
-from scir.tracks.causal.codec import extractor, inverse, writer
+from scir.text.depth import DepthItem
+from scir.tracks.causal.codec import depth, extractor, inverse, writer
 from scir.tracks.causal.formal import CausalFormal
 
 
@@ -70,6 +71,12 @@ class CausalCodec(ModularCodec):
                 "environments": [{"name": e.get("name"),
                                   "rows": [[r[i] for i in order] for r in e.get("rows", [])]}
                                  for e in content.get("environments", [])]}
+
+    def depth_items(self, task: Task) -> list[DepthItem]:
+        return depth.depth_items(task)
+
+    def depth_vocabulary(self, task: Task) -> list[str]:
+        return depth.depth_vocabulary(task)
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(index)

@@ -24,8 +24,10 @@ from scir.text.patterns import (
     number_regex,
     read_number,
 )
+from scir.tracks.causal.codec.writer import unscaled_value
 
 NUMBER = r"[0-9]+\.[0-9]{2}"
+SCALED = r"[0-9]+\.[0-9]"                 # a value in tenths of its unit (writer.scaled_value)
 
 
 class _Names:
@@ -55,8 +57,11 @@ def _network(text: str, genre: Genre, gset: GenreSet, names: _Names
     nodes = names.items(lists[0].group("list"))
     if read_number(lists[0].group("count")) != len(nodes):
         raise names.fail("the protein count does not match the protein list")
+    forms = list(ph["edge_sentences"]) + list(ph.get("edge_split_sentences") or [])
+    if ph.get("edge_table"):
+        forms.append(ph["edge_table"]["row"])
     edges = [[m.group("a"), m.group("b")]
-             for m in find_all(ph["edge_sentences"], {"a": names.node, "b": names.node}, text)]
+             for m in find_all(forms, {"a": names.node, "b": names.node}, text)]
     new_slots = {"new": re.escape(names.new), "conn": number_regex()}
     one = find_all(ph["new_protein"]["one"], new_slots, text)
     many = find_all(ph["new_protein"]["many"], new_slots, text)
@@ -124,8 +129,22 @@ def _rows(body: str, fmt: str, gset: GenreSet, names: _Names
     elif fmt == "series":
         series = re.compile(r"^(?P<node>" + names.node + r"): (?P<vals>" + NUMBER + r"(?:, "
                             + NUMBER + r")*)\.$", re.M)
-        found = [(m.group("node"), [float(v) for v in re.findall(NUMBER, m.group("vals"))])
-                 for m in series.finditer(body)]
+        found_at = [(m.start(), m.group("node"),
+                     [float(v) for v in re.findall(NUMBER, m.group("vals"))])
+                    for m in series.finditer(body)]
+        labels = (gset.phrases.get("scaled_series") or {}).get("labels", [])
+        if labels:
+            label = "|".join(compile_template(t, {"node": names.node}, anchored=False).pattern
+                             .replace("(?P<node>", "(?:") for t in labels)
+            scaled = re.compile(r"^(?:" + label + r"): (?P<vals>" + SCALED + r"(?:, " + SCALED
+                                + r")*)\.$", re.M)
+            for m in scaled.finditer(body):
+                node = names.items(m.group(0).split(":", 1)[0])
+                if len(node) != 1:
+                    raise names.fail(f"a scaled series names {len(node)} proteins")
+                found_at.append((m.start(), node[0], [unscaled_value(v) for v in
+                                                      re.findall(SCALED, m.group("vals"))]))
+        found = [(node, vals) for _, node, vals in sorted(found_at)]
         columns = [n for n, _ in found]
         length = {len(v) for _, v in found}
         if len(length) != 1:

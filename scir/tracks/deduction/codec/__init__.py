@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 
 from scir.tasks import Task
 from scir.text.codec import ModularCodec
-from scir.tracks.deduction.codec import contents, extractor, inverse, writer
+from scir.text.depth import DepthItem
+from scir.tracks.deduction.codec import contents, depth, extractor, inverse, writer
 from scir.tracks.deduction.formal import DeductionFormal
 
 
@@ -36,6 +37,12 @@ class DeductionCodec(ModularCodec):
 
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         return contents.canonical(index, content)
+
+    def depth_items(self, task: Task) -> list[DepthItem]:
+        return depth.depth_items(task)
+
+    def depth_vocabulary(self, task: Task) -> list[str]:
+        return depth.depth_vocabulary(task)
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(task)

@@ -4,7 +4,8 @@ strings in the track's canonical printing) from the text alone.
 It knows the task's context vocabulary (every noun phrase and named cell of the context, not
 only the task's) and the genre templates: glossary lines are read first (abbreviations may be
 defined in another document than the one using them), then every statement template of
-``phrases.statements`` is matched, anchored at a sentence start and end; a match counts only
+``phrases.statements`` and every two-sentence template of ``phrases.split_statements`` is
+matched, anchored at a sentence start and end; a match counts only
 if its noun slots are nouns of the vocabulary (or defined abbreviations). Overlapping
 statements raise VerificationError.
 """
@@ -87,8 +88,9 @@ def extract(task: Task) -> list[dict[str, Any]]:
         slots[role] = slots[f"{role}_pl"] = NOUN
         slots[f"a{role}"] = r"(?:a|an) " + NOUN
     slots["c"], slots["C"] = alternation(lower), alternation(upper)
+    banks = [gset.phrases["statements"], gset.phrases.get("split_statements") or {}]
     patterns = [(kind, compile_template(p["text"], slots))
-                for kind, bank in gset.phrases["statements"].items() for p in bank]
+                for phrases in banks for kind, bank in phrases.items() for p in bank]
     out = []
     for number, doc in enumerate(task.documents, start=1):
         found: list[tuple[int, int, Formula]] = []

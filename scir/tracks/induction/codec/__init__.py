@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 
 from scir.tasks import Task
 from scir.text.codec import ModularCodec
-from scir.tracks.induction.codec import extractor, inverse, writer
+from scir.text.depth import DepthItem
+from scir.tracks.induction.codec import depth, extractor, inverse, writer
 from scir.tracks.induction.codec.inverse import KEYS
 from scir.tracks.induction.formal import InductionProblem
 
@@ -40,6 +41,12 @@ class InductionCodec(ModularCodec):
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         key = KEYS[index]
         return {key: sorted(list(x) for x in content.get(key, []))}
+
+    def depth_items(self, task: Task) -> list[DepthItem]:
+        return depth.depth_items(task)
+
+    def depth_vocabulary(self, task: Task) -> list[str]:
+        return depth.depth_vocabulary(task)
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(task, index)

@@ -4,7 +4,8 @@ interacting pairs and the known non-interacting pairs from the text alone.
 The universe is the track's whole world (every drug and protein name, not only the task's).
 Catalogue codes are read first from every document (``Name (CODE)``), so a pair document can
 name drugs by codes defined in the facts document. Facts are read in the layout of each
-document's genre (sentences, records or protein sections) with the genre's templates; pairs
+document's genre (sentences, including the two-sentence pronoun splits, records or protein
+sections) with the genre's templates; pairs
 with the pair sentences of the track or the genre's list lines.
 """
 
@@ -63,9 +64,13 @@ class _Universe:
 
 
 def _sentence_facts(text: str, gset: GenreSet, u: _Universe) -> list[tuple[int, list[str]]]:
+    from scir.tracks.induction.codec.writer import pronoun_split
+
     out = []
+    intros = gset.phrases.get("drug_intros") or []
     for rel, templates in gset.phrases["fact_sentences"].items():
-        for t in templates:
+        split = [pronoun_split(i, t) for i in intros for t in templates]
+        for t in list(templates) + [x for x in split if x is not None]:
             for m in compile_template(t, {"drug": u.mention, "protein": u.protein}).finditer(text):
                 fact = u.fact(rel, m.group("drug"), m.group("protein"))
                 if fact is not None:

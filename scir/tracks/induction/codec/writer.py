@@ -7,6 +7,11 @@ Cross-document references: every drug of the facts document gets a catalogue cod
 facts genre's format, defined at its first mention (``Velorastat (PB-04512)``); later mentions,
 and the mentions in the pair documents, use the code or the name at random -- so the pair
 documents name drugs by codes that only the facts document explains.
+
+Deeper obfuscation (issue 29): in the sentences layout, **pronoun splits**
+(:func:`pronoun_split`): a drug's first fact is, half of the time, spread over two sentences,
+the drug introduced in the first (``phrases.drug_intros``) and its relation stated of "It" in
+the second.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from scir.text.document import Draft, Section, dressed_draft, fill_slots
 from scir.text.genres import Genre, GenreSet
 
 POLARITY = ("pos", "neg")
+SPLIT_SHARE = 0.5                      # drug groups whose first fact is a pronoun split
 
 
 def slot_values(task: Task) -> dict[str, str]:
@@ -72,8 +78,16 @@ def _protein_name(pid: str) -> str:
     return load_world().protein_name(pid)
 
 
+def pronoun_split(intro: str, template: str) -> str | None:
+    """``template`` (a fact sentence starting with ``{drug}``) stated of "It" after ``intro``
+    (a sentence introducing ``{drug}``); None when the template does not start with the drug."""
+    if not template.startswith("{drug} "):
+        return None
+    return f"{intro} It {template[len('{drug} '):]}"
+
+
 def _sentences(facts: list[tuple], gset: GenreSet, mention: Callable,
-               rng: random.Random) -> list[list[str]]:
+               rng: random.Random, info: dict[str, Any]) -> list[list[str]]:
     """One sentence per fact, grouped by drug (random drug and fact order)."""
     by_drug: dict[str, list[tuple]] = {}
     for f in facts:
@@ -88,8 +102,16 @@ def _sentences(facts: list[tuple], gset: GenreSet, mention: Callable,
         if rng.random() < 0.7:          # irrelevant profile of the drug, first in its group
             sentences.append(fill_slots(rng.choice(gset.phrases["drug_profiles"]), rng,
                                         gset.slots, {"drug": mention(d)}))
-        sentences += [rng.choice(gset.phrases["fact_sentences"][rel]).format(
-            drug=mention(drug), protein=_protein_name(prot)) for rel, drug, prot in group]
+        intros = gset.phrases.get("drug_intros") or []
+        for k, (rel, drug, prot) in enumerate(group):
+            template = rng.choice(gset.phrases["fact_sentences"][rel])
+            if k == 0 and intros and rng.random() < SPLIT_SHARE:
+                split = [t for t in gset.phrases["fact_sentences"][rel]
+                         if pronoun_split("", t) is not None]
+                if split:
+                    template = pronoun_split(rng.choice(intros), rng.choice(split)) or template
+                    info["pronoun_splits"] = info.get("pronoun_splits", 0) + 1
+            sentences.append(template.format(drug=mention(drug), protein=_protein_name(prot)))
         groups.append(sentences)
     return groups
 
@@ -173,12 +195,13 @@ def drafts(task: Task, contents: list[dict[str, Any]], genres: list[Genre], gset
            rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
     """Drafts of the facts document and the two pair documents."""
     facts = [tuple(f) for f in contents[0]["facts"]]
+    info: dict[str, Any] = {}
     codes = make_codes(sorted({f[1] for f in facts}), genres[0].option("code"), rng)
     out = []
     layout = genres[0].option("facts_layout")
     mention = Mentions(codes, rng, defining=True, p_code=0.4)
     if layout == "sentences":
-        groups = _sentences(facts, gset, mention, rng)
+        groups = _sentences(facts, gset, mention, rng, info)
         cut = len(groups) // 2 if len(groups) >= 6 else len(groups)
         runs = [sum(groups[:cut], []), sum(groups[cut:], [])]
         sections = [run for run in runs if run]
@@ -199,4 +222,4 @@ def drafts(task: Task, contents: list[dict[str, Any]], genres: list[Genre], gset
         heading = rng.choice(gset.phrases["pair_headings"][polarity])
         out.append(dressed_draft(genre, gset, [Section(heading, items, section_layout,
                                                        rng.randrange(2 ** 31))], rng))
-    return out, {"codes": len(codes), "facts_layout": layout}
+    return out, {"codes": len(codes), "facts_layout": layout, **info}
