@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from solvers import resources
 from solvers.errors import SolverError, SolverInputError, SolverTimeout
 from solvers.records import Record
+from solvers.terms import Compound
 
 _R = TypeVar("_R", bound=Record)
 
@@ -37,12 +38,9 @@ _IDENT = re.compile(r"[a-z_][A-Za-z0-9_']*\Z")
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 
 
-@dataclass(frozen=True, order=True)
-class Atom:
-    """A ground atom or function term: ``name(args...)``."""
-
-    name: str
-    args: tuple = ()
+class Atom(Compound):
+    """A ground atom or function term ``name(args...)`` (:class:`solvers.terms.Compound`,
+    written in clingo's syntax; a nested tuple is a clingo tuple)."""
 
     def __str__(self) -> str:
         if not self.args:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from solvers.errors import SolverError, SolverInputError, SolverResourceLimit
+from solvers.terms import Compound
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -69,35 +70,13 @@ def quote_always(name: str) -> str:
     return "'" + "".join(out) + "'"
 
 
-def _normalise(value: Any) -> Any:
-    """Lists inside a Term become tuples, so every Term is hashable."""
-    if isinstance(value, list):
-        return tuple(_normalise(v) for v in value)
-    if isinstance(value, tuple):
-        return tuple(_normalise(v) for v in value)
-    return value
-
-
-@dataclass(frozen=True)
-class Term:
-    """A Prolog compound term ``name(args...)``; with no args it stands for the atom ``name``.
+class Term(Compound):
+    """A Prolog compound term ``name(args...)`` (:class:`solvers.terms.Compound`, written in
+    Prolog syntax); with no args it stands for the atom ``name``.
 
     Lists among the arguments are stored as tuples (both mean a Prolog list), which keeps
     every Term hashable.
     """
-
-    name: str
-    args: tuple = ()
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str):
-            raise TypeError(f"Term name must be a str, got {type(self.name).__name__}")
-        object.__setattr__(self, "args", _normalise(tuple(self.args)))
-
-    @property
-    def arity(self) -> int:
-        """The number of arguments."""
-        return len(self.args)
 
     def __str__(self) -> str:
         if not self.args:
