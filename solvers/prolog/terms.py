@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from solvers.errors import SolverError, SolverInputError, SolverResourceLimit
-from solvers.terms import Compound
+from solvers.terms import Compound, normalise
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -77,6 +77,10 @@ class Term(Compound):
     Lists among the arguments are stored as tuples (both mean a Prolog list), which keeps
     every Term hashable.
     """
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "args", normalise(self.args))
 
     def __str__(self) -> str:
         if not self.args:
