@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -39,6 +39,7 @@ class Clause:
 
     head: Literal
     body: tuple[Literal, ...]
+    _hash: int = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "body", tuple(sorted(set(self.body))))
@@ -207,6 +208,7 @@ def execution_order(clause: Clause, directions: Mapping[str, tuple[str, ...]]) -
             key = (recursive, shared < len(variables), -shared, len(new), -links, lit)
             if best_key is None or key < best_key:
                 best_key, best = key, item
+        assert best is not None                 # runnable is never empty while rest is not
         rest.remove(best)
         ordered.append(best[0])
         bound.update(best[1])

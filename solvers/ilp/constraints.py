@@ -42,7 +42,7 @@ in later steps): :func:`variant_nogoods` gives them as ground nogoods over P's o
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -73,7 +73,7 @@ def unsat_rule(body: list[Any]) -> str:
     return ":- " + ", ".join(parts) + "."
 
 
-def constraint_rule(program: list[tuple[int, Clause]], kind: str, slots: int,
+def constraint_rule(program: Sequence[tuple[int, Clause]], kind: str, slots: int,
                     min_size: int | None = None) -> str:
     """The integrity constraint of ``kind`` for ``program``, as ASP text whose only data
     are numbers and clingo-printed symbols (see :func:`_sym`). ``min_size``: only programs
@@ -115,7 +115,7 @@ def constraint_rule(program: list[tuple[int, Clause]], kind: str, slots: int,
     return ":- " + ", ".join(body) + "."
 
 
-def variant_nogoods(gen: Any, program: list[tuple[int, Clause]]) -> Iterator[list[int]]:
+def variant_nogoods(gen: Any, program: Sequence[tuple[int, Clause]]) -> Iterator[list[int]]:
     """Ground nogoods banning ``program``'s variants at its own slots: every permutation of
     each clause's body-only variables among themselves (the generator numbers variables
     without gaps, so variants use the same ones), with the clauses' body sizes."""

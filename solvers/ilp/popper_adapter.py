@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from solvers.errors import ConfigError, SolverError
 from solvers.ilp.bias import UNBOUNDED_CLAUSES, IlpBias, read_bias
@@ -119,13 +120,19 @@ def learn_with_popper(folder: Path | str, timeout: float = 60.0) -> IlpResult:
     return IlpResult(status, program, tp, fn, tn, fp, seconds, 0, bias.mode)
 
 
+def _four(values: Any) -> tuple[int, int, int, int]:
+    """The confusion counts (TP, FN, TN, FP): the first four values, as integers."""
+    tp, fn, tn, fp = (int(x) for x in list(values)[:4])
+    return tp, fn, tn, fp
+
+
 def _read_child(stdout: str) -> tuple[list[str], tuple[int, int, int, int] | None]:
     lines = [line for line in stdout.splitlines() if line.startswith("{")]
     if not lines:
         raise SolverError("Popper adapter child printed no result")
     data = json.loads(lines[-1])
     score = data.get("score")
-    return list(data["program"]), (tuple(int(x) for x in score[:4]) if score else None)
+    return list(data["program"]), (_four(score) if score else None)
 
 
 def _read_cli(stdout: str) -> tuple[list[str], tuple[int, int, int, int] | None]:
@@ -133,7 +140,7 @@ def _read_cli(stdout: str) -> tuple[list[str], tuple[int, int, int, int] | None]
     score = None
     for line in stdout.splitlines():
         if (match := _SCORE.match(line)) is not None:
-            score = tuple(int(x) for x in match.groups()[:4])
+            score = _four(match.groups())
         elif (match := _CLAUSE.match(line)) is not None:
             program.append(match.group(1))
     return program, score

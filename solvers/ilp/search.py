@@ -47,7 +47,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from solvers.errors import SolverTimeout
+from solvers.errors import SolverError, SolverTimeout
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, Literal, canonical, redundant_literal, sort_key
 from solvers.ilp.clauses import is_recursive as calls_itself
@@ -164,6 +164,13 @@ class _Loop:
         if self.noisy:
             return self.state.score
         return self.best_size
+
+    def noisy_score(self) -> int:
+        """The best program's score (noisy mode, where the empty program's is set first)."""
+        score = self.state.score
+        if score is None:
+            raise SolverError("noisy search without a score (internal)")
+        return score
 
     def run(self) -> SearchState:
         for size in self.gen.sizes():
@@ -289,10 +296,10 @@ class _Loop:
                                                  self.bias.directions, self.deadline)
             tested = dict(zip(others, outcomes))
             if self.unite:
-                useless = [[c for _, c in batch[i]] for i, o in zip(others, outcomes)
-                           if not o.pos and is_recursive(batch[i])]
-                if useless:
-                    cores = self.tester.program_cores(useless, self.bias.directions,
+                unproductive = [[c for _, c in batch[i]] for i, o in zip(others, outcomes)
+                                if not o.pos and is_recursive(batch[i])]
+                if unproductive:
+                    cores = self.tester.program_cores(unproductive, self.bias.directions,
                                                       self.deadline)
                     self.ban_redundant_programs(cores, "red", model)
         return any(self.visit(program, tested.get(i) or (
@@ -447,11 +454,11 @@ class _Loop:
         tp, fp = len(pos), len(neg or ())
         fn = self.n_pos - tp
         score = fn + fp + size
-        if neg is not None and score < self.state.score:
+        if neg is not None and score < self.noisy_score():
             self.state.score = score
             self.state.program = [c for _, c in program]
             self.state.covered, self.state.neg_covered = pos, neg
-        best = self.state.score
+        best = self.noisy_score()
         # A specialisation S (as many clauses, each containing one of P's) covers a subset
         # of P's examples with s >= size literals. s >= tp: its positives do not pay for
         # its literals (as a program it scores >= the empty one; as a unit it never lowers
@@ -502,7 +509,7 @@ class _Loop:
         share = max(COMBINE_MIN, COMBINE_SHARE * (time.monotonic() - self.started))
         try:
             found = combine_noisy(self.units, self.n_pos, self.bias.max_clauses,
-                                  min(time_limit, share), bound=self.state.score)
+                                  min(time_limit, share), bound=self.noisy_score())
         except SolverTimeout:
             # no set found within the share: the search goes on (the next combination,
             # with twice the units, gets a larger share); the deadline is the loop's
@@ -510,7 +517,7 @@ class _Loop:
         if found is None:
             return
         chosen, score = found
-        if score < self.state.score:
+        if score < self.noisy_score():
             self.state.score, self.state.program = score, chosen
             self.state.covered = frozenset().union(*(self.units[canonical(c)][0]
                                                      for c in chosen))

@@ -15,7 +15,7 @@ as its time limit.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,7 +188,8 @@ class Tester:
                ) -> dict[str, Any] | None:
         return self._module.query_once(goal, bindings, time_limit=self._check_time(deadline))
 
-    def declare(self, preds: Mapping[str, int] | list[tuple[str, int]], deadline: float) -> None:
+    def declare(self, preds: Mapping[str, int] | Sequence[tuple[str, int]],
+                deadline: float) -> None:
         """Make body predicates that have no clauses fail instead of raising errors."""
         items = preds.items() if isinstance(preds, Mapping) else preds
         todo = [(name, arity) for name, arity in dict.fromkeys(items)
@@ -258,8 +259,15 @@ class Tester:
                 neg, pos, neg_all = line.split("|")
                 self._cache[(key, not stop_at_neg)] = Outcome(
                     _neg(neg), _ids(pos), _ids(neg_all), not stop_at_neg)
-        return [self._cached(key, stop_at_neg) if key
+        return [self._known(key, stop_at_neg) if key
                 else Outcome(None, frozenset(), frozenset(), not stop_at_neg) for key in keys]
+
+    def _known(self, key: tuple, stop_at_neg: bool) -> Outcome:
+        """The cached outcome of a program just tested (SolverError if it is missing)."""
+        outcome = self._cached(key, stop_at_neg)
+        if outcome is None:
+            raise SolverError("a tested program's outcome is missing from the cache (internal)")
+        return outcome
 
     def _lines(self, goal: str, bindings: dict[str, Any], deadline: float,
                count: int) -> list[str]:
