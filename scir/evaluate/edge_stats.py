@@ -9,7 +9,8 @@ distance (SHD) against the gold set (``CausalTrack.answer_metrics``, stored in t
 - a result without an answer (no answer, parse error, timeout, solver or backend error)
   counts as the empty set: precision, recall and F1 0, SHD the gold's number of edges (read
   from the stored gold answer, one ``->`` per edge);
-- a cell none of whose results has the metrics is not an open cell (None: no section, no
+- a cell none of whose results is of an open task (edge metrics, or an open tier such as
+  ``n11c5open``) is not an open cell (None: no section, no
   key, so reports without open tasks are unchanged).
 
 Exact match is the cell's accuracy (Table 1); here precision, recall, F1 and SHD are means
@@ -38,14 +39,21 @@ class EdgeStats:
         return {"n": self.n, "exact": self.exact, **self.values}
 
 
-def is_open_result(r: dict[str, Any]) -> bool:
+def has_edge_metrics(r: dict[str, Any]) -> bool:
     """Whether a stored result carries edge metrics (an answered open causal task)."""
     metrics = r.get("metrics")
     return isinstance(metrics, dict) and all(name in metrics for name in EDGE_METRICS)
 
 
+def is_open_result(r: dict[str, Any]) -> bool:
+    """Whether a stored result is of an open causal task: it carries edge metrics, or its
+    task's tier is an open causal tier (``n11c5open``: ``CausalTrack.tier``)."""
+    return has_edge_metrics(r) or (r.get("domain") == "causal"
+                                   and str(r.get("tier", "")).endswith("open"))
+
+
 def _counted(r: dict[str, Any]) -> dict[str, float]:
-    if is_open_result(r):
+    if has_edge_metrics(r):
         return {name: float(r["metrics"][name]) for name in EDGE_METRICS}
     gold = str(r.get("gold") or "")
     return {"edge_precision": 0.0, "edge_recall": 0.0, "edge_f1": 0.0,
