@@ -308,3 +308,14 @@ def test_scir_check_on_an_open_task(ns_run, tmp_path, capsys):
     unknown.write_text("Foo -> XYZ\n")
     assert main(["check", str(path), str(unknown), "--task", exact.task_id]) == 2
     assert "unknown protein" in capsys.readouterr().err
+
+
+def test_a_release_record_of_an_open_task_scores_as_the_task(tasks, tmp_path):
+    from scir.release.scir_json import record, record_task
+    from scir.outcomes.scoring import assess
+
+    t = next(t for t in tasks if t.params["connections"] == 3)
+    rebuilt = record_task(json.loads(json.dumps(record(t))))
+    assert rebuilt.params == {} and rebuilt.formal == {}
+    for text in ("Answer: " + t.answer, "Answer: " + _text(sorted(_gold(t))[1:])):
+        assert assess(TRACK, rebuilt, text) == assess(TRACK, t, text)

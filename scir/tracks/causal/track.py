@@ -89,8 +89,10 @@ class CausalTrack(Track):
     @staticmethod
     def is_open(task: Task) -> bool:
         """Whether a task is open (``params["answer"] == "open"``: the answer is the exact edge
-        set, there are no options); a task without the field has options."""
-        return is_open(task.params)
+        set, there are no options); a task without the field has options -- unless it has
+        none, as a release record of an open task (``scir export --format scir``: no params;
+        an option task always has options)."""
+        return is_open(task.params) or not task.options
 
     def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
         if not is_open(params):
@@ -162,8 +164,17 @@ class CausalTrack(Track):
         return 1 / len(candidate_sets(sub, len(formal.xyz_edges or ())))
 
     def open_answer(self, task: Task, text: str) -> frozenset[tuple[str, str]] | None:
-        """The edge set an open task's answer states (None when it states none)."""
-        return parse_open_answer(text, list(self.formal(task).nodes))
+        """The edge set an open task's answer states (None when it states none); names are
+        the task's proteins (``domain_metadata``, so release records without a formal object
+        score too)."""
+        nodes = task.domain_metadata.get("subgraph_nodes")
+        names = ([str(n) for n in nodes] + [self._new_protein(task)]
+                 if isinstance(nodes, list) and nodes else list(self.formal(task).nodes))
+        return parse_open_answer(text, names)
+
+    def open_gold(self, task: Task) -> frozenset[tuple[str, str]]:
+        """An open task's gold edge set: its answer's edges (``XYZ -> Raf; Mek -> XYZ``)."""
+        return parse_option(task.answer, task_id=task.task_id)
 
     # ---- checking and scoring ---------------------------------------------------------
     def score(self, task: Task, answer: str | None) -> bool:
@@ -174,7 +185,7 @@ class CausalTrack(Track):
         if answer is None:
             return False
         got = self.open_answer(task, answer)
-        gold = {fold_edge(e) for e in self.formal(task).xyz_edges or ()}
+        gold = {fold_edge(e) for e in self.open_gold(task)}
         return got is not None and {fold_edge(e) for e in got} == gold
 
     def answer_metrics(self, task: Task, answer: str | None) -> dict[str, Any] | None:
@@ -183,7 +194,7 @@ class CausalTrack(Track):
         if not self.is_open(task):
             return None
         got = None if answer is None else self.open_answer(task, answer)
-        return edge_metrics(got or (), self.formal(task).xyz_edges or ())
+        return edge_metrics(got or (), self.open_gold(task))
 
     def option_sets(self, task: Task) -> list[frozenset[tuple[str, str]]]:
         """The edge sets of a task's options (TaskFormatError if an option is malformed)."""
