@@ -319,3 +319,36 @@ def test_a_release_record_of_an_open_task_scores_as_the_task(tasks, tmp_path):
     assert rebuilt.params == {} and rebuilt.formal == {}
     for text in ("Answer: " + t.answer, "Answer: " + _text(sorted(_gold(t))[1:])):
         assert assess(TRACK, rebuilt, text) == assess(TRACK, t, text)
+
+
+def test_cot_answers_are_parsed_and_scored(tasks, tmp_path):
+    small = [t for t in tasks if t.params["connections"] in (2, 3)][:2]
+    right, wrong = small
+    answers = {right.task_id: "XYZ looks downstream...\n**Answer:** " + right.answer.replace(
+        "; ", ", "), wrong.task_id: "Answer: " + _text(sorted(_gold(wrong))[1:])}
+    path = tmp_path / "cot.jsonl"
+    write_tasks(path, small)
+    seen = []
+
+    def script(body, index):
+        prompt = "\n".join(m["content"] for m in body["messages"])
+        seen.append(prompt)
+        for t in small:
+            if t.blocks[1][:400] in prompt:
+                return Reply(body=chat_body(answers[t.task_id]))
+        return Reply(body=chat_body("no idea"))
+
+    with FakeOpenAIServer(script) as srv:
+        assert main(["solve", str(path), "--arch", "cot", "--model", f"vllm:fake@{srv.url}",
+                     "--run", str(tmp_path / "run")]) == 0
+    assert all("Answer: A -> B; C -> D" in p and "Options:" not in p for p in seen)
+    results = _results(tmp_path / "run")
+    assert results[right.task_id]["correct"] and results[right.task_id]["answer"] == right.answer
+    bad = results[wrong.task_id]
+    c = wrong.params["connections"]
+    assert not bad["correct"]
+    # one gold edge left out: P = 1, R = (c - 1) / c, SHD 1
+    assert bad["metrics"] == pytest.approx(_hand_metrics(set(sorted(_gold(wrong))[1:]),
+                                                         _gold(wrong)))
+    assert bad["metrics"]["edge_precision"] == 1.0 and bad["metrics"]["shd"] == 1
+    assert bad["metrics"]["edge_recall"] == pytest.approx((c - 1) / c)
