@@ -352,3 +352,19 @@ def test_cot_answers_are_parsed_and_scored(tasks, tmp_path):
                                                          _gold(wrong)))
     assert bad["metrics"]["edge_precision"] == 1.0 and bad["metrics"]["shd"] == 1
     assert bad["metrics"]["edge_recall"] == pytest.approx((c - 1) / c)
+
+
+def test_an_experiment_section_with_open_params_runs_and_reports(tmp_path):
+    exp = tmp_path / "open.toml"
+    exp.write_text('name = "open"\npresentations = ["nl"]\narchitectures = ["oracle"]\n'
+                   'seeds = [0]\ntasks_per_cell = 2\n\n[tasks.causal.hard]\nn = 2\nseed = 4\n'
+                   'params = { nodes = 4, connections = 2, answer = "open" }\n')
+    assert main(["eval", str(exp), "--run", str(tmp_path / "run")]) == 0
+    results = _results(tmp_path / "run")
+    assert len(results) == 2 and all(r["correct"] and r["difficulty"] == "hard"
+                                     for r in results.values())
+    assert main(["report", str(tmp_path / "run"), "-o", str(tmp_path / "rep"),
+                 "--no-figures"]) == 0
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "INCOMPLETE" not in md
+    assert "| causal/hard nl oracle none | 2 | 1.00 | 1.00 | 1.00 | 1.00 | 0.00 |" in md
