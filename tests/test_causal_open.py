@@ -66,6 +66,8 @@ def test_open_tasks_state_the_edge_set_and_no_options(tasks):
         assert t.answer == _text(gold) and t.answer_pool == [t.answer]
         assert "Options" not in TRACK.prompt("cot", t, "nl")
         assert "Answer: A -> B; C -> D" in TRACK.prompt("cot", t, "nl")
+        symbcot = TRACK.prompt("symbcot", t, "nl", formalization=TRACK.format_formal(t))
+        assert "Options" not in symbcot and "Answer: A -> B; C -> D" in symbcot
     frontier = [t for t in tasks if len(t.domain_metadata["subgraph_nodes"]) == 11]
     assert frontier and len(frontier[0].domain_metadata["subgraph_edges"]) == 19
 
@@ -368,3 +370,10 @@ def test_an_experiment_section_with_open_params_runs_and_reports(tmp_path):
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "INCOMPLETE" not in md
     assert "| causal/hard nl oracle none | 2 | 1.00 | 1.00 | 1.00 | 1.00 | 0.00 |" in md
+
+
+def test_audit_leaves_open_tasks_out_with_a_message(task_file, capsys):
+    assert main(["audit", str(task_file)]) == 2
+    err = capsys.readouterr().err
+    assert "open causal tasks (no options to pick from): not audited" in err
+    assert "Traceback" not in err
