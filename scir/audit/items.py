@@ -67,6 +67,8 @@ def load_items(files: Iterable[str], presentations: Iterable[str], *,
     """The audit items of ``files`` for each presentation.
 
     A file whose tasks have no rendered documents is skipped for ``obf`` (with a message);
+    open causal tasks (no options for the baselines to pick from) are left out, with a
+    message;
     ConfigError for a track the audit does not know; TaskFormatError when no task has text
     for the presentation(s). A task repeated with the same text (the
     same task in several files, e.g. the clean and the rendered copy) is counted once.
@@ -77,6 +79,11 @@ def load_items(files: Iterable[str], presentations: Iterable[str], *,
     seen: set[tuple[str, str, str]] = set()
     for path in files:
         tasks = read_tasks(path)
+        open_tasks = [t for t in tasks if t.domain == "causal" and not t.options]
+        if open_tasks:   # the baselines pick among options; an open task has none
+            print(f"{path}: {len(open_tasks)} open causal tasks (no options to pick from): "
+                  "not audited", file=log)
+            tasks = [t for t in tasks if t not in open_tasks]
         for task in tasks:
             if task.domain not in TRACKS:
                 raise ConfigError(f"no audit for track {task.domain!r} (audited: "

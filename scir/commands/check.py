@@ -20,9 +20,10 @@ FORMATS = ("induction: a Prolog program defining interacts/2 (any clauses; the b
            "Prover9 syntax over the task's predicates ('%' starts a comment line); or a Prover9 "
            "input file (formulas(assumptions) and formulas(goals) lists).\n"
            "causal: directed edges 'A -> B' separated by newlines, ';' or ',' ('#' comments); "
-           "the task's known edges are added.")
+           "the task's known edges are added; an open task's check is exact match of XYZ's edges.")
 EXIT = ("Exit code 0: the check passes for every task (induction: the program is valid; "
-        "deduction: its label is the gold label; causal: it matches the gold option); 1: it "
+        "deduction: its label is the gold label; causal: it matches the gold option, or for an "
+        "open task states exactly the gold edge set); 1: it "
         "does not for some task; 2: bad input (the source, the task file or an option), "
         "including a program the sandbox stops.")
 

@@ -23,6 +23,7 @@ def add_parser(sub) -> None:
                "  scir generate induction --distractors 3 -n 20 --seed 7 -o i.jsonl\n"
                "  scir generate causal -n 400 --seed 1 -o c.jsonl --executor local --workers 8\n"
                "  scir generate causal -n 4000 -o c.jsonl --executor ray --ray-address auto\n"
+               "  scir generate causal --answer open --nodes 11 --connections 5 -n 20 -o f.jsonl\n"
                "Run `scir generate TRACK --help` for a track's own flags.")
     tracks = p.add_subparsers(dest="track", metavar="TRACK", required=True)
     for name in track_names():

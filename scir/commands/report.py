@@ -229,6 +229,19 @@ def to_markdown(report: Report) -> str:
             "constants (sympy), over the problems that have one (`n/a`: none has, e.g. "
             "LLM-SR's data folders). Constants fitted on the train split once per answer.", "",
             *_metrics_table(report)]
+    open_cells = [c for c in report.cells if c.edges is not None]
+    if open_cells:
+        out += ["", "## Open causal tasks", "",
+                "Cells of open causal tasks (the answer is the exact set of XYZ's directed "
+                "edges): exact = share answered exactly (the accuracy); edge precision, "
+                "recall, F1 and SHD (structural Hamming distance: missing, extra or reversed "
+                "edges) are means over the cell's problems, an unanswered task counting as "
+                "the empty set.", "",
+                *_table(["cell", "n", "exact", "precision", "recall", "F1", "SHD"],
+                        [[c.cell.label(), str(c.edges.n), _num(c.edges.exact, 2),
+                          *(_num(c.edges.values[name], 2) for name in
+                            ("edge_precision", "edge_recall", "edge_f1", "shd"))]
+                         for c in open_cells if c.edges is not None])]
     out += ["", "## Failures", "", "Tasks per status; executable = share of formalizations "
             "the solver answered (ns) or that parsed (symbcot).", "",
             *(_table(["cell", "n", "ok", *FAILURES, "executable"],

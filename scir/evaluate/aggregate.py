@@ -31,6 +31,7 @@ from statistics import mean, median
 from typing import Any
 
 from scir.evaluate.cells import CellKey
+from scir.evaluate.edge_stats import EdgeStats, edge_stats
 from scir.evaluate.metric_stats import MetricStats, empty_columns, has_metrics, metric_stats
 from scir.evaluate.runs import Runs
 from scir.evaluate.stats import Interval, normalised_accuracy, wilson
@@ -74,6 +75,9 @@ class CellStats:
     extraction_precision: float | None = None
     extraction_recall: float | None = None
     outcomes: dict[str, int] = field(default_factory=dict, repr=False)  # task id -> 0/1
+    # open causal cells: mean edge precision, recall, F1, SHD (scir.evaluate.edge_stats);
+    # None for every other cell (kept out of to_dict, so other reports are unchanged)
+    edges: EdgeStats | None = None
 
     @property
     def tokens(self) -> int:
@@ -156,7 +160,8 @@ def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | 
         backup_used=(sum(used(r) for r in items) if any(backup_of(r) for r in items)
                      else None),
         outcomes={r["task_id"]: int(bool(r["correct"])) for r in items},
-        metrics=metric_stats(items) if has_metrics(cell.track, items) else None)
+        metrics=metric_stats(items) if has_metrics(cell.track, items) else None,
+        edges=edge_stats(items))
 
 
 def by_cell_with_backup(runs: Runs) -> dict[CellKey, list[dict[str, Any]]]:

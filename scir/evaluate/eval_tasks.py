@@ -36,6 +36,10 @@ def _generate(track_name: str, difficulty: str, source: TaskSource, n: int) -> l
 
     track = get_track(track_name)
     tasks = list(track.generate(n, source.seed, difficulty, dict(source.params)))
+    for task in tasks:
+        # explicit params make a task "custom"; in a grid it belongs to the section that
+        # made it (the plan's cells are keyed by the section), so it carries that name
+        task.difficulty = difficulty
     if source.render is not None:
         from scir.text.template import render_task
 

@@ -108,7 +108,8 @@ def has_metrics(track_name: str, results: list[dict[str, Any]]) -> bool:
     from scir.outcomes.scoring import METRIC_RULES
     from scir.tracks import get_track
 
-    if any(r.get("metrics") for r in results):
+    if any(r.get("metrics") and any(name in r["metrics"] for name in METRICS)
+           for r in results):       # equation metrics (open causal results carry others)
         return True
     try:
         return get_track(track_name).scoring in METRIC_RULES

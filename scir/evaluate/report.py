@@ -158,6 +158,9 @@ class Report:
                                   if name == "symbolic" and math.isnan(i.estimate) else {})}
                         for name, i in m.values.items()}}
                     for c, d, m in self.disciplines],
+                **({"causal_open": [{"cell": c.cell.to_dict(), **c.edges.to_dict()}
+                                    for c in self.cells if c.edges is not None]}
+                   if any(c.edges is not None for c in self.cells) else {}),
                 "probes": [p.to_dict() for p in self.probes],
                 "differences": [d.to_dict() for d in self.differences],
                 "conflicts": [c.to_dict() for c in self.conflicts],

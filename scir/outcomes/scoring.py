@@ -179,7 +179,7 @@ def assess(track: Track, task: Task, answer: str | None) -> Assessment:
     (:data:`METRIC_RULES`: ``equation``), the metrics from the same fit."""
     if track.scoring == EQUATION:
         return assess_equation(track, task, answer)
-    return Assessment(bool(track.score(task, answer)))
+    return Assessment(bool(track.score(task, answer)), track.answer_metrics(task, answer))
 
 
 def score(track: Track, task: Task, answer: str | None) -> bool:

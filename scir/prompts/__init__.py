@@ -35,11 +35,12 @@ def render_prompt(track: str, kind: str, **values: str) -> str:
 
 
 def task_prompt(track: str, kind: str, task: Task, presentation: str, extra: dict[str, Any],
-                track_values: Callable[[], dict[str, str]]) -> str:
+                track_values: Callable[[], dict[str, str]], template: str | None = None) -> str:
     """The ``cot``, ``formalize`` or ``symbcot`` prompt of ``task`` (ConfigError for another
     kind). Fills ``problem`` (``extra["problem"]``, default the task's ``nl``/``obf`` text),
     ``question``, then the track's own ``track_values()`` and, for ``symbcot``,
-    ``formalization`` (``extra["formalization"]``; ConfigError when it is not text)."""
+    ``formalization`` (``extra["formalization"]``; ConfigError when it is not text).
+    ``template``: the template file's name when it is not ``kind`` (e.g. ``cot_open``)."""
     if kind not in PROMPT_KINDS:
         raise ConfigError(f"prompt kind must be one of {', '.join(PROMPT_KINDS)}, got {kind!r}",
                           field="kind")
@@ -53,7 +54,7 @@ def task_prompt(track: str, kind: str, task: Task, presentation: str, extra: dic
             raise ConfigError("the symbcot prompt needs the formalization text",
                               field="formalization")
         values["formalization"] = extra["formalization"]
-    return render_prompt(track, kind, **values)
+    return render_prompt(track, template or kind, **values)
 
 
 __all__ = ["PROMPT_KINDS", "load_template", "render_prompt", "task_prompt"]

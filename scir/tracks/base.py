@@ -347,6 +347,12 @@ class Track(ABC):
         raise NotImplementedError(f"track {self.name} has no numeric data for the "
                                   "symbolic-regression baselines")
 
+    def answer_metrics(self, task: Task, answer: str | None) -> dict[str, Any] | None:
+        """Secondary per-answer metrics a track reports beside the verdict of rules without
+        their own (causal open tasks: edge precision, recall, F1, SHD), stored in the result's
+        ``metrics``; None (the default) for none."""
+        return None
+
     def option_items(self, task: Task) -> list[frozenset] | None:
         """The ``option`` rule's item set of each option (e.g. edges), or None when the
         track's answers are only letters."""

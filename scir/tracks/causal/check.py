@@ -11,7 +11,9 @@ task's known edges belong to the graph whether listed or not. Reported:
   GIES maximises; higher is better) beside the score of the graph GIES finds and of the gold
   graph (known edges plus the answer's edges).
 
-The check passes when the matched option is the gold answer. Unknown proteins, self-loops,
+The check passes when the matched option is the gold answer; for an open task (no options)
+when the graph's set of XYZ's directed edges is the gold set exactly, with edge precision,
+recall, F1 and SHD against it reported. Unknown proteins, self-loops,
 repeated edges and cycles are errors with line and column.
 """
 
@@ -26,7 +28,7 @@ from scir.errors import ConfigError, FormalizationError
 from scir.tasks import Task
 from scir.tracks import get_track
 from scir.tracks.causal.graph import NEW_PROTEIN, Edge
-from scir.tracks.causal.options import match_options, option_text, xyz_directed
+from scir.tracks.causal.options import edge_metrics, match_options, option_text, xyz_directed
 from scir.tracks.causal.solve import Dataset, dataset
 from scir.tracks.checking import CheckContext, HandCheck
 from scir.tracks.formal_text import generic_parser, syntax_error, token_error
@@ -92,6 +94,41 @@ def _score(ds: Dataset, edges: list[Edge], score: Any) -> float:
     return float(score.graph_score(adjacency))
 
 
+def _check_open(task: Task, ds: Dataset, graph: list[Edge], edges: list[Edge],
+                known: list[Edge], mine: list[Edge], new: str, gold_formal: Any) -> HandCheck:
+    """An open task: the graph's set of XYZ's directed edges against the gold set (exact
+    match passes), with edge precision, recall, F1 and SHD, and the BIC scores."""
+    from solvers.gies import GaussIntScore, fit
+
+    gold_xyz = [tuple(e) for e in (gold_formal.xyz_edges or ())]
+    metrics = edge_metrics(mine, gold_xyz)
+    gies = fit(ds.data, ds.targets, names=ds.columns)
+    gies_xyz = xyz_directed(gies.directed_edges(), new)
+    score = GaussIntScore(ds.data, ds.targets)
+    scores = {"yours": _score(ds, graph, score), "gies": float(gies.score),
+              "gold": _score(ds, known + gold_xyz, score)}
+    passed = metrics["shd"] == 0
+    lines = [
+        ("graph", f"{len(graph)} edges ({len(edges)} listed, {len(known)} known; "
+                  f"{len([e for e in known if e not in edges])} known edges not listed)"),
+        (new, option_text(mine, new) or "no directed edge"),
+        ("gold", option_text(gold_xyz, new)),
+        ("edges", f"precision {metrics['edge_precision']:.2f}, recall "
+                  f"{metrics['edge_recall']:.2f}, F1 {metrics['edge_f1']:.2f}, SHD "
+                  f"{metrics['shd']}"),
+        ("BIC", f"yours {scores['yours']:.2f}, GIES's graph {scores['gies']:.2f} "
+                f"({option_text(gies_xyz, new) or 'no directed XYZ edge'}), gold graph "
+                f"{scores['gold']:.2f} (higher is better)"),
+    ]
+    summary = ("states exactly the gold edge set" if passed else
+               f"differs from the gold edge set (SHD {metrics['shd']})")
+    data: dict[str, Any] = {
+        "edges": [list(e) for e in graph], "xyz_edges": [list(e) for e in mine],
+        "answer": task.answer, "exact": passed, **metrics, "bic": scores,
+        "gies_xyz_edges": [list(e) for e in gies_xyz]}
+    return HandCheck(task.task_id, task.domain, passed, summary, lines, data)
+
+
 def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     """Check a hand-written edge list against a causal task."""
     from scir.tracks.causal.track import CausalTrack
@@ -107,8 +144,10 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     known = list(ds.known_edges)
     edges = read_edges(text, ds.names, known)
     graph = known + [e for e in edges if e not in known]
-    options = track.option_sets(task)
     mine = xyz_directed(graph, new)
+    if track.is_open(task):
+        return _check_open(task, ds, graph, edges, known, mine, new, gold_formal)
+    options = track.option_sets(task)
     match = match_options(mine, options)
     gies = fit(ds.data, ds.targets, names=ds.columns)       # the reference solver's run
     gies_match = match_options(xyz_directed(gies.directed_edges(), new), options)

@@ -349,7 +349,9 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
         return {"options": options_text(task), "new_protein": new, "proteins": ", ".join(nodes),
                 "columns": str(len(nodes)), "decimals": str(DECIMALS)}
 
-    return task_prompt("causal", kind, task, presentation, extra, values)
+    is_open = task.params.get("answer", "options") == "open"
+    template = f"{kind}_open" if is_open and kind in ("cot", "symbcot") else None
+    return task_prompt("causal", kind, task, presentation, extra, values, template)
 
 
 __all__ = ["GrammarBounds", "build_grammar", "environment_name", "format_formal",

@@ -36,7 +36,7 @@ from scir.tracks.causal.graph import (
     connected_subgraph,
     sachs_graph,
 )
-from scir.tracks.causal.options import Edge, choose_options, max_options
+from scir.tracks.causal.options import EXACT, OPEN, Edge, choose_options, max_options
 from scir.tracks.causal.scm import (
     Environment,
     choose_interventions,
@@ -94,12 +94,18 @@ class Problem:
             columns=tuple(self.columns)).dump()
 
 
+def is_open(params: dict[str, Any]) -> bool:
+    """Whether ``params`` ask for an open task (``answer`` = ``open``: the exact edge set, no
+    options); absent (every file made before open tasks existed) means options."""
+    return params.get("answer", "options") == OPEN
+
+
 def check_params(params: dict[str, Any]) -> None:
     """Reject parameter combinations no draw can satisfy (ConfigError)."""
     n, c, k = params["nodes"], params["connections"], params["options"]
     if c > n:
         raise ConfigError(f"--connections ({c}) cannot exceed --nodes ({n})", field="connections")
-    if k > max_options(n, c):
+    if not is_open(params) and k > max_options(n, c):
         raise ConfigError(f"{n} nodes and {c} connections allow at most {max_options(n, c)} "
                           f"distinct options; --options is {k}", field="options")
     if params["interventions"] > n:
@@ -128,10 +134,20 @@ def build(params: dict[str, Any], rng: np.random.Generator, task_id: str) -> Pro
     return _build_balanced(params, rng, task_id)
 
 
+def _options(params: dict[str, Any], task_graph: TaskGraph, rng: np.random.Generator
+             ) -> tuple[list[frozenset[Edge]], int]:
+    """The options of a draw and the index of the right one; an open task's only "option" is
+    the gold edge set itself (no random numbers drawn), matched exactly by ``_solved``."""
+    if is_open(params):
+        return [frozenset(task_graph.xyz_edges)], 0
+    return choose_options(task_graph.subgraph, task_graph.xyz_edges, params["options"], rng)
+
+
 def _solved(columns: list[str], task_graph: TaskGraph, envs: list[Environment],
             options: list[frozenset[Edge]], answer: int,
-            failures: dict[str, int]) -> Solution | None:
-    """GIES's solution of one draw when it picks the ``answer`` option; else None, with the
+            failures: dict[str, int], exact: bool = False) -> Solution | None:
+    """GIES's solution of one draw when it picks the ``answer`` option (``exact``: when its
+    set of XYZ's directed edges is that option's set, as open tasks need); else None, with the
     reason counted in ``failures`` (solver_input, no_match, wrong_option)."""
     ds = Dataset(columns, task_graph.nodes,
                  [np.array(e.rows, dtype=np.float64) for e in envs],
@@ -142,9 +158,10 @@ def _solved(columns: list[str], task_graph: TaskGraph, envs: list[Environment],
     except SolverInputError:            # e.g. a column constant after clipping
         reason = "solver_input"
     else:
-        if solution.match.index == answer:
+        if solution.match.index == answer and (not exact or solution.match.how == EXACT):
             return solution
-        reason = "no_match" if solution.match.index is None else "wrong_option"
+        reason = ("no_match" if solution.match.index is None
+                  else "extra_edges" if solution.match.index == answer else "wrong_option")
     failures[reason] = failures.get(reason, 0) + 1
     return None
 
@@ -160,8 +177,7 @@ def _build_balanced(params: dict[str, Any], rng: np.random.Generator, task_id: s
         columns = [nodes[int(i)] for i in rng.permutation(len(nodes))]
         interventions = choose_interventions_blind(task_graph, params["interventions"], rng)
         try:
-            options, answer = choose_options(task_graph.subgraph, task_graph.xyz_edges,
-                                             params["options"], rng)
+            options, answer = _options(params, task_graph, rng)
         except GenerationError:
             attempt += 1
             failures["too_few_options"] = failures.get("too_few_options", 0) + 1
@@ -170,7 +186,8 @@ def _build_balanced(params: dict[str, Any], rng: np.random.Generator, task_id: s
             attempt += 1
             scm = balanced_scm(task_graph, rng)
             envs = sample_environments(scm, interventions, params["samples"], columns, rng)
-            solution = _solved(columns, task_graph, envs, options, answer, failures)
+            solution = _solved(columns, task_graph, envs, options, answer, failures,
+                               is_open(params))
             if solution is not None:
                 return Problem(task_graph, columns, envs, options, answer, solution, attempt,
                                dict(sorted(failures.items())))
@@ -187,12 +204,12 @@ def _build_paper(params: dict[str, Any], rng: np.random.Generator, task_id: str)
     for attempt in range(1, MAX_ATTEMPTS + 1):
         task_graph, columns, envs = draw(params, rng)
         try:
-            options, answer = choose_options(task_graph.subgraph, task_graph.xyz_edges,
-                                             params["options"], rng)
+            options, answer = _options(params, task_graph, rng)
         except GenerationError:
             failures["too_few_options"] = failures.get("too_few_options", 0) + 1
             continue
-        solution = _solved(columns, task_graph, envs, options, answer, failures)
+        solution = _solved(columns, task_graph, envs, options, answer, failures,
+                               is_open(params))
         if solution is not None:
             return Problem(task_graph, columns, envs, options, answer, solution, attempt,
                            dict(sorted(failures.items())))

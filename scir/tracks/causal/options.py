@@ -128,3 +128,59 @@ def match_options(found: Iterable[Edge], options: Sequence[Iterable[Edge]]) -> M
     found_list = tuple(sorted_edges(found))
     match = match_subset(found_list, options, fold=fold_edge)
     return Match(found_list, match.index, match.how)
+
+
+# ---- open answers: the exact edge set, no options ------------------------------------------
+
+OPEN = "open"                # Task.params["answer"] of an open task (absent: options)
+_ARROW = r"(?:-+>|→|⟶|=>|\bcauses\b|\bregulates\b|\bactivates\b)"
+_FREE_EDGE = re.compile(rf"({_NAME})\s*{_ARROW}\s*({_NAME})", re.IGNORECASE)
+_FINAL = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*(?:is)?\s*[*_]*\s*[:=]")
+_NONE = re.compile(r"(?i)\s*[\[({]?\s*(?:none|no edges?|\{\s*\}|\[\s*\]|∅)\s*[\])}]?\s*[.]?\s*")
+
+
+def open_chance_sets(subgraph: nx.DiGraph, c: int) -> int:
+    """How many answers an open task with ``c`` stated XYZ edges admits: the sets of ``c``
+    directed edges between XYZ and distinct subgraph nodes that keep the known graph acyclic
+    (:func:`candidate_sets`, counted exactly)."""
+    return len(candidate_sets(subgraph, c))
+
+
+def parse_open_answer(text: str, names: Sequence[str]) -> frozenset[Edge] | None:
+    """XYZ's edge set stated in free text: the part after the last ``Answer:`` line (the whole
+    text when there is none) read as edges ``A -> B`` (also ``A → B``, ``A => B``, ``A causes
+    B``) separated by anything (``;``, ``,``, ``and``, new lines, list bullets). Protein names
+    compare ignoring case and are returned as ``names`` spells them; an edge naming another
+    word is skipped. ``none`` / ``no edges`` is the empty set. None when nothing is stated."""
+    finals = list(_FINAL.finditer(text))
+    part = text[finals[-1].end():] if finals else text
+    if finals:
+        part = part.strip().strip("*_`\"'").strip()
+    known = {n.casefold(): n for n in names}
+    edges = []
+    for m in _FREE_EDGE.finditer(part):
+        a, b = m.group(1).casefold(), m.group(2).casefold()
+        if a in known and b in known and a != b:
+            edges.append((known[a], known[b]))
+    if edges:
+        return frozenset(edges)
+    if finals and _NONE.fullmatch(part.splitlines()[0] if part else ""):
+        return frozenset()
+    return None
+
+
+def edge_metrics(answer: Iterable[Edge], gold: Iterable[Edge]) -> dict[str, float | int]:
+    """Edge precision, recall, F1 and SHD of an answered edge set against the gold set
+    (names compared ignoring case). Precision of an empty answer is 1.0 when the gold is
+    empty too, else 0.0; recall likewise; F1 is 0.0 when both are 0. SHD counts the node
+    pairs whose edge differs (missing, extra or reversed: one each)."""
+    a = {fold_edge(e) for e in answer}
+    g = {fold_edge(e) for e in gold}
+    tp = len(a & g)
+    precision = tp / len(a) if a else (1.0 if not g else 0.0)
+    recall = tp / len(g) if g else (1.0 if not a else 0.0)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    pairs_a = {frozenset(e): e for e in a}
+    pairs_g = {frozenset(e): e for e in g}
+    shd = sum(1 for p in set(pairs_a) | set(pairs_g) if pairs_a.get(p) != pairs_g.get(p))
+    return {"edge_precision": precision, "edge_recall": recall, "edge_f1": f1, "shd": shd}

@@ -83,3 +83,10 @@ def question(new_protein: str) -> str:
     """The question put to the solver (the options are listed in ``Task.options``)."""
     return (f"Which option lists exactly the direct causal edges between {new_protein} and the "
             "other proteins? Answer with the option letter.")
+
+
+def open_question(new_protein: str, connections: int) -> str:
+    """The question of an open task (no options): the exact set of the new protein's edges."""
+    edges = "edge" if connections == 1 else "edges"
+    return (f"{new_protein} has exactly {connections} direct causal {edges} with the other "
+            f"proteins. Which are they? State each edge with its direction, as 'A -> B'.")

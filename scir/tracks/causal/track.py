@@ -21,14 +21,18 @@ from scir.tracks.base import (
 )
 from scir.tracks.causal import exports, formalize, templates, validate
 from scir.tracks.causal.formal import CausalFormal
-from scir.tracks.causal.generate import build, params_rng
+from scir.tracks.causal.generate import build, is_open, params_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
 from scir.tracks.causal.options import (
     LETTERS,
     MAX_OPTIONS,
+    OPEN,
+    candidate_sets,
+    edge_metrics,
     fold_edge,
     letter,
     option_text,
+    parse_open_answer,
     parse_option,
 )
 from scir.tracks.causal.solve import Solution, dataset, run_ges, run_gies
@@ -72,14 +76,31 @@ class CausalTrack(Track):
                        "paper: at least one on XYZ or a neighbour)", 3, 3,
                        minimum=1, maximum=11),
             construction_param(),
+            TrackParam("answer", str, "options (choose one of --options edge sets) or open "
+                       "(state the exact set of XYZ's directed edges; --options is ignored)",
+                       "options", "options", choices=("options", OPEN),
+                       affects_difficulty=False),
         ]
 
     def tier(self, params: dict[str, Any]) -> str:
-        return f"n{params['nodes']}c{params['connections']}"
+        base = f"n{params['nodes']}c{params['connections']}"
+        return base + OPEN if is_open(params) else base
+
+    @staticmethod
+    def is_open(task: Task) -> bool:
+        """Whether a task is open (``params["answer"] == "open"``: the answer is the exact edge
+        set, there are no options); a task without the field has options -- unless it has
+        none, as a release record of an open task (``scir export --format scir``: no params;
+        an option task always has options)."""
+        return is_open(task.params) or not task.options
 
     def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
+        if not is_open(params):
+            params.pop("answer", None)  # option files stay as they were before open tasks
         task_id = self.task_id(params, seed, index)
         problem = build(params, params_rng(params, self.tier(params), seed, index), task_id)
+        if is_open(params):
+            return self._open_task(params, seed, index, task_id, problem)
         graph, envs = problem.graph, problem.environments
         subgraph_nodes = graph.nodes[:-1]
         blocks = [templates.block_network(subgraph_nodes, graph.known_edges, NEW_PROTEIN,
@@ -103,7 +124,78 @@ class CausalTrack(Track):
                         "match": problem.solution.match.how},
         )
 
+    def _open_task(self, params: dict[str, Any], seed: int, index: int, task_id: str,
+                   problem: Any) -> Task:
+        """An open task: no options; the answer is the canonical text of XYZ's edge set
+        (:func:`option_text`); chance 1 / the number of acyclic sets of as many edges."""
+        graph, envs = problem.graph, problem.environments
+        subgraph_nodes = graph.nodes[:-1]
+        blocks = [templates.block_network(subgraph_nodes, graph.known_edges, NEW_PROTEIN,
+                                          params["connections"], envs),
+                  templates.block_data(envs, problem.columns)]
+        answer = option_text(graph.xyz_edges)
+        admissible = len(candidate_sets(graph.subgraph, params["connections"]))
+        return Task(
+            task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
+            tier=self.tier(params), seed=seed, params=dict(params),
+            question=templates.open_question(NEW_PROTEIN, params["connections"]),
+            options=[], answer=answer, answer_pool=[answer], chance=1 / admissible,
+            chance_constrained=1 / admissible,
+            formal=problem.formal(), blocks=blocks, problem_nl="\n\n".join(blocks),
+            domain_metadata={"subgraph_nodes": subgraph_nodes,
+                             "subgraph_edges": [list(e) for e in graph.known_edges],
+                             "new_protein": NEW_PROTEIN, "admissible_answers": admissible},
+            provenance={"generator": GENERATOR, "version": VERSION,
+                        "attempts": problem.attempts, "regenerated": problem.attempts - 1,
+                        "rejected": problem.failures, "solver": "solvers.gies",
+                        "match": problem.solution.match.how},
+        )
+
+    def open_chance(self, task: Task) -> float:
+        """1 / the number of answers an open task admits: the sets of as many directed XYZ
+        edges as the task states, to distinct known proteins, that keep the graph acyclic."""
+        import networkx as nx
+
+        formal = self.formal(task)
+        new = self._new_protein(task)
+        sub = nx.DiGraph()
+        sub.add_nodes_from(n for n in formal.nodes if n != new)
+        sub.add_edges_from(formal.known_edges)
+        return 1 / len(candidate_sets(sub, len(formal.xyz_edges or ())))
+
+    def open_answer(self, task: Task, text: str) -> frozenset[tuple[str, str]] | None:
+        """The edge set an open task's answer states (None when it states none); names are
+        the task's proteins (``domain_metadata``, so release records without a formal object
+        score too)."""
+        nodes = task.domain_metadata.get("subgraph_nodes")
+        names = ([str(n) for n in nodes] + [self._new_protein(task)]
+                 if isinstance(nodes, list) and nodes else list(self.formal(task).nodes))
+        return parse_open_answer(text, names)
+
+    def open_gold(self, task: Task) -> frozenset[tuple[str, str]]:
+        """An open task's gold edge set: its answer's edges (``XYZ -> Raf; Mek -> XYZ``)."""
+        return parse_option(task.answer, task_id=task.task_id)
+
     # ---- checking and scoring ---------------------------------------------------------
+    def score(self, task: Task, answer: str | None) -> bool:
+        """Options: the ``option`` rule. Open: the answer states exactly the gold edge set
+        (names compared ignoring case)."""
+        if not self.is_open(task):
+            return super().score(task, answer)
+        if answer is None:
+            return False
+        got = self.open_answer(task, answer)
+        gold = {fold_edge(e) for e in self.open_gold(task)}
+        return got is not None and {fold_edge(e) for e in got} == gold
+
+    def answer_metrics(self, task: Task, answer: str | None) -> dict[str, Any] | None:
+        """Open tasks: edge precision, recall, F1 and SHD of the answer's edge set against
+        the gold (an answer stating no set counts as the empty set); None for option tasks."""
+        if not self.is_open(task):
+            return None
+        got = None if answer is None else self.open_answer(task, answer)
+        return edge_metrics(got or (), self.open_gold(task))
+
     def option_sets(self, task: Task) -> list[frozenset[tuple[str, str]]]:
         """The edge sets of a task's options (TaskFormatError if an option is malformed)."""
         if not task.options:
@@ -143,7 +235,11 @@ class CausalTrack(Track):
 
     def verify(self, task: Task) -> Check:
         """Re-run GIES on the stored rows: the option it matches must be the stored answer,
-        and the stored ``xyz_edges`` must be that option's edges."""
+        and the stored ``xyz_edges`` must be that option's edges. Open tasks: GIES's set of
+        XYZ's directed edges must be the stored answer's, which must be ``xyz_edges``, and
+        the chance 1 / the admissible sets, recounted."""
+        if self.is_open(task):
+            return self._verify_open(task)
         sets = self.option_sets(task)
         problems = []
         if len(set(sets)) != len(sets):
@@ -181,6 +277,36 @@ class CausalTrack(Track):
                               "match": solution.match.how},
                      message="; ".join(problems))
 
+    def _verify_open(self, task: Task) -> Check:
+        problems = []
+        formal = self.formal(task)
+        if formal.xyz_edges is None:
+            raise TaskFormatError("formal.xyz_edges must be a list of [from, to] pairs",
+                                  task_id=task.task_id, field="formal.xyz_edges")
+        new = self._new_protein(task)
+        gold = option_text(formal.xyz_edges, new)
+        if task.answer != gold:
+            problems.append(f"stored answer {task.answer!r} is not the canonical text of "
+                            f"formal.xyz_edges ({gold!r})")
+        if task.answer_pool != [task.answer]:
+            problems.append(f"answer_pool must be [{task.answer!r}]")
+        chance = self.open_chance(task)
+        for name in ("chance", "chance_constrained"):
+            value = getattr(task, name)
+            if abs(float(value) - chance) > 1e-12:
+                problems.append(f"stored {name} {value} is not {chance} (1 / the admissible "
+                                "edge sets)")
+        solution = run_gies(dataset(formal, task_id=task.task_id, new_protein=new),
+                            [frozenset(formal.xyz_edges)], new)
+        found = option_text(solution.match.found, new)
+        if found != gold:
+            problems.append(f"stored answer {gold!r}, GIES finds "
+                            f"{found or 'no directed XYZ edge'!r}")
+        return Check(task.task_id, not problems, task.answer, found,
+                     details={"found": [list(e) for e in solution.match.found],
+                              "match": solution.match.how},
+                     message="; ".join(problems))
+
     def validate_formal(self, task: Task) -> None:
         """Options, answer letter, pool and the formal object's shapes (``validate.py``)."""
         validate.validate(task)
@@ -188,13 +314,21 @@ class CausalTrack(Track):
     def solve_formal(self, task: Task, formal: CausalFormal) -> str:
         """GIES's option letter for a formal object, or ``"none"`` (NO_MATCH) when XYZ's
         directed edges match no option -- a wrong answer, not a solver failure. Malformed
-        input raises SolverInputError naming the field."""
+        input raises SolverInputError naming the field. Open tasks: the canonical text of
+        GIES's set of XYZ's directed edges (``"none"`` when it has none)."""
+        if self.is_open(task):
+            new = self._new_protein(task)
+            solution = run_gies(dataset(formal, task_id=task.task_id, new_protein=new), [], new)
+            return option_text(solution.match.found, new) or NO_MATCH
         return self.solve_gies(task, formal).letter or NO_MATCH
 
     def solve_formal_ges(self, task: Task, formal: CausalFormal) -> str:
         """The second solver: GES (causal-learn, BIC) on all rows pooled, intervention targets
         ignored; the option letter or ``"none"``."""
         new = self._new_protein(task)
+        if self.is_open(task):
+            solution = run_ges(dataset(formal, task_id=task.task_id, new_protein=new), [], new)
+            return option_text(solution.match.found, new) or NO_MATCH
         solution = run_ges(dataset(formal, task_id=task.task_id, new_protein=new),
                            self.option_sets(task), new)
         return solution.letter or NO_MATCH
@@ -202,7 +336,14 @@ class CausalTrack(Track):
     def parse_answer(self, task: Task, text: str) -> str | None:
         """The option letter (A-T, upper case) of the last ``Answer: X`` line (also
         ``Answer: (C)``, ``**Answer:** option C``); an ``A`` or ``I`` followed by a lower-case
-        word is English, not a letter (``Answer: I think ...``). None when there is none."""
+        word is English, not a letter (``Answer: I think ...``). None when there is none.
+        Open tasks: the canonical text (:func:`option_text`) of the edge set the text states
+        (:func:`parse_open_answer`: after the last ``Answer:``, arrows or "causes"), ``none``
+        for a stated empty set, None when no edge set is stated."""
+        if self.is_open(task):
+            got = self.open_answer(task, text)
+            return None if got is None else (option_text(got, self._new_protein(task))
+                                             or NO_MATCH)
         accepted = [m.group(1) for m in _ANSWER.finditer(text)
                     if not (m.group(1) in "AI" and _WORD_AFTER.match(text, m.end()))]
         return accepted[-1] if accepted else None

@@ -14,7 +14,7 @@ from scir.tracks.base import load_formal
 from scir.tracks.causal.formal import CausalFormal
 from scir.tracks.causal.formalize import task_nodes
 from scir.tracks.causal.graph import NEW_PROTEIN
-from scir.tracks.causal.options import LETTERS, MAX_OPTIONS, parse_option
+from scir.tracks.causal.options import LETTERS, MAX_OPTIONS, OPEN, parse_option
 from scir.tracks.shapes import fail as _fail
 
 MAX_OPTION_CHARS = 2000
@@ -22,7 +22,18 @@ MAX_OPTION_CHARS = 2000
 
 def validate(task: Task) -> None:
     """Check a causal record's options, answer, pool and formal object (TaskFormatError
-    naming the field)."""
+    naming the field). An open task (``params["answer"] == "open"``) has no options and its
+    answer is an edge list (:func:`parse_option`)."""
+    if task.params.get("answer", "options") == OPEN:
+        if task.options:
+            raise _fail("an open task has no options", "options")
+        if len(task.answer) > MAX_OPTION_CHARS:
+            raise _fail(f"longer than {MAX_OPTION_CHARS} characters", "answer")
+        parse_option(task.answer)
+        if task.answer_pool != [task.answer]:
+            raise _fail(f"must be [{task.answer!r}] (the answer alone)", "answer_pool")
+        _formal(task)
+        return
     if not 1 <= len(task.options) <= MAX_OPTIONS:
         raise _fail(f"expected 1 to {MAX_OPTIONS} options (letters A..T)", "options")
     for i, text in enumerate(task.options):
@@ -35,6 +46,10 @@ def validate(task: Task) -> None:
                     "answer")
     if task.answer_pool != [task.answer]:
         raise _fail(f"must be [{task.answer!r}] (the answer alone)", "answer_pool")
+    _formal(task)
+
+
+def _formal(task: Task) -> None:
     formal = load_formal(CausalFormal, task)     # the formal object: CausalFormal.load
     new = task.domain_metadata.get("new_protein", NEW_PROTEIN)
     if not isinstance(new, str) or not new:
