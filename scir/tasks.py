@@ -267,7 +267,8 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
     kwargs["chance"] = float(kwargs["chance"])
     if "chance_constrained" in kwargs:
         kwargs["chance_constrained"] = float(kwargs["chance_constrained"])
-    return Task(**docs, **kwargs)
+    return Task(documents=docs["documents"], documents_control=docs["documents_control"],
+                **kwargs)
 
 
 def _numbered(path: Path) -> Iterator[tuple[int, Task]]:

@@ -112,10 +112,14 @@ def load_tasks(task_file: str | None, track: str | None, difficulty: str, n: int
         raise ConfigError("give task_file, or track (with difficulty, n, seed) to generate "
                           "tasks", field="task_file")
     tasks = list(get_track(track).generate(n, seed, difficulty))
-    if presentation == "obf":
+    if presentation in ("obf", "ctl"):
         from scir.text.template import render_task
 
         tasks = [render_task(t, seed) for t in tasks]
+    if presentation == "ctl":
+        from scir.text.control import render_control
+
+        tasks = [render_control(t, seed) for t in tasks]
     return tasks
 
 

@@ -24,8 +24,15 @@ from scir.text.codec import codec_of
 from scir.text.document import FillerPool, fill_to_length, trim_to_length
 from scir.text.extractors import recovery_problems
 from scir.text.genres import GenreSet
-from scir.text.template import (MAX_ATTEMPTS, MAX_RATIO, RENDERER, SEPARATOR, VERSION,
-                                clean_text, pick_genres)
+from scir.text.template import (
+    MAX_ATTEMPTS,
+    MAX_RATIO,
+    RENDERER,
+    SEPARATOR,
+    VERSION,
+    clean_text,
+    pick_genres,
+)
 
 PRESENTATION = "ctl"
 
