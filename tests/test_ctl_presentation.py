@@ -223,3 +223,23 @@ def test_hf_export_has_ctl_rows(tmp_path):
     # a task without control documents has no ctl row
     plain = [render_task(next(iter(get_track("induction").generate(1, 5, "easy"))), 3)]
     assert "easy_ctl" not in {s.name for s in splits(plain)["induction"]}
+
+
+def test_explorer_shows_a_ctl_column_only_for_tasks_with_control_documents(tmp_path):
+    import html
+
+    with_ctl = rendered("causal")[:2]
+    without = [dataclasses.replace(t, documents_control=[], problem_control="")
+               for t in with_ctl]
+    for name, tasks in (("ctl", with_ctl), ("plain", without)):
+        path = tmp_path / f"{name}.jsonl"
+        write_tasks(path, tasks)
+        run = _run(tmp_path, f"run-{name}", path, "obf")
+        site = tmp_path / f"site-{name}"
+        assert main(["explore", str(run), "-o", str(site), "--tasks", str(path)]) == 0
+        page = html.unescape((site / "tasks" / f"{tasks[0].task_id}.html").read_text())
+        if name == "ctl":
+            assert 'id="ctl"' in page and tasks[0].documents_control[0].genre in page
+            assert tasks[0].documents_control[1].text.splitlines()[0] in page
+        else:
+            assert 'id="ctl"' not in page and 'id="obf"' in page
