@@ -243,3 +243,21 @@ def test_explorer_shows_a_ctl_column_only_for_tasks_with_control_documents(tmp_p
             assert tasks[0].documents_control[1].text.splitlines()[0] in page
         else:
             assert 'id="ctl"' not in page and 'id="obf"' in page
+
+
+def test_an_experiment_grid_runs_ctl_cells_and_reports_them(tmp_path, capsys):
+    exp = tmp_path / "ctl.toml"
+    spec = ('presentations = ["nl", "ctl", "obf"]\narchitectures = ["oracle"]\n'
+            'tasks_per_cell = 2\n\n[tasks.causal.easy]\nn = 2\nseed = 1\n')
+    exp.write_text(spec + 'render = { renderer = "template", seed = 1 }\n')
+    assert main(["eval", str(exp), "--run", str(tmp_path / "bad"), "--dry-run"]) == 2
+    assert "control = true" in capsys.readouterr().err
+    exp.write_text(spec + 'render = { renderer = "template", seed = 1, control = true }\n')
+    run = tmp_path / "run"
+    assert main(["eval", str(exp), "--run", str(run)]) == 0
+    (tasks_file,) = (run / "tasks").glob("causal-easy.jsonl")
+    assert all(t.problem_control for t in read_tasks(tasks_file))
+    assert main(["report", str(run), "-o", str(tmp_path / "rep")]) == 0
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "## Table 1: accuracy, NL -> Ctl -> Obf" in md
+    assert "nl_vs_ctl" in md and "ctl_vs_obf" in md

@@ -151,8 +151,8 @@ class Experiment(_Strict):
     """A validated experiment file."""
 
     name: str = "experiment"
-    presentations: list[Literal["nl", "ctl", "obf"]] = Field(default=["nl", "obf"], min_length=1,
-                                                      max_length=2)
+    presentations: list[Literal["nl", "ctl", "obf"]] = Field(default=["nl", "obf"],
+                                                             min_length=1, max_length=3)
     architectures: list[Arch] = Field(min_length=1, max_length=8)
     constrained: list[bool] = Field(default=[True], min_length=1, max_length=2)
     seeds: list[SeedValue] | None = Field(default=None, max_length=MAX_SEEDS)
