@@ -261,3 +261,14 @@ def test_an_experiment_grid_runs_ctl_cells_and_reports_them(tmp_path, capsys):
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "## Table 1: accuracy, NL -> Ctl -> Obf" in md
     assert "nl_vs_ctl" in md and "ctl_vs_obf" in md
+
+
+def test_the_python_api_renders_the_control_on_request():
+    from scir import api
+
+    tasks = list(get_track("causal").generate(1, 2, "easy"))
+    plain = api.render(tasks, 1)
+    both = api.render(tasks, 1, control=True)
+    assert not plain[0].problem_control and both[0].problem_control
+    assert both[0].problem_obfuscated == plain[0].problem_obfuscated
+    assert run_task("oracle", both[0], None, PipelineSettings(presentation="ctl")).correct
