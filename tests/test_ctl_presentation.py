@@ -272,3 +272,22 @@ def test_the_python_api_renders_the_control_on_request():
     assert not plain[0].problem_control and both[0].problem_control
     assert both[0].problem_obfuscated == plain[0].problem_obfuscated
     assert run_task("oracle", both[0], None, PipelineSettings(presentation="ctl")).correct
+
+
+def test_audit_reads_the_ctl_text_and_names_the_render_option(tmp_path, capsys):
+    tasks = [render_control(render_task(t, 1), 1)
+             for t in get_track("causal").generate(12, 3, "easy")]   # 10+ to cross-validate
+    path = tmp_path / "c.jsonl"
+    write_tasks(path, tasks)
+    # 1: a baseline flagged (at 12 tasks the structural ones read the causal data's own
+    # signal, as for obf and nl); the audit ran on the ctl text either way
+    assert main(["audit", str(path), "--presentation", "ctl", "-o", str(tmp_path / "a")]) in (0, 1)
+    report = json.loads((tmp_path / "a" / "audit.json").read_text())
+    assert '"presentation": "ctl"' in json.dumps(report)
+    plain = tmp_path / "p.jsonl"
+    write_tasks(plain, [dataclasses.replace(t, documents_control=[], problem_control="")
+                        for t in tasks])
+    capsys.readouterr()
+    assert main(["audit", str(plain), "--presentation", "ctl", "-o", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "scir render --control" in err and "Traceback" not in err
