@@ -99,12 +99,18 @@ def generate_chunk(job: tuple[str, str, dict[str, Any], int, list[int]]) -> list
     return out
 
 
-def render(tasks: Iterable[Task], seed: int = 0) -> list[Task]:
+def render(tasks: Iterable[Task], seed: int = 0, *, control: bool = False) -> list[Task]:
     """The tasks rendered into scientific documents by the template renderer (``scir render
-    --renderer template``): each block recovered from its document, or a RenderError."""
+    --renderer template``): each block recovered from its document, or a RenderError. With
+    ``control`` also the control presentation ``ctl`` (``scir render --control``)."""
     from scir.text.template import render_task
 
-    return [render_task(task, seed) for task in tasks]
+    out = [render_task(task, seed) for task in tasks]
+    if control:
+        from scir.text.control import render_control
+
+        out = [render_control(task, seed) for task in out]
+    return out
 
 
 # ---- verification --------------------------------------------------------------------------

@@ -65,6 +65,10 @@ class Task:
     documents: list[Document] = field(default_factory=list)
     problem_nl: str = ""
     problem_obfuscated: str = ""
+    # the control presentation (``ctl``, docs/rendering.md): the same blocks in plain
+    # non-scientific genres; written to the file only when rendered
+    documents_control: list[Document] = field(default_factory=list)
+    problem_control: str = ""
     domain_metadata: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
     # the chance of a random answer among those the question allows (e.g. induction: the
@@ -83,7 +87,9 @@ class Task:
             if f.name == "schema_version":
                 continue
             value = getattr(self, f.name)
-            if f.name == "documents":
+            if f.name in _OPTIONAL and not value:
+                continue
+            if f.name in ("documents", "documents_control"):
                 value = [{"genre": d.genre, "text": d.text} for d in value]
             elif f.name in ("chance", "chance_constrained"):
                 value = float(value)  # 1 and 1.0 must give the same bytes after a re-read
@@ -105,6 +111,9 @@ class Task:
         return task
 
 
+# fields left out of a task's JSON when empty (files without them read as before)
+_OPTIONAL = frozenset({"documents_control", "problem_control"})
+
 # field name -> (accepted python types, required)
 _FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "schema_version": ((int,), True),
@@ -125,6 +134,8 @@ _FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "documents": ((list,), False),
     "problem_nl": ((str,), False),
     "problem_obfuscated": ((str,), False),
+    "documents_control": ((list,), False),
+    "problem_control": ((str,), False),
     "domain_metadata": ((dict,), False),
     "provenance": ((dict,), False),
 }
@@ -244,18 +255,20 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
     for name in ("chance", "chance_constrained"):
         if name in data and not _in_unit_interval(data[name]):
             raise fail(f"{name} must lie in [0, 1]", name, task_id)
-    docs = []
-    for i, doc in enumerate(data.get("documents", [])):
-        if (not isinstance(doc, dict) or set(doc) != {"genre", "text"}
-                or not all(isinstance(v, str) for v in doc.values())):
-            raise fail(f"document {i} must be an object with string fields genre and text",
-                       "documents", task_id)
-        docs.append(Document(doc["genre"], doc["text"]))
-    kwargs = {k: v for k, v in data.items() if k not in ("documents", "schema_version")}
+    docs: dict[str, list[Document]] = {"documents": [], "documents_control": []}
+    for name, found in docs.items():
+        for i, doc in enumerate(data.get(name, [])):
+            if (not isinstance(doc, dict) or set(doc) != {"genre", "text"}
+                    or not all(isinstance(v, str) for v in doc.values())):
+                raise fail(f"document {i} must be an object with string fields genre and text",
+                           name, task_id)
+            found.append(Document(doc["genre"], doc["text"]))
+    kwargs = {k: v for k, v in data.items() if k not in ("schema_version", *docs)}
     kwargs["chance"] = float(kwargs["chance"])
     if "chance_constrained" in kwargs:
         kwargs["chance_constrained"] = float(kwargs["chance_constrained"])
-    return Task(documents=docs, **kwargs)
+    return Task(documents=docs["documents"], documents_control=docs["documents_control"],
+                **kwargs)
 
 
 def _numbered(path: Path) -> Iterator[tuple[int, Task]]:

@@ -215,7 +215,7 @@ def test_generated_tasks_and_bad_parameters(files, tmp_path):
     assert all("premise" not in s.input.split("\n")[0] for s in task_obj.dataset)
     with pytest.raises(ConfigError, match="architecture must be one of cot, ns"):
         si.build_task(track="deduction", n=1, architecture="symbcot")
-    with pytest.raises(ConfigError, match="presentation must be one of nl, obf"):
+    with pytest.raises(ConfigError, match="presentation must be one of nl, ctl, obf"):
         si.build_task(track="deduction", n=1, presentation="latex")
     with pytest.raises(ConfigError, match="n must be an integer >= 0, got 'ten'"):
         si.TASKS["induction"](n="ten")

@@ -160,7 +160,7 @@ def test_presentation_obf_needs_a_rendered_task():
     r = run_task("cot", task([1, 2], obf="LAB RECORD: readings 1 and 2."), b, obf)
     assert r.correct and r.presentation == "obf"
     assert "LAB RECORD" in b.requests[0].chat_messages()[0]["content"]
-    with pytest.raises(ConfigError, match="presentation must be one of nl, obf"):
+    with pytest.raises(ConfigError, match="presentation must be one of nl, ctl, obf"):
         PipelineSettings(presentation="pdf")
 
 

@@ -212,10 +212,15 @@ def test_documented_schema_agrees_with_reader():
     jsonschema = pytest.importorskip("jsonschema")
     validator = jsonschema.Draft202012Validator(documented_schema())
     validator.check_schema(validator.schema)
-    assert set(validator.schema["properties"]) == set(make_task().to_dict())
+    # the control presentation's fields are written only when filled (docs/formats.md)
+    assert set(validator.schema["properties"]) == set(make_task().to_dict()) | {
+        "documents_control", "problem_control"}
     minimal = {k: v for k, v in make_task().to_dict().items()
                if k in validator.schema["required"]}
-    for data in (make_task().to_dict(), minimal):
+    control = {**make_task().to_dict(), "problem_control": "B",
+               "documents_control": [{"genre": "g", "text": "B"}]}
+    assert set(Task.from_dict(control).to_dict()) == set(validator.schema["properties"])
+    for data in (make_task().to_dict(), minimal, control):
         validator.validate(data)
         Task.from_dict(data)
     for description, data, _, _ in BAD_LINES:

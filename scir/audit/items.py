@@ -1,5 +1,5 @@
 """Audit items: one task as one presentation shows it (the question, the options and the text
-of ``problem_nl`` or ``problem_obfuscated``), with the formal content read back from that text,
+of ``problem_nl``, ``problem_control`` or ``problem_obfuscated``), with the formal content read back from that text,
 and the groups the audit scores separately."""
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from typing import Any, TextIO
 from scir.errors import ConfigError, ScirError, TaskFormatError
 from scir.tasks import Task, read_tasks
 
-PRESENTATIONS = ("nl", "obf")
+PRESENTATIONS = ("nl", "ctl", "obf")
+# the task field holding the text of each presentation
+TEXT_FIELD = {"nl": "problem_nl", "ctl": "problem_control", "obf": "problem_obfuscated"}
 TRACKS = ("deduction", "induction", "causal")
 POOLED = "all"            # the difficulty label of a track's pooled group
 
@@ -57,6 +59,10 @@ def _content(task: Task, presentation: str) -> list[dict[str, Any]] | None:
             return block_contents(task)
         from scir.text.extractors import extract_blocks
 
+        if presentation == "ctl":
+            from scir.text.control import as_control
+
+            return extract_blocks(as_control(task))
         return extract_blocks(task)
     except ScirError:
         return None
@@ -92,12 +98,13 @@ def load_items(files: Iterable[str], presentations: Iterable[str], *,
         for presentation in presentations:
             if presentation not in PRESENTATIONS:
                 raise ConfigError(f"unknown presentation {presentation!r}", field="presentation")
-            key_field = "problem_nl" if presentation == "nl" else "problem_obfuscated"
+            key_field = TEXT_FIELD[presentation]
             usable = [t for t in tasks if getattr(t, key_field)]
-            if presentation == "obf" and len(usable) < len(tasks):
+            if presentation != "nl" and len(usable) < len(tasks):
+                how = "scir render --control" if presentation == "ctl" else "scir render"
                 print(f"{path}: {len(tasks) - len(usable)} of {len(tasks)} tasks have no "
-                      "rendered documents: skipped for obf (render them with scir render)",
-                      file=log)
+                      f"rendered documents: skipped for {presentation} (render them with "
+                      f"{how})", file=log)
             for task in usable:
                 text = getattr(task, key_field)
                 key = (task.task_id, presentation, text)

@@ -22,9 +22,9 @@ def add_parser(sub) -> None:
                               "  scir audit i.obf.jsonl --presentation obf --folds 10 -o audit/\n"
                               "Exit code: 0 no leak, 1 a leak flagged, 2 bad input.")
     p.add_argument("files", nargs="+", metavar="FILE", help="task files (JSONL)")
-    p.add_argument("--presentation", choices=("nl", "obf", "both"), default="both",
-                   help="which text the baselines read (obf needs rendered files; files "
-                        "without documents are skipped for obf)")
+    p.add_argument("--presentation", choices=("nl", "ctl", "obf", "both"), default="both",
+                   help="which text the baselines read (obf and ctl need rendered files; "
+                        "files without them are skipped; both: nl and obf)")
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (>= 2)")
     p.add_argument("--seed", type=int, default=1, help="seed of folds, models and tie-breaks")
     p.add_argument("--family-wise", action="store_true",

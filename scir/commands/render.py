@@ -7,6 +7,12 @@ each rewrite by formalizing it back with ``--inverse-model`` (default: the same 
 whose block fails ``--max-retries`` retries is dropped (reported, left out of OUT). Every LLM
 call is cached in ``--cache`` (SQLite), so a rerun repeats no finished call. A JSON report of
 per-task and per-group statistics and the dropped tasks is written next to OUT.
+
+``--control`` also writes the control presentation (``ctl``: the same blocks, chunking and
+writer techniques in plain non-scientific genres, about the Obf length; ``documents_control``,
+``problem_control``, ``provenance.render_ctl``) of every kept task, with the track's
+template writer whatever ``--renderer`` is, verified by the same reference extractor. It is an
+option so that files rendered without it stay byte-identical.
 """
 
 from __future__ import annotations
@@ -41,6 +47,9 @@ def add_parser(sub) -> None:
     p.add_argument("--temperature", type=float, default=0.0, help="llm: renderer temperature")
     p.add_argument("--cache", help="llm: SQLite cache of calls (default: OUT with suffix "
                                    ".render-cache.sqlite)")
+    p.add_argument("--control", action="store_true",
+                   help="also write the ctl presentation (plain non-scientific genres, same "
+                        "blocks and about the Obf length)")
     p.add_argument("--report", help="JSON report (default: OUT with suffix .render.json)")
     p.add_argument("-o", "--output", required=True, help="output JSONL file")
     p.set_defaults(func=run)
@@ -58,6 +67,11 @@ def run(args) -> int:
         calls = ""
     else:
         rendered, dropped, calls = _render_llm(args, tasks, out)
+    if args.control:
+        from scir.text.control import render_control
+
+        rendered = [render_control(t, args.seed)
+                    for t in progress(rendered, total=len(rendered), desc="render control")]
     try:
         write_tasks(out, rendered)
     except OSError as exc:
@@ -80,6 +94,8 @@ def run(args) -> int:
     nl = sum(s.chars_nl for s in stats)
     obf = sum(s.chars_obf for s in stats)
     ratio = f", Obf/NL {obf / nl:.2f}" if nl else ""
+    if args.control and nl:
+        ratio += f", Ctl/NL {sum(len(t.problem_control) for t in rendered) / nl:.2f}"
     print(f"rendered {len(rendered)}/{len(tasks)} tasks ({len(dropped)} dropped, "
           f"{sum(s.retries for s in stats)} retries{ratio}{calls}) to {out}; report {report}")
     return 0

@@ -50,11 +50,12 @@ INCOMPLETE, CONFLICT, UNVERIFIED = "*", "!", "?"
 SHOWN_KEYS = 5                     # disagreeing results named in the printed summary
 
 
-def _arrow(pair: Pair, value: Callable[[CellStats], float | None], digits: int) -> str:
-    """``NL -> Obf`` for one figure of a pair's cells (a missing cell shows no value)."""
-    nl = None if pair.nl is None else value(pair.nl)
-    obf = None if pair.obf is None else value(pair.obf)
-    return f"{_num(nl, digits)} -> {_num(obf, digits)}"
+def _arrow(pair: Pair, value: Callable[[CellStats], float | None], digits: int,
+           with_ctl: bool = False) -> str:
+    """``NL -> Obf`` (``NL -> Ctl -> Obf`` with ``with_ctl``) for one figure of a pair's cells
+    (a missing cell shows no value)."""
+    return " -> ".join(_num(None if c is None else value(c), digits)
+                       for c in pair.cells(with_ctl))
 
 
 def _marks(c: CellStats | None) -> str:
@@ -74,18 +75,19 @@ def _table(head: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
-def _grid_table(report: Report, entry) -> list[str]:
-    """A Table-1-shaped table whose entries are ``entry(nl_cell, obf_cell)``."""
+def _grid_table(report: Report, entry: Callable[[CellStats | None], str]) -> list[str]:
+    """A Table-1-shaped table whose entries are ``entry`` of each cell, NL -> (Ctl ->) Obf."""
     g = report.grid
     head = ["model / arch"] + [f"{t} {d}" for t, d in g.columns]
-    rows = [[r.label()] + [entry(g.get(r, col).nl, g.get(r, col).obf) for col in g.columns]
+    rows = [[r.label()] + [" -> ".join(entry(c) for c in g.get(r, col).cells(g.has_ctl))
+                           for col in g.columns]
             for r in g.rows]
     return _table(head, rows) if rows else ["(no results)"]
 
 
 def table1(report: Report) -> list[str]:
-    """Table 1: ``NL -> Obf`` accuracy with intervals."""
-    return _grid_table(report, lambda nl, obf: f"{_acc(nl)} -> {_acc(obf)}")
+    """Table 1: ``NL -> Obf`` (or ``NL -> Ctl -> Obf``) accuracy with intervals."""
+    return _grid_table(report, _acc)
 
 
 def _normalised(c: CellStats | None, constrained: bool) -> str:
@@ -170,7 +172,7 @@ def to_markdown(report: Report) -> str:
     out = ["# SciR report", "", "Runs: " + ", ".join(f"`{d}`" for d in report.runs.dirs), "",
            verdict_summary(report), "",
            *([report.versions.summary(), ""] if report.versions is not None else []),
-           "## Table 1: accuracy, NL -> Obf", "",
+           f"## Table 1: accuracy, {report.grid.arrow}", "",
            "Accuracy with its 95% Wilson interval; `-` not run (missing, not zero); "
            f"`{SMALL_MARK}` a small sample (fewer than {SMALL_N} tasks: read the interval as "
            "rough, see docs/evaluation.md); `*` incomplete (fewer tasks "
@@ -183,14 +185,12 @@ def to_markdown(report: Report) -> str:
            "share of executable formalizations (the solver answered: ns; parsed: symbcot) "
            "and the accuracy.", "",
            *(constrained_vs_free(report) or ["(no cell run both ways)"]), "",
-           "## Chance-normalised accuracy, NL -> Obf", "",
+           f"## Chance-normalised accuracy, {report.grid.arrow}", "",
            "`max(0, (A - c) / (1 - c))`; c = the mean chance of the cell's tasks (the "
            "paper's definition).", "",
-           *_grid_table(report, lambda nl, obf: f"{_normalised(nl, False)} -> "
-                                                f"{_normalised(obf, False)}"), "",
+           *_grid_table(report, lambda c: _normalised(c, False)), "",
            "With c = the mean constrained chance (among the answers the question allows):", "",
-           *_grid_table(report, lambda nl, obf: f"{_normalised(nl, True)} -> "
-                                                f"{_normalised(obf, True)}"), "",
+           *_grid_table(report, lambda c: _normalised(c, True)), "",
            "## Probes", "",
            "reasoning = NL.CoT, extraction = Obf.NS, joint = Obf.CoT (grammar-constrained "
            "cells); `-` missing.", ""]
@@ -203,16 +203,16 @@ def to_markdown(report: Report) -> str:
     for r in g.rows:
         for col in g.columns:
             pair = g.get(r, col)
-            if pair.nl is None and pair.obf is None:
+            if all(c is None for c in pair.cells(g.has_ctl)):
                 continue
-            ref = next((c.reference_items for c in (pair.nl, pair.obf)
+            ref = next((c.reference_items for c in pair.cells(g.has_ctl)
                         if c is not None and c.reference_items is not None), None)
             t2.append([col[0], col[1], r.label(),
-                       _arrow(pair, lambda c: c.input_chars, 1), _num(ref, 1),
-                       _arrow(pair, lambda c: c.extracted_items, 1),
-                       _arrow(pair, lambda c: c.extraction_precision, 2),
-                       _arrow(pair, lambda c: c.extraction_recall, 2)])
-    out += ["", "## Table 2: input and items, NL -> Obf", "",
+                       _arrow(pair, lambda c: c.input_chars, 1, g.has_ctl), _num(ref, 1),
+                       _arrow(pair, lambda c: c.extracted_items, 1, g.has_ctl),
+                       _arrow(pair, lambda c: c.extraction_precision, 2, g.has_ctl),
+                       _arrow(pair, lambda c: c.extraction_recall, 2, g.has_ctl)])
+    out += ["", f"## Table 2: input and items, {g.arrow}", "",
             "Mean input characters the solver sees, mean reference items of the gold formal "
             "object, mean extracted items of parsed formalizations, and their mean precision "
             "(items that match a gold item) and recall (gold items that follow from them) "

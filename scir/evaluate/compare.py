@@ -27,6 +27,8 @@ from scir.evaluate.stats import Interval, paired_difference
 PROBES = (("reasoning", "nl", "cot"), ("extraction", "obf", "ns"), ("joint", "obf", "cot"))
 # (name, axis, first value, second value): the difference is first - second
 CONTRASTS = (("nl_vs_obf", "presentation", "nl", "obf"),
+             ("nl_vs_ctl", "presentation", "nl", "ctl"),
+             ("ctl_vs_obf", "presentation", "ctl", "obf"),
              ("ns_vs_cot", "arch", "ns", "cot"),
              ("constrained_vs_unconstrained", "constrained", True, False),
              ("backup_vs_none", "backup", "cot", ""))

@@ -44,6 +44,10 @@ def _generate(track_name: str, difficulty: str, source: TaskSource, n: int) -> l
         from scir.text.template import render_task
 
         tasks = [render_task(t, source.render.seed) for t in tasks]
+        if source.render.control:
+            from scir.text.control import render_control
+
+            tasks = [render_control(t, source.render.seed) for t in tasks]
     return tasks
 
 

@@ -74,10 +74,12 @@ class _Strict(BaseModel):
 
 
 class Render(_Strict):
-    """How generated tasks are rendered into documents (needed for the ``obf`` presentation)."""
+    """How generated tasks are rendered into documents (needed for the ``obf`` presentation;
+    ``control = true`` also renders the ``ctl`` presentation)."""
 
     renderer: Literal["template"] = "template"
     seed: SeedValue = 0
+    control: bool = False
 
 
 class TaskSource(_Strict):
@@ -149,8 +151,8 @@ class Experiment(_Strict):
     """A validated experiment file."""
 
     name: str = "experiment"
-    presentations: list[Literal["nl", "obf"]] = Field(default=["nl", "obf"], min_length=1,
-                                                      max_length=2)
+    presentations: list[Literal["nl", "ctl", "obf"]] = Field(default=["nl", "obf"],
+                                                             min_length=1, max_length=3)
     architectures: list[Arch] = Field(min_length=1, max_length=8)
     constrained: list[bool] = Field(default=[True], min_length=1, max_length=2)
     seeds: list[SeedValue] | None = Field(default=None, max_length=MAX_SEEDS)
@@ -214,6 +216,11 @@ class Experiment(_Strict):
                     raise FieldError(f"tasks.{track}.{tier}", "the obf presentation needs a "
                                      "render spec (render = {renderer = \"template\", "
                                      "seed = 1})")
+                if ("ctl" in self.presentations and source.file is None
+                        and (source.render is None or not source.render.control)):
+                    raise FieldError(f"tasks.{track}.{tier}", "the ctl presentation needs a "
+                                     "render spec with control = true (render = {renderer = "
+                                     "\"template\", seed = 1, control = true})")
         return self
 
     # ---- the grid ----------------------------------------------------------------------------

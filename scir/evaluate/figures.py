@@ -39,7 +39,7 @@ PANEL_WIDTH = 440                  # pixels per facet column (labels included)
 ROW_HEIGHT = 26                    # pixels per group of bars (one group: one label line)
 PANEL_EXTRA = 90                   # pixels per facet row for its title and axis
 MAX_COLUMNS = 3                    # facets wrap after this many columns
-PRESENTATION_LABEL = {"nl": "NL", "obf": "Obf"}
+PRESENTATION_LABEL = {"nl": "NL", "ctl": "Ctl", "obf": "Obf"}
 
 
 def _pyplot():
@@ -203,7 +203,8 @@ def heatmap_figures(report: Report) -> list[tuple[str, object]]:
         tracks = sorted({t for t, _ in g.columns})
         rows = [(r, t) for r in g.rows if r.model == model for t in tracks]
         difficulties = sorted({d for _, d in g.columns})
-        columns = [(d, p) for d in difficulties for p in ("nl", "obf")]
+        shown = ("nl", "ctl", "obf") if g.has_ctl else ("nl", "obf")
+        columns = [(d, p) for d in difficulties for p in shown]
         data = np.full((len(rows), len(columns)), np.nan)
         chance = np.full((len(rows), len(columns)), np.nan)
         for i, (r, track) in enumerate(rows):
@@ -267,8 +268,11 @@ def nl_vs_obf_figure(report: Report):
     for ax, (title, entries) in zip(axes, panels):
         labels = [f"{t}/{d} {r.model}" + (f" s{r.seed}" if r.seed else "")
                   for r, (t, d) in entries]
-        _bars(ax, labels, {"NL": [g.get(r, c).nl for r, c in entries],
-                           "Obf": [g.get(r, c).obf for r, c in entries]},
+        series = {"NL": [g.get(r, c).nl for r, c in entries]}
+        if g.has_ctl:
+            series["Ctl"] = [g.get(r, c).ctl for r, c in entries]
+        series["Obf"] = [g.get(r, c).obf for r, c in entries]
+        _bars(ax, labels, series,
               title, legend=False)
     _legend_outside(fig, axes)
     return fig

@@ -62,6 +62,11 @@ class Pair:
 
     nl: CellStats | None
     obf: CellStats | None
+    ctl: CellStats | None = None        # the control presentation (docs/rendering.md)
+
+    def cells(self, with_ctl: bool) -> list[CellStats | None]:
+        """The cells in arrow order: NL, (Ctl,) Obf."""
+        return [self.nl, self.ctl, self.obf] if with_ctl else [self.nl, self.obf]
 
 
 @dataclass
@@ -75,19 +80,30 @@ class Grid:
     def get(self, row: RowKey, column: tuple[str, str]) -> Pair:
         return self.pairs.get((row, column), Pair(None, None))
 
+    @property
+    def has_ctl(self) -> bool:
+        """Whether any entry has a ``ctl`` cell (then entries read ``NL -> Ctl -> Obf``)."""
+        return any(p.ctl is not None for p in self.pairs.values())
+
+    @property
+    def arrow(self) -> str:
+        """The entries' presentations: ``NL -> Obf`` or ``NL -> Ctl -> Obf``."""
+        return "NL -> Ctl -> Obf" if self.has_ctl else "NL -> Obf"
+
 
 def grid(cells: list[CellStats]) -> Grid:
     """The Table-1 grid of some cells (cells of other presentations are left out)."""
     found: dict[tuple[RowKey, tuple[str, str]], dict[str, CellStats]] = {}
     for c in cells:
         k = c.cell
-        if k.presentation not in ("nl", "obf"):
+        if k.presentation not in ("nl", "ctl", "obf"):
             continue
         key = (RowKey(k.model, k.arch, k.constrained, k.seed, k.backup), (k.track, k.difficulty))
         found.setdefault(key, {})[k.presentation] = c
     rows = sorted({r for r, _ in found})
     columns = sorted({col for _, col in found})
-    return Grid(rows, columns, {key: Pair(v.get("nl"), v.get("obf")) for key, v in found.items()})
+    return Grid(rows, columns, {key: Pair(v.get("nl"), v.get("obf"), v.get("ctl"))
+                                for key, v in found.items()})
 
 
 @dataclass
@@ -136,7 +152,9 @@ class Report:
                            "seed": r.seed, "backup": r.backup or None, "label": r.label()},
                    "columns": [{"track": t, "difficulty": d,
                                 "nl": _cell_ref(self.grid.get(r, (t, d)).nl),
-                                "obf": _cell_ref(self.grid.get(r, (t, d)).obf)}
+                                "obf": _cell_ref(self.grid.get(r, (t, d)).obf),
+                                **({"ctl": _cell_ref(self.grid.get(r, (t, d)).ctl)}
+                                   if self.grid.has_ctl else {})}
                                for t, d in self.grid.columns]}
                   for r in self.grid.rows]
         return _finite({"version": REPORT_VERSION, "runs": self.runs.dirs,

@@ -44,15 +44,24 @@ class TaskSources:
         self.files.append(str(path))
         for task in tasks:
             seen = self.tasks.get(task.task_id)
-            if seen is None or (_unrendered(seen) == _unrendered(task) and not seen.documents):
+            if seen is None or (_unrendered(seen) == _unrendered(task)
+                                and _renderings(seen) < _renderings(task)):
                 self.tasks[task.task_id] = task
             elif _unrendered(seen) != _unrendered(task):
                 self.notes.append(f"task {task.task_id}: {path} holds a different record than "
                                   f"an earlier file; the earlier one is shown")
 
 
-# what ``scir render`` adds to a task (scir.text.template.render_task)
-RENDERED: dict[str, Any] = {"documents": [], "problem_obfuscated": "", "provenance": {}}
+# what ``scir render`` adds to a task (scir.text.template.render_task, and with --control
+# scir.text.control.render_control)
+RENDERED: dict[str, Any] = {"documents": [], "problem_obfuscated": "", "provenance": {},
+                            "documents_control": [], "problem_control": ""}
+
+
+def _renderings(task: Task) -> int:
+    """How many renderings ``task`` holds (obf, ctl): a record with more replaces one with
+    fewer."""
+    return bool(task.documents) + bool(task.documents_control)
 
 
 def _unrendered(task: Task) -> Task:

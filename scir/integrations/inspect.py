@@ -112,10 +112,14 @@ def load_tasks(task_file: str | None, track: str | None, difficulty: str, n: int
         raise ConfigError("give task_file, or track (with difficulty, n, seed) to generate "
                           "tasks", field="task_file")
     tasks = list(get_track(track).generate(n, seed, difficulty))
-    if presentation == "obf":
+    if presentation in ("obf", "ctl"):
         from scir.text.template import render_task
 
         tasks = [render_task(t, seed) for t in tasks]
+    if presentation == "ctl":
+        from scir.text.control import render_control
+
+        tasks = [render_control(t, seed) for t in tasks]
     return tasks
 
 
@@ -233,7 +237,7 @@ def build_task(task_file: str | None = None, track: str | None = None,
                difficulty: str = "easy", n: int = 10, seed: int = 0, presentation: str = "nl",
                architecture: str = "cot", max_retries: int = 2) -> EvalTask:
     """The inspect task over scir tasks (see :func:`load_tasks`) under one presentation
-    (``nl``/``obf``) and architecture (``cot``/``ns``)."""
+    (``nl``/``ctl``/``obf``) and architecture (``cot``/``ns``)."""
     if architecture not in ARCHITECTURES:
         raise ConfigError(f"architecture must be one of {', '.join(ARCHITECTURES)}, got "
                           f"{architecture!r}", field="architecture")
@@ -276,7 +280,7 @@ def track_task(name: str) -> Callable[..., EvalTask]:
 
     scir_track.__name__ = scir_track.__qualname__ = name
     scir_track.__doc__ = (f"The scir {name} track: task_file, or n tasks generated with seed at "
-                          "difficulty; presentation nl|obf, architecture cot|ns.")
+                          "difficulty; presentation nl|ctl|obf, architecture cot|ns.")
     return scir_track
 
 
@@ -285,7 +289,7 @@ def benchmark(task_file: str | None = None, track: str | None = None, difficulty
               n: int = 10, seed: int = 0, presentation: str = "nl", architecture: str = "cot",
               max_retries: int = 2) -> EvalTask:
     """scir tasks of any tracks: task_file, or n tasks of track generated with seed at
-    difficulty; presentation nl|obf, architecture cot|ns."""
+    difficulty; presentation nl|ctl|obf, architecture cot|ns."""
     return build_task(task_file, track, difficulty, n, seed, presentation, architecture,
                       max_retries)
 

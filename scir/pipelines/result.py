@@ -24,7 +24,7 @@ from scir.tracks.baselines import SYMREG_ARCHS
 ARCHS = ("cot", "ns", "symbcot", "oracle", "sr-agent") + SYMREG_ARCHS
 MODEL_FREE_ARCHS = ("oracle",) + SYMREG_ARCHS   # their results' model column is NO_MODEL
 BACKUPS = ("cot",)                 # what answers a task when NS's formalization fails
-PRESENTATIONS = ("nl", "obf")
+PRESENTATIONS = ("nl", "ctl", "obf")
 STATUSES = STATUS_VALUES           # scir.outcomes.status.Status, as stored
 NO_MODEL = "none"                  # the model column of oracle results
 RETRY_TEMPERATURE = 0.7            # a greedy call's retry samples (scir.pipelines.ns)
@@ -159,7 +159,8 @@ class PipelineResult:
 
 
 def problem_text(task: Task, presentation: str) -> str:
-    """The text a solver sees: the clean NL (``nl``) or the rendered documents (``obf``)."""
+    """The text a solver sees: the clean NL (``nl``), the control documents (``ctl``) or the
+    rendered scientific documents (``obf``)."""
     if presentation == "nl":
         text = task.problem_nl or "\n\n".join(task.blocks)
     elif presentation == "obf":
@@ -168,9 +169,15 @@ def problem_text(task: Task, presentation: str) -> str:
             raise ConfigError("task has not been rendered: no obfuscated text "
                               "(run `scir render` first, or use --presentation nl)",
                               task_id=task.task_id, field="problem_obfuscated")
+    elif presentation == "ctl":
+        text = task.problem_control
+        if not text:
+            raise ConfigError("task has no control text (render it with `scir render FILE "
+                              "--control -o OUT`, or use --presentation nl/obf)",
+                              task_id=task.task_id, field="problem_control")
     else:
-        raise ConfigError(f"presentation must be nl or obf, got {presentation!r}",
-                          field="presentation")
+        raise ConfigError(f"presentation must be one of {', '.join(PRESENTATIONS)}, got "
+                          f"{presentation!r}", field="presentation")
     return text
 
 

@@ -37,7 +37,7 @@ def render_prompt(track: str, kind: str, **values: str) -> str:
 def task_prompt(track: str, kind: str, task: Task, presentation: str, extra: dict[str, Any],
                 track_values: Callable[[], dict[str, str]], template: str | None = None) -> str:
     """The ``cot``, ``formalize`` or ``symbcot`` prompt of ``task`` (ConfigError for another
-    kind). Fills ``problem`` (``extra["problem"]``, default the task's ``nl``/``obf`` text),
+    kind). Fills ``problem`` (``extra["problem"]``, default the task's ``nl``/``ctl``/``obf`` text),
     ``question``, then the track's own ``track_values()`` and, for ``symbcot``,
     ``formalization`` (``extra["formalization"]``; ConfigError when it is not text).
     ``template``: the template file's name when it is not ``kind`` (e.g. ``cot_open``)."""
@@ -46,7 +46,8 @@ def task_prompt(track: str, kind: str, task: Task, presentation: str, extra: dic
                           field="kind")
     problem = extra.get("problem")
     if problem is None:
-        problem = task.problem_obfuscated if presentation == "obf" else task.problem_nl
+        problem = {"obf": task.problem_obfuscated,
+                   "ctl": task.problem_control}.get(presentation, task.problem_nl)
     values = {"problem": problem, "question": task.question}
     values.update(track_values())
     if kind == "symbcot":

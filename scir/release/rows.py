@@ -1,7 +1,8 @@
 """Tasks -> released rows, grouped by config (the track) and split (difficulty x presentation).
 
-Every task gives an ``nl`` row; a task with rendered documents also gives an ``obf`` row, in
-the split ``{difficulty}_{presentation}`` (e.g. ``easy_nl``, ``hard_obf``). The same task
+Every task gives an ``nl`` row; a task with rendered documents also gives an ``obf`` row, and
+one with control documents (``scir render --control``) a ``ctl`` row, in the split
+``{difficulty}_{presentation}`` (e.g. ``easy_nl``, ``easy_ctl``, ``hard_obf``). The same task
 given twice (a clean file and its rendered copy) is kept once, the rendered copy winning; two
 different tasks under one id are refused.
 """
@@ -18,8 +19,8 @@ from scir.release.schema import COLUMNS, JSON
 from scir.tasks import Task
 from scir.tracks import get_track
 
-NL, OBF = "nl", "obf"
-PRESENTATIONS = (NL, OBF)
+NL, CTL, OBF = "nl", "ctl", "obf"
+PRESENTATIONS = (NL, CTL, OBF)
 # what must agree for two records of one id to be the same task (rendering may differ)
 _IDENTITY = ("domain", "difficulty", "tier", "seed", "params", "question", "options", "answer",
              "answer_pool", "chance", "formal", "blocks", "problem_nl")
@@ -62,6 +63,9 @@ def row(task: Task, presentation: str) -> dict[str, Any]:
     data["scoring"] = get_track(task.domain).scoring
     if presentation == NL:
         data["problem"], data["documents"] = task.problem_nl, []
+    elif presentation == CTL:
+        data["problem"], data["blocks"] = task.problem_control, []
+        data["documents"] = [{"genre": d.genre, "text": d.text} for d in task.documents_control]
     else:
         data["problem"], data["blocks"] = task.problem_obfuscated, []
     return {c.name: _json(data[c.name]) if c.kind == JSON else data[c.name] for c in COLUMNS}
@@ -83,18 +87,24 @@ def merge_tasks(sources: Iterable[Source]) -> list[Task]:
                 raise ConfigError(f"task {task.task_id} in {source.name} differs from the task "
                                   f"of the same id in {origin[key]}", file=source.name,
                                   task_id=task.task_id, field="task_id")
-            if task.documents and not old.documents:
+            if _renderings(task) > _renderings(old):
                 kept[key], origin[key] = task, source.name
     return list(kept.values())
 
 
+def _renderings(task: Task) -> int:
+    """How many renderings a record holds (obf, ctl): the one with more is kept."""
+    return bool(task.documents) + bool(task.documents_control)
+
+
 def splits(tasks: Iterable[Task]) -> dict[str, list[Split]]:
     """config -> its splits (sorted by name), rows in task order; an obf row only for a task
-    with documents."""
+    with documents, a ctl row only for one with control documents."""
     out: dict[str, dict[str, Split]] = {}
     for task in tasks:
         for presentation in PRESENTATIONS:
-            if presentation == OBF and not task.documents:
+            if ((presentation == OBF and not task.documents)
+                    or (presentation == CTL and not task.documents_control)):
                 continue
             name = split_name(task.difficulty, presentation)
             config = out.setdefault(task.domain, {})

@@ -29,9 +29,10 @@ COLUMNS: tuple[Column, ...] = (
     Column("domain", STRING, "the track (the config): deduction, induction, causal, ..."),
     Column("difficulty", STRING, "easy, hard, or custom (parameters set by hand)"),
     Column("tier", STRING, "the parameter code, e.g. e4d1, d2p2, n5c1"),
-    Column("presentation", STRING, "nl (clean natural language) or obf (rendered documents)"),
+    Column("presentation", STRING, "nl (clean natural language), obf (rendered documents) or "
+                                    "ctl (control documents, plain non-scientific genres)"),
     Column("problem", STRING, "the text a solver sees in this presentation (nl: the blocks "
-                              "joined; obf: the documents joined)"),
+                              "joined; obf, ctl: the documents joined)"),
     Column("question", STRING, "the question put to the solver"),
     Column("options", STRINGS, "the option texts, lettered A, B, ... (causal); empty otherwise"),
     Column("answer", STRING, "the gold answer (a label, a rule `r1,r2`, an option letter)"),
@@ -41,9 +42,9 @@ COLUMNS: tuple[Column, ...] = (
                               "option exactly or as the only strict subset)"),
     Column("chance", FLOAT, "chance of a random answer being accepted"),
     Column("chance_constrained", FLOAT, "chance among the answers the question allows"),
-    Column("blocks", STRINGS, "nl rows: the clean-NL blocks; obf rows: empty"),
-    Column("documents", DOCUMENTS, "obf rows: the rendered documents {genre, text}; nl rows: "
-                                   "empty"),
+    Column("blocks", STRINGS, "nl rows: the clean-NL blocks; obf and ctl rows: empty"),
+    Column("documents", DOCUMENTS, "obf and ctl rows: the rendered documents {genre, text}; "
+                                   "nl rows: empty"),
     Column("formal", JSON, "the gold formal object (JSON text)"),
     Column("domain_metadata", JSON, "track extras (JSON text)"),
     Column("seed", INT, "the generation seed"),

@@ -60,11 +60,20 @@ class RenderCodec(ABC):
         """The track's genre file (JSON, the format of docs/rendering.md), e.g.
         ``importlib.resources.files(__package__) / "genres.json"``."""
 
-    def genres(self) -> GenreSet:
-        """The track's genres, read (once) from :meth:`genre_file`."""
-        from scir.text.genres import read_genre_file
+    def control_file(self) -> Traversable | Path | None:
+        """The track's control genre file (``ctl.json``, plain non-scientific genres derived
+        from the scientific ones, :func:`scir.text.genres.with_control`); None: the track has
+        no ``ctl`` presentation."""
+        return None
 
-        return read_genre_file(self.track, self.genre_file(), self.genre_count)
+    def genres(self) -> GenreSet:
+        """The track's genres, read (once) from :meth:`genre_file`, with the control genres
+        of :meth:`control_file` when it has one."""
+        from scir.text.genres import read_genre_file, with_control
+
+        gset = read_genre_file(self.track, self.genre_file(), self.genre_count)
+        control = self.control_file()
+        return gset if control is None else with_control(gset, control)
 
     # ---- block contents ---------------------------------------------------------------
     @abstractmethod

@@ -22,6 +22,7 @@ extractors compile the same templates into anchored regular expressions
 
 from __future__ import annotations
 
+import dataclasses
 import string
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
@@ -74,6 +75,11 @@ class GenreSet:
     slots: dict[str, tuple[str, ...]]
     filler: tuple[str, ...]
     genres: tuple[Genre, ...]
+    # the control register (``ctl``, docs/rendering.md): plain non-scientific genres, each
+    # derived from a scientific one (its options, items and layout), with their own banks
+    control: tuple[Genre, ...] = ()
+    control_filler: tuple[str, ...] = ()
+    control_slots: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -82,11 +88,23 @@ class GenreSet:
 
     def genre(self, name: str) -> Genre:
         """The genre called ``name`` (ConfigError naming the known ones)."""
-        for g in self.genres:
+        for g in self.genres + self.control:
             if g.name == name:
                 return g
         raise ConfigError(f"track {self.track} has no genre {name!r} "
-                          f"(known: {', '.join(self.names)})", field="genre")
+                          f"(known: {', '.join(self.names + [g.name for g in self.control])})",
+                          field="genre")
+
+    def register(self, presentation: str) -> tuple[tuple[Genre, ...], tuple[str, ...],
+                                                   dict[str, tuple[str, ...]]]:
+        """The genres, shared filler and slot banks of ``presentation`` (``obf``: the
+        scientific genres; ``ctl``: the control genres, ConfigError if the track has none)."""
+        if presentation == "obf":
+            return self.genres, self.filler, self.slots
+        if presentation == "ctl" and self.control:
+            return self.control, self.control_filler, {**self.slots, **self.control_slots}
+        raise ConfigError(f"track {self.track} has no {presentation!r} genres",
+                          field="presentation")
 
 
 def template_fields(template: str) -> list[str]:
@@ -190,6 +208,63 @@ def read_genre_file(track: str, file: Traversable | Path,
             raise ResourceError(f"cannot read the {where}: {exc}") from None
         _READ[key] = _parse(track, data, where, expected)
     return _READ[key]
+
+
+_CONTROL_KEYS = ("name", "base", "title", "style", "headers", "intro", "headings", "filler",
+                 "closing")
+
+
+def with_control(gset: GenreSet, file: Traversable | Path) -> GenreSet:
+    """``gset`` with the control genres of its track's control file (``ctl.json`` beside the
+    genre file; read once per file; ResourceError naming the file when it is malformed).
+
+    The file holds ``track``, ``description``, ``slots`` and ``filler`` (plain, non-scientific
+    word banks and filler sentences) and ``genres``: each names its scientific ``base`` genre
+    and replaces its title, style, headers, intro, headings, filler and closing; layout, item
+    wrappers and note come from the base, and its options are the base's updated with the
+    control genre's ``options`` (so the track's writer and reference extractor read a control
+    document exactly as a document of its base genre)."""
+    key = (gset.track, str(file), len(gset.genres))
+    if key not in _CONTROL:
+        where = f"{gset.track} control genre file {file}"
+        try:
+            data = parse_json(file.read_text(encoding="utf-8"), error=ResourceError)
+        except (OSError, UnicodeDecodeError, ResourceError) as exc:
+            raise ResourceError(f"cannot read the {where}: {exc}") from None
+        if not isinstance(data, dict) or data.get("track") != gset.track:
+            raise ResourceError(f"{where}: expected an object with \"track\": \"{gset.track}\"")
+        slots_raw = data.get("slots") or {}
+        if not isinstance(slots_raw, dict):
+            raise ResourceError(f"{where}: slots must be an object")
+        slots = {k: _strings(slots_raw, k, f"{where} slots") for k in sorted(slots_raw)}
+        allowed = (GENERIC_SLOTS | frozenset(gset.slots) | frozenset(slots)
+                   | frozenset(data.get("task_slots") or []))
+        filler = _strings(data, "filler", where, 8)
+        _check_slots(filler, allowed, where)
+        genres = []
+        for i, raw in enumerate(data.get("genres") or []):
+            at = f"{where} genre {i}"
+            if not isinstance(raw, dict) or any(k not in raw for k in _CONTROL_KEYS):
+                raise ResourceError(f"{at}: a control genre is an object with {_CONTROL_KEYS}")
+            base = next((g for g in gset.genres if g.name == raw["base"]), None)
+            if base is None or raw["name"] in gset.names:
+                raise ResourceError(f"{at}: base must name a genre of the track and name must "
+                                    "be new")
+            options = raw.get("options") or {}
+            if not isinstance(options, dict):
+                raise ResourceError(f"{at}: options must be an object")
+            genres.append(_genre({"layout": base.layout, "items": list(base.items),
+                                  "note": base.note, **{k: raw[k] for k in _CONTROL_KEYS},
+                                  "options": {**base.options, **options}}, at, allowed))
+        names = [g.name for g in genres]
+        if len(genres) < 2 or len(set(names)) != len(names):
+            raise ResourceError(f"{where}: expected at least 2 genres with unique names")
+        _CONTROL[key] = dataclasses.replace(gset, control=tuple(genres), control_filler=filler,
+                                            control_slots=slots)
+    return _CONTROL[key]
+
+
+_CONTROL: dict[tuple[str, str, int], GenreSet] = {}
 
 
 def load_genres(track: str) -> GenreSet:

@@ -33,6 +33,9 @@ class CausalCodec(ModularCodec):
     def genre_file(self) -> Traversable:
         return resources.files(__package__) / "genres.json"
 
+    def control_file(self) -> Traversable:
+        return resources.files(__package__) / "ctl.json"
+
     def block_contents(self, task: Task, formal: CausalFormal) -> list[dict[str, Any]]:
         new = task.domain_metadata.get("new_protein", "XYZ")
         envs = formal.environments

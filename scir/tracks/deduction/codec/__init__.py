@@ -32,6 +32,9 @@ class DeductionCodec(ModularCodec):
     def genre_file(self) -> Traversable:
         return resources.files(__package__) / "genres.json"
 
+    def control_file(self) -> Traversable:
+        return resources.files(__package__) / "ctl.json"
+
     def block_contents(self, task: Task, formal: DeductionFormal) -> list[dict[str, Any]]:
         return contents.block_contents(task, formal)
 

@@ -34,6 +34,9 @@ class EquationCodec(ModularCodec):
     def genre_file(self) -> Traversable:
         return resources.files(__package__) / "genres.json"
 
+    def control_file(self) -> Traversable:
+        return resources.files(__package__) / "ctl.json"
+
     def block_contents(self, task: Task, formal: EquationFormal) -> list[dict[str, Any]]:
         # descriptions (an imported problem's own) shape the wording only: canonical()
         # leaves them out of the comparison

@@ -33,6 +33,9 @@ class InductionCodec(ModularCodec):
     def genre_file(self) -> Traversable:
         return resources.files(__package__) / "genres.json"
 
+    def control_file(self) -> Traversable:
+        return resources.files(__package__) / "ctl.json"
+
     def block_contents(self, task: Task, formal: InductionProblem) -> list[dict[str, Any]]:
         return [{"facts": [list(x) for x in formal.facts]},
                 {"pos": [list(p) for p in formal.pos]},         # pairs are stored sorted
