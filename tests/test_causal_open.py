@@ -317,7 +317,10 @@ def test_a_release_record_of_an_open_task_scores_as_the_task(tasks, tmp_path):
     from scir.outcomes.scoring import assess
 
     t = next(t for t in tasks if t.params["connections"] == 3)
-    rebuilt = record_task(json.loads(json.dumps(record(t))))
+    data = json.loads(json.dumps(record(t)))
+    assert data["scoring"] == "edges"                      # the record says how it is scored
+    assert record(next(TRACK.generate(1, 9, "easy")))["scoring"] == "option"
+    rebuilt = record_task(data)
     assert rebuilt.params == {} and rebuilt.formal == {}
     for text in ("Answer: " + t.answer, "Answer: " + _text(sorted(_gold(t))[1:])):
         assert assess(TRACK, rebuilt, text) == assess(TRACK, t, text)

@@ -39,7 +39,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("answer_pool", STRINGS, "every accepted answer"),
     Column("scoring", STRING, "how an answer is scored: label (exact), pool (any pool member), "
                               "option (a letter in the pool, or a stated set matched to an "
-                              "option exactly or as the only strict subset)"),
+                              "option exactly or as the only strict subset), edges (open "
+                              "causal tasks: exactly the gold set of XYZ's directed edges)"),
     Column("chance", FLOAT, "chance of a random answer being accepted"),
     Column("chance_constrained", FLOAT, "chance among the answers the question allows"),
     Column("blocks", STRINGS, "nl rows: the clean-NL blocks; obf and ctl rows: empty"),

@@ -26,7 +26,7 @@ EXTRA_FIELDS = ("difficulty", "question", "options", "answer_pool", "scoring", "
 def record(task: Task) -> dict[str, Any]:
     """The record of one task: the release's fields, then :data:`EXTRA_FIELDS`."""
     data = task.to_dict()
-    data["scoring"] = get_track(task.domain).scoring
+    data["scoring"] = get_track(task.domain).scoring_of(task)
     return {k: data[k] for k in SCIR_FIELDS + EXTRA_FIELDS}
 
 

@@ -335,6 +335,12 @@ class Track(ABC):
         if self.formal_type is not None:
             self.formal(task)
 
+    def scoring_of(self, task: Task) -> str:
+        """The name of the rule ``task`` is scored by, as exports record it (default: the
+        track's :attr:`scoring`; a track whose tasks are scored in more than one way names
+        each task's)."""
+        return self.scoring
+
     def score(self, task: Task, answer: str | None) -> bool:
         """Whether an answer is accepted, by the rule :attr:`scoring` names
         (:func:`scir.outcomes.scoring.score`; default ``pool``: it is in the answer pool)."""

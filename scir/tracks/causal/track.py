@@ -177,6 +177,11 @@ class CausalTrack(Track):
         return parse_option(task.answer, task_id=task.task_id)
 
     # ---- checking and scoring ---------------------------------------------------------
+    def scoring_of(self, task: Task) -> str:
+        """``edges`` for an open task (the exact set of XYZ's directed edges), else
+        ``option``."""
+        return "edges" if self.is_open(task) else self.scoring
+
     def score(self, task: Task, answer: str | None) -> bool:
         """Options: the ``option`` rule. Open: the answer states exactly the gold edge set
         (names compared ignoring case)."""
