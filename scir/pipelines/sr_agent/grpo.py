@@ -215,9 +215,10 @@ class Policy:
         torch.manual_seed(seed)
         self.model.eval()
         with torch.inference_mode():
+            device = self.model.device
             out = self.model.generate(
-                torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt),
-                                                                  dtype=torch.long),
+                torch.tensor([prompt], device=device),
+                attention_mask=torch.ones(1, len(prompt), dtype=torch.long, device=device),
                 do_sample=True, temperature=self.settings.temperature, top_p=1.0, top_k=0,
                 max_new_tokens=self.settings.max_tokens,
                 pad_token_id=self.tokenizer.pad_token_id,
@@ -226,18 +227,26 @@ class Policy:
 
 
 def load_policy(model: str, settings: TrainSettings, adapter: Path | None = None,
-                full: Path | None = None) -> Policy:
+                full: Path | None = None, threads: int | None = None) -> Policy:
     """The policy: the base model with new LoRA adapters, with the ``adapter`` of a checkpoint,
-    or (full fine-tuning) the base model or a checkpoint's ``full`` weights."""
+    or (full fine-tuning) the base model or a checkpoint's ``full`` weights. ``threads``:
+    torch's CPU threads (default: the idle cores, as for llama.cpp -- threads beyond them
+    wait for each other: on 2 busy cores, 1 thread sampled 10x faster than 2)."""
     disable_torch_compile()
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from scir.llm.gguf import default_threads
+
+    torch.set_num_threads(threads or default_threads())
 
     base = model_folder(model)
     torch.manual_seed(settings.seed)
     source = full if full is not None else base
     tokenizer = AutoTokenizer.from_pretrained(str(source))
     net: Any = AutoModelForCausalLM.from_pretrained(str(source), dtype=torch.float32)
+    if torch.cuda.is_available():
+        net = net.to("cuda")
     if settings.lora_rank > 0:
         from peft import LoraConfig, PeftModel, get_peft_model
 
@@ -296,9 +305,9 @@ def _token_logps(model: Any, turn: Turn) -> Any:
     import torch
     from trl.trainer.utils import selective_log_softmax
 
-    ids = torch.tensor([turn.prompt + turn.completion])
+    ids = torch.tensor([turn.prompt + turn.completion], device=model.device)
     logits = model(ids).logits[:, len(turn.prompt) - 1:-1, :]
-    return selective_log_softmax(logits, torch.tensor([turn.completion]))[0]
+    return selective_log_softmax(logits, ids[:, len(turn.prompt):])[0]
 
 
 def policy_update(policy: Policy, optimizer: Any, rollouts: Sequence[Rollout],
@@ -331,7 +340,7 @@ def policy_update(policy: Policy, optimizer: Any, rollouts: Sequence[Rollout],
             loss = (-adv * logps + beta * kl).sum() / total
             loss.backward()
             loss_sum += float(loss.detach())
-            kl_sum += float(kl.sum())
+            kl_sum += float(kl.detach().sum())
     torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
     optimizer.step()
     optimizer.zero_grad()
@@ -431,14 +440,9 @@ class TrainReport:
 def train(problems: Sequence[AgentProblem], model: str, run: Path, settings: TrainSettings,
           agent: AgentSettings, heldout: Sequence[AgentProblem] = (),
           say: Callable[[str], None] = print, threads: int | None = None) -> TrainReport:
-    """Train (or continue training) in ``run`` up to ``settings.steps`` steps. ``threads``:
-    torch's CPU threads (default: the idle cores, as for llama.cpp -- threads beyond them
-    wait for each other: on 2 busy cores, 1 thread sampled 10x faster than 2)."""
+    """Train (or continue training) in ``run`` up to ``settings.steps`` steps (``threads``:
+    see :func:`load_policy`)."""
     import torch
-
-    from scir.llm.gguf import default_threads
-
-    torch.set_num_threads(threads or default_threads())
     if not problems:
         raise ConfigError("no training problems", field="tasks")
     agent = replace(agent, steps=settings.max_turns)
@@ -461,13 +465,14 @@ def train(problems: Sequence[AgentProblem], model: str, run: Path, settings: Tra
         say(f"resuming {run} from {last.name}")
     policy = load_policy(model, settings,
                          adapter=last / "adapter" if last and settings.lora_rank else None,
-                         full=last / "model" if last and not settings.lora_rank else None)
+                         full=last / "model" if last and not settings.lora_rank else None,
+                         threads=threads)
     params = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=settings.lr)
     if last is not None:
         optimizer.load_state_dict(torch.load(last / "optimizer.pt"))
     if settings.lora_rank == 0:
-        policy.reference = load_policy(model, settings).model.eval()
+        policy.reference = load_policy(model, settings, threads=threads).model.eval()
     report = TrainReport(start, start, last)
     heldout_log = run / "heldout.jsonl"
 
