@@ -447,6 +447,7 @@ def train(problems: Sequence[AgentProblem], model: str, run: Path, settings: Tra
         raise ConfigError("no training problems", field="tasks")
     agent = replace(agent, steps=settings.max_turns)
     agent.check_isolation()
+    model_folder(model)                # a bad model name fails before the run folder is made
     run.mkdir(parents=True, exist_ok=True)
     stored = run / "settings.json"
     if stored.is_file():
