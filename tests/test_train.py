@@ -104,13 +104,13 @@ def test_tiny_run_logs_plots_checkpoints_and_resumes(tasks, tmp_path, capsys) ->
 @pytest.mark.real_model
 @pytest.mark.slow
 def test_micro_grpo_with_the_real_small_model(tasks, tmp_path, capsys) -> None:
-    """Two steps, group 2, one short turn each: real rollouts scored by the evaluator, a
+    """Two steps, group 2, one turn of 32 tokens each: real rollouts scored by the evaluator, a
     checkpoint that the hf: backend loads and that answers."""
     from scir.commands.train import _problems
 
     run = tmp_path / "run"
     assert main(["train", str(tasks), "--model", "smollm2", "--run", str(run), "--steps", "2",
-                 "--group", "2", "--max-turns", "1", "--max-tokens", "48", "--save-every", "2",
+                 "--group", "2", "--max-turns", "1", "--max-tokens", "32", "--save-every", "2",
                  "--seed", "0", "--lr", "1e-3"]) == 0
     rows = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1, 2]
@@ -140,7 +140,7 @@ def test_the_update_on_real_rollouts_changes_the_real_model(tasks) -> None:
     from scir.commands.train import _problems
     from scir.pipelines.sr_agent.grpo import rollout
 
-    settings = TrainSettings(group=2, max_turns=1, max_tokens=24, lr=1e-3)
+    settings = TrainSettings(group=2, max_turns=1, max_tokens=16, lr=1e-3)
     policy = load_policy("smollm2", settings)
     agent = AgentSettings(steps=1)
     problem = _problems(str(tasks), "nl")[0]
