@@ -94,9 +94,18 @@ class CausalTrack(Track):
         an option task always has options)."""
         return is_open(task.params) or not task.options
 
-    def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
+    def resolve_params(self, difficulty: str, overrides: dict[str, Any] | None = None
+                       ) -> tuple[str, dict[str, Any]]:
+        """The base's, without ``answer`` when it is ``options`` (the default): option tasks
+        record the parameters they recorded before open tasks existed."""
+        level, params = super().resolve_params(difficulty, overrides)
         if not is_open(params):
-            params.pop("answer", None)  # option files stay as they were before open tasks
+            params.pop("answer", None)
+        return level, params
+
+    def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
+        if not is_open(params) and "answer" in params:
+            params = {k: v for k, v in params.items() if k != "answer"}
         task_id = self.task_id(params, seed, index)
         problem = build(params, params_rng(params, self.tier(params), seed, index), task_id)
         if is_open(params):
