@@ -20,10 +20,12 @@ test: setup
 test-fast: setup
 	@$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal -m "not slow"
 
-# ruff's lint rules, mypy on the two packages, and the import-layer contract (no package
-# imports one above it; configuration of all three: pyproject.toml)
+# ruff's lint rules and its formatter (checked, not applied: run `ruff format scir solvers`),
+# mypy on the two packages, and the import-layer contract (no package imports one above it;
+# configuration of all of them: pyproject.toml)
 lint: setup
 	@$(VENV)/bin/ruff check scir solvers
+	@$(VENV)/bin/ruff format --check scir solvers
 	@$(VENV)/bin/mypy
 	@$(VENV)/bin/lint-imports --no-cache
 

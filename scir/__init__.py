@@ -14,9 +14,25 @@ from typing import TYPE_CHECKING, Any
 
 from scir.version import __version__
 
-__all__ = ["__version__", "ApiOptions", "Run", "Solved", "Task", "Verification", "generate",
-           "iter_generate", "open_run", "read_tasks", "render", "report", "solve", "track",
-           "track_names", "verify", "write_tasks"]
+__all__ = [
+    "__version__",
+    "ApiOptions",
+    "Run",
+    "Solved",
+    "Task",
+    "Verification",
+    "generate",
+    "iter_generate",
+    "open_run",
+    "read_tasks",
+    "render",
+    "report",
+    "solve",
+    "track",
+    "track_names",
+    "verify",
+    "write_tasks",
+]
 
 # the names of scir.api (which re-exports the task record, its readers and the registry's
 # track_names; not "tracks": scir.tracks is the registry's package)

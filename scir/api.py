@@ -37,11 +37,26 @@ if TYPE_CHECKING:
     from scir.pipelines.result import PipelineResult, PipelineSettings
     from scir.pipelines.runner import RunSummary
 
-__all__ = ["ApiOptions", "Run", "Solved", "Task", "Verification", "generate", "iter_generate",
-           "open_run", "read_tasks", "render", "report", "solve", "track", "track_names", "verify",
-           "write_tasks"]
+__all__ = [
+    "ApiOptions",
+    "Run",
+    "Solved",
+    "Task",
+    "Verification",
+    "generate",
+    "iter_generate",
+    "open_run",
+    "read_tasks",
+    "render",
+    "report",
+    "solve",
+    "track",
+    "track_names",
+    "verify",
+    "write_tasks",
+]
 
-Progress = Callable[[Iterable[Any], int], Iterable[Any]]   # (items, total) -> the same items
+Progress = Callable[[Iterable[Any], int], Iterable[Any]]  # (items, total) -> the same items
 
 
 def track(name: str) -> Track:
@@ -50,9 +65,15 @@ def track(name: str) -> Track:
 
 
 # ---- tasks ---------------------------------------------------------------------------------
-def iter_generate(track: str, n: int, seed: int = 0, difficulty: str = "easy",
-                  params: dict[str, Any] | None = None, *,
-                  executor: Executor | None = None) -> Iterator[Task]:
+def iter_generate(
+    track: str,
+    n: int,
+    seed: int = 0,
+    difficulty: str = "easy",
+    params: dict[str, Any] | None = None,
+    *,
+    executor: Executor | None = None,
+) -> Iterator[Task]:
     """The ``n`` tasks ``scir generate`` writes, one at a time: task ``i`` depends only on
     (parameters, ``seed``, ``i``). ``params`` overrides the ``difficulty`` preset (the track's
     flags, by name); ``executor`` makes them in chunks (``scir.executors``), in order."""
@@ -65,23 +86,37 @@ def iter_generate(track: str, n: int, seed: int = 0, difficulty: str = "easy",
     return _generate_on(executor, track, n, seed, difficulty, overrides)
 
 
-def generate(track: str, n: int, seed: int = 0, difficulty: str = "easy",
-             params: dict[str, Any] | None = None, *,
-             executor: Executor | None = None) -> list[Task]:
+def generate(
+    track: str,
+    n: int,
+    seed: int = 0,
+    difficulty: str = "easy",
+    params: dict[str, Any] | None = None,
+    *,
+    executor: Executor | None = None,
+) -> list[Task]:
     """:func:`iter_generate` as a list."""
     with executor or nullcontext():
         return list(iter_generate(track, n, seed, difficulty, params, executor=executor))
 
 
-def _generate_on(executor: Executor, track_name: str, n: int, seed: int, difficulty: str,
-                 overrides: dict[str, Any]) -> Iterator[Task]:
+def _generate_on(
+    executor: Executor,
+    track_name: str,
+    n: int,
+    seed: int,
+    difficulty: str,
+    overrides: dict[str, Any],
+) -> Iterator[Task]:
     from scir import executors
 
     track = get_track(track_name)
-    track.resolve_params(difficulty, overrides)        # a bad flag fails before any work
+    track.resolve_params(difficulty, overrides)  # a bad flag fails before any work
     size = executors.chunk_size(n, executor.workers)
-    jobs = [(track_name, difficulty, overrides, seed, indices)
-            for indices in executors.chunks(list(range(n)), size)]
+    jobs = [
+        (track_name, difficulty, overrides, seed, indices)
+        for indices in executors.chunks(list(range(n)), size)
+    ]
     for chunk in executor.map(generate_chunk, jobs):
         yield from chunk
 
@@ -119,8 +154,8 @@ class Verification:
     """What :func:`verify` found: per task ``None`` (confirmed) or what is wrong."""
 
     total: int = 0
-    per_track: Counter = field(default_factory=Counter)   # tasks checked (not raised), by track
-    failed: list[tuple[str, str]] = field(default_factory=list)   # (task id, message)
+    per_track: Counter = field(default_factory=Counter)  # tasks checked (not raised), by track
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (task id, message)
 
     @property
     def ok(self) -> bool:
@@ -132,11 +167,15 @@ class Verification:
         return self.total - len(self.failed)
 
 
-_RAISED = "\0"                   # marks a problem that is an error raised by the track
+_RAISED = "\0"  # marks a problem that is an error raised by the track
 
 
-def verify(tasks: Sequence[Task] | str | os.PathLike, *, executor: Executor | None = None,
-           progress: Progress | None = None) -> Verification:
+def verify(
+    tasks: Sequence[Task] | str | os.PathLike,
+    *,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+) -> Verification:
     """Re-establish every task's answer with its track's solvers (``scir verify``); ``tasks``
     is a list or a task file. A task of an unknown track is a ConfigError before any work."""
     from scir import executors
@@ -149,15 +188,16 @@ def verify(tasks: Sequence[Task] | str | os.PathLike, *, executor: Executor | No
         try:
             get_track(task.domain)
         except ConfigError as exc:
-            raise ConfigError(exc.message, file=file, task_id=task.task_id,
-                              field="domain") from exc
+            raise ConfigError(exc.message, file=file, task_id=task.task_id, field="domain") from exc
     if executor is None:
         outcomes: Iterator[str | None] = map(verify_one, tasks)
     else:
         size = executors.chunk_size(len(tasks), executor.workers)
-        outcomes = (problem for chunk in executor.map(verify_chunk,
-                                                      executors.chunks(list(tasks), size))
-                    for problem in chunk)
+        outcomes = (
+            problem
+            for chunk in executor.map(verify_chunk, executors.chunks(list(tasks), size))
+            for problem in chunk
+        )
     pairs: Iterable[tuple[Task, str | None]] = zip(tasks, outcomes)
     if progress is not None:
         pairs = progress(pairs, len(tasks))
@@ -193,9 +233,9 @@ def verify_chunk(tasks: list[Task]) -> list[str | None]:
 class ApiOptions:
     """How an API model (``openrouter:``, ``vllm:``, ...) is called."""
 
-    timeout: float = 120.0                  # seconds of one attempt
-    retries: int = 4                        # on 429 / 5xx / timeouts / empty completions
-    api_key_env: str | None = None          # read the key from this *_API_KEY variable
+    timeout: float = 120.0  # seconds of one attempt
+    retries: int = 4  # on 429 / 5xx / timeouts / empty completions
+    api_key_env: str | None = None  # read the key from this *_API_KEY variable
     max_response_bytes: int = 8 << 20
 
 
@@ -220,19 +260,36 @@ def _api_backend(name: Any, options: ApiOptions) -> tuple[Any, str | None]:
 
     route = key_route(name, api_key_env=options.api_key_env)
     if options.api_key_env and not route.key:
-        raise ConfigError(f"set the environment variable {options.api_key_env} "
-                          f"(--api-key-env)", field="api_key_env")
-    announce([route])                    # which key goes where, before any call
-    return get_backend(name, timeout=options.timeout, max_retries=options.retries,
-                       max_response_bytes=options.max_response_bytes,
-                       **({"api_key": route.key} if options.api_key_env else {})), route.key
+        raise ConfigError(
+            f"set the environment variable {options.api_key_env} (--api-key-env)",
+            field="api_key_env",
+        )
+    announce([route])  # which key goes where, before any call
+    return get_backend(
+        name,
+        timeout=options.timeout,
+        max_retries=options.retries,
+        max_response_bytes=options.max_response_bytes,
+        **({"api_key": route.key} if options.api_key_env else {}),
+    ), route.key
 
 
-def solve(tasks: Sequence[Task] | str | os.PathLike, arch: str, model: str | None = None, *,
-          run: str | os.PathLike, settings: PipelineSettings | None = None,
-          concurrency: int = 1, redo: bool = False, api: ApiOptions | None = None,
-          limit: int | None = None, progress: Progress | None = None,
-          file: str | None = None, command: str | None = None, **fields: Any) -> Solved:
+def solve(
+    tasks: Sequence[Task] | str | os.PathLike,
+    arch: str,
+    model: str | None = None,
+    *,
+    run: str | os.PathLike,
+    settings: PipelineSettings | None = None,
+    concurrency: int = 1,
+    redo: bool = False,
+    api: ApiOptions | None = None,
+    limit: int | None = None,
+    progress: Progress | None = None,
+    file: str | None = None,
+    command: str | None = None,
+    **fields: Any,
+) -> Solved:
     """Run architecture ``arch`` (``cot``, ``ns``, ``symbcot``, ``oracle``, ``sr-agent``,
     ``pyoperon``, ...) with ``model`` (a model name as ``scir solve --model`` takes it; none for
     ``oracle`` and the baselines) over ``tasks`` into the run directory ``run``, as ``scir
@@ -248,8 +305,9 @@ def solve(tasks: Sequence[Task] | str | os.PathLike, arch: str, model: str | Non
     from scir.pipelines.result import MODEL_FREE_ARCHS, PipelineSettings
 
     if settings is not None and fields:
-        raise ConfigError(f"give settings or its fields ({', '.join(fields)}), not both",
-                          field="settings")
+        raise ConfigError(
+            f"give settings or its fields ({', '.join(fields)}), not both", field="settings"
+        )
     settings = settings if settings is not None else PipelineSettings(**fields)
     if arch not in MODEL_FREE_ARCHS and not model:
         raise ConfigError(f"--arch {arch} needs --model", field="model")
@@ -264,27 +322,51 @@ def solve(tasks: Sequence[Task] | str | os.PathLike, arch: str, model: str | Non
     if arch not in MODEL_FREE_ARCHS:
         from scir.llm import parse_model_name
 
-        assert model   # checked above: an architecture with a model needs one (ConfigError)
+        assert model  # checked above: an architecture with a model needs one (ConfigError)
         name = parse_model_name(model)
     from scir.pipelines.preflight import ModelNeed, require
     from scir.pipelines.runner import check_architecture
 
     options = api or ApiOptions()
-    for domain in sorted({t.domain for t in tasks}):     # a wrong arch first: no check of
-        check_architecture(get_track(domain), arch)       # its model is needed then
-    require([ModelNeed(name, None, options.api_key_env)] if name is not None else [],
-            tracks={t.domain for t in tasks}, archs=[arch],
-            unsafe_analyzer=bool(settings.agent.unsafe_unisolated_analyzer))  # before any
-    if command is None:                                                       # work or lock
+    for domain in sorted({t.domain for t in tasks}):  # a wrong arch first: no check of
+        check_architecture(get_track(domain), arch)  # its model is needed then
+    require(
+        [ModelNeed(name, None, options.api_key_env)] if name is not None else [],
+        tracks={t.domain for t in tasks},
+        archs=[arch],
+        unsafe_analyzer=bool(settings.agent.unsafe_unisolated_analyzer),
+    )  # before any
+    if command is None:  # work or lock
         command = f"scir.solve(arch={arch!r}, model={model!r}, run={str(run)!r})"
-    with RunLock(Path(run), command):            # before any slow set-up: a second writer is
-        return _solve(tasks, arch, name, Path(run), settings, file, limit,  # refused at once
-                      concurrency, redo, options, progress)
+    with RunLock(Path(run), command):  # before any slow set-up: a second writer is
+        return _solve(
+            tasks,
+            arch,
+            name,
+            Path(run),
+            settings,
+            file,
+            limit,  # refused at once
+            concurrency,
+            redo,
+            options,
+            progress,
+        )
 
 
-def _solve(tasks: list[Task], arch: str, name: Any, run: Path, settings: PipelineSettings,
-           file: str | None, limit: int | None, concurrency: int, redo: bool,
-           api: ApiOptions, progress: Progress | None) -> Solved:
+def _solve(
+    tasks: list[Task],
+    arch: str,
+    name: Any,
+    run: Path,
+    settings: PipelineSettings,
+    file: str | None,
+    limit: int | None,
+    concurrency: int,
+    redo: bool,
+    api: ApiOptions,
+    progress: Progress | None,
+) -> Solved:
     """The run itself, under the run's lock."""
     import dataclasses
 
@@ -295,23 +377,40 @@ def _solve(tasks: list[Task], arch: str, name: Any, run: Path, settings: Pipelin
     backend, route_key = _api_backend(name, api) if name is not None else (None, None)
     if file is None:
         file = str(_keep_tasks(run, tasks))
-    file = str(Path(file).resolve())       # a run read from another directory finds it
+    file = str(Path(file).resolve())  # a run read from another directory finds it
     with RunStore(run) as store:
         cached = CachingBackend(backend, store) if backend is not None else None
-        config: dict[str, Any] = {"file": file, "arch": arch, "model": model_label(arch, cached),
-                  "presentation": settings.presentation, "limit": limit,
-                  "max_tokens": settings.max_tokens, "temperature": settings.temperature,
-                  "seed": settings.seed, "max_retries": settings.max_retries,
-                  "constrained": settings.constrained, "backup": settings.backup,
-                  "symreg_seconds": settings.symreg_seconds}
+        config: dict[str, Any] = {
+            "file": file,
+            "arch": arch,
+            "model": model_label(arch, cached),
+            "presentation": settings.presentation,
+            "limit": limit,
+            "max_tokens": settings.max_tokens,
+            "temperature": settings.temperature,
+            "seed": settings.seed,
+            "max_retries": settings.max_retries,
+            "constrained": settings.constrained,
+            "backup": settings.backup,
+            "symreg_seconds": settings.symreg_seconds,
+        }
         if arch == "sr-agent":
             config["agent"] = dataclasses.asdict(settings.agent)
         _check_consistent(store, config)
-        store.log_invocation(config, run_provenance(
-            [(name, None, route_key)] if name is not None else []))
+        store.log_invocation(
+            config, run_provenance([(name, None, route_key)] if name is not None else [])
+        )
         try:
-            summary = run_tasks(tasks, arch, cached, store, settings, concurrency=concurrency,
-                                redo=redo, progress=progress)
+            summary = run_tasks(
+                tasks,
+                arch,
+                cached,
+                store,
+                settings,
+                concurrency=concurrency,
+                redo=redo,
+                progress=progress,
+            )
         finally:
             if cached is not None:
                 cached.close()
@@ -342,9 +441,11 @@ def _added_agent_settings() -> dict:
 
     from scir.pipelines.sr_agent.settings import AgentSettings
 
-    return {name: value for name, value in dataclasses.asdict(AgentSettings()).items()
-            if name in ("max_response_chars", "max_conversation_chars",
-                        "unsafe_unisolated_analyzer")}
+    return {
+        name: value
+        for name, value in dataclasses.asdict(AgentSettings()).items()
+        if name in ("max_response_chars", "max_conversation_chars", "unsafe_unisolated_analyzer")
+    }
 
 
 def _check_consistent(store: Any, config: dict) -> None:
@@ -353,14 +454,16 @@ def _check_consistent(store: Any, config: dict) -> None:
         if isinstance(old.get("agent"), dict) and isinstance(config.get("agent"), dict):
             # sr-agent settings added since the run started count with their defaults
             old = {**old, "agent": {**_added_agent_settings(), **old["agent"]}}
-        if all(old.get(k, {"constrained": True, "seed": 0}.get(k)) == config[k]
-               for k in _CELL):
+        if all(old.get(k, {"constrained": True, "seed": 0}.get(k)) == config[k] for k in _CELL):
             changed = [k for k in _FIXED if k in config and old.get(k) != config[k]]
             if changed:
                 k = changed[0]
-                raise ConfigError(f"this run was started with {k}={old.get(k)!r}, not "
-                                  f"{config[k]!r}; use a new --run directory",
-                                  file=str(store.path), field=k)
+                raise ConfigError(
+                    f"this run was started with {k}={old.get(k)!r}, not "
+                    f"{config[k]!r}; use a new --run directory",
+                    file=str(store.path),
+                    field=k,
+                )
 
 
 # ---- runs and reports ----------------------------------------------------------------------
@@ -370,8 +473,9 @@ class Run:
 
     path: Path
 
-    def results(self, arch: str | None = None,
-                presentation: str | None = None) -> list[PipelineResult]:
+    def results(
+        self, arch: str | None = None, presentation: str | None = None
+    ) -> list[PipelineResult]:
         """The stored results, typed (as stored: ``scir rescore`` recomputes verdicts;
         :func:`report` uses recomputed ones)."""
         from scir.llm.cache import RunStore
@@ -399,9 +503,13 @@ def open_run(path: str | os.PathLike) -> Run:
     return Run(run)
 
 
-def report(runs: str | os.PathLike | Sequence[str | os.PathLike], *,
-           tasks: Sequence[str | os.PathLike] | None = None, compare: bool = False,
-           unverified: bool = False) -> Report:
+def report(
+    runs: str | os.PathLike | Sequence[str | os.PathLike],
+    *,
+    tasks: Sequence[str | os.PathLike] | None = None,
+    compare: bool = False,
+    unverified: bool = False,
+) -> Report:
     """The report ``scir report`` writes, computed (:class:`~scir.evaluate.report.Report`:
     ``cells`` with accuracy intervals, ``grid`` (Table 1), ``probes``, ``differences``,
     ``to_dict()`` = report.json), over one or more run directories; every verdict is
@@ -410,6 +518,9 @@ def report(runs: str | os.PathLike | Sequence[str | os.PathLike], *,
     from scir.evaluate.report import build_report
 
     dirs = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
-    return build_report([str(d) for d in dirs], compare=compare,
-                        task_files=[str(t) for t in tasks] if tasks else None,
-                        unverified=unverified)
+    return build_report(
+        [str(d) for d in dirs],
+        compare=compare,
+        task_files=[str(t) for t in tasks] if tasks else None,
+        unverified=unverified,
+    )

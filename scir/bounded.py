@@ -25,12 +25,16 @@ from typing import IO, Any
 
 from scir.errors import ConfigError, ScirError
 
-MAX_DEPTH = 64                       # nesting of one JSON / TOML value
-MAX_FOLDER_DEPTH = 64                # folders below the root of a walked tree
+MAX_DEPTH = 64  # nesting of one JSON / TOML value
+MAX_FOLDER_DEPTH = 64  # folders below the root of a walked tree
 
-_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                (stat.S_ISSOCK, "a socket"))
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def shown(path: str | os.PathLike) -> str:
@@ -46,8 +50,9 @@ def _refuse_irregular(mode: int, name: str, error: type[ScirError], what: str) -
         raise error(f"cannot read {what}: it is {kind}, not a regular file", file=name)
 
 
-def open_regular(path: str | os.PathLike, error: type[ScirError] = ConfigError,
-                 what: str = "the file") -> IO[bytes]:
+def open_regular(
+    path: str | os.PathLike, error: type[ScirError] = ConfigError, what: str = "the file"
+) -> IO[bytes]:
     """Open a regular file for reading without ever blocking: stat first (FIFOs and devices
     are refused before they are opened), open with O_NONBLOCK, and check again on the open
     descriptor (the path may have been swapped in between). ``error`` (naming ``what``) for
@@ -69,8 +74,12 @@ def open_regular(path: str | os.PathLike, error: type[ScirError] = ConfigError,
         raise
 
 
-def read_text(path: str | os.PathLike, limit: int, error: type[ScirError] = ConfigError,
-              what: str = "the file") -> str:
+def read_text(
+    path: str | os.PathLike,
+    limit: int,
+    error: type[ScirError] = ConfigError,
+    what: str = "the file",
+) -> str:
     """The UTF-8 text of a regular file of at most ``limit`` bytes (``error`` otherwise)."""
     name = shown(path)
     with open_regular(path, error, what) as handle:
@@ -83,8 +92,9 @@ def read_text(path: str | os.PathLike, limit: int, error: type[ScirError] = Conf
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise error(f"{what} is not UTF-8 text: invalid byte at {exc.start + 1}",
-                    file=name) from exc
+        raise error(
+            f"{what} is not UTF-8 text: invalid byte at {exc.start + 1}", file=name
+        ) from exc
 
 
 def too_deep(value: Any, limit: int) -> bool:
@@ -108,23 +118,29 @@ def reject_constant(name: str) -> Any:
 
 def _value_error(exc: ValueError) -> str:
     text = str(exc).split(";")[0]
-    return ("an integer of more than 4300 digits" if "integer string conversion" in text
-            else text)
+    return "an integer of more than 4300 digits" if "integer string conversion" in text else text
 
 
-def parse_json(text: str, *, file: str | None = None, error: type[ScirError] = ConfigError,
-               max_depth: int = MAX_DEPTH, what: str = "JSON") -> Any:
+def parse_json(
+    text: str,
+    *,
+    file: str | None = None,
+    error: type[ScirError] = ConfigError,
+    max_depth: int = MAX_DEPTH,
+    what: str = "JSON",
+) -> Any:
     """The JSON value of ``text``, nesting at most ``max_depth`` deep (``error`` naming
     ``file`` otherwise)."""
     deep = f"{what} nested more than {max_depth} levels deep"
     try:
         data = json.loads(text, parse_constant=reject_constant)
     except json.JSONDecodeError as exc:
-        raise error(f"invalid {what}: {exc.msg}", file=file, line=exc.lineno,
-                    column=exc.colno) from None
+        raise error(
+            f"invalid {what}: {exc.msg}", file=file, line=exc.lineno, column=exc.colno
+        ) from None
     except RecursionError:
         raise error(deep, file=file) from None
-    except ValueError as exc:          # NaN / Infinity, an integer of over 4300 digits
+    except ValueError as exc:  # NaN / Infinity, an integer of over 4300 digits
         raise error(f"invalid {what}: {_value_error(exc)}", file=file) from None
     except MemoryError:
         raise error(f"out of memory while parsing {what}", file=file) from None
@@ -133,8 +149,13 @@ def parse_json(text: str, *, file: str | None = None, error: type[ScirError] = C
     return data
 
 
-def parse_toml(text: str, *, file: str | None = None, error: type[ScirError] = ConfigError,
-               max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+def parse_toml(
+    text: str,
+    *,
+    file: str | None = None,
+    error: type[ScirError] = ConfigError,
+    max_depth: int = MAX_DEPTH,
+) -> dict[str, Any]:
     """The TOML document of ``text``, nesting at most ``max_depth`` deep (``error`` naming
     ``file`` otherwise)."""
     deep = f"TOML nested more than {max_depth} levels deep"
@@ -144,7 +165,7 @@ def parse_toml(text: str, *, file: str | None = None, error: type[ScirError] = C
         raise error(f"not a valid TOML file: {exc}", file=file) from None
     except RecursionError:
         raise error(deep, file=file) from None
-    except ValueError as exc:          # an integer of over 4300 digits
+    except ValueError as exc:  # an integer of over 4300 digits
         raise error(f"not a valid TOML file: {_value_error(exc)}", file=file) from None
     except MemoryError:
         raise error("out of memory while parsing TOML", file=file) from None
@@ -153,8 +174,9 @@ def parse_toml(text: str, *, file: str | None = None, error: type[ScirError] = C
     return data
 
 
-def walk_folders(root: Path, max_depth: int = MAX_FOLDER_DEPTH,
-                 error: type[ScirError] = ConfigError) -> list[tuple[Path, list[str]]]:
+def walk_folders(
+    root: Path, max_depth: int = MAX_FOLDER_DEPTH, error: type[ScirError] = ConfigError
+) -> list[tuple[Path, list[str]]]:
     """(folder, names of its other entries: files and links) for ``root`` and every folder
     below it, depth first in name order, without recursion and without following symbolic
     links (as :func:`os.walk` with ``followlinks=False``, which recurses); a folder more than
@@ -177,7 +199,9 @@ def walk_folders(root: Path, max_depth: int = MAX_FOLDER_DEPTH,
             (subfolders.append(Path(entry.path)) if folder_entry else files.append(entry.name))
         found.append((folder, files))
         if subfolders and depth + 1 > max_depth:
-            raise error(f"folders nested more than {max_depth} levels deep below "
-                        f"{shown(root)}", file=shown(subfolders[0]))
+            raise error(
+                f"folders nested more than {max_depth} levels deep below {shown(root)}",
+                file=shown(subfolders[0]),
+            )
         stack.extend((s, depth + 1) for s in reversed(subfolders))
     return found

@@ -19,9 +19,24 @@ from collections.abc import Sequence
 from scir.errors import ScirError, one_line
 from scir.version import __version__
 
-COMMANDS = ["doctor", "generate", "verify", "export", "check", "render", "stats", "solve",
-            "report", "rescore", "audit", "eval", "explore", "import_", "trajectories",
-            "train"]
+COMMANDS = [
+    "doctor",
+    "generate",
+    "verify",
+    "export",
+    "check",
+    "render",
+    "stats",
+    "solve",
+    "report",
+    "rescore",
+    "audit",
+    "eval",
+    "explore",
+    "import_",
+    "trajectories",
+    "train",
+]
 
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
@@ -48,9 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="scir",
         description="SciR toolkit: generate, render, verify and evaluate scientific-reasoning "
-                    "benchmarks.",
+        "benchmarks.",
         epilog="Example: scir generate deduction --difficulty easy -n 10 --seed 1 -o d.jsonl "
-               "&& scir verify d.jsonl\nSee docs/cli.md for every command.",
+        "&& scir verify d.jsonl\nSee docs/cli.md for every command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"scir {__version__}")
@@ -64,27 +79,29 @@ def _unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | 
     """One line for a mistyped command, naming the closest commands; None if it is known."""
     if not argv or argv[0].startswith("-"):
         return None
-    choices = next(a.choices for a in parser._actions
-                   if isinstance(a, argparse._SubParsersAction))
+    choices = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     if argv[0] in choices:
         return None
     import difflib
 
     names = [name.rstrip("_") for name in COMMANDS]
     close = difflib.get_close_matches(argv[0], list(choices), n=3, cutoff=0.6)
-    hint = (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close
-            else f"; the commands are {', '.join(names)}")
+    hint = (
+        f"; did you mean {' or '.join(repr(c) for c in close)}?"
+        if close
+        else f"; the commands are {', '.join(names)}"
+    )
     return one_line(f"error: unknown command {argv[0]!r}{hint}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scir`` command line; returns the exit code."""
     given = list(sys.argv[1:] if argv is None else argv)
-    if given == ["--version"]:              # no parser: none of the commands' imports
+    if given == ["--version"]:  # no parser: none of the commands' imports
         print(f"scir {__version__}")
         return 0
     try:
-        parser = build_parser()     # lists the tracks: a bad SCIR_TRACKS entry fails here
+        parser = build_parser()  # lists the tracks: a bad SCIR_TRACKS entry fails here
     except ScirError as exc:
         print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2

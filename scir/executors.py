@@ -107,25 +107,31 @@ class RayExecutor(Executor):
         try:
             import ray
         except ImportError as exc:
-            raise ConfigError("--executor ray needs Ray: pip install 'scir-toolkit[ray]' "
-                              "(or pip install ray)", field="executor") from exc
+            raise ConfigError(
+                "--executor ray needs Ray: pip install 'scir-toolkit[ray]' (or pip install ray)",
+                field="executor",
+            ) from exc
         self._ray = ray
         self._owned = False
         if not ray.is_initialized():
             address = address or os.environ.get(RAY_ADDRESS_ENV) or None
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
             # Ray's own log handlers stay off (they print at INFO whatever the level asked)
-            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                       "configure_logging": False}
+            options: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "configure_logging": False,
+            }
             if address is None:
                 options["num_cpus"] = workers or os.cpu_count() or 1
-            logging.getLogger("ray").setLevel(logging.ERROR)   # "Started a local Ray ..."
+            logging.getLogger("ray").setLevel(logging.ERROR)  # "Started a local Ray ..."
             try:
                 ray.init(address=address, **options)
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 where = address or "a local instance"
-                raise ExecutorError(f"cannot start or reach Ray at {where}: {exc}",
-                                    field="ray_address") from exc
+                raise ExecutorError(
+                    f"cannot start or reach Ray at {where}: {exc}", field="ray_address"
+                ) from exc
             self._owned = True
         self.workers = int(ray.cluster_resources().get("CPU", 1))
         self._remote: dict[Callable, Any] = {}
@@ -136,7 +142,7 @@ class RayExecutor(Executor):
         if remote is None:
             remote = self._remote[fn] = ray.remote(num_cpus=1, max_retries=0)(fn)
         refs = [remote.remote(item) for item in items]
-        done = 0                           # refs fetched (or being fetched)
+        done = 0  # refs fetched (or being fetched)
         try:
             for ref in refs:
                 done += 1
@@ -146,12 +152,14 @@ class RayExecutor(Executor):
                     cause = exc.cause
                     if isinstance(cause, ScirError):
                         raise cause.with_traceback(None) from None
-                    raise ExecutorError(f"a Ray task failed: {type(cause).__name__}: "
-                                        f"{cause}") from cause
-                except ray.exceptions.RayError as exc:   # a worker or node that died
-                    raise ExecutorError(f"a Ray worker failed: {type(exc).__name__}: "
-                                        f"{str(exc).splitlines()[0] if str(exc) else ''}"
-                                        ) from None
+                    raise ExecutorError(
+                        f"a Ray task failed: {type(cause).__name__}: {cause}"
+                    ) from cause
+                except ray.exceptions.RayError as exc:  # a worker or node that died
+                    raise ExecutorError(
+                        f"a Ray worker failed: {type(exc).__name__}: "
+                        f"{str(exc).splitlines()[0] if str(exc) else ''}"
+                    ) from None
         finally:
             # left early (an error, Ctrl-C, the caller stopped): cancel what was not fetched
             # (only those: cancelling a finished task trips a check in Ray's core worker)
@@ -167,14 +175,16 @@ class RayExecutor(Executor):
         self._owned = False
 
 
-def get_executor(name: str = "local", *, workers: int | None = None,
-                 address: str | None = None) -> Executor:
+def get_executor(
+    name: str = "local", *, workers: int | None = None, address: str | None = None
+) -> Executor:
     """The executor called ``name`` (``local`` or ``ray``). ``workers``: local processes
     (default: the CPU count; 1 runs in this process) or the CPUs of a Ray instance started
     here; ``address``: a Ray cluster (default ``$RAY_ADDRESS``; ``local`` ignores it)."""
     if name not in EXECUTORS:
-        raise ConfigError(f"executor must be one of {', '.join(EXECUTORS)}, got {name!r}",
-                          field="executor")
+        raise ConfigError(
+            f"executor must be one of {', '.join(EXECUTORS)}, got {name!r}", field="executor"
+        )
     if workers is not None and workers < 1:
         raise ConfigError(f"--workers must be >= 1, got {workers}", field="workers")
     if name == "ray":
@@ -185,7 +195,7 @@ def get_executor(name: str = "local", *, workers: int | None = None,
 
 def chunks(items: list[T], size: int) -> list[list[T]]:
     """``items`` cut into consecutive lists of ``size`` (the last may be shorter)."""
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def chunk_size(count: int, workers: int, per_worker: int = 4) -> int:
@@ -196,16 +206,26 @@ def chunk_size(count: int, workers: int, per_worker: int = 4) -> int:
 # ---- command-line flags (scir generate, scir verify, scir eval) ---------------------------
 def add_arguments(parser: argparse.ArgumentParser, default: str | None = None) -> None:
     """Add ``--executor``, ``--workers`` and ``--ray-address`` to a subcommand."""
-    parser.add_argument("--executor", choices=EXECUTORS, default=default,
-                        help="where chunks run: local (a process pool on this machine) or ray "
-                             "(a Ray cluster); the output is the same either way"
-                             + ("" if default else "; default: in this process as before"))
-    parser.add_argument("--workers", type=int, default=None,
-                        help="local: processes (default: CPU count; 1 = in this process); "
-                             "ray: CPUs of a Ray instance started here")
-    parser.add_argument("--ray-address", default=None,
-                        help=f"Ray cluster to use (default ${RAY_ADDRESS_ENV}; none: start a "
-                             "local instance)")
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default=default,
+        help="where chunks run: local (a process pool on this machine) or ray "
+        "(a Ray cluster); the output is the same either way"
+        + ("" if default else "; default: in this process as before"),
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="local: processes (default: CPU count; 1 = in this process); "
+        "ray: CPUs of a Ray instance started here",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        help=f"Ray cluster to use (default ${RAY_ADDRESS_ENV}; none: start a local instance)",
+    )
 
 
 def from_arguments(args: argparse.Namespace) -> Executor | None:

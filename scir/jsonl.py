@@ -21,8 +21,8 @@ from typing import IO, Any
 from scir.bounded import open_regular, reject_constant, shown, too_deep
 from scir.errors import TaskFormatError
 
-MAX_LINE_BYTES = 16 * 1024 * 1024    # one JSONL line (a generated task is a few kB)
-MAX_DEPTH = 64                       # JSON nesting of one record (generated tasks: <= 18)
+MAX_LINE_BYTES = 16 * 1024 * 1024  # one JSONL line (a generated task is a few kB)
+MAX_DEPTH = 64  # JSON nesting of one record (generated tasks: <= 18)
 
 
 def _open_regular(path: Path) -> IO[bytes]:
@@ -54,6 +54,7 @@ def _has_lone_surrogate(value: Any) -> bool:
 
 def _parse_line(raw: bytes, name: str, number: int) -> Any:
     """One line's JSON value; every failure is a TaskFormatError with file and line."""
+
     def fail(message: str, column: int | None = None) -> TaskFormatError:
         return TaskFormatError(message, file=name, line=number, column=column)
 
@@ -76,8 +77,10 @@ def _parse_line(raw: bytes, name: str, number: int) -> Any:
     if isinstance(data, (dict, list)) and too_deep(data, MAX_DEPTH):
         raise fail(f"invalid JSON: nested more than {MAX_DEPTH} levels deep")
     if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
-        raise fail("invalid JSON string: a lone surrogate escape (\\ud800-\\udfff) is not "
-                   "text and cannot be written as UTF-8")
+        raise fail(
+            "invalid JSON string: a lone surrogate escape (\\ud800-\\udfff) is not "
+            "text and cannot be written as UTF-8"
+        )
     return data
 
 
@@ -94,17 +97,20 @@ def json_lines(path: str | os.PathLike) -> Iterator[tuple[int, Any, str]]:
             try:
                 raw = handle.readline(MAX_LINE_BYTES + 1)
             except OSError as exc:
-                raise TaskFormatError(f"cannot read task file: {exc.strerror or exc}",
-                                      file=name, line=number + 1) from exc
+                raise TaskFormatError(
+                    f"cannot read task file: {exc.strerror or exc}", file=name, line=number + 1
+                ) from exc
             except MemoryError as exc:
-                raise TaskFormatError("out of memory while reading", file=name,
-                                      line=number + 1) from exc
+                raise TaskFormatError(
+                    "out of memory while reading", file=name, line=number + 1
+                ) from exc
             if not raw:
                 return
             number += 1
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                raise TaskFormatError(f"line longer than {MAX_LINE_BYTES} bytes (16 MiB)",
-                                      file=name, line=number)
+                raise TaskFormatError(
+                    f"line longer than {MAX_LINE_BYTES} bytes (16 MiB)", file=name, line=number
+                )
             data = _parse_line(raw, name, number)
             if data is not None:
                 yield number, data, name

@@ -36,13 +36,17 @@ def contained(root: str | os.PathLike, *parts: str, task_id: str | None = None) 
     base = Path(root).resolve()
     for part in parts:
         if not isinstance(part, str) or FILE_NAME.fullmatch(part) is None:
-            raise TaskFormatError(f"{shorten(part)} cannot name an export file", task_id=task_id,
-                                  field="task_id")
+            raise TaskFormatError(
+                f"{shorten(part)} cannot name an export file", task_id=task_id, field="task_id"
+            )
     path = base.joinpath(*parts)
     resolved = path.resolve()
     if resolved != base and base not in resolved.parents:
-        raise TaskFormatError(f"{shorten(str(path))} would be written outside {base}",
-                              task_id=task_id, field="task_id")
+        raise TaskFormatError(
+            f"{shorten(str(path))} would be written outside {base}",
+            task_id=task_id,
+            field="task_id",
+        )
     return path
 
 
@@ -58,11 +62,16 @@ def _merge(stage: Path, out: Path) -> None:
         parent = base.joinpath(relative).parent
         real = parent.resolve()
         if real != base and base not in real.parents:
-            raise ConfigError(f"{relative} would be written outside the output folder "
-                              "(through a symbolic link in it)", file=str(out), field="output")
+            raise ConfigError(
+                f"{relative} would be written outside the output folder "
+                "(through a symbolic link in it)",
+                file=str(out),
+                field="output",
+            )
         if (real / relative.name).is_dir():
-            raise ConfigError(f"{relative} is a folder in the output folder", file=str(out),
-                              field="output")
+            raise ConfigError(
+                f"{relative} is a folder in the output folder", file=str(out), field="output"
+            )
         moves.append((source, parent, real / relative.name))
     for source, parent, target in moves:
         parent.mkdir(parents=True, exist_ok=True)
@@ -81,8 +90,7 @@ def staged(out: str | os.PathLike, *, folder: bool = True) -> Iterator[Path]:
     if folder and out.exists() and not out.is_dir():
         raise ConfigError("exists and is not a folder", file=str(out), field="output")
     if not folder and out.is_dir():
-        raise ConfigError("is a folder; this format writes one file", file=str(out),
-                          field="output")
+        raise ConfigError("is a folder; this format writes one file", file=str(out), field="output")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     umask = os.umask(0o022)

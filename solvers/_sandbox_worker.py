@@ -77,27 +77,48 @@ def _set_limits(memory_mb: int) -> None:
 
 def _error_reply(exc: Exception) -> dict[str, Any]:
     from solvers.errors import ScirError
+
     if isinstance(exc, ScirError):
-        return {"ok": False, "error": type(exc).__name__, "message": exc.message,
-                "line": exc.line, "column": exc.column}
+        return {
+            "ok": False,
+            "error": type(exc).__name__,
+            "message": exc.message,
+            "line": exc.line,
+            "column": exc.column,
+        }
     if isinstance(exc, MemoryError):
-        return {"ok": False, "error": "SolverResourceLimit",
-                "message": "the worker ran out of memory", "line": None, "column": None}
-    return {"ok": False, "error": "SolverError", "message": f"{type(exc).__name__}: {exc}",
-            "line": None, "column": None}
+        return {
+            "ok": False,
+            "error": "SolverResourceLimit",
+            "message": "the worker ran out of memory",
+            "line": None,
+            "column": None,
+        }
+    return {
+        "ok": False,
+        "error": "SolverError",
+        "message": f"{type(exc).__name__}: {exc}",
+        "line": None,
+        "column": None,
+    }
 
 
 def _run(engine: Any, request: dict[str, Any], max_reply_bytes: int) -> dict[str, Any]:
     with engine.module("scir_sandbox_") as module:
         engine.invoke("sandbox_load", [module.name, request["declared"], request["clauses"]])
-        answers, inferences, seconds = module.run_wire(request["goal"], request["bindings"],
-                                                       request["options"])
+        answers, inferences, seconds = module.run_wire(
+            request["goal"], request["bindings"], request["options"]
+        )
     reply = {"ok": True, "answers": answers, "inferences": inferences, "seconds": seconds}
     size = len(json.dumps(reply, ensure_ascii=False).encode("utf-8"))
     if size > max_reply_bytes:
-        return {"ok": False, "error": "SolverResourceLimit",
-                "message": f"answers too large: {size} bytes of JSON (limit {max_reply_bytes})",
-                "line": None, "column": None}
+        return {
+            "ok": False,
+            "error": "SolverResourceLimit",
+            "message": f"answers too large: {size} bytes of JSON (limit {max_reply_bytes})",
+            "line": None,
+            "column": None,
+        }
     return reply
 
 
@@ -118,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     _set_limits(args.memory_mb)
 
     from solvers.prolog import Engine
+
     try:
         engine = Engine()
         engine.load_support("sandbox.pl")
@@ -125,8 +147,15 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # reported to the parent, which raises a ConfigError
         write_frame(proto_out, {"ready": False, "message": f"{type(exc).__name__}: {exc}"})
         return 1
-    write_frame(proto_out, {"ready": True, "bridge": engine.bridge, "pid": os.getpid(),
-                            "swi_version": list(engine.swi_version)})
+    write_frame(
+        proto_out,
+        {
+            "ready": True,
+            "bridge": engine.bridge,
+            "pid": os.getpid(),
+            "swi_version": list(engine.swi_version),
+        },
+    )
     while True:
         request = read_frame(proto_in)
         if request is None:

@@ -82,8 +82,10 @@ class AspModel:
         rows = [args for args in named if len(args) == arity]
         if named and not rows:
             others = sorted({len(args) for args in named})
-            raise SolverError(f"{record.signature()} is declared, but the answer set has "
-                              f"{record.predicate}/{others[0]}")
+            raise SolverError(
+                f"{record.signature()} is declared, but the answer set has "
+                f"{record.predicate}/{others[0]}"
+            )
         return [record.from_args(args) for args in sorted(rows, key=sort_key)]
 
 
@@ -108,7 +110,9 @@ def to_symbol(value: Any):
     if isinstance(value, bool):
         raise SolverInputError(f"booleans have no clingo form: {value!r}")
     if isinstance(value, Atom):
-        name, positive = (value.name[1:], False) if value.name.startswith("-") else (value.name, True)
+        name, positive = (
+            (value.name[1:], False) if value.name.startswith("-") else (value.name, True)
+        )
         if not _IDENT.match(name):
             raise SolverInputError(f"invalid clingo function name {value.name!r}")
         return clingo.Function(name, [to_symbol(v) for v in value.args], positive)
@@ -154,10 +158,11 @@ class AspControl:
     def __init__(self, arguments: Sequence[str] = (), message_limit: int = 50) -> None:
         import clingo
 
-        self.messages: list[tuple[Any, str]] = []       # (clingo.MessageCode, text)
+        self.messages: list[tuple[Any, str]] = []  # (clingo.MessageCode, text)
         try:
-            self.control = clingo.Control(list(arguments), logger=self._log,
-                                          message_limit=message_limit)
+            self.control = clingo.Control(
+                list(arguments), logger=self._log, message_limit=message_limit
+            )
         except RuntimeError as exc:
             raise SolverInputError(f"invalid clingo arguments {list(arguments)}: {exc}") from exc
 
@@ -169,8 +174,9 @@ class AspControl:
         texts = [text for _, text in self.messages]
         return "; ".join(texts[-last:] if last else texts) or str(exc)
 
-    def add(self, text: str, origin: str = "<program>", part: str = "base",
-            params: Sequence[str] = ()) -> None:
+    def add(
+        self, text: str, origin: str = "<program>", part: str = "base", params: Sequence[str] = ()
+    ) -> None:
         """Add program text to ``part`` (SolverInputError naming ``origin`` if it does not
         parse)."""
         self.messages.clear()
@@ -179,8 +185,9 @@ class AspControl:
         except RuntimeError as exc:
             raise SolverInputError(f"clingo cannot parse {origin}: {self.detail(exc)}") from exc
 
-    def add_statements(self, statements: Iterable[Any], user_text: str | None = None,
-                       origin: str = "<program>") -> None:
+    def add_statements(
+        self, statements: Iterable[Any], user_text: str | None = None, origin: str = "<program>"
+    ) -> None:
         """Add clingo AST statements, then ``user_text`` parsed as ASP (SolverInputError
         naming ``origin`` if it does not parse)."""
         from clingo import ast
@@ -208,8 +215,11 @@ class AspControl:
         try:
             self.control.ground([(name, list(args)) for name, args in parts])
         except RuntimeError as exc:
-            kind = SolverInputError if any(code == clingo.MessageCode.RuntimeError
-                                           for code, _ in self.messages) else SolverError
+            kind = (
+                SolverInputError
+                if any(code == clingo.MessageCode.RuntimeError for code, _ in self.messages)
+                else SolverError
+            )
             raise kind(f"clingo grounding failed: {self.detail(exc)}") from exc
 
 
@@ -274,9 +284,14 @@ class AspProgram:
         asp.ground()
         return asp
 
-    def models(self, limit: int = 0, time_limit: float | None = 10.0,
-               optimize: bool = False, in_process: bool = False,
-               best_so_far: bool = False) -> list[AspModel]:
+    def models(
+        self,
+        limit: int = 0,
+        time_limit: float | None = 10.0,
+        optimize: bool = False,
+        in_process: bool = False,
+        best_so_far: bool = False,
+    ) -> list[AspModel]:
         """Enumerate answer sets (``limit`` 0 = all; with ``optimize``, the optimal ones).
 
         Raises :class:`SolverTimeout` when grounding and solving exceed ``time_limit``
@@ -297,11 +312,15 @@ class AspProgram:
         from solvers.asp_worker import solve_in_worker
 
         request = (self._arguments, self._texts, self._facts, extra, optimize, time_limit)
-        return solve_in_worker(request, time_limit,
-                               lambda elapsed: _timeout(time_limit, elapsed))
+        return solve_in_worker(request, time_limit, lambda elapsed: _timeout(time_limit, elapsed))
 
-    def _solve(self, extra: Sequence[str], optimize: bool,
-               time_limit: float | None, best_so_far: bool = False) -> list[AspModel]:
+    def _solve(
+        self,
+        extra: Sequence[str],
+        optimize: bool,
+        time_limit: float | None,
+        best_so_far: bool = False,
+    ) -> list[AspModel]:
         start = time.monotonic()
         ctl = self._control(extra).control
         found: list[AspModel] = []
@@ -310,23 +329,21 @@ class AspProgram:
         def on_model(model) -> None:
             if optimize and not model.optimality_proven:
                 if best_so_far:
-                    atoms = sorted((from_atom(s) for s in model.symbols(shown=True)),
-                                   key=sort_key)
+                    atoms = sorted((from_atom(s) for s in model.symbols(shown=True)), key=sort_key)
                     improving[:] = [AspModel(atoms, model.number, list(model.cost), False)]
                 return
             atoms = sorted((from_atom(s) for s in model.symbols(shown=True)), key=sort_key)
-            found.append(AspModel(atoms, model.number, list(model.cost),
-                                  model.optimality_proven))
+            found.append(AspModel(atoms, model.number, list(model.cost), model.optimality_proven))
 
         if time_limit is not None and time.monotonic() - start >= time_limit:
             raise _timeout(time_limit, time.monotonic() - start)
         with ctl.solve(on_model=on_model, async_=True) as handle:
-            finished = handle.wait(-1 if time_limit is None
-                                   else max(0.001, time_limit - (time.monotonic() - start)))
+            finished = handle.wait(
+                -1 if time_limit is None else max(0.001, time_limit - (time.monotonic() - start))
+            )
             # wait() can return False early (a spurious wake-up, seen under load: "exceeded
             # 10 s after 0.0 s"); only the clock decides that the limit has passed
-            while not finished and time_limit is not None \
-                    and time.monotonic() - start < time_limit:
+            while not finished and time_limit is not None and time.monotonic() - start < time_limit:
                 finished = handle.wait(max(0.001, time_limit - (time.monotonic() - start)))
             if not finished:
                 handle.cancel()

@@ -27,8 +27,8 @@ from typing import Any
 from solvers import errors
 from solvers.errors import ScirError, SolverError
 
-GRACE = 0.5            # seconds beyond the limit before the worker is killed (its own
-                       # timeout error, with clingo's detail, normally comes first)
+GRACE = 0.5  # seconds beyond the limit before the worker is killed (its own
+# timeout error, with clingo's detail, normally comes first)
 _LOCATION = ("file", "line", "column", "task_id", "field")
 _HEADER = struct.Struct(">Q")
 
@@ -37,7 +37,7 @@ def _write(fd: int, payload: Any) -> None:
     data = pickle.dumps(payload)
     view = memoryview(_HEADER.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _read_exactly(fd: int, n: int, deadline: float | None) -> bytes | None:
@@ -74,9 +74,13 @@ class _Worker:
         # the caller's import path, and -P: not the working directory first (a `solvers`
         # folder there, e.g. another checkout, would shadow the caller's package)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        return subprocess.Popen([sys.executable, "-P", "-m", "solvers.asp_worker"],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                                close_fds=True)
+        return subprocess.Popen(
+            [sys.executable, "-P", "-m", "solvers.asp_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            close_fds=True,
+        )
 
     def stop(self) -> None:
         if self.proc is not None and self.owner == os.getpid():
@@ -87,12 +91,13 @@ class _Worker:
                     stream.close()
             self.proc = None
 
-    def call(self, request: tuple, seconds: float,
-             timeout_error: Callable[[float], ScirError]) -> Any:
+    def call(
+        self, request: tuple, seconds: float, timeout_error: Callable[[float], ScirError]
+    ) -> Any:
         with self.lock:
             start = time.monotonic()
-            if self.owner != os.getpid():       # a forked copy of the owner: the worker (and
-                self.proc, self.owner = None, os.getpid()   # its pipes) are the parent's
+            if self.owner != os.getpid():  # a forked copy of the owner: the worker (and
+                self.proc, self.owner = None, os.getpid()  # its pipes) are the parent's
             if self.proc is None or self.proc.poll() is not None:
                 self.stop()
                 self.proc = self._start()
@@ -118,8 +123,9 @@ _WORKER = _Worker()
 atexit.register(_WORKER.stop)
 
 
-def solve_in_worker(request: tuple, seconds: float,
-                    timeout_error: Callable[[float], ScirError]) -> Any:
+def solve_in_worker(
+    request: tuple, seconds: float, timeout_error: Callable[[float], ScirError]
+) -> Any:
     """Send ``request`` (see :func:`_serve`) to the worker; its answer, or its toolkit error
     raised here with type and location; ``timeout_error(elapsed)`` past ``seconds`` + GRACE
     (the worker is then killed)."""
@@ -148,8 +154,12 @@ def main() -> None:
         try:
             answer: tuple = ("ok", _serve(request))
         except ScirError as exc:
-            answer = ("error", type(exc).__name__, exc.message,
-                      {k: getattr(exc, k) for k in _LOCATION})
+            answer = (
+                "error",
+                type(exc).__name__,
+                exc.message,
+                {k: getattr(exc, k) for k in _LOCATION},
+            )
         except Exception as exc:
             answer = ("crash", f"{type(exc).__name__}: {exc}")
         _write(fd_out, answer)

@@ -54,11 +54,33 @@ from solvers.fol_grammar import (
 )
 
 __all__ = [
-    "Const", "Var", "Term", "Atom", "Eq", "Not", "And", "Or", "Implies", "Iff", "Forall",
-    "Exists", "Formula", "parse_formula", "parse_formulas", "to_prover9", "format_formulas",
-    "signature", "free_variables", "universal_closure", "grammar_bounds", "instantiate_grammar",
+    "Const",
+    "Var",
+    "Term",
+    "Atom",
+    "Eq",
+    "Not",
+    "And",
+    "Or",
+    "Implies",
+    "Iff",
+    "Forall",
+    "Exists",
+    "Formula",
+    "parse_formula",
+    "parse_formulas",
+    "to_prover9",
+    "format_formulas",
+    "signature",
+    "free_variables",
+    "universal_closure",
+    "grammar_bounds",
+    "instantiate_grammar",
     "formula_grammar",
-    "check_signature", "is_literal", "walk", "BINARY",
+    "check_signature",
+    "is_literal",
+    "walk",
+    "BINARY",
 ]
 
 _TRAILING_DOT = re.compile(r"\.\s*\Z")
@@ -145,8 +167,13 @@ def _keywords_first(terminal) -> None:
 
 @cache
 def _parser() -> Lark:
-    return Lark(resources.read_text("grammars", "fol.lark"), parser="lalr",
-                lexer="contextual", start=["start", "formula"], edit_terminals=_keywords_first)
+    return Lark(
+        resources.read_text("grammars", "fol.lark"),
+        parser="lalr",
+        lexer="contextual",
+        start=["start", "formula"],
+        edit_terminals=_keywords_first,
+    )
 
 
 def _describe_expected(parser: Lark, names: Iterable[str]) -> str:
@@ -169,7 +196,7 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> SolverInputError:
         found = "end of input"
     elif isinstance(exc, UnexpectedCharacters):
         line, column = exc.line, exc.column
-        assert exc.pos_in_stream is not None    # lark sets it for every unexpected character
+        assert exc.pos_in_stream is not None  # lark sets it for every unexpected character
         found = repr(text[exc.pos_in_stream])
     else:
         line, column = exc.line, exc.column

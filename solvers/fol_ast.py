@@ -137,13 +137,18 @@ def to_prover9(f: Formula) -> str:
         return f"{word} {f.var} {_unary(f.body)}"
     if isinstance(f, (Implies, Iff)):
         op = " -> " if isinstance(f, Implies) else " <-> "
-        return op.join(f"({to_prover9(x)})" if isinstance(x, (Implies, Iff)) else to_prover9(x)
-                       for x in (f.left, f.right))
+        return op.join(
+            f"({to_prover9(x)})" if isinstance(x, (Implies, Iff)) else to_prover9(x)
+            for x in (f.left, f.right)
+        )
     if isinstance(f, (And, Or)):
         op = " & " if isinstance(f, And) else " | "
         looser = (Implies, Iff, Or) if isinstance(f, And) else (Implies, Iff)
-        left = f"({to_prover9(f.left)})" if isinstance(f.left, looser + (type(f),)) \
+        left = (
+            f"({to_prover9(f.left)})"
+            if isinstance(f.left, looser + (type(f),))
             else to_prover9(f.left)
+        )
         right = f"({to_prover9(f.right)})" if isinstance(f.right, looser) else to_prover9(f.right)
         return f"{left}{op}{right}"
     raise TypeError(f"not a formula: {f!r}")
@@ -178,8 +183,10 @@ def signature(formulas: Iterable[Formula]) -> tuple[dict[str, int], list[str]]:
         for node in walk(formula):
             if isinstance(node, Atom):
                 if predicates.setdefault(node.pred, len(node.args)) != len(node.args):
-                    raise SolverInputError(f"predicate {node.pred} is used with arities "
-                                           f"{predicates[node.pred]} and {len(node.args)}")
+                    raise SolverInputError(
+                        f"predicate {node.pred} is used with arities "
+                        f"{predicates[node.pred]} and {len(node.args)}"
+                    )
                 terms: tuple[Term, ...] = node.args
             elif isinstance(node, Eq):
                 terms = (node.left, node.right)
@@ -219,5 +226,3 @@ def universal_closure(f: Formula) -> Formula:
     for name in reversed(free_variables(f)):
         f = Forall(name, f)
     return f
-
-

@@ -60,51 +60,63 @@ NAME = re.compile(r"[a-z][A-Za-z0-9_]{0,63}")
 TASK_VARIABLE = re.compile(r"[u-z][0-9]*")
 RESERVED = frozenset({"all", "exists", "end_of_list"})  # end_of_list. ends a Prover9 list
 MAX_ARITY = 8
-_SIGNATURE_RULES = ("atom", "term", "constant", "VARIABLE")   # replaced per task in fol.lark
+_SIGNATURE_RULES = ("atom", "term", "constant", "VARIABLE")  # replaced per task in fol.lark
 
 
 def _check_name(name: object, kind: str) -> None:
     if not isinstance(name, str) or not NAME.fullmatch(name) or name in RESERVED:
-        raise SolverInputError(f"invalid {kind} name {name!r} (expected {NAME.pattern}, not "
-                               f"{', '.join(sorted(RESERVED))})", field=f"{kind}s")
+        raise SolverInputError(
+            f"invalid {kind} name {name!r} (expected {NAME.pattern}, not "
+            f"{', '.join(sorted(RESERVED))})",
+            field=f"{kind}s",
+        )
 
 
-def check_signature(predicates: Mapping[str, int],
-                    constants: Sequence[str]) -> tuple[list[tuple[str, int]], list[str]]:
+def check_signature(
+    predicates: Mapping[str, int], constants: Sequence[str]
+) -> tuple[list[tuple[str, int]], list[str]]:
     """Validate a signature; return it sorted. Raise SolverInputError naming the bad entry."""
     if not isinstance(predicates, Mapping) or not predicates:
         raise SolverInputError("a signature needs at least one predicate", field="predicates")
     if isinstance(constants, str):
-        raise SolverInputError("constants must be a list of names, not a string",
-                               field="constants")
+        raise SolverInputError("constants must be a list of names, not a string", field="constants")
     checked = []
     for name, arity in predicates.items():
         _check_name(name, "predicate")
         if TASK_VARIABLE.fullmatch(name):
-            raise SolverInputError(f"predicate name {name!r} looks like a variable",
-                                   field="predicates")
+            raise SolverInputError(
+                f"predicate name {name!r} looks like a variable", field="predicates"
+            )
         if isinstance(arity, bool) or not isinstance(arity, int) or not 0 <= arity <= MAX_ARITY:
-            raise SolverInputError(f"invalid arity {arity!r} for predicate {name!r} "
-                                   f"(expected 0..{MAX_ARITY})", field="predicates")
+            raise SolverInputError(
+                f"invalid arity {arity!r} for predicate {name!r} (expected 0..{MAX_ARITY})",
+                field="predicates",
+            )
         if arity == 0 and name[0] in "uvwxyz":
-            raise SolverInputError(f"proposition {name!r} starts with u-z: Prover9 would "
-                                   "read it as a variable", field="predicates")
+            raise SolverInputError(
+                f"proposition {name!r} starts with u-z: Prover9 would read it as a variable",
+                field="predicates",
+            )
         checked.append((name, arity))
     for name in constants:
         _check_name(name, "constant")
         if name[0] in "uvwxyz":
-            raise SolverInputError(f"constant {name!r} starts with u-z: Prover9 would read it "
-                                   "as a variable", field="constants")
+            raise SolverInputError(
+                f"constant {name!r} starts with u-z: Prover9 would read it as a variable",
+                field="constants",
+            )
         if name in predicates:
-            raise SolverInputError(f"{name!r} is both a predicate and a constant",
-                                   field="constants")
+            raise SolverInputError(
+                f"{name!r} is both a predicate and a constant", field="constants"
+            )
     if len(set(constants)) != len(constants):
         raise SolverInputError("duplicate constant names", field="constants")
     return sorted(checked), sorted(constants)
 
 
-def _signature_rules(predicates: list[tuple[str, int]], constants: list[str],
-                     variable_pattern: str) -> list[Rule]:
+def _signature_rules(
+    predicates: list[tuple[str, int]], constants: list[str], variable_pattern: str
+) -> list[Rule]:
     """``atom`` (one alternative per predicate, with its arity), ``term``, ``constant`` and
     ``VARIABLE`` for this signature."""
     alternatives = []
@@ -114,8 +126,10 @@ def _signature_rules(predicates: list[tuple[str, int]], constants: list[str],
         alternatives.append(seq(name, "(", *args, ")") if arity else Lit(name))
     rules = [rule("atom", *alternatives)]
     if constants:
-        rules += [rule("term", Ref("constant"), Ref("variable"), inline=True),
-                  rule("constant", *(Lit(c) for c in constants))]
+        rules += [
+            rule("term", Ref("constant"), Ref("variable"), inline=True),
+            rule("constant", *(Lit(c) for c in constants)),
+        ]
     else:
         rules.append(rule("term", Ref("variable"), inline=True))
     return rules + [rule("VARIABLE", Pat(variable_pattern))]
@@ -125,41 +139,61 @@ def _unbounded(predicates: list[tuple[str, int]], constants: list[str]) -> Gramm
     """``grammars/fol.lark`` with its signature rules replaced (by name) for this signature."""
     generic = Grammar.read(resources.read_text("grammars", "fol.lark"), "grammars/fol.lark")
     for name in _SIGNATURE_RULES:
-        generic[name]            # ResourceError if the file no longer defines it
-    return generic.replace(*_signature_rules(predicates, constants, r"[u-z][0-9]*"),
-                           comment="grammars/fol.lark over this task's predicates and "
-                                   "constants (built by solvers.fol_grammar)")
+        generic[name]  # ResourceError if the file no longer defines it
+    return generic.replace(
+        *_signature_rules(predicates, constants, r"[u-z][0-9]*"),
+        comment="grammars/fol.lark over this task's predicates and "
+        "constants (built by solvers.fol_grammar)",
+    )
 
 
 def _repeat(item: str, sep: str, count: int) -> Item:
     return Ref(item) if count == 1 else seq(Ref(item), Rep(seq(sep, Ref(item)), 0, count - 1))
 
 
-def _bounded(predicates: list[tuple[str, int]], constants: list[str], max_formulas: int,
-             max_depth: int, max_operands: int) -> Grammar:
+def _bounded(
+    predicates: list[tuple[str, int]],
+    constants: list[str],
+    max_formulas: int,
+    max_depth: int,
+    max_operands: int,
+) -> Grammar:
     top = f"formula_{max_depth}"
-    rules = [rule("start", rep(Ref("stmt"), 1, max_formulas)),
-             rule("stmt", seq(Ref(top), ".\n"))]
+    rules = [rule("start", rep(Ref("stmt"), 1, max_formulas)), rule("stmt", seq(Ref(top), ".\n"))]
     for k in range(max_depth + 1):
         d = Ref(f"disjunction_{k}")
-        rules += [rule(f"formula_{k}", d, seq(d, " -> ", d), seq(d, " <-> ", d)),
-                  rule(f"disjunction_{k}", _repeat(f"conjunction_{k}", " | ", max_operands)),
-                  rule(f"conjunction_{k}", _repeat(f"unary_{k}", " & ", max_operands))]
+        rules += [
+            rule(f"formula_{k}", d, seq(d, " -> ", d), seq(d, " <-> ", d)),
+            rule(f"disjunction_{k}", _repeat(f"conjunction_{k}", " | ", max_operands)),
+            rule(f"conjunction_{k}", _repeat(f"unary_{k}", " & ", max_operands)),
+        ]
         unary: list[Item] = [Ref("literal")]
         if k > 0:
             below = Ref(f"formula_{k - 1}")
-            unary += [seq("-(", below, ")"), seq("(", below, ")"),
-                      seq(Ref("QUANTIFIER"), Ref("VARIABLE"), " ", Ref(f"unary_{k - 1}"))]
+            unary += [
+                seq("-(", below, ")"),
+                seq("(", below, ")"),
+                seq(Ref("QUANTIFIER"), Ref("VARIABLE"), " ", Ref(f"unary_{k - 1}")),
+            ]
         rules.append(rule(f"unary_{k}", *unary))
     term = Ref("term")
-    rules += [rule("literal", Ref("atom"), seq("-", Ref("atom")), seq(term, " = ", term),
-                   seq(term, " != ", term)),
-              rule("QUANTIFIER", Lit("all "), Lit("exists ")),
-              rule("variable", Ref("VARIABLE"))]
+    rules += [
+        rule(
+            "literal",
+            Ref("atom"),
+            seq("-", Ref("atom")),
+            seq(term, " = ", term),
+            seq(term, " != ", term),
+        ),
+        rule("QUANTIFIER", Lit("all "), Lit("exists ")),
+        rule("variable", Ref("VARIABLE")),
+    ]
     rules += _signature_rules(predicates, constants, r"[u-z][0-9]{0,2}")
-    comment = (f"Bounded per-task grammar of Prover9 formulas (generated by solvers.fol_grammar "
-               f"from grammars/fol.lark):\n1..{max_formulas} formulas, one per line, nesting "
-               f"depth <= {max_depth}, &/| chains <= {max_operands} operands.")
+    comment = (
+        f"Bounded per-task grammar of Prover9 formulas (generated by solvers.fol_grammar "
+        f"from grammars/fol.lark):\n1..{max_formulas} formulas, one per line, nesting "
+        f"depth <= {max_depth}, &/| chains <= {max_operands} operands."
+    )
     return Grammar(tuple(rules), comment=comment)
 
 
@@ -169,26 +203,42 @@ def _check_bound(name: str, value: object, low: int) -> int:
     return value
 
 
-def formula_grammar(predicates: Mapping[str, int], constants: Sequence[str],
-                    max_formulas: int | None = None, *, max_depth: int = 4,
-                    max_operands: int = 6) -> Grammar:
+def formula_grammar(
+    predicates: Mapping[str, int],
+    constants: Sequence[str],
+    max_formulas: int | None = None,
+    *,
+    max_depth: int = 4,
+    max_operands: int = 6,
+) -> Grammar:
     """The grammar object of formulas over exactly this signature (names checked first):
     ``max_formulas=None`` the unbounded grammar, an integer the bounded one (module doc)."""
     preds, consts = check_signature(predicates, constants)
     if max_formulas is None:
         return _unbounded(preds, consts)
-    return _bounded(preds, consts, _check_bound("max_formulas", max_formulas, 1),
-                    _check_bound("max_depth", max_depth, 0),
-                    _check_bound("max_operands", max_operands, 1))
+    return _bounded(
+        preds,
+        consts,
+        _check_bound("max_formulas", max_formulas, 1),
+        _check_bound("max_depth", max_depth, 0),
+        _check_bound("max_operands", max_operands, 1),
+    )
 
 
-def instantiate_grammar(predicates: Mapping[str, int], constants: Sequence[str],
-                        max_formulas: int | None = None, *, max_depth: int = 4,
-                        max_operands: int = 6, validate: bool = True) -> str:
+def instantiate_grammar(
+    predicates: Mapping[str, int],
+    constants: Sequence[str],
+    max_formulas: int | None = None,
+    *,
+    max_depth: int = 4,
+    max_operands: int = 6,
+    validate: bool = True,
+) -> str:
     """:func:`formula_grammar` as Lark text. With ``validate`` the result is checked by
     llguidance when it is installed (SolverInputError if rejected)."""
-    text = formula_grammar(predicates, constants, max_formulas, max_depth=max_depth,
-                           max_operands=max_operands).to_lark()
+    text = formula_grammar(
+        predicates, constants, max_formulas, max_depth=max_depth, max_operands=max_operands
+    ).to_lark()
     if validate and llguidance_available():
         validate_lark(text)
     return text
@@ -200,14 +250,15 @@ def formula_of_tree(node: Any) -> Formula:
     from lark import Token
 
     kind = node.data.rstrip("0123456789").rstrip("_")
-    parts = [c for c in node.children if not isinstance(c, Token) or c.type in
-             ("QUANTIFIER", "VARIABLE")]
+    parts = [
+        c for c in node.children if not isinstance(c, Token) or c.type in ("QUANTIFIER", "VARIABLE")
+    ]
     ops = [str(c) for c in node.children if isinstance(c, Token)]
     if kind in ("stmt", "variable", "constant") or (kind == "unary" and ops == ["(", ")"]):
         if kind == "variable":
-            return Var(str(node.children[0]))              # type: ignore[return-value]
+            return Var(str(node.children[0]))  # type: ignore[return-value]
         if kind == "constant":
-            return Const(str(node.children[0]))            # type: ignore[return-value]
+            return Const(str(node.children[0]))  # type: ignore[return-value]
         return formula_of_tree(parts[0])
     if kind == "formula":
         if len(parts) == 1:
@@ -217,7 +268,7 @@ def formula_of_tree(node: Any) -> Formula:
     if kind in ("disjunction", "conjunction"):
         items = [formula_of_tree(p) for p in parts]
         result = items[-1]
-        for item in reversed(items[:-1]):                   # right-nested, as Prover9 reads
+        for item in reversed(items[:-1]):  # right-nested, as Prover9 reads
             result = (Or if kind == "disjunction" else And)(item, result)
         return result
     if kind == "unary":
@@ -231,14 +282,14 @@ def formula_of_tree(node: Any) -> Formula:
     if kind == "literal":
         if len(parts) == 2:
             left, right = (formula_of_tree(p) for p in parts)
-            equal = Eq(left, right)                         # type: ignore[arg-type]
+            equal = Eq(left, right)  # type: ignore[arg-type]
             return equal if ops == [" = "] else Not(equal)
         atom = formula_of_tree(parts[0])
         return Not(atom) if ops == ["-"] else atom
     if kind == "atom":
         name = str(node.children[0])
         args = [formula_of_tree(p) for p in parts]
-        return Atom(name, tuple(args))                     # type: ignore[arg-type]
+        return Atom(name, tuple(args))  # type: ignore[arg-type]
     raise ValueError(f"not a node of the bounded formula grammar: {node.data}")
 
 
@@ -266,7 +317,7 @@ def _bounds(f: Formula) -> tuple[int, int]:
         parts = [(f.left, (Implies, Iff)), (f.right, (Implies, Iff))]
         width = 1
     else:
-        assert isinstance(f, (And, Or))     # literals, negations and quantifiers returned above
+        assert isinstance(f, (And, Or))  # literals, negations and quantifiers returned above
         cls = type(f)
         looser = (Implies, Iff, Or) if cls is And else (Implies, Iff)
         items = _chain(f, cls)

@@ -125,8 +125,13 @@ def literals(names: Any) -> Choice | Lit:
 
 def lark_literal(text: str, insensitive: bool = False) -> str:
     """``text`` as a Lark string literal (backslash, quote and control characters escaped)."""
-    escaped = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-               .replace("\t", "\\t").replace("\r", "\\r"))
+    escaped = (
+        text.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\n", "\\n")
+        .replace("\t", "\\t")
+        .replace("\r", "\\r")
+    )
     return f'"{escaped}"' + ("i" if insensitive else "")
 
 
@@ -224,10 +229,12 @@ class Grammar:
         try:
             tree = meta_parser().parse(text if text.endswith("\n") else text + "\n")
         except UnexpectedInput as exc:
-            raise ResourceError(f"{origin}: not a grammar this reader understands: "
-                                f"{str(exc).splitlines()[0]}", file=origin,
-                                line=getattr(exc, "line", None),
-                                column=getattr(exc, "column", None)) from exc
+            raise ResourceError(
+                f"{origin}: not a grammar this reader understands: {str(exc).splitlines()[0]}",
+                file=origin,
+                line=getattr(exc, "line", None),
+                column=getattr(exc, "column", None),
+            ) from exc
         rules, directives = [], []
         for node in tree.children:
             if isinstance(node, Rule):
@@ -250,30 +257,43 @@ class Grammar:
         added at the end), then without the rules no longer reachable from ``start``."""
         new = {r.name: r for r in rules}
         kept = [new.pop(r.name, r) for r in self.rules]
-        return Grammar(tuple(kept) + tuple(new.values()), self.directives,
-                       self.comment if comment is None else comment, self.start).pruned()
+        return Grammar(
+            tuple(kept) + tuple(new.values()),
+            self.directives,
+            self.comment if comment is None else comment,
+            self.start,
+        ).pruned()
 
     def pruned(self) -> Grammar:
         """Without the rules that neither ``start`` nor a directive reaches."""
-        seen, todo = set(), [self.start] + [w for d in self.directives
-                                            for w in re.findall(r"[A-Za-z_]\w*", d)]
+        seen, todo = (
+            set(),
+            [self.start] + [w for d in self.directives for w in re.findall(r"[A-Za-z_]\w*", d)],
+        )
         while todo:
             name = todo.pop()
             if name in seen or name not in self._index:
                 continue
             seen.add(name)
             todo.extend(n for a in self._index[name].alts for n in _refs(a.item))
-        return Grammar(tuple(r for r in self.rules if r.name in seen), self.directives,
-                       self.comment, self.start)
+        return Grammar(
+            tuple(r for r in self.rules if r.name in seen),
+            self.directives,
+            self.comment,
+            self.start,
+        )
 
     def unbounded(self) -> Grammar:
         """The same grammar with every bounded repetition made unbounded (``~ 1..n`` becomes
         ``+``): the parsing variant of a decoding grammar whose only bounds are counts."""
+
         def open_(item: Item) -> Item:
             return Rep(item.item, item.low, None) if isinstance(item, Rep) else item
 
-        rules = tuple(_replace(r, alts=tuple(Alt(_map(a.item, open_), a.alias)
-                                             for a in r.alts)) for r in self.rules)
+        rules = tuple(
+            _replace(r, alts=tuple(Alt(_map(a.item, open_), a.alias) for a in r.alts))
+            for r in self.rules
+        )
         return Grammar(rules, self.directives, self.comment, self.start)
 
     # ---- rendering and parsing -----------------------------------------------------------
@@ -305,5 +325,22 @@ def _lark(text: str, start: str, options: tuple) -> Any:
     return Lark(text, start=start, **dict(options))
 
 
-__all__ = ["Alt", "Choice", "Grammar", "Item", "Lit", "Pat", "Ref", "Rep", "Rule", "Seq",
-           "children", "lark_literal", "literals", "render", "rep", "rule", "seq"]
+__all__ = [
+    "Alt",
+    "Choice",
+    "Grammar",
+    "Item",
+    "Lit",
+    "Pat",
+    "Ref",
+    "Rep",
+    "Rule",
+    "Seq",
+    "children",
+    "lark_literal",
+    "literals",
+    "render",
+    "rep",
+    "rule",
+    "seq",
+]

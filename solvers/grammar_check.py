@@ -32,8 +32,9 @@ def validate_lark(text: str) -> None:
     if is_error:
         message = messages[0] if messages else "invalid grammar"
         line, column = _position(message)
-        raise SolverInputError(f"llguidance rejects the grammar: {message.strip()}",
-                               line=line, column=column)
+        raise SolverInputError(
+            f"llguidance rejects the grammar: {message.strip()}", line=line, column=column
+        )
 
 
 def _position(message: str) -> tuple[int | None, int | None]:

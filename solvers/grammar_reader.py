@@ -46,8 +46,9 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
 def _unquote(token: str) -> Lit:
     insensitive = token.endswith("i")
     body = token[1:-2] if insensitive else token[1:-1]
-    return Lit(re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), body),
-               insensitive)
+    return Lit(
+        re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), body), insensitive
+    )
 
 
 def _alternatives(node: Any) -> Item:
@@ -60,7 +61,7 @@ def _alternative(node: Any) -> Alt:
 
     items, alias = list(node.children), None
     if items and isinstance(items[-1], Token) and items[-1].type == "NAME":
-        alias = str(items.pop())        # a bare NAME at the end is the alias (refs are trees)
+        alias = str(items.pop())  # a bare NAME at the end is the alias (refs are trees)
     parts = tuple(_item(i) for i in items)
     if not parts:
         raise ResourceError("empty alternatives are not supported")
@@ -119,5 +120,3 @@ def meta_parser() -> Any:
             return _definition(Tree("definition", children))
 
     return Lark(_META, parser="lalr", transformer=_Build())
-
-

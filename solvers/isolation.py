@@ -42,7 +42,7 @@ from pathlib import Path
 
 from solvers.errors import ConfigError
 
-BWRAP_ENV = "SCIR_BWRAP"          # the bwrap executable (default: found on PATH)
+BWRAP_ENV = "SCIR_BWRAP"  # the bwrap executable (default: found on PATH)
 SANDBOX_UID = 65534
 ROOT_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 INSTALL_HINT = "install Debian's bubblewrap package (apt-get install bubblewrap)"
@@ -109,15 +109,27 @@ def _mounts(visible: Sequence[str], tmp_mb: int) -> list[str]:
     """The file-system arguments shared by both modes."""
     # the private /tmp first: a runtime or visible path under /tmp (a checkout in /tmp/x)
     # is then bound on top of it instead of being hidden by it
-    args = ["--perms", "01777", "--size", str(int(tmp_mb) << 20), "--tmpfs", "/tmp",
-            "--ro-bind", "/usr", "/usr"]
+    args = [
+        "--perms",
+        "01777",
+        "--size",
+        str(int(tmp_mb) << 20),
+        "--tmpfs",
+        "/tmp",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
     for link in ROOT_LINKS:
         if os.path.islink(link):
             args += ["--symlink", os.readlink(link), link]
         elif os.path.isdir(link):
             args += ["--ro-bind", link, link]
-    binds = [p for p in dict.fromkeys([*_runtime(), *(os.path.abspath(v) for v in visible)])
-             if os.path.exists(p)]
+    binds = [
+        p
+        for p in dict.fromkeys([*_runtime(), *(os.path.abspath(v) for v in visible)])
+        if os.path.exists(p)
+    ]
     for parent in _parents(binds):
         if not any(parent == b or parent.startswith(b + "/") for b in binds):
             args += ["--perms", "0755", "--dir", parent]
@@ -134,8 +146,13 @@ def _environment(env: Mapping[str, str]) -> list[str]:
     return args
 
 
-def sandboxed(command: Sequence[str], *, visible: Sequence[str | os.PathLike] = (),
-              env: Mapping[str, str] | None = None, tmp_mb: int = 64) -> list[str]:
+def sandboxed(
+    command: Sequence[str],
+    *,
+    visible: Sequence[str | os.PathLike] = (),
+    env: Mapping[str, str] | None = None,
+    tmp_mb: int = 64,
+) -> list[str]:
     """``command`` wrapped to run isolated (see the module docstring): the runtime, ``/usr``
     and ``visible`` read-only, a private ``/tmp`` of ``tmp_mb`` MB as working folder, only
     ``env`` as environment. Raises :class:`IsolationUnavailable` when bwrap is missing."""
@@ -147,22 +164,82 @@ def sandboxed(command: Sequence[str], *, visible: Sequence[str | os.PathLike] = 
     env.setdefault("HOME", "/tmp")
     env.setdefault("TMPDIR", "/tmp")
     mounts = _mounts([os.fspath(v) for v in visible], tmp_mb)
-    namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-                  "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-                  "--hostname", "sandbox"]
+    namespaces = [
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "sandbox",
+    ]
     if os.geteuid() != 0:
-        return [exe, "--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID),
-                "--gid", str(SANDBOX_UID), *namespaces, *mounts, *_environment(env),
-                "--cap-drop", "ALL", "--", *command]
+        return [
+            exe,
+            "--unshare-user",
+            "--disable-userns",
+            "--uid",
+            str(SANDBOX_UID),
+            "--gid",
+            str(SANDBOX_UID),
+            *namespaces,
+            *mounts,
+            *_environment(env),
+            "--cap-drop",
+            "ALL",
+            "--",
+            *command,
+        ]
     uid = str(SANDBOX_UID)
-    drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
-    inner = ["bwrap", "--unshare-user", "--disable-userns", "--uid", uid, "--gid", uid,
-             "--dev-bind", "/", "/", "--die-with-parent", "--new-session", "--chdir", "/tmp",
-             "--cap-drop", "ALL", "--"]
-    return [exe, *namespaces, *mounts, *_environment(env),
-            "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-            "--cap-add", "CAP_SETPCAP", "--", *drop, *inner, *command]
+    drop = [
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
+    inner = [
+        "bwrap",
+        "--unshare-user",
+        "--disable-userns",
+        "--uid",
+        uid,
+        "--gid",
+        uid,
+        "--dev-bind",
+        "/",
+        "/",
+        "--die-with-parent",
+        "--new-session",
+        "--chdir",
+        "/tmp",
+        "--cap-drop",
+        "ALL",
+        "--",
+    ]
+    return [
+        exe,
+        *namespaces,
+        *mounts,
+        *_environment(env),
+        "--cap-drop",
+        "ALL",
+        "--cap-add",
+        "CAP_SETUID",
+        "--cap-add",
+        "CAP_SETGID",
+        "--cap-add",
+        "CAP_SETPCAP",
+        "--",
+        *drop,
+        *inner,
+        *command,
+    ]
 
 
 def _bwrap_version(exe: str) -> str:
@@ -173,8 +250,10 @@ def _bwrap_version(exe: str) -> str:
     return out.stdout.strip() or "bubblewrap"
 
 
-PROBE = ("import os; assert os.getuid() == os.geteuid() == 65534; "
-         "assert not os.path.exists('/etc/passwd'); print('isolated')")
+PROBE = (
+    "import os; assert os.getuid() == os.geteuid() == 65534; "
+    "assert not os.path.exists('/etc/passwd'); print('isolated')"
+)
 
 
 @cache
@@ -185,8 +264,14 @@ def _probe(exe: str | None, euid: int) -> Isolation:
         return Isolation(False, missing=f"bubblewrap needs Linux (this is {sys.platform})")
     try:
         argv = sandboxed([sys.executable, "-I", "-c", PROBE], tmp_mb=1)
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=60,
-                             stdin=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"})
+        out = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin"},
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return Isolation(False, missing=f"bubblewrap did not run: {exc}")
     if out.returncode != 0 or out.stdout.strip() != "isolated":
@@ -194,13 +279,18 @@ def _probe(exe: str | None, euid: int) -> Isolation:
         if "setpriv" in why:
             why += " (setpriv comes with util-linux)"
         elif "namespace" in why.lower() or "permission" in why.lower():
-            why += " (user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone" \
-                   " / user.max_user_namespaces)"
+            why += (
+                " (user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone"
+                " / user.max_user_namespaces)"
+            )
         return Isolation(False, missing=f"a sandboxed test command failed: {why}")
     mode = "privileged set-up, then setpriv" if euid == 0 else "unprivileged"
-    return Isolation(True, _bwrap_version(exe),
-                     f"uid {SANDBOX_UID}, no capabilities; new user, pid, mount, ipc, uts and "
-                     f"network namespaces; read-only runtime, private /tmp ({mode})")
+    return Isolation(
+        True,
+        _bwrap_version(exe),
+        f"uid {SANDBOX_UID}, no capabilities; new user, pid, mount, ipc, uts and "
+        f"network namespaces; read-only runtime, private /tmp ({mode})",
+    )
 
 
 def isolation() -> Isolation:

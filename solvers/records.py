@@ -36,8 +36,12 @@ from solvers.errors import SolverError, SolverInputError
 
 _NAME = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
 _R = TypeVar("_R", bound="Record")
-_KINDS: dict[Any, tuple[type, ...]] = {str: (str,), int: (int,), float: (float, int),
-                                      tuple: (tuple,)}
+_KINDS: dict[Any, tuple[type, ...]] = {
+    str: (str,),
+    int: (int,),
+    float: (float, int),
+    tuple: (tuple,),
+}
 
 
 class Record:
@@ -50,8 +54,9 @@ class Record:
     def __init_subclass__(cls, predicate: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if predicate is None:
-            raise TypeError(f"{cls.__name__}: name its predicate, class {cls.__name__}"
-                            f"(Record, predicate='...')")
+            raise TypeError(
+                f"{cls.__name__}: name its predicate, class {cls.__name__}(Record, predicate='...')"
+            )
         if not _NAME.match(predicate):
             raise TypeError(f"{cls.__name__}: {predicate!r} is not a predicate name")
         cls.predicate = predicate
@@ -67,11 +72,15 @@ class Record:
             cached = tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
             for name, kind in cached:
                 if name == "predicate":
-                    raise TypeError(f"{cls.__name__}: a field cannot be called 'predicate' "
-                                    f"(the class's predicate name)")
+                    raise TypeError(
+                        f"{cls.__name__}: a field cannot be called 'predicate' "
+                        f"(the class's predicate name)"
+                    )
                 if kind is not Any and kind not in _KINDS:
-                    raise TypeError(f"{cls.__name__}.{name}: {kind!r} has no logic form "
-                                    f"(use str, int, float, tuple or Any)")
+                    raise TypeError(
+                        f"{cls.__name__}.{name}: {kind!r} has no logic form "
+                        f"(use str, int, float, tuple or Any)"
+                    )
             cls._fields = cached
         return cached
 
@@ -101,11 +110,12 @@ class Record:
 def _check(cls: type[Record], values: tuple, error: type[Exception]) -> None:
     fields = cls.fields()
     if len(values) != len(fields):
-        raise error(f"{cls.predicate}/{len(fields)}: got {len(values)} arguments "
-                    f"{values!r}")
+        raise error(f"{cls.predicate}/{len(fields)}: got {len(values)} arguments {values!r}")
     for k, ((name, kind), value) in enumerate(zip(fields, values, strict=True), start=1):
         if kind is Any:
             continue
         if isinstance(value, bool) or not isinstance(value, _KINDS[kind]):
-            raise error(f"{cls.signature()}: argument {k} ({name}) must be "
-                        f"{kind.__name__}, got {type(value).__name__} {value!r}")
+            raise error(
+                f"{cls.signature()}: argument {k} ({name}) must be "
+                f"{kind.__name__}, got {type(value).__name__} {value!r}"
+            )

@@ -30,8 +30,9 @@ def root(kind: str) -> Path:
     if (here / "_data").is_dir():  # installed: only the packaged copy counts
         if packaged.is_dir():
             return packaged
-        raise ResourceError(f"resource folder {kind!r} not found in the installed package "
-                            f"(looked in {packaged})")
+        raise ResourceError(
+            f"resource folder {kind!r} not found in the installed package (looked in {packaged})"
+        )
     checkout = here.parent / kind
     if checkout.is_dir():
         return checkout
@@ -66,8 +67,7 @@ def read_text(kind: str, name: str) -> str:
 
 def names(kind: str) -> list[str]:
     """The file names of every resource of ``kind``, sorted."""
-    return sorted(p.name for p in root(kind).iterdir()
-                  if p.suffix == KINDS[kind] and p.is_file())
+    return sorted(p.name for p in root(kind).iterdir() if p.suffix == KINDS[kind] and p.is_file())
 
 
 def cache_dir(name: str) -> Path:

@@ -56,8 +56,16 @@ from solvers.sandbox_policy import ClauseInfo, check_program
 __all__ = ["ClauseInfo", "Sandbox", "SandboxResult", "check_program"]
 
 _REPLY_ERRORS: dict[str, type[SolverError]] = {
-    cls.__name__: cls for cls in (SolverError, SolverInputError, SolverTimeout,
-                                  SolverResourceLimit, SandboxViolation, SandboxCrash)}
+    cls.__name__: cls
+    for cls in (
+        SolverError,
+        SolverInputError,
+        SolverTimeout,
+        SolverResourceLimit,
+        SandboxViolation,
+        SandboxCrash,
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -87,11 +95,20 @@ def _kill(holder: list) -> None:
 class Sandbox:
     """A worker process for untrusted Prolog, reused across runs; close() or use ``with``."""
 
-    def __init__(self, time_limit: float = 2.0, inference_limit: int | None = 5_000_000,
-                 memory_mb: int = 512, *, max_answer_cells: int = 200_000,
-                 max_answer_depth: int = 200, max_answer_chars: int = 4_000_000,
-                 bridge: str | None = None, isolate: bool = True,
-                 startup_timeout: float = 60.0, deadline_grace: float = 5.0) -> None:
+    def __init__(
+        self,
+        time_limit: float = 2.0,
+        inference_limit: int | None = 5_000_000,
+        memory_mb: int = 512,
+        *,
+        max_answer_cells: int = 200_000,
+        max_answer_depth: int = 200,
+        max_answer_chars: int = 4_000_000,
+        bridge: str | None = None,
+        isolate: bool = True,
+        startup_timeout: float = 60.0,
+        deadline_grace: float = 5.0,
+    ) -> None:
         """Limits per run: ``time_limit`` seconds (Prolog's call_with_time_limit),
         ``inference_limit`` (None: none), answers of at most ``max_answer_cells`` cells,
         ``max_answer_depth`` levels and ``max_answer_chars`` characters of atoms and strings
@@ -124,7 +141,7 @@ class Sandbox:
         self._closed = False
         fd, log_path = tempfile.mkstemp(prefix="scir-sandbox-", suffix=".log")
         os.close(fd)
-        self._log = open(log_path, "a+b")   # O_APPEND: truncating it between runs is safe
+        self._log = open(log_path, "a+b")  # O_APPEND: truncating it between runs is safe
         os.unlink(log_path)
         self._finalizer = weakref.finalize(self, _kill, self._holder)
 
@@ -142,11 +159,23 @@ class Sandbox:
         network, no other process) when isolation can be had, else a plain subprocess."""
         root = Path(__file__).resolve().parent.parent
         stack_mb = max(64, self.memory_mb // 2)
-        command = [sys.executable, "-m", "solvers._sandbox_worker", "--memory-mb",
-                   str(self.memory_mb), "--stack-mb", str(stack_mb)]
+        command = [
+            sys.executable,
+            "-m",
+            "solvers._sandbox_worker",
+            "--memory-mb",
+            str(self.memory_mb),
+            "--stack-mb",
+            str(stack_mb),
+        ]
         if not (self.isolate and isolation().available):
-            env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONPATH=os.pathsep.join(
-                p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p))
+            env = dict(
+                os.environ,
+                MALLOC_ARENA_MAX="2",
+                PYTHONPATH=os.pathsep.join(
+                    p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p
+                ),
+            )
             if self.bridge is not None:
                 env[ENV_VAR] = self.bridge
             return command, env
@@ -154,18 +183,26 @@ class Sandbox:
         bridge = self.bridge or os.environ.get(ENV_VAR)
         if bridge:
             env[ENV_VAR] = bridge
-        located = swipl_location()            # found here: the sandbox cannot run swipl's probe
+        located = swipl_location()  # found here: the sandbox cannot run swipl's probe
         if located is not None:
             env["LIBSWIPL_PATH"], env["SWI_HOME_DIR"] = located
         visible = [root / "solvers", *(root / k for k in ("prolog", "asp", "grammars"))]
-        return sandboxed(command, visible=[v for v in visible if v.exists()], env=env,
-                         tmp_mb=16), {"PATH": "/usr/bin:/bin"}
+        return sandboxed(command, visible=[v for v in visible if v.exists()], env=env, tmp_mb=16), {
+            "PATH": "/usr/bin:/bin"
+        }
 
     def _spawn(self) -> None:
         command, env = self._command()
         self._holder[0] = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env,
-            bufsize=0, close_fds=True, start_new_session=True)
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            env=env,
+            bufsize=0,
+            close_fds=True,
+            start_new_session=True,
+        )
         self._ready = False
 
     def _replace(self) -> str:
@@ -219,8 +256,9 @@ class Sandbox:
             hello = self._read_frame(time.monotonic() + self.startup_timeout, 1 << 20)
         except (_Deadline, _Died, ValueError) as exc:
             how = self._replace()
-            raise SandboxCrash(f"sandbox worker failed to start ({how}){self._stderr_tail()}"
-                               ) from exc
+            raise SandboxCrash(
+                f"sandbox worker failed to start ({how}){self._stderr_tail()}"
+            ) from exc
         except BaseException:
             self._replace()
             raise
@@ -253,37 +291,52 @@ class Sandbox:
     # -- running ------------------------------------------------------------------------
 
     def _options(self, max_solutions: int) -> list[list]:
-        options = [["time_limit", self.time_limit], ["max_solutions", max_solutions],
-                   ["max_cells", self.max_answer_cells], ["max_depth", self.max_answer_depth],
-                   ["max_text", self.max_answer_chars]]
+        options = [
+            ["time_limit", self.time_limit],
+            ["max_solutions", max_solutions],
+            ["max_cells", self.max_answer_cells],
+            ["max_depth", self.max_answer_depth],
+            ["max_text", self.max_answer_chars],
+        ]
         if self.inference_limit is not None:
             options.append(["inference_limit", int(self.inference_limit)])
         return options
 
-    def run(self, program: str, declared: Mapping[str, int], goal: str,
-            bindings: dict[str, Any] | None = None, max_solutions: int = 1000) -> SandboxResult:
+    def run(
+        self,
+        program: str,
+        declared: Mapping[str, int],
+        goal: str,
+        bindings: dict[str, Any] | None = None,
+        max_solutions: int = 1000,
+    ) -> SandboxResult:
         """Check ``program`` (untrusted), load it with the ``declared`` predicates
         (name -> arity) into a fresh module of the worker and return the answers of the
         trusted goal text ``goal`` (data in ``bindings``), at most ``max_solutions``."""
-        if isinstance(max_solutions, bool) or not isinstance(max_solutions, int) \
-                or max_solutions < 0:
+        if (
+            isinstance(max_solutions, bool)
+            or not isinstance(max_solutions, int)
+            or max_solutions < 0
+        ):
             raise ConfigError(f"max_solutions must be a non-negative int, got {max_solutions!r}")
         infos = check_program(program, declared)
         request = {
             "op": "run",
             "declared": [[name, arity] for name, arity in sorted(declared.items())],
-            "clauses": [to_wire(info.term, deep="flat") for info in infos],   # any depth
+            "clauses": [to_wire(info.term, deep="flat") for info in infos],  # any depth
             "goal": goal,
             "bindings": [[k, to_wire(v)] for k, v in sorted((bindings or {}).items())],
             "options": self._options(max_solutions),
         }
         try:
             frame = encode_frame(request)
-        except UnicodeEncodeError as exc:         # e.g. a lone surrogate in the goal text
+        except UnicodeEncodeError as exc:  # e.g. a lone surrogate in the goal text
             raise SolverInputError(f"text that UTF-8 cannot encode: {exc.reason}") from None
         if len(frame) > MAX_REQUEST_BYTES:
-            raise SolverInputError(f"program too large for the sandbox: {len(frame)} bytes "
-                                   f"encoded (limit {MAX_REQUEST_BYTES})")
+            raise SolverInputError(
+                f"program too large for the sandbox: {len(frame)} bytes "
+                f"encoded (limit {MAX_REQUEST_BYTES})"
+            )
         with self._lock:
             if self._closed:
                 raise SolverError("the sandbox is closed")
@@ -291,8 +344,7 @@ class Sandbox:
             reply = self._exchange(frame)
         if not reply.get("ok"):
             cls = _REPLY_ERRORS.get(str(reply.get("error")), SolverError)
-            raise cls(str(reply.get("message")), line=reply.get("line"),
-                      column=reply.get("column"))
+            raise cls(str(reply.get("message")), line=reply.get("line"), column=reply.get("column"))
         answers = [{str(k): from_wire(w) for k, w in solution} for solution in reply["answers"]]
         return SandboxResult(answers, float(reply["seconds"]), int(reply["inferences"]))
 
@@ -306,14 +358,17 @@ class Sandbox:
             return self._read_frame(time.monotonic() + deadline_s, 64 << 20)
         except _Deadline:
             self._replace()
-            raise SolverTimeout(f"the sandboxed program overran the hard deadline of "
-                                f"{deadline_s:.1f} s; the worker was killed and replaced"
-                                ) from None
+            raise SolverTimeout(
+                f"the sandboxed program overran the hard deadline of "
+                f"{deadline_s:.1f} s; the worker was killed and replaced"
+            ) from None
         except (_Died, OSError, ValueError) as exc:
             tail = self._stderr_tail()
             how = self._replace()
-            raise SandboxCrash(f"the sandbox worker died ({how}) while running the program; "
-                               f"it has been replaced{tail}") from exc
+            raise SandboxCrash(
+                f"the sandbox worker died ({how}) while running the program; "
+                f"it has been replaced{tail}"
+            ) from exc
         except BaseException:
-            self._replace()       # interrupted mid-request (e.g. Ctrl-C): never reuse that stream
+            self._replace()  # interrupted mid-request (e.g. Ctrl-C): never reuse that stream
             raise

@@ -45,8 +45,7 @@ class ClauseInfo:
     @property
     def is_fact(self) -> bool:
         """True for a fact, False for a rule."""
-        return not (isinstance(self.term, Term) and self.term.name == ":-"
-                    and self.term.arity == 2)
+        return not (isinstance(self.term, Term) and self.term.name == ":-" and self.term.arity == 2)
 
 
 @lru_cache(maxsize=1)
@@ -80,14 +79,16 @@ def _fmt(pi: tuple[str, int]) -> str:
 
 
 class _Checker:
-    def __init__(self, declared: frozenset[tuple[str, int]], wl: Whitelist,
-                 clause: ReadClause) -> None:
+    def __init__(
+        self, declared: frozenset[tuple[str, int]], wl: Whitelist, clause: ReadClause
+    ) -> None:
         self.declared, self.wl = declared, wl
         self.clause = clause
         self.calls: set[tuple[str, int]] = set()
 
-    def violation(self, message: str, name: str | None = None,
-                  in_body: bool = False) -> SandboxViolation:
+    def violation(
+        self, message: str, name: str | None = None, in_body: bool = False
+    ) -> SandboxViolation:
         """The error, at the first token ``name`` (of the body, with ``in_body``) or else at
         the start of the clause."""
         line, column = self.clause.line, self.clause.column
@@ -122,7 +123,7 @@ class _Checker:
                 self.calls.add(pi)
                 continue
             modes = self.wl.meta.get(pi)
-            if modes is not None:      # sub-goals are pushed so they pop left to right
+            if modes is not None:  # sub-goals are pushed so they pop left to right
                 for mode, arg in reversed(list(zip(modes, g.args))):
                     if mode == "goal":
                         stack.append(arg)
@@ -133,8 +134,9 @@ class _Checker:
                 continue
             if pi in self.wl.builtins:
                 continue
-            raise self.violation(f"{_fmt(pi)} is not allowed (neither declared nor whitelisted)",
-                                 pi[0], True)
+            raise self.violation(
+                f"{_fmt(pi)} is not allowed (neither declared nor whitelisted)", pi[0], True
+            )
 
 
 def validate_declared(declared: Mapping[str, int]) -> frozenset[tuple[str, int]]:
@@ -173,8 +175,9 @@ def check_program(program: str, declared: Mapping[str, int]) -> list[ClauseInfo]
             checker.goal(term.args[1])
         else:
             head = checker.head(term)
-        infos.append(ClauseInfo(index, clause.line, clause.column, head,
-                                tuple(sorted(checker.calls)), term))
+        infos.append(
+            ClauseInfo(index, clause.line, clause.column, head, tuple(sorted(checker.calls)), term)
+        )
     return infos
 
 

@@ -27,8 +27,9 @@ class Compound:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
-            raise TypeError(f"{type(self).__name__} name must be a str, got "
-                            f"{type(self.name).__name__}")
+            raise TypeError(
+                f"{type(self).__name__} name must be a str, got {type(self.name).__name__}"
+            )
         object.__setattr__(self, "args", tuple(self.args))
 
     @property

@@ -56,7 +56,7 @@ class Spec:
     correlations reveal, draw the directions)."""
 
     name: str
-    family: str   # majority | counts | ranking | ngrams | heuristic | structural | solver
+    family: str  # majority | counts | ranking | ngrams | heuristic | structural | solver
     description: str
     make: Callable[[int], Baseline]
     reference: Callable[[Item, str], float] | None = None
@@ -79,8 +79,9 @@ def _model(kind: str, seed: int):
     if kind == "logreg":
         return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=1.0))
     if kind == "boost":
-        return HistGradientBoostingClassifier(max_iter=60, learning_rate=0.1, max_depth=4,
-                                              early_stopping=False, random_state=seed)
+        return HistGradientBoostingClassifier(
+            max_iter=60, learning_rate=0.1, max_depth=4, early_stopping=False, random_state=seed
+        )
     raise ValueError(kind)
 
 
@@ -102,8 +103,9 @@ class FeatureClassifier(Baseline):
     ``min_rows``, only features non-zero in at least that many training tasks are kept (a
     feature seen once cannot generalise; Weisfeiler-Lehman labels are mostly such)."""
 
-    def __init__(self, features: FeatureFn, kind: str, seed: int, key: str,
-                 min_rows: int = 1) -> None:
+    def __init__(
+        self, features: FeatureFn, kind: str, seed: int, key: str, min_rows: int = 1
+    ) -> None:
         self.features, self.kind, self.seed, self.key = features, kind, seed, key
         self.min_rows = min_rows
 
@@ -188,8 +190,13 @@ class NGrams(Baseline):
         y = [i.answer for i in items]
         self.only = y[0] if len(set(y)) == 1 else None
         if self.only is None:
-            self.vec = CountVectorizer(ngram_range=(1, 2), min_df=2, binary=True,
-                                       max_features=50000, token_pattern=r"(?u)\b\w[\w+\-]*\b")
+            self.vec = CountVectorizer(
+                ngram_range=(1, 2),
+                min_df=2,
+                binary=True,
+                max_features=50000,
+                token_pattern=r"(?u)\b\w[\w+\-]*\b",
+            )
             X = self.vec.fit_transform([ngram_text(i) for i in items])
             self.model = LogisticRegression(max_iter=2000, C=1.0).fit(X, y)
 
@@ -211,8 +218,7 @@ class Heuristic(Baseline):
         return [self.rule(i, random.Random(f"{self.seed}:{i.task_id}")) for i in items]
 
 
-def pick(options: list[str], scores: Sequence[SupportsRichComparison], rng: random.Random
-         ) -> str:
+def pick(options: list[str], scores: Sequence[SupportsRichComparison], rng: random.Random) -> str:
     """The option with the highest score, ties broken at random by ``rng``."""
     if not options:
         return ""
@@ -220,8 +226,9 @@ def pick(options: list[str], scores: Sequence[SupportsRichComparison], rng: rand
     return rng.choice([o for o, s in zip(options, scores) if s == top])
 
 
-def classifier(features: FeatureFn, kind: str, key: str, min_rows: int = 1
-               ) -> Callable[[int], Baseline]:
+def classifier(
+    features: FeatureFn, kind: str, key: str, min_rows: int = 1
+) -> Callable[[int], Baseline]:
     """A :class:`Spec`'s ``make``: a fresh :class:`FeatureClassifier` per seed."""
     return lambda seed: FeatureClassifier(features, kind, seed, key, min_rows=min_rows)
 
@@ -235,19 +242,34 @@ def standard_specs(features: FeatureFn | None, candidates: CandidateFn | None) -
     """The baselines every track gets: majority, counts (logreg, boost; when the answer is a
     label of its own, not an option letter), ranking (when the track has candidates) and
     n-grams."""
-    specs = [Spec("majority", "majority", "most frequent training answer",
-                  lambda seed: Majority())]
+    specs = [Spec("majority", "majority", "most frequent training answer", lambda seed: Majority())]
     for kind, label in (("logreg", "logistic regression"), ("boost", "gradient boosting")):
         if features is None:
             break
-        specs.append(Spec(f"counts-{kind}", "counts", f"{label} on the count features",
-                          classifier(features, kind, "features")))
+        specs.append(
+            Spec(
+                f"counts-{kind}",
+                "counts",
+                f"{label} on the count features",
+                classifier(features, kind, "features"),
+            )
+        )
     if candidates is not None:
         for kind, label in (("logreg", "logistic regression"), ("boost", "gradient boosting")):
-            specs.append(Spec(f"rank-{kind}", "ranking",
-                              f"{label} on per-candidate features, best candidate",
-                              ranker(candidates, kind, "candidates")))
-    specs.append(Spec("ngrams-logreg", "ngrams",
-                      "logistic regression on word 1-2-grams of question, options and text",
-                      lambda seed: NGrams(seed)))
+            specs.append(
+                Spec(
+                    f"rank-{kind}",
+                    "ranking",
+                    f"{label} on per-candidate features, best candidate",
+                    ranker(candidates, kind, "candidates"),
+                )
+            )
+    specs.append(
+        Spec(
+            "ngrams-logreg",
+            "ngrams",
+            "logistic regression on word 1-2-grams of question, options and text",
+            lambda seed: NGrams(seed),
+        )
+    )
     return specs

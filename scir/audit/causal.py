@@ -26,9 +26,13 @@ from scir.audit.text import mentions, text_features
 def _options(item: Item) -> list[frozenset[tuple[str, str]]]:
     from scir.tracks.causal.options import parse_option
 
-    return cached(item, "causal_options",
-                  lambda: [parse_option(o, task_id=item.task_id, index=k)
-                           for k, o in enumerate(item.task.options)])
+    return cached(
+        item,
+        "causal_options",
+        lambda: [
+            parse_option(o, task_id=item.task_id, index=k) for k, o in enumerate(item.task.options)
+        ],
+    )
 
 
 def _network(item: Item) -> dict:
@@ -38,8 +42,9 @@ def _network(item: Item) -> dict:
 
 
 def _new_protein(item: Item) -> str:
-    return str(_network(item).get("new_protein")
-               or item.task.domain_metadata.get("new_protein") or "XYZ")
+    return str(
+        _network(item).get("new_protein") or item.task.domain_metadata.get("new_protein") or "XYZ"
+    )
 
 
 def _letters(n: int) -> list[str]:
@@ -88,34 +93,49 @@ def candidates(item: Item) -> list[tuple[str, dict[str, float]]]:
             if p not in text_mentions:
                 text_mentions[p] = mentions(p, item.text)
         inter = [sum(p in e.get("targets", []) for e in envs) for p in partners]
-        inhib = [sum(p in e.get("targets", []) and e.get("kind") == "inhibition" for e in envs)
-                 for p in partners]
-        activ = [sum(p in e.get("targets", []) and e.get("kind") == "activation" for e in envs)
-                 for p in partners]
+        inhib = [
+            sum(p in e.get("targets", []) and e.get("kind") == "inhibition" for e in envs)
+            for p in partners
+        ]
+        activ = [
+            sum(p in e.get("targets", []) and e.get("kind") == "activation" for e in envs)
+            for p in partners
+        ]
         into = sum(1 for a, b in edges if b == new)
         m = max(1, len(edges))
-        rows.append((letter, {
-            **{f"task_{key}": value for key, value in task_level.items()},
-            "position": float(k), "position_share": k / max(1, n - 1),
-            "first": float(k == 0), "last": float(k == n - 1),
-            "chars": float(len(item.task.options[k])), "edges": float(len(edges)),
-            "into": float(into), "out_of": float(len(edges) - into),
-            "all_into": float(into == len(edges)), "all_out": float(into == 0),
-            "partner_interventions": float(sum(inter)),
-            "partner_interventions_max": float(max(inter, default=0)),
-            "partner_intervened_any": float(any(inter)),
-            "partner_inhibitions": float(sum(inhib)), "partner_activations": float(sum(activ)),
-            "partner_mentions": float(sum(text_mentions[p] for p in partners)),
-            "partner_known_in": float(sum(indeg[p] for p in partners)),
-            "partner_known_out": float(sum(outdeg[p] for p in partners)),
-            "partner_sources": float(sum(1 for p in partners if indeg[p] == 0)),
-            "partner_sinks": float(sum(1 for p in partners if outdeg[p] == 0)),
-            "edge_popularity": sum(edge_freq[e] - 1 for e in edges) / m,
-            "partner_popularity": sum(partner_freq[p] - 1 for p in partners) / m,
-            "direction_popularity": sum(dir_freq[a == new] for a, b in edges) / m,
-            "into_x_new_intervened": float(into) * float(any(new in e.get("targets", [])
-                                                             for e in envs)),
-        }))
+        rows.append(
+            (
+                letter,
+                {
+                    **{f"task_{key}": value for key, value in task_level.items()},
+                    "position": float(k),
+                    "position_share": k / max(1, n - 1),
+                    "first": float(k == 0),
+                    "last": float(k == n - 1),
+                    "chars": float(len(item.task.options[k])),
+                    "edges": float(len(edges)),
+                    "into": float(into),
+                    "out_of": float(len(edges) - into),
+                    "all_into": float(into == len(edges)),
+                    "all_out": float(into == 0),
+                    "partner_interventions": float(sum(inter)),
+                    "partner_interventions_max": float(max(inter, default=0)),
+                    "partner_intervened_any": float(any(inter)),
+                    "partner_inhibitions": float(sum(inhib)),
+                    "partner_activations": float(sum(activ)),
+                    "partner_mentions": float(sum(text_mentions[p] for p in partners)),
+                    "partner_known_in": float(sum(indeg[p] for p in partners)),
+                    "partner_known_out": float(sum(outdeg[p] for p in partners)),
+                    "partner_sources": float(sum(1 for p in partners if indeg[p] == 0)),
+                    "partner_sinks": float(sum(1 for p in partners if outdeg[p] == 0)),
+                    "edge_popularity": sum(edge_freq[e] - 1 for e in edges) / m,
+                    "partner_popularity": sum(partner_freq[p] - 1 for p in partners) / m,
+                    "direction_popularity": sum(dir_freq[a == new] for a, b in edges) / m,
+                    "into_x_new_intervened": float(into)
+                    * float(any(new in e.get("targets", []) for e in envs)),
+                },
+            )
+        )
     return rows
 
 
@@ -123,6 +143,7 @@ def _by(feature: str, sign: float = 1.0):
     def rule(item: Item, rng: random.Random) -> str:
         rows = cached(item, "candidates", lambda: candidates(item))
         return pick([a for a, _ in rows], [sign * f[feature] for _, f in rows], rng)
+
     rule.__doc__ = f"the option with the highest {feature} (ties at random)"
     return rule
 
@@ -135,18 +156,28 @@ def _heuristic(feature: str) -> Callable[[int], Baseline]:
 def specs() -> list[Spec]:
     """Every causal baseline."""
     heuristics = [
-        ("most-intervened-partners", "partner_interventions",
-         "option whose partners are intervened on most"),
+        (
+            "most-intervened-partners",
+            "partner_interventions",
+            "option whose partners are intervened on most",
+        ),
         ("edges-into-new", "into", "option with the most edges into the new protein"),
         ("edges-out-of-new", "out_of", "option with the most edges out of the new protein"),
-        ("most-mentioned-partners", "partner_mentions",
-         "option whose partners the text mentions most"),
+        (
+            "most-mentioned-partners",
+            "partner_mentions",
+            "option whose partners the text mentions most",
+        ),
         ("most-shared-edges", "edge_popularity", "option whose edges other options repeat most"),
         ("longest-option", "chars", "the longest option text"),
     ]
     from scir.audit import causal_structure
 
-    return standard_specs(None, candidates) + [
-        Spec(name, "heuristic", description + " (ties at random)",
-             _heuristic(feature))
-        for name, feature, description in heuristics] + causal_structure.specs()
+    return (
+        standard_specs(None, candidates)
+        + [
+            Spec(name, "heuristic", description + " (ties at random)", _heuristic(feature))
+            for name, feature, description in heuristics
+        ]
+        + causal_structure.specs()
+    )

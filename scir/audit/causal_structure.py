@@ -70,8 +70,7 @@ def _tables(item: Item) -> Tables | None:
             return None
         targets.append(frozenset(meta.get("targets") or []))
         rows.append(table)
-    new = str(network.get("new_protein") or item.task.domain_metadata.get("new_protein")
-              or "XYZ")
+    new = str(network.get("new_protein") or item.task.domain_metadata.get("new_protein") or "XYZ")
     if not rows or new not in columns or not any(not t for t in targets):
         return None
     return Tables(columns, new, targets, rows)
@@ -114,8 +113,7 @@ def _environments(tab: Tables) -> list[_Env]:
     out = []
     for targets, rows in zip(tab.targets, tab.rows):
         stats = node_statistics(rows)
-        out.append(_Env(stats, {s: _ranks(stats[s]) for s in STATISTICS}, _abs_corr(rows),
-                        targets))
+        out.append(_Env(stats, {s: _ranks(stats[s]) for s in STATISTICS}, _abs_corr(rows), targets))
     return out
 
 
@@ -127,8 +125,11 @@ def _known_sortability(item: Item, tab: Tables, envs: list[_Env]) -> dict[str, f
     from scir.audit.causal import _network
     from scir.audit.sortability import edge_alignment
 
-    known = [tuple(e) for e in _network(item).get("known_edges", [])
-             if e[0] in tab.columns and e[1] in tab.columns]
+    known = [
+        tuple(e)
+        for e in _network(item).get("known_edges", [])
+        if e[0] in tab.columns and e[1] in tab.columns
+    ]
     out = {}
     for label, group in (("obs", [e for e in envs if not e.targets][:1]), ("env", envs)):
         for stat in STATISTICS:
@@ -142,8 +143,9 @@ def _known_sortability(item: Item, tab: Tables, envs: list[_Env]) -> dict[str, f
     return out
 
 
-def _edge_features(tab: Tables, envs: list[_Env], known: dict[str, float], a: str, b: str
-                   ) -> dict[str, float]:
+def _edge_features(
+    tab: Tables, envs: list[_Env], known: dict[str, float], a: str, b: str
+) -> dict[str, float]:
     """One candidate edge ``a -> b``: the observational condition's sortability along it,
     calibrated by the known edges', and the partner's correlation with the new protein."""
     i, j = tab.columns.index(a), tab.columns.index(b)
@@ -154,8 +156,7 @@ def _edge_features(tab: Tables, envs: list[_Env], known: dict[str, float], a: st
     pooled = float(np.sqrt((var[i] + var[j]) / 2)) or 1.0
     corr = e.corr[x].copy()
     corr[x] = -1.0
-    incr = {"mean": float(m[j] > m[i]), "var": float(var[j] > var[i]),
-            "r2": float(r2[j] > r2[i])}
+    incr = {"mean": float(m[j] > m[i]), "var": float(var[j] > var[i]), "r2": float(r2[j] > r2[i])}
     out = {
         **{f"incr_{s}": incr[s] for s in STATISTICS},
         "diff_mean": float((m[j] - m[i]) / pooled),
@@ -164,15 +165,20 @@ def _edge_features(tab: Tables, envs: list[_Env], known: dict[str, float], a: st
         **{f"rank_{s}": float(e.ranks[s][j] - e.ranks[s][i]) for s in STATISTICS},
         "into_new": float(b == tab.new),
         # the ends' R² levels and places, signed by the direction (+ into the new protein)
-        **{f"signed_{end}_{kind}": (1.0 if b == tab.new else -1.0) * float(value)
-           for end, k in (("new", x), ("partner", v))
-           for kind, value in (("r2", r2[k]), ("r2_rank", e.ranks["r2"][k]),
-                               ("mean_rank", e.ranks["mean"][k]),
-                               ("var_rank", e.ranks["var"][k]))},
+        **{
+            f"signed_{end}_{kind}": (1.0 if b == tab.new else -1.0) * float(value)
+            for end, k in (("new", x), ("partner", v))
+            for kind, value in (
+                ("r2", r2[k]),
+                ("r2_rank", e.ranks["r2"][k]),
+                ("mean_rank", e.ranks["mean"][k]),
+                ("var_rank", e.ranks["var"][k]),
+            )
+        },
         "corr_rank": float(sum(1 for c in corr if c > corr[v])),
     }
-    for label in ("obs", "env"):       # the candidate's order, trusted as far as the known
-        for s in STATISTICS:           # edges' order is
+    for label in ("obs", "env"):  # the candidate's order, trusted as far as the known
+        for s in STATISTICS:  # edges' order is
             out[f"calibrated_{label}_{s}"] = (2 * incr[s] - 1) * (2 * known[f"{label}_{s}"] - 1)
     return out
 
@@ -191,10 +197,12 @@ def candidates(item: Item) -> list[tuple[str, dict[str, float]]]:
     known = _known_sortability(item, tab, envs)
     rows = []
     for letter, option in zip(letters, options):
-        per_edge = [_edge_features(tab, envs, known, a, b) for a, b in sorted(option)
-                    if a in tab.columns and b in tab.columns]
-        feats: dict[str, float] = {"parsed": 1.0,
-                                   **{f"known_{k}": v for k, v in known.items()}}
+        per_edge = [
+            _edge_features(tab, envs, known, a, b)
+            for a, b in sorted(option)
+            if a in tab.columns and b in tab.columns
+        ]
+        feats: dict[str, float] = {"parsed": 1.0, **{f"known_{k}": v for k, v in known.items()}}
         for key in sorted({k for f in per_edge for k in f}):
             values = [f[key] for f in per_edge if key in f]
             feats[f"mean_{key}"] = float(np.mean(values))
@@ -242,8 +250,7 @@ class SortRule(Baseline):
         return rng.choice([a for (a, _), s in zip(rows, scores) if s == top])
 
     def fit(self, items: list[Item]) -> None:
-        right = {s: sum(item.accepts(self._choice(item, s)) for item in items)
-                 for s in (1.0, -1.0)}
+        right = {s: sum(item.accepts(self._choice(item, s)) for item in items) for s in (1.0, -1.0)}
         self.sign = 1.0 if right[1.0] >= right[-1.0] else -1.0
 
     def predict(self, items: list[Item]) -> list[str]:
@@ -257,16 +264,26 @@ def _sort_rule(stat: str) -> Callable[[int], Baseline]:
 
 def specs() -> list[Spec]:
     """The structural baselines (their leak reference: the direction chance)."""
-    out = [Spec(f"struct-rank-{kind}", "structural",
-                f"{label} on per-option sortability, per-environment and partner-correlation "
-                "features of the data tables, best option",
-                ranker(candidates, kind, "structure"),
-                reference=direction_chance)
-           for kind, label in (("logreg", "logistic regression"),
-                               ("boost", "gradient boosting"))]
-    out += [Spec(f"corr-partner-{stat}-direction", "structural",
-                 f"most correlated partners, then the direction along which the {stat} "
-                 "increases (orientation fitted)",
-                 _sort_rule(stat), reference=direction_chance)
-            for stat in STATISTICS]
+    out = [
+        Spec(
+            f"struct-rank-{kind}",
+            "structural",
+            f"{label} on per-option sortability, per-environment and partner-correlation "
+            "features of the data tables, best option",
+            ranker(candidates, kind, "structure"),
+            reference=direction_chance,
+        )
+        for kind, label in (("logreg", "logistic regression"), ("boost", "gradient boosting"))
+    ]
+    out += [
+        Spec(
+            f"corr-partner-{stat}-direction",
+            "structural",
+            f"most correlated partners, then the direction along which the {stat} "
+            "increases (orientation fitted)",
+            _sort_rule(stat),
+            reference=direction_chance,
+        )
+        for stat in STATISTICS
+    ]
     return out

@@ -24,7 +24,7 @@ LEAK_MARGIN = 0.03
 # families shown for reference, never flagged: ``solver`` baselines read the task's own
 # reasoning (deduction's chain-follower), so their accuracy is what a construction must allow
 REFERENCE = ("solver",)
-MIN_TASKS = 10            # a group with fewer fold groups (distinct tasks) is not audited
+MIN_TASKS = 10  # a group with fewer fold groups (distinct tasks) is not audited
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Score:
     low: float
     high: float
     leak: bool
-    reference: float | None = None    # the baseline's own chance level (Spec.reference)
+    reference: float | None = None  # the baseline's own chance level (Spec.reference)
 
 
 @dataclass
@@ -51,13 +51,13 @@ class GroupAudit:
     difficulty: str
     presentation: str
     tasks: int
-    parsed: int                  # items whose formal content was read from the text
+    parsed: int  # items whose formal content was read from the text
     chance: float
     chance_constrained: float
     folds: int
     files: list[str]
     scores: list[Score] = field(default_factory=list)
-    confidence: float = 0.95     # of every interval (lower with --family-wise: Bonferroni)
+    confidence: float = 0.95  # of every interval (lower with --family-wise: Bonferroni)
 
     @property
     def threshold(self) -> float:
@@ -109,8 +109,10 @@ def folds(items: list[Item], k: int, seed: int) -> list[tuple[list[int], list[in
         splitter = GroupKFold(n_splits=k, shuffle=True, random_state=seed)
     with warnings.catch_warnings():  # few members per class (induction: 45 answers)
         warnings.simplefilter("ignore", UserWarning)
-        return [(list(a), list(b)) for a, b in
-                splitter.split(list(range(len(items))), [i.answer for i in items], groups)]
+        return [
+            (list(a), list(b))
+            for a, b in splitter.split(list(range(len(items))), [i.answer for i in items], groups)
+        ]
 
 
 def cross_validate(spec: Spec, items: list[Item], splits, seed: int) -> list[str]:
@@ -134,8 +136,14 @@ def enough_tasks(items: list[Item]) -> bool:
     return len({fold_group(i.task_id) for i in items}) >= max(MIN_TASKS, 2)
 
 
-def audit_group(key: tuple[str, str, str], items: list[Item], specs: list[Spec], k: int,
-                seed: int, confidence: float = 0.95) -> GroupAudit | None:
+def audit_group(
+    key: tuple[str, str, str],
+    items: list[Item],
+    specs: list[Spec],
+    k: int,
+    seed: int,
+    confidence: float = 0.95,
+) -> GroupAudit | None:
     """Cross-validate every baseline on ``items``, intervals at ``confidence``; None when the
     group has fewer than ``MIN_TASKS`` fold groups."""
     track, difficulty, presentation = key
@@ -143,26 +151,48 @@ def audit_group(key: tuple[str, str, str], items: list[Item], specs: list[Spec],
         return None
     distinct = len({fold_group(i.task_id) for i in items})
     n = len(items)
-    audit = GroupAudit(track, difficulty, presentation, tasks=n,
-                       parsed=sum(1 for i in items if i.content is not None),
-                       chance=sum(i.task.chance for i in items) / n,
-                       # Task.__post_init__ fills a missing chance_constrained from chance
-                       chance_constrained=sum(float(i.task.chance if i.task.chance_constrained
-                                                    is None else i.task.chance_constrained)
-                                              for i in items) / n,
-                       folds=min(k, distinct), files=sorted({i.file for i in items}),
-                       confidence=confidence)
+    audit = GroupAudit(
+        track,
+        difficulty,
+        presentation,
+        tasks=n,
+        parsed=sum(1 for i in items if i.content is not None),
+        chance=sum(i.task.chance for i in items) / n,
+        # Task.__post_init__ fills a missing chance_constrained from chance
+        chance_constrained=sum(
+            float(i.task.chance if i.task.chance_constrained is None else i.task.chance_constrained)
+            for i in items
+        )
+        / n,
+        folds=min(k, distinct),
+        files=sorted({i.file for i in items}),
+        confidence=confidence,
+    )
     splits = folds(items, k, seed)
     for spec in specs:
         predictions = cross_validate(spec, items, splits, seed)
         correct = sum(1 for item, p in zip(items, predictions) if item.accepts(p))
         low, high = wilson(correct, n, confidence)
-        reference = (sum(spec.reference(i, p) for i, p in zip(items, predictions)) / n
-                     if spec.reference is not None else None)
-        threshold = audit.threshold if reference is None else max(audit.threshold,
-                                                                  reference + LEAK_MARGIN)
-        audit.scores.append(Score(spec.name, spec.family, spec.description, correct, n,
-                                  correct / n, low, high,
-                                  leak=low > threshold and spec.family not in REFERENCE,
-                                  reference=reference))
+        reference = (
+            sum(spec.reference(i, p) for i, p in zip(items, predictions)) / n
+            if spec.reference is not None
+            else None
+        )
+        threshold = (
+            audit.threshold if reference is None else max(audit.threshold, reference + LEAK_MARGIN)
+        )
+        audit.scores.append(
+            Score(
+                spec.name,
+                spec.family,
+                spec.description,
+                correct,
+                n,
+                correct / n,
+                low,
+                high,
+                leak=low > threshold and spec.family not in REFERENCE,
+                reference=reference,
+            )
+        )
     return audit

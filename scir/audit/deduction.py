@@ -71,40 +71,49 @@ def features(item: Item) -> dict[str, float]:
         return out
     from scir.tracks.deduction.logic import negative_kinds
 
-    negative_forms = negative_kinds()      # asp/deduction.lp's negative/1
+    negative_forms = negative_kinds()  # asp/deduction.lp's negative/1
     kinds = Counter(f.kind for f in premises)
     preds = Counter(p for f in premises for p in f.predicates)
     consts = Counter(c for f in premises for c in f.constants)
     terms = _statement_terms(item, stmt)
     negative = sum(kinds[k] for k in negative_forms)
-    out.update({
-        "premises": float(len(premises)),
-        "negative_premises": float(negative),
-        "any_negative_premise": float(negative > 0),
-        "polarity_match": float(negative_stmt == (negative > 0)),
-        "distinct_predicates": float(len(preds)),
-        "predicates_once": float(sum(1 for c in preds.values() if c == 1)),
-        "predicates_twice": float(sum(1 for c in preds.values() if c == 2)),
-        "predicates_3plus": float(sum(1 for c in preds.values() if c >= 3)),
-        "max_predicate_mentions": float(max(preds.values(), default=0)),
-        "constants": float(len(consts)),
-        "stmt_terms_found": float(len(terms)),
-        "stmt_term_mentions_min": float(min((preds[t] for t in terms), default=0)),
-        "stmt_term_mentions_max": float(max((preds[t] for t in terms), default=0)),
-        "stmt_terms_once": float(sum(1 for t in terms if preds[t] == 1)),
-        "stmt_terms_absent": float(sum(1 for t in terms if preds[t] == 0)),
-        "stmt_terms_in_negative": float(sum(1 for f in premises if f.kind in negative_forms
-                                            for t in terms if t in f.predicates)),
-    })
+    out.update(
+        {
+            "premises": float(len(premises)),
+            "negative_premises": float(negative),
+            "any_negative_premise": float(negative > 0),
+            "polarity_match": float(negative_stmt == (negative > 0)),
+            "distinct_predicates": float(len(preds)),
+            "predicates_once": float(sum(1 for c in preds.values() if c == 1)),
+            "predicates_twice": float(sum(1 for c in preds.values() if c == 2)),
+            "predicates_3plus": float(sum(1 for c in preds.values() if c >= 3)),
+            "max_predicate_mentions": float(max(preds.values(), default=0)),
+            "constants": float(len(consts)),
+            "stmt_terms_found": float(len(terms)),
+            "stmt_term_mentions_min": float(min((preds[t] for t in terms), default=0)),
+            "stmt_term_mentions_max": float(max((preds[t] for t in terms), default=0)),
+            "stmt_terms_once": float(sum(1 for t in terms if preds[t] == 1)),
+            "stmt_terms_absent": float(sum(1 for t in terms if preds[t] == 0)),
+            "stmt_terms_in_negative": float(
+                sum(
+                    1
+                    for f in premises
+                    if f.kind in negative_forms
+                    for t in terms
+                    if t in f.predicates
+                )
+            ),
+        }
+    )
     from scir.tracks.deduction.logic import kinds as forms
 
-    for kind in forms():                         # the forms, from asp/deduction.lp
+    for kind in forms():  # the forms, from asp/deduction.lp
         out[f"premises_{kind}"] = float(kinds[kind])
     return out
 
 
 class PolarityThreshold(Baseline):
-    """"``feature`` on one side of a threshold -> Unknown, else True iff the statement's
+    """ "``feature`` on one side of a threshold -> Unknown, else True iff the statement's
     polarity matches whether some premise is negative" (threshold, side and orientation
     fitted on the training fold); ``feature=None`` never answers Unknown."""
 
@@ -127,10 +136,13 @@ class PolarityThreshold(Baseline):
         rows = [self._row(i) for i in items]
         values = sorted({v for v, _ in rows}) if self.feature else []
         candidates = [(float("-inf"), "le", flip) for flip in (False, True)]
-        candidates += [(t, side, flip) for t in values for side in ("le", "ge")
-                       for flip in (False, True)]
+        candidates += [
+            (t, side, flip) for t in values for side in ("le", "ge") for flip in (False, True)
+        ]
+
         def hits(rule: tuple) -> int:
             return sum(self._rule(v, m, rule) == i.answer for (v, m), i in zip(rows, items))
+
         self.rule = max(candidates, key=hits)  # first best in the fixed order
 
     def predict(self, items: list[Item]) -> list[str]:
@@ -141,15 +153,29 @@ def specs() -> list[Spec]:
     """Every deduction baseline (the structural family: :mod:`deduction_structure`)."""
     from scir.audit import deduction_structure
 
-    return standard_specs(features, None) + deduction_structure.specs() + [
-        Spec("premise-threshold", "heuristic",
-             "premises <= T (or >= T) -> Unknown, else True iff statement polarity matches "
-             "'some premise is negative' (T fitted)",
-             lambda seed: PolarityThreshold("premises")),
-        Spec("once-threshold", "heuristic",
-             "the same rule on the number of predicates mentioned once (T fitted)",
-             lambda seed: PolarityThreshold("predicates_once")),
-        Spec("polarity", "heuristic",
-             "True iff statement polarity matches 'some premise is negative' (orientation "
-             "fitted), never Unknown", lambda seed: PolarityThreshold(None)),
-    ]
+    return (
+        standard_specs(features, None)
+        + deduction_structure.specs()
+        + [
+            Spec(
+                "premise-threshold",
+                "heuristic",
+                "premises <= T (or >= T) -> Unknown, else True iff statement polarity matches "
+                "'some premise is negative' (T fitted)",
+                lambda seed: PolarityThreshold("premises"),
+            ),
+            Spec(
+                "once-threshold",
+                "heuristic",
+                "the same rule on the number of predicates mentioned once (T fitted)",
+                lambda seed: PolarityThreshold("predicates_once"),
+            ),
+            Spec(
+                "polarity",
+                "heuristic",
+                "True iff statement polarity matches 'some premise is negative' (orientation "
+                "fitted), never Unknown",
+                lambda seed: PolarityThreshold(None),
+            ),
+        ]
+    )

@@ -45,14 +45,14 @@ from scir.audit.baselines import Heuristic, Spec, cached, classifier
 from scir.audit.items import Item
 
 ITERATIONS = 3
-MIN_ROWS = 3         # a feature is used when non-zero in at least this many training tasks
+MIN_ROWS = 3  # a feature is used when non-zero in at least this many training tasks
 SYMMETRIC = ("no", "some")
 
 
 def _negative() -> frozenset[str]:
     from scir.tracks.deduction.logic import negative_kinds
 
-    return negative_kinds()             # asp/deduction.lp's negative/1
+    return negative_kinds()  # asp/deduction.lp's negative/1
 
 
 @dataclass
@@ -90,14 +90,20 @@ def statement_formula(item: Item) -> Any | None:
     text = " ".join(statement(item.task.question).split()).lower()
     preds = sorted({p for f in premises for p in f.predicates} & set(lexicon.nouns))
     consts = sorted({c for f in premises for c in f.constants} & set(lexicon.names))
-    mentioned_p = [p for p in preds if lexicon.nouns[p][0].lower() in text
-                   or lexicon.nouns[p][1].lower() in text]
+    mentioned_p = [
+        p
+        for p in preds
+        if lexicon.nouns[p][0].lower() in text or lexicon.nouns[p][1].lower() in text
+    ]
     mentioned_c = [c for c in consts if lexicon.names[c].lower() in text]
     for kind in goal_kinds():
         sorts = kinds()[kind]
         pools = [mentioned_p if s == "p" else mentioned_c for s in sorts]
-        combos = [(a,) for a in pools[0]] if len(pools) == 1 else \
-            [(a, b) for a in pools[0] for b in pools[1] if a != b]
+        combos = (
+            [(a,) for a in pools[0]]
+            if len(pools) == 1
+            else [(a, b) for a in pools[0] for b in pools[1] if a != b]
+        )
         for args in combos:
             formula = Formula(kind, args)
             try:
@@ -125,7 +131,9 @@ def graph(item: Item) -> Graph | None:
         for f in premises:
             for t in f.args:
                 sort = "c" if t in f.constants else "p"
-                labels.setdefault(t, f"{sort}:{roles.get(t, '-')}:{stmt.kind if t in roles else ''}")
+                labels.setdefault(
+                    t, f"{sort}:{roles.get(t, '-')}:{stmt.kind if t in roles else ''}"
+                )
             if f.kind == "exists":
                 marks[f.args[0]] += 1
                 continue
@@ -137,24 +145,33 @@ def graph(item: Item) -> Graph | None:
                 edges[a].append((f"{f.kind}>", b))
                 edges[b].append((f"{f.kind}<", a))
         for t in stmt.args:
-            labels.setdefault(t, f"{'c' if t in stmt.constants else 'p'}:{roles[t]}:"
-                                 f"{stmt.kind}")
+            labels.setdefault(t, f"{'c' if t in stmt.constants else 'p'}:{roles[t]}:{stmt.kind}")
         for t in labels:
             labels[t] += f":e{marks[t]}"
         return Graph(labels, dict(edges), tuple(stmt.args), stmt.kind, premises)
+
     return cached(item, "deduction_graph", compute)
 
 
-def wl_labels(labels: dict[str, str], edges: dict[str, list[tuple[str, str]]],
-              nodes: set[str], iterations: int = ITERATIONS) -> list[dict[str, str]]:
+def wl_labels(
+    labels: dict[str, str],
+    edges: dict[str, list[tuple[str, str]]],
+    nodes: set[str],
+    iterations: int = ITERATIONS,
+) -> list[dict[str, str]]:
     """Weisfeiler-Lehman refinement of ``labels`` on the subgraph over ``nodes``: one
     node -> label map per iteration (0 the initial labels), labels hashed."""
     current = {n: _h(labels[n]) for n in nodes}
     out = [current]
     for _ in range(iterations):
-        current = {n: _h(current[n] + "|" + ",".join(sorted(
-            f"{e}{current[m]}" for e, m in edges.get(n, ()) if m in nodes)))
-            for n in nodes}
+        current = {
+            n: _h(
+                current[n]
+                + "|"
+                + ",".join(sorted(f"{e}{current[m]}" for e, m in edges.get(n, ()) if m in nodes))
+            )
+            for n in nodes
+        }
         out.append(current)
     return out
 
@@ -176,8 +193,7 @@ def trees(g: Graph) -> list[set[str]]:
             component.add(n)
             stack.extend(m for _, m in g.edges.get(n, ()) if m in rest and m not in component)
         seen |= component
-        touched = {m for n in component for _, m in g.edges.get(n, ())
-                   if m in g.statement_terms}
+        touched = {m for n in component for _, m in g.edges.get(n, ()) if m in g.statement_terms}
         out.append(component | touched)
     return out
 
@@ -192,18 +208,21 @@ def _tree_facts(g: Graph, nodes: set[str]) -> tuple[int, int, bool, bool]:
         ins = sum(1 for e, m in g.edges.get(n, ()) if e == "all<" and m in nodes)
         outs = sum(1 for e, m in g.edges.get(n, ()) if e == "all>" and m in nodes)
         marked = not g.labels[n].endswith(":e0") or any(
-            e.startswith("fact") for e, _ in g.edges.get(n, ()))
+            e.startswith("fact") for e, _ in g.edges.get(n, ())
+        )
         max_in = max(max_in, ins)
         if not marked:
             max_out = max(max_out, outs)
         if n in inner:
-            negative |= any(e.rstrip("<>") in _negative() and (m in nodes)
-                            for e, m in g.edges.get(n, ()))
+            negative |= any(
+                e.rstrip("<>") in _negative() and (m in nodes) for e, m in g.edges.get(n, ())
+            )
     return max_in, max_out, negative, set(g.statement_terms) <= nodes
 
 
 def features(item: Item) -> dict[str, float]:
     """WL features of the whole graph and per tree, tree signatures, per-tree motifs."""
+
     def compute():
         g = graph(item)
         if g is None:
@@ -216,7 +235,7 @@ def features(item: Item) -> dict[str, float]:
             for label in labels.values():
                 out[f"wl{it}:{label}"] += 1
         roles = {t: f"s{k}" for k, t in enumerate(g.statement_terms)}
-        for node in g.labels:                    # degree profile per edge type and role
+        for node in g.labels:  # degree profile per edge type and role
             degrees = Counter(e for e, _ in g.edges.get(node, ()))
             role = roles.get(node, "inner")
             for etype, k in degrees.items():
@@ -228,8 +247,11 @@ def features(item: Item) -> dict[str, float]:
         maxima: dict[str, float] = defaultdict(float)
         for nodes in tree_sets:
             refined = wl_labels(g.labels, g.edges, nodes)
-            counts = Counter(f"tree{it}:{label}" for it, labels in enumerate(refined)
-                             for label in labels.values())
+            counts = Counter(
+                f"tree{it}:{label}"
+                for it, labels in enumerate(refined)
+                for label in labels.values()
+            )
             for key, value in counts.items():
                 out[key] += value
                 maxima[key] = max(maxima[key], value)
@@ -245,11 +267,13 @@ def features(item: Item) -> dict[str, float]:
         for key, value in maxima.items():
             out[f"max:{key}"] = value
         return dict(out)
+
     return cached(item, "deduction_structure", compute)
 
 
-def _decide(item: Item, rng: random.Random,
-            polarity: Callable[[Graph, set[str]], bool | None]) -> str:
+def _decide(
+    item: Item, rng: random.Random, polarity: Callable[[Graph, set[str]], bool | None]
+) -> str:
     """True/False when a piece reads as a proof (``polarity(g, piece)``: whether it is a
     negative one, None when it does not read as a proof) by its polarity against the
     statement's; Unknown when none does; ties and unreadable items at random."""
@@ -257,8 +281,11 @@ def _decide(item: Item, rng: random.Random,
     if g is None:
         return rng.choice(("True", "False", "Unknown"))
     negative_statement = g.statement_kind in _negative()
-    votes = {"True" if negative == negative_statement else "False"
-             for negative in (polarity(g, nodes) for nodes in trees(g)) if negative is not None}
+    votes = {
+        "True" if negative == negative_statement else "False"
+        for negative in (polarity(g, nodes) for nodes in trees(g))
+        if negative is not None
+    }
     return rng.choice(sorted(votes)) if votes else "Unknown"
 
 
@@ -330,22 +357,38 @@ def _chain_polarity(g: Graph, nodes: set[str]) -> bool | None:
         outs = sum(1 for e, m in g.edges.get(n, ()) if e == "all>" and m in on)
         if ins >= 2 or (outs >= 2 and g.labels[n].endswith(":e0")):
             return None
-    return any(e.rstrip("<>") in _negative() for a, b in zip(path, path[1:])
-               for e, m in g.edges.get(a, ()) if m == b)
+    return any(
+        e.rstrip("<>") in _negative()
+        for a, b in zip(path, path[1:])
+        for e, m in g.edges.get(a, ())
+        if m == b
+    )
 
 
 def specs() -> list[Spec]:
     """The structural deduction baselines."""
-    return [Spec(f"wl-{kind}", "structural",
-                 f"{label} on Weisfeiler-Lehman subtree features of the premise graph (whole "
-                 "task and per tree, names erased), tree signatures and degree motifs",
-                 classifier(features, kind, "wl", min_rows=MIN_ROWS))
-            for kind, label in (("boost", "gradient boosting"),
-                                ("logreg", "logistic regression"))] + [
-        Spec("motif-rule", "structural",
-             "a tree without a converse motif decides by its polarity against the "
-             "statement's, else Unknown", lambda seed: Heuristic(motif_rule, seed)),
-        Spec("chain-rule", "solver",
-             "reference, never flagged: follows the chain between the statement's terms in "
-             "each piece; a chain without a converse motif decides by its polarity",
-             lambda seed: Heuristic(chain_rule, seed))]
+    return [
+        Spec(
+            f"wl-{kind}",
+            "structural",
+            f"{label} on Weisfeiler-Lehman subtree features of the premise graph (whole "
+            "task and per tree, names erased), tree signatures and degree motifs",
+            classifier(features, kind, "wl", min_rows=MIN_ROWS),
+        )
+        for kind, label in (("boost", "gradient boosting"), ("logreg", "logistic regression"))
+    ] + [
+        Spec(
+            "motif-rule",
+            "structural",
+            "a tree without a converse motif decides by its polarity against the "
+            "statement's, else Unknown",
+            lambda seed: Heuristic(motif_rule, seed),
+        ),
+        Spec(
+            "chain-rule",
+            "solver",
+            "reference, never flagged: follows the chain between the statement's terms in "
+            "each piece; a chain without a converse motif decides by its polarity",
+            lambda seed: Heuristic(chain_rule, seed),
+        ),
+    ]

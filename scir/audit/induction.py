@@ -40,6 +40,7 @@ def _examples(item: Item, index: int) -> list:
 def _statistics(item: Item) -> dict:
     """Relation counts and, per sorted pair of relation types, the proteins and drug pairs
     it connects (cached on the item)."""
+
     def compute() -> dict:
         facts = _facts(item)
         counts = Counter(r for r, _, _ in facts)
@@ -57,8 +58,13 @@ def _statistics(item: Item) -> dict:
                     if linked:
                         proteins[(r1, r2)] += 1
                         pairs[(r1, r2)] |= linked
-        return {"counts": counts, "proteins": proteins,
-                "pairs": {k: len(v) for k, v in pairs.items()}, "n": len(facts)}
+        return {
+            "counts": counts,
+            "proteins": proteins,
+            "pairs": {k: len(v) for k, v in pairs.items()},
+            "n": len(facts),
+        }
+
     return cached(item, "induction_stats", compute)
 
 
@@ -79,8 +85,9 @@ def features(item: Item) -> dict[str, float]:
     for name in world.relation_names:
         out[f"count_{name}"] = float(stats["counts"][name])
     for category in world.categories:
-        out[f"category_{category}"] = float(sum(stats["counts"][r]
-                                                for r in world.relations_of(category)))
+        out[f"category_{category}"] = float(
+            sum(stats["counts"][r] for r in world.relations_of(category))
+        )
     return out
 
 
@@ -112,21 +119,26 @@ def candidates(item: Item) -> list[tuple[str, dict[str, float]]]:
     for rule in rules:
         r1, r2 = rule
         category = world.rule_category(rule)
-        out.append((_key(rule), {
-            "same_category": float(category is not None),
-            f"category={category or 'mixed'}": 1.0,
-            "repeated": float(r1 == r2),
-            "count_min": float(min(counts[r1], counts[r2])),
-            "count_max": float(max(counts[r1], counts[r2])),
-            "count_sum": float(sums[rule]),
-            "count_share": sums[rule] / max(1, 2 * stats["n"]),
-            "both_present": float(counts[r1] > 0 and counts[r2] > 0),
-            "count_rank": rank(sums, rule),
-            "cooc_proteins": float(cooc[rule]),
-            "cooc_pairs": float(stats["pairs"].get(rule, 0)),
-            "cooc_rank": rank(cooc, rule),
-            f"pair={_key(rule)}": 1.0,
-        }))
+        out.append(
+            (
+                _key(rule),
+                {
+                    "same_category": float(category is not None),
+                    f"category={category or 'mixed'}": 1.0,
+                    "repeated": float(r1 == r2),
+                    "count_min": float(min(counts[r1], counts[r2])),
+                    "count_max": float(max(counts[r1], counts[r2])),
+                    "count_sum": float(sums[rule]),
+                    "count_share": sums[rule] / max(1, 2 * stats["n"]),
+                    "both_present": float(counts[r1] > 0 and counts[r2] > 0),
+                    "count_rank": rank(sums, rule),
+                    "cooc_proteins": float(cooc[rule]),
+                    "cooc_pairs": float(stats["pairs"].get(rule, 0)),
+                    "cooc_rank": rank(cooc, rule),
+                    f"pair={_key(rule)}": 1.0,
+                },
+            )
+        )
     return out
 
 
@@ -161,14 +173,27 @@ def specs() -> list[Spec]:
     """Every induction baseline (the structural family: :mod:`scir.audit.induction_structure`)."""
     from scir.audit import induction_structure
 
-    return standard_specs(features, candidates) + induction_structure.specs() + [
-        Spec("random-present-pair", "heuristic",
-             "random same-category pair over the relation types present in the facts",
-             lambda seed: Heuristic(random_present, seed)),
-        Spec("most-cooccurring-pair", "heuristic",
-             "same-category pair sharing the most proteins in the facts (examples ignored)",
-             lambda seed: Heuristic(most_cooccurring, seed)),
-        Spec("most-frequent-types", "heuristic",
-             "same-category pair of the most frequent relation types",
-             lambda seed: Heuristic(most_frequent, seed)),
-    ]
+    return (
+        standard_specs(features, candidates)
+        + induction_structure.specs()
+        + [
+            Spec(
+                "random-present-pair",
+                "heuristic",
+                "random same-category pair over the relation types present in the facts",
+                lambda seed: Heuristic(random_present, seed),
+            ),
+            Spec(
+                "most-cooccurring-pair",
+                "heuristic",
+                "same-category pair sharing the most proteins in the facts (examples ignored)",
+                lambda seed: Heuristic(most_cooccurring, seed),
+            ),
+            Spec(
+                "most-frequent-types",
+                "heuristic",
+                "same-category pair of the most frequent relation types",
+                lambda seed: Heuristic(most_frequent, seed),
+            ),
+        ]
+    )

@@ -35,12 +35,20 @@ def _drug_roles(item: Item) -> dict[str, tuple[set[str], set[str]]]:
 
     pos = {d for p in _examples(item, 1) for d in p}
     neg = {d for p in _examples(item, 2) for d in p}
-    return {"pos": (pos, pos), "neg": (neg, neg), "mixed": (pos, neg),
-            "any": (pos | neg, pos | neg)}
+    return {
+        "pos": (pos, pos),
+        "neg": (neg, neg),
+        "mixed": (pos, neg),
+        "any": (pos | neg, pos | neg),
+    }
 
 
-def colocation(facts: Iterable[tuple[str, str, str]], left: set[str], right: set[str],
-               rules: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, float]]:
+def colocation(
+    facts: Iterable[tuple[str, str, str]],
+    left: set[str],
+    right: set[str],
+    rules: list[tuple[str, str]],
+) -> dict[tuple[str, str], dict[str, float]]:
     """Per rule ``(r1, r2)``: ``proteins`` on which a drug of ``left`` carries one relation
     and a different drug of ``right`` the other; ``both`` the proteins on which drugs of
     ``left | right`` carry both relations in two facts (one drug may carry both when they
@@ -67,9 +75,12 @@ def colocation(facts: Iterable[tuple[str, str, str]], left: set[str], right: set
             if linked:
                 proteins += 1
                 pairs |= linked
-        out[(r1, r2)] = {"proteins": float(proteins), "both": float(both),
-                         "pairs": float(len(pairs)),
-                         "facts": float(count[r1] + count[r2])}
+        out[(r1, r2)] = {
+            "proteins": float(proteins),
+            "both": float(both),
+            "pairs": float(len(pairs)),
+            "facts": float(count[r1] + count[r2]),
+        }
     return out
 
 
@@ -78,8 +89,11 @@ def _statistics(item: Item) -> dict[str, dict[tuple[str, str], dict[str, float]]
 
     def compute():
         facts = _facts(item)
-        return {role: colocation(facts, left, right, _rules())
-                for role, (left, right) in _drug_roles(item).items()}
+        return {
+            role: colocation(facts, left, right, _rules())
+            for role, (left, right) in _drug_roles(item).items()
+        }
+
     return cached(item, "induction_colocation", compute)
 
 
@@ -94,15 +108,18 @@ def candidates(item: Item) -> list[tuple[str, dict[str, float]]]:
     out = []
     for rule in rules:
         category = world.rule_category(rule)
-        feats: dict[str, float] = {"same_category": float(category is not None),
-                                   f"category={category or 'mixed'}": 1.0,
-                                   "repeated": float(rule[0] == rule[1])}
+        feats: dict[str, float] = {
+            "same_category": float(category is not None),
+            f"category={category or 'mixed'}": 1.0,
+            "repeated": float(rule[0] == rule[1]),
+        }
         for role in ROLES:
             for name, value in stats[role][rule].items():
                 feats[f"{role}_{name}"] = value
-                if category is not None:       # place among the same-category candidates
+                if category is not None:  # place among the same-category candidates
                     feats[f"{role}_{name}_above"] = float(
-                        sum(1 for r in same if stats[role][r][name] > value))
+                        sum(1 for r in same if stats[role][r][name] > value)
+                    )
         out.append((_key(rule), feats))
     return out
 
@@ -114,18 +131,30 @@ def colocation_rule(item: Item, rng: random.Random) -> str:
 
     stats = _statistics(item)
     rules = _same_category(item)
-    return pick([_key(r) for r in rules],
-                [(-stats["neg"][r]["both"], stats["pos"][r]["both"]) for r in rules], rng)
+    return pick(
+        [_key(r) for r in rules],
+        [(-stats["neg"][r]["both"], stats["pos"][r]["both"]) for r in rules],
+        rng,
+    )
 
 
 def specs() -> list[Spec]:
     """The structural induction baselines."""
-    return [Spec(f"coloc-rank-{kind}", "structural",
-                 f"{label} on per-role co-location features (positive / negative example "
-                 "drugs), best candidate",
-                 ranker(candidates, kind, "colocation"))
-            for kind, label in (("logreg", "logistic regression"),
-                                ("boost", "gradient boosting"))] + [
-        Spec("coloc-rule", "structural",
-             "fewest proteins with both relations among negative drugs, then most among "
-             "positive drugs", lambda seed: Heuristic(colocation_rule, seed))]
+    return [
+        Spec(
+            f"coloc-rank-{kind}",
+            "structural",
+            f"{label} on per-role co-location features (positive / negative example "
+            "drugs), best candidate",
+            ranker(candidates, kind, "colocation"),
+        )
+        for kind, label in (("logreg", "logistic regression"), ("boost", "gradient boosting"))
+    ] + [
+        Spec(
+            "coloc-rule",
+            "structural",
+            "fewest proteins with both relations among negative drugs, then most among "
+            "positive drugs",
+            lambda seed: Heuristic(colocation_rule, seed),
+        )
+    ]

@@ -16,7 +16,7 @@ PRESENTATIONS = ("nl", "ctl", "obf")
 # the task field holding the text of each presentation
 TEXT_FIELD = {"nl": "problem_nl", "ctl": "problem_control", "obf": "problem_obfuscated"}
 TRACKS = ("deduction", "induction", "causal")
-POOLED = "all"            # the difficulty label of a track's pooled group
+POOLED = "all"  # the difficulty label of a track's pooled group
 
 
 @dataclass
@@ -35,7 +35,7 @@ class Item:
     text: str
     file: str
     content: list[dict[str, Any]] | None
-    cache: dict[str, Any] = field(default_factory=dict, repr=False)   # features, computed once
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)  # features, computed once
 
     @property
     def task_id(self) -> str:
@@ -68,8 +68,9 @@ def _content(task: Task, presentation: str) -> list[dict[str, Any]] | None:
         return None
 
 
-def load_items(files: Iterable[str], presentations: Iterable[str], *,
-               log: TextIO | None = None) -> list[Item]:
+def load_items(
+    files: Iterable[str], presentations: Iterable[str], *, log: TextIO | None = None
+) -> list[Item]:
     """The audit items of ``files`` for each presentation.
 
     A file whose tasks have no rendered documents is skipped for ``obf`` (with a message);
@@ -86,15 +87,21 @@ def load_items(files: Iterable[str], presentations: Iterable[str], *,
     for path in files:
         tasks = read_tasks(path)
         open_tasks = [t for t in tasks if t.domain == "causal" and not t.options]
-        if open_tasks:   # the baselines pick among options; an open task has none
-            print(f"{path}: {len(open_tasks)} open causal tasks (no options to pick from): "
-                  "not audited", file=log)
+        if open_tasks:  # the baselines pick among options; an open task has none
+            print(
+                f"{path}: {len(open_tasks)} open causal tasks (no options to pick from): "
+                "not audited",
+                file=log,
+            )
             tasks = [t for t in tasks if t not in open_tasks]
         for task in tasks:
             if task.domain not in TRACKS:
-                raise ConfigError(f"no audit for track {task.domain!r} (audited: "
-                                  f"{', '.join(TRACKS)})", file=path, task_id=task.task_id,
-                                  field="domain")
+                raise ConfigError(
+                    f"no audit for track {task.domain!r} (audited: {', '.join(TRACKS)})",
+                    file=path,
+                    task_id=task.task_id,
+                    field="domain",
+                )
         for presentation in presentations:
             if presentation not in PRESENTATIONS:
                 raise ConfigError(f"unknown presentation {presentation!r}", field="presentation")
@@ -102,9 +109,12 @@ def load_items(files: Iterable[str], presentations: Iterable[str], *,
             usable = [t for t in tasks if getattr(t, key_field)]
             if presentation != "nl" and len(usable) < len(tasks):
                 how = "scir render --control" if presentation == "ctl" else "scir render"
-                print(f"{path}: {len(tasks) - len(usable)} of {len(tasks)} tasks have no "
-                      f"rendered documents: skipped for {presentation} (render them with "
-                      f"{how})", file=log)
+                print(
+                    f"{path}: {len(tasks) - len(usable)} of {len(tasks)} tasks have no "
+                    f"rendered documents: skipped for {presentation} (render them with "
+                    f"{how})",
+                    file=log,
+                )
             for task in usable:
                 text = getattr(task, key_field)
                 key = (task.task_id, presentation, text)
@@ -113,8 +123,11 @@ def load_items(files: Iterable[str], presentations: Iterable[str], *,
                 seen.add(key)
                 items.append(Item(task, presentation, text, path, _content(task, presentation)))
     if not items:
-        raise TaskFormatError("nothing to audit: no task has text for the presentation(s) "
-                              f"{', '.join(presentations)}", file=next(iter(files), None))
+        raise TaskFormatError(
+            "nothing to audit: no task has text for the presentation(s) "
+            f"{', '.join(presentations)}",
+            file=next(iter(files), None),
+        )
     return items
 
 
@@ -123,8 +136,9 @@ def group_items(items: list[Item]) -> dict[tuple[str, str, str], list[Item]]:
     (difficulty ``all``) per track and presentation when it has more than one difficulty."""
     groups: dict[tuple[str, str, str], list[Item]] = {}
     for item in items:
-        groups.setdefault((item.task.domain, item.task.difficulty, item.presentation),
-                          []).append(item)
+        groups.setdefault((item.task.domain, item.task.difficulty, item.presentation), []).append(
+            item
+        )
     pooled: dict[tuple[str, str, str], list[Item]] = {}
     for (track, _difficulty, presentation), members in groups.items():
         pooled.setdefault((track, POOLED, presentation), []).extend(members)
@@ -133,5 +147,6 @@ def group_items(items: list[Item]) -> dict[tuple[str, str, str], list[Item]]:
             groups[key] = members
     order = {t: i for i, t in enumerate(TRACKS)}
     levels = {"easy": 0, "hard": 1, "custom": 2, POOLED: 3}
-    return dict(sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][2],
-                                                       levels[kv[0][1]])))
+    return dict(
+        sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][2], levels[kv[0][1]]))
+    )

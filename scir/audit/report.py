@@ -15,17 +15,23 @@ def _conf(audit: GroupAudit) -> str:
 
 def group_table(audit: GroupAudit) -> str:
     """One group's heading and table."""
-    head = (f"### {audit.track} · {audit.difficulty} · {audit.presentation}\n\n"
-            f"{audit.tasks} tasks ({audit.parsed} parsed), {audit.folds}-fold grouped CV; "
-            f"chance {_pct(audit.chance)}, constrained chance "
-            f"{_pct(audit.chance_constrained)}; leak when the {_conf(audit)} lower bound > "
-            f"{_pct(audit.threshold)}\n")
-    rows = [f"| baseline | family | accuracy | {_conf(audit)} Wilson CI | chance (constr.) | leak |",
-            "|---|---|---:|---:|---:|---|"]
+    head = (
+        f"### {audit.track} · {audit.difficulty} · {audit.presentation}\n\n"
+        f"{audit.tasks} tasks ({audit.parsed} parsed), {audit.folds}-fold grouped CV; "
+        f"chance {_pct(audit.chance)}, constrained chance "
+        f"{_pct(audit.chance_constrained)}; leak when the {_conf(audit)} lower bound > "
+        f"{_pct(audit.threshold)}\n"
+    )
+    rows = [
+        f"| baseline | family | accuracy | {_conf(audit)} Wilson CI | chance (constr.) | leak |",
+        "|---|---|---:|---:|---:|---|",
+    ]
     for s in audit.scores:
-        rows.append(f"| {s.name} | {s.family} | {_pct(s.accuracy)} ({s.correct}/{s.tasks}) | "
-                    f"{_pct(s.low)}-{_pct(s.high)} | {chance_text(audit, s)} | "
-                    f"{'**LEAK**' if s.leak else '(reference)' if s.family in REFERENCE else '-'} |")
+        rows.append(
+            f"| {s.name} | {s.family} | {_pct(s.accuracy)} ({s.correct}/{s.tasks}) | "
+            f"{_pct(s.low)}-{_pct(s.high)} | {chance_text(audit, s)} | "
+            f"{'**LEAK**' if s.leak else '(reference)' if s.family in REFERENCE else '-'} |"
+        )
     return head + "\n" + "\n".join(rows)
 
 
@@ -49,14 +55,21 @@ def summary(audits: list[GroupAudit]) -> str:
 
 def to_markdown(audits: list[GroupAudit], *, files: list[str], folds: int, seed: int) -> str:
     """The whole audit as Markdown."""
-    parts = [f"# Artifact audit\n\nfiles: {', '.join(files)}; folds {folds}, seed {seed}; "
-             f"leak margin {_pct(LEAK_MARGIN)}\n\n**{summary(audits)}**"]
+    parts = [
+        f"# Artifact audit\n\nfiles: {', '.join(files)}; folds {folds}, seed {seed}; "
+        f"leak margin {_pct(LEAK_MARGIN)}\n\n**{summary(audits)}**"
+    ]
     parts += [group_table(a) for a in audits]
     return "\n\n".join(parts) + "\n"
 
 
 def to_json(audits: list[GroupAudit], *, files: list[str], folds: int, seed: int) -> dict:
     """The whole audit as a JSON-ready dict."""
-    return {"files": files, "folds": folds, "seed": seed, "leak_margin": LEAK_MARGIN,
-            "leaks": sum(len(a.leaks) for a in audits),
-            "groups": [a.to_dict() for a in audits]}
+    return {
+        "files": files,
+        "folds": folds,
+        "seed": seed,
+        "leak_margin": LEAK_MARGIN,
+        "leaks": sum(len(a.leaks) for a in audits),
+        "groups": [a.to_dict() for a in audits],
+    }

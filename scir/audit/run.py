@@ -20,9 +20,15 @@ def track_specs(track: str) -> list[Spec]:
     return importlib.import_module(TRACK_MODULES[track]).specs()
 
 
-def audit_files(files: Iterable[str], presentations: Iterable[str], *, folds: int = 5,
-                seed: int = 1, family_wise: bool = False,
-                log: TextIO | None = None) -> list[GroupAudit]:
+def audit_files(
+    files: Iterable[str],
+    presentations: Iterable[str],
+    *,
+    folds: int = 5,
+    seed: int = 1,
+    family_wise: bool = False,
+    log: TextIO | None = None,
+) -> list[GroupAudit]:
     """Audit every (track, difficulty, presentation) group of ``files`` and every track's
     pooled group; one progress line per group on ``log``.
 
@@ -37,8 +43,7 @@ def audit_files(files: Iterable[str], presentations: Iterable[str], *, folds: in
     specs_of = {track: track_specs(track) for track in {key[0] for key in groups}}
     confidence = 0.95
     if family_wise:
-        m = sum(len(specs_of[key[0]]) for key, members in groups.items()
-                if enough_tasks(members))
+        m = sum(len(specs_of[key[0]]) for key, members in groups.items() if enough_tasks(members))
         confidence = 1 - 0.05 / max(1, m)
     audits = []
     for key, members in groups.items():
@@ -47,11 +52,17 @@ def audit_files(files: Iterable[str], presentations: Iterable[str], *, folds: in
         audit = audit_group(key, members, specs, folds, seed, confidence)
         label = " ".join(key)
         if audit is None:
-            print(f"audit {label}: {len(members)} tasks, too few to cross-validate: skipped",
-                  file=log, flush=True)
+            print(
+                f"audit {label}: {len(members)} tasks, too few to cross-validate: skipped",
+                file=log,
+                flush=True,
+            )
             continue
-        print(f"audit {label}: {audit.tasks} tasks, {len(specs)} baselines, "
-              f"{len(audit.leaks)} leak(s), {time.perf_counter() - start:.1f} s",
-              file=log, flush=True)
+        print(
+            f"audit {label}: {audit.tasks} tasks, {len(specs)} baselines, "
+            f"{len(audit.leaks)} leak(s), {time.perf_counter() - start:.1f} s",
+            file=log,
+            flush=True,
+        )
         audits.append(audit)
     return audits

@@ -47,8 +47,9 @@ def node_statistics(rows: np.ndarray) -> dict[str, np.ndarray]:
     return {"mean": rows.mean(axis=0), "var": rows.var(axis=0), "r2": r2_scores(rows)}
 
 
-def order_alignment(nodes: Sequence[str], edges: Iterable[tuple[str, str]],
-                    scores: Sequence[float] | np.ndarray) -> float:
+def order_alignment(
+    nodes: Sequence[str], edges: Iterable[tuple[str, str]], scores: Sequence[float] | np.ndarray
+) -> float:
     """The share of directed paths (every length, with multiplicity) along which ``scores``
     (one per node, in ``nodes`` order) increase; ties count 1/2; NaN without edges."""
     index = {v: i for i, v in enumerate(nodes)}
@@ -57,7 +58,7 @@ def order_alignment(nodes: Sequence[str], edges: Iterable[tuple[str, str]],
     for a, b in edges:
         adj[index[a], index[b]] = 1.0
     s = np.asarray(scores, dtype=float)
-    diff = s[None, :] - s[:, None]            # [i, j] = score j - score i
+    diff = s[None, :] - s[:, None]  # [i, j] = score j - score i
     walks, paths, good = adj.copy(), 0.0, 0.0
     for _ in range(d - 1):
         paths += walks.sum()
@@ -66,8 +67,9 @@ def order_alignment(nodes: Sequence[str], edges: Iterable[tuple[str, str]],
     return good / paths if paths else float("nan")
 
 
-def edge_alignment(nodes: Sequence[str], edges: Iterable[tuple[str, str]],
-                   scores: Sequence[float] | np.ndarray) -> tuple[float, int]:
+def edge_alignment(
+    nodes: Sequence[str], edges: Iterable[tuple[str, str]], scores: Sequence[float] | np.ndarray
+) -> tuple[float, int]:
     """Along how many of ``edges`` (single edges, not paths) ``scores`` increase (ties 1/2),
     and how many edges there are."""
     index = {v: i for i, v in enumerate(nodes)}
@@ -90,8 +92,12 @@ class Sortability:
     xyz_edges: int
 
 
-def sortability(nodes: Sequence[str], edges: Sequence[tuple[str, str]],
-                xyz_edges: Sequence[tuple[str, str]], rows: np.ndarray) -> Sortability:
+def sortability(
+    nodes: Sequence[str],
+    edges: Sequence[tuple[str, str]],
+    xyz_edges: Sequence[tuple[str, str]],
+    rows: np.ndarray,
+) -> Sortability:
     """The sortability of ``rows`` (columns in ``nodes`` order) for the graph ``edges``
     (which include ``xyz_edges``)."""
     stats = node_statistics(rows)
@@ -118,7 +124,7 @@ class SortabilitySummary:
 
     tasks: int
     graph: dict[str, float]
-    xyz: dict[str, tuple[float, float, float]]       # share, low, high
+    xyz: dict[str, tuple[float, float, float]]  # share, low, high
     xyz_edges: int
 
 
@@ -128,12 +134,16 @@ def summarise(tasks) -> SortabilitySummary:
 
     per = [task_sortability(t) for t in tasks]
     edges = sum(p.xyz_edges for p in per)
-    graph = {s: float(np.nanmean([p.graph[s] for p in per])) if per else float("nan")
-             for s in STATISTICS}
+    graph = {
+        s: float(np.nanmean([p.graph[s] for p in per])) if per else float("nan") for s in STATISTICS
+    }
     xyz = {}
     for s in STATISTICS:
         hits = sum(p.xyz_hits[s] for p in per)
         ci = wilson(int(round(hits)), edges) if edges else None
-        xyz[s] = (hits / edges if edges else float("nan"),
-                  ci.low if ci else float("nan"), ci.high if ci else float("nan"))
+        xyz[s] = (
+            hits / edges if edges else float("nan"),
+            ci.low if ci else float("nan"),
+            ci.high if ci else float("nan"),
+        )
     return SortabilitySummary(len(per), graph, xyz, edges)

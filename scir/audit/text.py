@@ -9,8 +9,11 @@ from collections import Counter
 
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+\-]*")
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
-NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without|cannot|absent|lacks?)\b"
-                      r"|n't\b", re.I)
+NEGATION = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|without|cannot|absent|lacks?)\b"
+    r"|n't\b",
+    re.I,
+)
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 

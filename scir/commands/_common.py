@@ -15,7 +15,7 @@ T = TypeVar("T")
 _LITERAL = re.compile(r"``(.+?)``", re.S)
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+?)`")
 _LINK = re.compile(r"`([^`<]+?)\s*<[^`>]+>`_")
-_CODE = re.compile(r"`([^`\n]+)`")           # Markdown-style `code`
+_CODE = re.compile(r"`([^`\n]+)`")  # Markdown-style `code`
 
 
 def plain(text: str) -> str:
@@ -42,8 +42,9 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
         return plain(super()._expand_help(action))
 
 
-def progress(items: Iterable[T], total: int | None = None, desc: str = "",
-             disable: bool | None = None) -> Iterator[T]:
+def progress(
+    items: Iterable[T], total: int | None = None, desc: str = "", disable: bool | None = None
+) -> Iterator[T]:
     """A tqdm progress bar on stderr when it is a terminal; otherwise (CI, nohup, batch
     logs) plain lines at least every 30 s (:func:`scir.progress.plain_progress`: done /
     total, accuracy and errors of pipeline results, tokens/s, ETA). ``disable`` True shows
@@ -56,5 +57,6 @@ def progress(items: Iterable[T], total: int | None = None, desc: str = "",
         return plain_progress(items, total=total, desc=desc)
     from tqdm import tqdm
 
-    return iter(tqdm(items, total=total, desc=desc, file=sys.stderr, dynamic_ncols=True,
-                     leave=False))
+    return iter(
+        tqdm(items, total=total, desc=desc, file=sys.stderr, dynamic_ncols=True, leave=False)
+    )

@@ -15,24 +15,35 @@ from scir.errors import ConfigError
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("audit", help="answer-blind baselines: do surface features give answers "
-                       "away?", formatter_class=HelpFormatter,
-                       description=__doc__.split(": ", 1)[1],
-                       epilog="Examples:\n  scir audit d.jsonl d.obf.jsonl\n"
-                              "  scir audit i.obf.jsonl --presentation obf --folds 10 -o audit/\n"
-                              "Exit code: 0 no leak, 1 a leak flagged, 2 bad input.")
+    p = sub.add_parser(
+        "audit",
+        help="answer-blind baselines: do surface features give answers away?",
+        formatter_class=HelpFormatter,
+        description=__doc__.split(": ", 1)[1],
+        epilog="Examples:\n  scir audit d.jsonl d.obf.jsonl\n"
+        "  scir audit i.obf.jsonl --presentation obf --folds 10 -o audit/\n"
+        "Exit code: 0 no leak, 1 a leak flagged, 2 bad input.",
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="task files (JSONL)")
-    p.add_argument("--presentation", choices=("nl", "ctl", "obf", "both"), default="both",
-                   help="which text the baselines read (obf and ctl need rendered files; "
-                        "files without them are skipped; both: nl and obf)")
+    p.add_argument(
+        "--presentation",
+        choices=("nl", "ctl", "obf", "both"),
+        default="both",
+        help="which text the baselines read (obf and ctl need rendered files; "
+        "files without them are skipped; both: nl and obf)",
+    )
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (>= 2)")
     p.add_argument("--seed", type=int, default=1, help="seed of folds, models and tie-breaks")
-    p.add_argument("--family-wise", action="store_true",
-                   help="Bonferroni-correct the intervals over every (baseline, group) pair, so "
-                        "a run flags nothing by chance with 95%% confidence overall (for small "
-                        "files; the default is a 95%% interval per baseline)")
-    p.add_argument("-o", "--output", metavar="DIR", help="also write DIR/audit.md and "
-                   "DIR/audit.json")
+    p.add_argument(
+        "--family-wise",
+        action="store_true",
+        help="Bonferroni-correct the intervals over every (baseline, group) pair, so "
+        "a run flags nothing by chance with 95%% confidence overall (for small "
+        "files; the default is a 95%% interval per baseline)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="DIR", help="also write DIR/audit.md and DIR/audit.json"
+    )
     p.set_defaults(func=run)
 
 
@@ -43,11 +54,15 @@ def run(args) -> int:
     if args.folds < 2:
         raise ConfigError("--folds must be at least 2", field="folds")
     presentations = ["nl", "obf"] if args.presentation == "both" else [args.presentation]
-    audits = audit_files(args.files, presentations, folds=args.folds, seed=args.seed,
-                         family_wise=args.family_wise)
+    audits = audit_files(
+        args.files, presentations, folds=args.folds, seed=args.seed, family_wise=args.family_wise
+    )
     if not audits:
-        raise ConfigError("no group has enough tasks to cross-validate (at least 10 distinct "
-                          "tasks per track, difficulty and presentation)", file=args.files[0])
+        raise ConfigError(
+            "no group has enough tasks to cross-validate (at least 10 distinct "
+            "tasks per track, difficulty and presentation)",
+            file=args.files[0],
+        )
     markdown = to_markdown(audits, files=args.files, folds=args.folds, seed=args.seed)
     print(markdown, end="")
     if args.output:

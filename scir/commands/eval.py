@@ -22,31 +22,45 @@ EXIT_BUDGET = 3
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "eval", help="run an experiment grid (experiment TOML file; resumable)",
-        formatter_class=HelpFormatter, description=__doc__.split("\n\n", 1)[1],
+        "eval",
+        help="run an experiment grid (experiment TOML file; resumable)",
+        formatter_class=HelpFormatter,
+        description=__doc__.split("\n\n", 1)[1],
         epilog="Examples:\n"
-               "  scir eval experiments/demo.toml --run runs/demo\n"
-               "  scir eval experiments/demo.toml --run runs/demo --dry-run\n"
-               "  OPENROUTER_API_KEY=... scir eval experiments/demo.toml --run runs/real "
-               "--models openrouter:openai/gpt-4o-mini\n"
-               "  scir eval experiments/table1.toml --run runs/table1 --progress-every 50,60s\n"
-               "  scir eval experiments/demo.toml --run runs/demo --executor ray --workers 2\n"
-               "Rerunning the same command continues an interrupted or budget-stopped run.")
+        "  scir eval experiments/demo.toml --run runs/demo\n"
+        "  scir eval experiments/demo.toml --run runs/demo --dry-run\n"
+        "  OPENROUTER_API_KEY=... scir eval experiments/demo.toml --run runs/real "
+        "--models openrouter:openai/gpt-4o-mini\n"
+        "  scir eval experiments/table1.toml --run runs/table1 --progress-every 50,60s\n"
+        "  scir eval experiments/demo.toml --run runs/demo --executor ray --workers 2\n"
+        "Rerunning the same command continues an interrupted or budget-stopped run.",
+    )
     p.add_argument("experiment", help="experiment file (TOML; see docs/experiments.md)")
-    p.add_argument("--run", required=True, help="run directory (created; holds run.sqlite, "
-                                                "tasks/, experiment.toml)")
-    p.add_argument("--models", default=None,
-                   help="comma-separated model names replacing the experiment's models "
-                        "(default settings each: concurrency 1, no rate limit)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="print the cells and their planned task counts, and the cells skipped "
-                        "because their track does not take their architecture; run nothing")
+    p.add_argument(
+        "--run",
+        required=True,
+        help="run directory (created; holds run.sqlite, tasks/, experiment.toml)",
+    )
+    p.add_argument(
+        "--models",
+        default=None,
+        help="comma-separated model names replacing the experiment's models "
+        "(default settings each: concurrency 1, no rate limit)",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the cells and their planned task counts, and the cells skipped "
+        "because their track does not take their architecture; run nothing",
+    )
     from scir import executors
 
     executors.add_arguments(p)
-    p.add_argument("--progress-every", default="30s",
-                   help="without a terminal: a progress line every N tasks, Ns seconds, or both "
-                        "(e.g. 25,30s)")
+    p.add_argument(
+        "--progress-every",
+        default="30s",
+        help="without a terminal: a progress line every N tasks, Ns seconds, or both (e.g. 25,30s)",
+    )
     p.set_defaults(func=run)
 
 
@@ -72,11 +86,10 @@ def run(args) -> int:
 
     if args.dry_run:
         return _dry_run(exp, run_dir)
-    preflight(exp)                   # keys, servers, model files, solvers: before any work
+    preflight(exp)  # keys, servers, model files, solvers: before any work
     from scir.llm.run_lock import RunLock
 
-    command = " ".join(shlex.quote(a) for a in ["scir", "eval", args.experiment, "--run",
-                                                 args.run])
+    command = " ".join(shlex.quote(a) for a in ["scir", "eval", args.experiment, "--run", args.run])
     with RunLock(run_dir, command):
         return _eval(args, exp, run_dir, every)
 
@@ -95,10 +108,15 @@ def _dry_run(exp, run_dir: Path) -> int:
     skipped = exp.skipped()
     for cell, reason in skipped:
         print(skip_line(cell, reason))
-    print(f"{len(exp.cells())} cells, {total} task runs planned"
-          + (f"; {len(skipped)} cells skipped (architecture not taken by the track)"
-             if skipped else ""))
-    preflight(exp)                   # the same checks as a real run: an error exits 2
+    print(
+        f"{len(exp.cells())} cells, {total} task runs planned"
+        + (
+            f"; {len(skipped)} cells skipped (architecture not taken by the track)"
+            if skipped
+            else ""
+        )
+    )
+    preflight(exp)  # the same checks as a real run: an error exits 2
     print("checks passed: keys, servers, model files and solvers are there")
     return 0
 
@@ -119,48 +137,75 @@ def _eval(args, exp, run_dir: Path, every) -> int:
         for cell in exp.cells():
             tasks = groups[(cell.track, cell.difficulty)]
             store.put_plan(cell.plan_dict(), len(tasks))
-            if exp.backup_of(cell):                 # the report's NS-with-backup view
-                store.put_plan(dataclasses.replace(cell, backup=exp.backup_of(cell)).plan_dict(),
-                               len(tasks))
+            if exp.backup_of(cell):  # the report's NS-with-backup view
+                store.put_plan(
+                    dataclasses.replace(cell, backup=exp.backup_of(cell)).plan_dict(), len(tasks)
+                )
             plan.append((cell, tasks))
             progress.planned += len(tasks)
             for task in tasks:
-                stored = store.get_result(task.task_id, cell.arch, cell.presentation,
-                                          cell.model, cell.constrained, cell.seed)
+                stored = store.get_result(
+                    task.task_id,
+                    cell.arch,
+                    cell.presentation,
+                    cell.model,
+                    cell.constrained,
+                    cell.seed,
+                )
                 if stored is not None:
                     progress.record(cell, task.task_id, stored["status"], stored["correct"])
-        store.log_invocation({"command": "eval", "experiment": str(Path(exp.path).resolve()),
-                              "cells": len(plan), "executor": args.executor or "local",
-                              **exp.generation.model_dump()}, provenance(exp))
+        store.log_invocation(
+            {
+                "command": "eval",
+                "experiment": str(Path(exp.path).resolve()),
+                "cells": len(plan),
+                "executor": args.executor or "local",
+                **exp.generation.model_dump(),
+            },
+            provenance(exp),
+        )
         from scir import executors
 
-        announce(key_routes(exp))                 # which key goes where, before any call
+        announce(key_routes(exp))  # which key goes where, before any call
         executor = executors.from_arguments(args)
         try:
             outcome = run_grid(exp, plan, store, progress, executor=executor)
         except KeyboardInterrupt:
-            print(f"interrupted: calls in flight cancelled; finished results kept in "
-                  f"{store.path}; run the same command to continue", file=sys.stderr)
+            print(
+                f"interrupted: calls in flight cancelled; finished results kept in "
+                f"{store.path}; run the same command to continue",
+                file=sys.stderr,
+            )
             return 130
         finally:
             if executor is not None:
                 executor.close()
         done = len(progress.status)
-    print(f"cells: {outcome.cells}; results: {done}/{progress.planned}; accuracy "
-          f"{progress.correct}/{done}; tasks run now: {outcome.ran}")
+    print(
+        f"cells: {outcome.cells}; results: {done}/{progress.planned}; accuracy "
+        f"{progress.correct}/{done}; tasks run now: {outcome.ran}"
+    )
     if exp.backup:
         used = sum(s.backup_used for s in outcome.summaries.values())
-        print(f"ns tasks answered by the {exp.backup} backup: {used} (accuracy above is "
-              f"without backup; scir report shows both)")
-    print(f"LLM calls made: {outcome.made}, served from the run store: {outcome.served}; "
-          f"spent: {outcome.spent}")
+        print(
+            f"ns tasks answered by the {exp.backup} backup: {used} (accuracy above is "
+            f"without backup; scir report shows both)"
+        )
+    print(
+        f"LLM calls made: {outcome.made}, served from the run store: {outcome.served}; "
+        f"spent: {outcome.spent}"
+    )
     print(f"results in {store.path}; report: scir report {run_dir} -o REPORT_DIR")
     if outcome.stopped:
-        print(f"stopped: {outcome.stopped}; finished work is kept: rerun the same command "
-              f"(with the budget raised in {exp.path}) to continue", file=sys.stderr)
+        print(
+            f"stopped: {outcome.stopped}; finished work is kept: rerun the same command "
+            f"(with the budget raised in {exp.path}) to continue",
+            file=sys.stderr,
+        )
         return EXIT_BUDGET
     if outcome.ran and outcome.backend_failed == outcome.ran:
-        print(f"error: all {outcome.ran} tasks run now failed with a backend error",
-              file=sys.stderr)
+        print(
+            f"error: all {outcome.ran} tasks run now failed with a backend error", file=sys.stderr
+        )
         return 1
     return 0

@@ -29,15 +29,22 @@ DEFAULT_SITE = "site"
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "explore", help="a static HTML site for browsing run directories (offline)",
-        formatter_class=HelpFormatter, description=__doc__.split(": ", 1)[1],
+        "explore",
+        help="a static HTML site for browsing run directories (offline)",
+        formatter_class=HelpFormatter,
+        description=__doc__.split(": ", 1)[1],
         epilog="Examples:\n"
-               "  scir explore runs/demo -o site/\n"
-               "  scir explore runs/oracle runs/gpt4o -o site/ --tasks d.jsonl d.obf.jsonl\n"
-               "Then open site/index.html in a browser.")
+        "  scir explore runs/demo -o site/\n"
+        "  scir explore runs/oracle runs/gpt4o -o site/ --tasks d.jsonl d.obf.jsonl\n"
+        "Then open site/index.html in a browser.",
+    )
     p.add_argument("runs", nargs="+", help="run directories (scir solve, scir eval)")
-    p.add_argument("-o", "--output", default=None,
-                   help=f"site folder (default: {DEFAULT_SITE}/ inside the first run directory)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help=f"site folder (default: {DEFAULT_SITE}/ inside the first run directory)",
+    )
     from scir.commands.report import add_verdict_arguments
 
     add_verdict_arguments(p)
@@ -55,9 +62,11 @@ def run(args) -> int:
     missing = sum(p.task is None for p in site.pages)
     for note in site.sources.notes:
         print(f"note: {note}")
-    print(f"{len(site.cells)} cells, {len(site.runs.results)} results, {len(site.pages)} tasks"
-          + (f" ({missing} without a task record)" if missing else "")
-          + (f", {len(site.runs.conflicts)} conflicting results" if site.runs.conflicts else ""))
+    print(
+        f"{len(site.cells)} cells, {len(site.runs.results)} results, {len(site.pages)} tasks"
+        + (f" ({missing} without a task record)" if missing else "")
+        + (f", {len(site.runs.conflicts)} conflicting results" if site.runs.conflicts else "")
+    )
     for line in printed_verdicts(site.verdicts):
         print(line)
     if site.versions.differences():

@@ -29,27 +29,45 @@ from scir.text.stats import format_groups
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "render", help="render clean-NL blocks into scientific documents",
-        formatter_class=HelpFormatter, description=__doc__.split("\n\n", 1)[1],
+        "render",
+        help="render clean-NL blocks into scientific documents",
+        formatter_class=HelpFormatter,
+        description=__doc__.split("\n\n", 1)[1],
         epilog="Examples:\n  scir render d.jsonl --renderer template --seed 1 -o d.obf.jsonl\n"
-               "  scir render d.jsonl --renderer llm --model openrouter:openai/gpt-4o "
-               "--inverse-model openrouter:openai/gpt-4o-mini -o d.llm.jsonl")
+        "  scir render d.jsonl --renderer llm --model openrouter:openai/gpt-4o "
+        "--inverse-model openrouter:openai/gpt-4o-mini -o d.llm.jsonl",
+    )
     p.add_argument("file", help="task file (JSONL)")
-    p.add_argument("--renderer", choices=["template", "llm"], default="template",
-                   help="template (offline, deterministic) or llm (model + back-translation)")
-    p.add_argument("--model", help="renderer model for --renderer llm (e.g. "
-                                   "openrouter:openai/gpt-4o, vllm:M@URL, tiny)")
-    p.add_argument("--inverse-model", help="model of the inverse (formalizing) call; "
-                                           "default: --model")
+    p.add_argument(
+        "--renderer",
+        choices=["template", "llm"],
+        default="template",
+        help="template (offline, deterministic) or llm (model + back-translation)",
+    )
+    p.add_argument(
+        "--model",
+        help="renderer model for --renderer llm (e.g. openrouter:openai/gpt-4o, vllm:M@URL, tiny)",
+    )
+    p.add_argument(
+        "--inverse-model", help="model of the inverse (formalizing) call; default: --model"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of genre choice and wording")
-    p.add_argument("--max-retries", type=int, default=2,
-                   help="llm: retries per block before the task is dropped")
+    p.add_argument(
+        "--max-retries",
+        type=int,
+        default=2,
+        help="llm: retries per block before the task is dropped",
+    )
     p.add_argument("--temperature", type=float, default=0.0, help="llm: renderer temperature")
-    p.add_argument("--cache", help="llm: SQLite cache of calls (default: OUT with suffix "
-                                   ".render-cache.sqlite)")
-    p.add_argument("--control", action="store_true",
-                   help="also write the ctl presentation (plain non-scientific genres, same "
-                        "blocks and about the Obf length)")
+    p.add_argument(
+        "--cache", help="llm: SQLite cache of calls (default: OUT with suffix .render-cache.sqlite)"
+    )
+    p.add_argument(
+        "--control",
+        action="store_true",
+        help="also write the ctl presentation (plain non-scientific genres, same "
+        "blocks and about the Obf length)",
+    )
     p.add_argument("--report", help="JSON report (default: OUT with suffix .render.json)")
     p.add_argument("-o", "--output", required=True, help="output JSONL file")
     p.set_defaults(func=run)
@@ -70,24 +88,41 @@ def run(args) -> int:
     if args.control:
         from scir.text.control import render_control
 
-        rendered = [render_control(t, args.seed)
-                    for t in progress(rendered, total=len(rendered), desc="render control")]
+        rendered = [
+            render_control(t, args.seed)
+            for t in progress(rendered, total=len(rendered), desc="render control")
+        ]
     try:
         write_tasks(out, rendered)
     except OSError as exc:
-        raise ConfigError(f"cannot write: {exc.strerror or exc}", file=str(out),
-                          field="output") from exc
+        raise ConfigError(
+            f"cannot write: {exc.strerror or exc}", file=str(out), field="output"
+        ) from exc
     stats = [task_stats(t) for t in rendered]
     groups = group_stats(stats, dropped)
     report = Path(args.report) if args.report else out.with_suffix(".render.json")
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(json.dumps({
-        "input": args.file, "output": str(out), "renderer": args.renderer, "seed": args.seed,
-        "model": args.model, "inverse_model": args.inverse_model or args.model,
-        "tasks": len(tasks), "rendered": len(rendered), "dropped": dropped,
-        "groups": [g.to_dict() for g in groups],
-        "per_task": [s.__dict__ for s in stats]}, indent=1, ensure_ascii=False) + "\n",
-        encoding="utf-8")
+    report.write_text(
+        json.dumps(
+            {
+                "input": args.file,
+                "output": str(out),
+                "renderer": args.renderer,
+                "seed": args.seed,
+                "model": args.model,
+                "inverse_model": args.inverse_model or args.model,
+                "tasks": len(tasks),
+                "rendered": len(rendered),
+                "dropped": dropped,
+                "groups": [g.to_dict() for g in groups],
+                "per_task": [s.__dict__ for s in stats],
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     for d in dropped:
         print(f"DROPPED {d['task_id']}: {d['reason']}")
     print(format_groups(groups))
@@ -96,8 +131,10 @@ def run(args) -> int:
     ratio = f", Obf/NL {obf / nl:.2f}" if nl else ""
     if args.control and nl:
         ratio += f", Ctl/NL {sum(len(t.problem_control) for t in rendered) / nl:.2f}"
-    print(f"rendered {len(rendered)}/{len(tasks)} tasks ({len(dropped)} dropped, "
-          f"{sum(s.retries for s in stats)} retries{ratio}{calls}) to {out}; report {report}")
+    print(
+        f"rendered {len(rendered)}/{len(tasks)} tasks ({len(dropped)} dropped, "
+        f"{sum(s.retries for s in stats)} retries{ratio}{calls}) to {out}; report {report}"
+    )
     return 0
 
 
@@ -121,25 +158,45 @@ def _render_llm(args, tasks, out: Path):
         raise ConfigError("--max-retries must be >= 0", field="max_retries")
     from scir.pipelines.preflight import model_needs, require
 
-    require(model_needs((m, None, None) for m in dict.fromkeys(
-        [args.model] + ([args.inverse_model] if args.inverse_model else []))))
+    require(
+        model_needs(
+            (m, None, None)
+            for m in dict.fromkeys(
+                [args.model] + ([args.inverse_model] if args.inverse_model else [])
+            )
+        )
+    )
     cache = Path(args.cache) if args.cache else out.with_suffix(".render-cache.sqlite")
     store = RunStore(cache)
     _announce_keys([args.model] + ([args.inverse_model] if args.inverse_model else []))
     backend = get_backend(args.model)
-    inverse = (get_backend(args.inverse_model)
-               if args.inverse_model and args.inverse_model != args.model else None)
+    inverse = (
+        get_backend(args.inverse_model)
+        if args.inverse_model and args.inverse_model != args.model
+        else None
+    )
     from scir.llm.identity import run_provenance
     from scir.llm.keys import env_key
 
-    used = list(dict.fromkeys([args.model] + ([args.inverse_model] if args.inverse_model
-                                               else [])))
-    store.log_invocation({"command": "render", "model": args.model,
-                          "inverse_model": args.inverse_model or args.model,
-                          "seed": args.seed, "max_retries": args.max_retries},
-                         run_provenance([(m, None, _key_of(m, env_key)) for m in used]))
-    renderer = LLMRenderer(backend, store, inverse, max_retries=args.max_retries,
-                           seed=args.seed, temperature=args.temperature)
+    used = list(dict.fromkeys([args.model] + ([args.inverse_model] if args.inverse_model else [])))
+    store.log_invocation(
+        {
+            "command": "render",
+            "model": args.model,
+            "inverse_model": args.inverse_model or args.model,
+            "seed": args.seed,
+            "max_retries": args.max_retries,
+        },
+        run_provenance([(m, None, _key_of(m, env_key)) for m in used]),
+    )
+    renderer = LLMRenderer(
+        backend,
+        store,
+        inverse,
+        max_retries=args.max_retries,
+        seed=args.seed,
+        temperature=args.temperature,
+    )
     rendered, dropped = [], []
     made = served = 0
     try:
@@ -148,9 +205,15 @@ def _render_llm(args, tasks, out: Path):
             made += outcome.calls
             served += outcome.cached_calls
             if outcome.dropped:
-                dropped.append({"task_id": task.task_id, "domain": task.domain,
-                                "tier": task.tier, "reason": outcome.reason,
-                                "attempts": len(outcome.attempts)})
+                dropped.append(
+                    {
+                        "task_id": task.task_id,
+                        "domain": task.domain,
+                        "tier": task.tier,
+                        "reason": outcome.reason,
+                        "attempts": len(outcome.attempts),
+                    }
+                )
             else:
                 rendered.append(outcome.task)
     finally:

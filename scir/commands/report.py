@@ -47,22 +47,25 @@ from scir.outcomes.regression import METRICS
 from scir.outcomes.status import FAILURES
 
 INCOMPLETE, CONFLICT, UNVERIFIED = "*", "!", "?"
-SHOWN_KEYS = 5                     # disagreeing results named in the printed summary
+SHOWN_KEYS = 5  # disagreeing results named in the printed summary
 
 
-def _arrow(pair: Pair, value: Callable[[CellStats], float | None], digits: int,
-           with_ctl: bool = False) -> str:
+def _arrow(
+    pair: Pair, value: Callable[[CellStats], float | None], digits: int, with_ctl: bool = False
+) -> str:
     """``NL -> Obf`` (``NL -> Ctl -> Obf`` with ``with_ctl``) for one figure of a pair's cells
     (a missing cell shows no value)."""
-    return " -> ".join(_num(None if c is None else value(c), digits)
-                       for c in pair.cells(with_ctl))
+    return " -> ".join(_num(None if c is None else value(c), digits) for c in pair.cells(with_ctl))
 
 
 def _marks(c: CellStats | None) -> str:
     if c is None:
         return ""
-    return ((INCOMPLETE if c.complete is False else "") + (CONFLICT if c.conflicts else "")
-            + (UNVERIFIED if c.unverified else ""))
+    return (
+        (INCOMPLETE if c.complete is False else "")
+        + (CONFLICT if c.conflicts else "")
+        + (UNVERIFIED if c.unverified else "")
+    )
 
 
 def _acc(c: CellStats | None) -> str:
@@ -79,9 +82,11 @@ def _grid_table(report: Report, entry: Callable[[CellStats | None], str]) -> lis
     """A Table-1-shaped table whose entries are ``entry`` of each cell, NL -> (Ctl ->) Obf."""
     g = report.grid
     head = ["model / arch"] + [f"{t} {d}" for t, d in g.columns]
-    rows = [[r.label()] + [" -> ".join(entry(c) for c in g.get(r, col).cells(g.has_ctl))
-                           for col in g.columns]
-            for r in g.rows]
+    rows = [
+        [r.label()]
+        + [" -> ".join(entry(c) for c in g.get(r, col).cells(g.has_ctl)) for col in g.columns]
+        for r in g.rows
+    ]
     return _table(head, rows) if rows else ["(no results)"]
 
 
@@ -101,9 +106,18 @@ def _label(key) -> str:
 
 
 def _diff_rows(diffs: list[Difference]) -> list[list[str]]:
-    return [[d.contrast, _label(d.first), _label(d.second), str(d.tasks),
-             _num(d.first_accuracy), _num(d.second_accuracy), _interval(d.difference)]
-            for d in diffs]
+    return [
+        [
+            d.contrast,
+            _label(d.first),
+            _label(d.second),
+            str(d.tasks),
+            _num(d.first_accuracy),
+            _num(d.second_accuracy),
+            _interval(d.difference),
+        ]
+        for d in diffs
+    ]
 
 
 def _backup_table(cells: list[CellStats]) -> list[str]:
@@ -113,37 +127,62 @@ def _backup_table(cells: list[CellStats]) -> list[str]:
     rows = []
     for view in (c for c in cells if c.cell.backup):
         ns = base.get(dataclasses.replace(view.cell, backup=""))
-        rows.append([view.cell.label(), str(view.n), str(view.backup_used or 0),
-                     NO_VALUE if ns is None else str(view.correct - ns.correct), _acc(ns),
-                     _acc(view)])
-    return (_table(["cell", "n", "backup used", "backup correct", "ns", "ns+backup"], rows)
-            if rows else ["(no cell was run with a backup)"])
+        rows.append(
+            [
+                view.cell.label(),
+                str(view.n),
+                str(view.backup_used or 0),
+                NO_VALUE if ns is None else str(view.correct - ns.correct),
+                _acc(ns),
+                _acc(view),
+            ]
+        )
+    return (
+        _table(["cell", "n", "backup used", "backup correct", "ns", "ns+backup"], rows)
+        if rows
+        else ["(no cell was run with a backup)"]
+    )
 
 
 def _metrics_table(report: Report) -> list[str]:
     """The Equation discovery table: per cell with metrics, n and each metric."""
+
     def shown(name: str, i) -> str:
         if name in NMSE:
             return format_general(i)
         if name == SYMBOLIC and math.isnan(i.estimate):
-            return NOT_APPLICABLE           # no problem of the cell has a ground truth
+            return NOT_APPLICABLE  # no problem of the cell has a ground truth
         return _interval(i)
 
-    rows = [[c.cell.label(), str(c.metrics.n),
-             *(shown(name, c.metrics.values[name]) for name in METRICS)]
-            for c in report.metric_cells if c.metrics is not None]
-    names = [name.replace("acc_", "Acc_").replace("nmse_id", "NMSE ID")
-             .replace("nmse_ood", "NMSE OOD") for name in METRICS]
+    rows = [
+        [
+            c.cell.label(),
+            str(c.metrics.n),
+            *(shown(name, c.metrics.values[name]) for name in METRICS),
+        ]
+        for c in report.metric_cells
+        if c.metrics is not None
+    ]
+    names = [
+        name.replace("acc_", "Acc_").replace("nmse_id", "NMSE ID").replace("nmse_ood", "NMSE OOD")
+        for name in METRICS
+    ]
     if not rows:
         return ["(no equation cells)"]
     out = _table(["cell", "n", *names], rows)
     if report.disciplines:
-        out += ["", "By discipline (the problems' science, as SR-Scientist's table breaks "
-                "LSR-Synth down):", ""]
-        out += _table(["cell", "discipline", "n", *names],
-                      [[c.cell.label(), d, str(m.n),
-                        *(shown(name, m.values[name]) for name in METRICS)]
-                       for c, d, m in report.disciplines])
+        out += [
+            "",
+            "By discipline (the problems' science, as SR-Scientist's table breaks LSR-Synth down):",
+            "",
+        ]
+        out += _table(
+            ["cell", "discipline", "n", *names],
+            [
+                [c.cell.label(), d, str(m.n), *(shown(name, m.values[name]) for name in METRICS)]
+                for c, d, m in report.disciplines
+            ],
+        )
     return out
 
 
@@ -154,50 +193,100 @@ def constrained_vs_free(report: Report) -> list[str]:
     for c in report.cells:
         k = c.cell
         if k.arch in ("ns", "symbcot") and not k.backup:
-            pairs.setdefault((k.track, k.difficulty, k.presentation, k.arch, k.model, k.seed),
-                             {})[k.constrained] = c
-    rows = [[*(str(x) for x in key[:5]),
-             f"{_num(both[True].executable)} vs {_num(both[False].executable)}",
-             f"{_acc(both[True])} vs {_acc(both[False])}"]
-            for key, both in sorted(pairs.items())
-            if True in both and False in both and both[True].n and both[False].n]
-    return _table(["track", "difficulty", "presentation", "arch", "model",
-                   "executable: constrained vs free", "accuracy: constrained vs free"],
-                  rows) if rows else []
+            pairs.setdefault((k.track, k.difficulty, k.presentation, k.arch, k.model, k.seed), {})[
+                k.constrained
+            ] = c
+    rows = [
+        [
+            *(str(x) for x in key[:5]),
+            f"{_num(both[True].executable)} vs {_num(both[False].executable)}",
+            f"{_acc(both[True])} vs {_acc(both[False])}",
+        ]
+        for key, both in sorted(pairs.items())
+        if True in both and False in both and both[True].n and both[False].n
+    ]
+    return (
+        _table(
+            [
+                "track",
+                "difficulty",
+                "presentation",
+                "arch",
+                "model",
+                "executable: constrained vs free",
+                "accuracy: constrained vs free",
+            ],
+            rows,
+        )
+        if rows
+        else []
+    )
 
 
 def to_markdown(report: Report) -> str:
     """The report as Markdown (sections in the order of docs/evaluation.md)."""
     cells = [c for c in report.cells]
-    out = ["# SciR report", "", "Runs: " + ", ".join(f"`{d}`" for d in report.runs.dirs), "",
-           verdict_summary(report), "",
-           *([report.versions.summary(), ""] if report.versions is not None else []),
-           f"## Table 1: accuracy, {report.grid.arrow}", "",
-           "Accuracy with its 95% Wilson interval; `-` not run (missing, not zero); "
-           f"`{SMALL_MARK}` a small sample (fewer than {SMALL_N} tasks: read the interval as "
-           "rough, see docs/evaluation.md); `*` incomplete (fewer tasks "
-           "done than planned); `!` conflicting results between runs (the first run's "
-           "used); `?` results with unverified (stored) verdicts; an `ns+backup` row counts "
-           "the backup's answers where the solver gave none (Backup answers).",
-           "", *table1(report), "",
-           "## Constrained vs free formalizations", "",
-           "Cells run both with the task's grammar constraining the model and without: the "
-           "share of executable formalizations (the solver answered: ns; parsed: symbcot) "
-           "and the accuracy.", "",
-           *(constrained_vs_free(report) or ["(no cell run both ways)"]), "",
-           f"## Chance-normalised accuracy, {report.grid.arrow}", "",
-           "`max(0, (A - c) / (1 - c))`; c = the mean chance of the cell's tasks (the "
-           "paper's definition).", "",
-           *_grid_table(report, lambda c: _normalised(c, False)), "",
-           "With c = the mean constrained chance (among the answers the question allows):", "",
-           *_grid_table(report, lambda c: _normalised(c, True)), "",
-           "## Probes", "",
-           "reasoning = NL.CoT, extraction = Obf.NS, joint = Obf.CoT (grammar-constrained "
-           "cells); `-` missing.", ""]
-    out += _table(["track", "difficulty", "model", "seed", *(n for n, _, _ in PROBES)],
-                  [[p.track, p.difficulty, p.model, str(p.seed),
-                    *(_interval(getattr(p, n)) for n, _, _ in PROBES)] for p in report.probes]
-                  ) if report.probes else ["(no CoT or NS cells)"]
+    out = [
+        "# SciR report",
+        "",
+        "Runs: " + ", ".join(f"`{d}`" for d in report.runs.dirs),
+        "",
+        verdict_summary(report),
+        "",
+        *([report.versions.summary(), ""] if report.versions is not None else []),
+        f"## Table 1: accuracy, {report.grid.arrow}",
+        "",
+        "Accuracy with its 95% Wilson interval; `-` not run (missing, not zero); "
+        f"`{SMALL_MARK}` a small sample (fewer than {SMALL_N} tasks: read the interval as "
+        "rough, see docs/evaluation.md); `*` incomplete (fewer tasks "
+        "done than planned); `!` conflicting results between runs (the first run's "
+        "used); `?` results with unverified (stored) verdicts; an `ns+backup` row counts "
+        "the backup's answers where the solver gave none (Backup answers).",
+        "",
+        *table1(report),
+        "",
+        "## Constrained vs free formalizations",
+        "",
+        "Cells run both with the task's grammar constraining the model and without: the "
+        "share of executable formalizations (the solver answered: ns; parsed: symbcot) "
+        "and the accuracy.",
+        "",
+        *(constrained_vs_free(report) or ["(no cell run both ways)"]),
+        "",
+        f"## Chance-normalised accuracy, {report.grid.arrow}",
+        "",
+        "`max(0, (A - c) / (1 - c))`; c = the mean chance of the cell's tasks (the "
+        "paper's definition).",
+        "",
+        *_grid_table(report, lambda c: _normalised(c, False)),
+        "",
+        "With c = the mean constrained chance (among the answers the question allows):",
+        "",
+        *_grid_table(report, lambda c: _normalised(c, True)),
+        "",
+        "## Probes",
+        "",
+        "reasoning = NL.CoT, extraction = Obf.NS, joint = Obf.CoT (grammar-constrained "
+        "cells); `-` missing.",
+        "",
+    ]
+    out += (
+        _table(
+            ["track", "difficulty", "model", "seed", *(n for n, _, _ in PROBES)],
+            [
+                [
+                    p.track,
+                    p.difficulty,
+                    p.model,
+                    str(p.seed),
+                    *(_interval(getattr(p, n)) for n, _, _ in PROBES),
+                ]
+                for p in report.probes
+            ],
+        )
+        if report.probes
+        else ["(no CoT or NS cells)"]
+    )
     g = report.grid
     t2 = []
     for r in g.rows:
@@ -205,103 +294,272 @@ def to_markdown(report: Report) -> str:
             pair = g.get(r, col)
             if all(c is None for c in pair.cells(g.has_ctl)):
                 continue
-            ref = next((c.reference_items for c in pair.cells(g.has_ctl)
-                        if c is not None and c.reference_items is not None), None)
-            t2.append([col[0], col[1], r.label(),
-                       _arrow(pair, lambda c: c.input_chars, 1, g.has_ctl), _num(ref, 1),
-                       _arrow(pair, lambda c: c.extracted_items, 1, g.has_ctl),
-                       _arrow(pair, lambda c: c.extraction_precision, 2, g.has_ctl),
-                       _arrow(pair, lambda c: c.extraction_recall, 2, g.has_ctl)])
-    out += ["", f"## Table 2: input and items, {g.arrow}", "",
-            "Mean input characters the solver sees, mean reference items of the gold formal "
-            "object, mean extracted items of parsed formalizations, and their mean precision "
-            "(items that match a gold item) and recall (gold items that follow from them) "
-            "against the gold, per track's `extraction` check (`-`: none).", "",
-            *(_table(["track", "difficulty", "model / arch", "input chars", "reference items",
-                      "extracted items", "precision", "recall"], t2)
-              if t2 else ["(no results)"])]
-    out += ["", "## Equation discovery", "",
-            "Per cell over its problems: Acc_tau = share of problems with at least 95% of the "
-            "in-domain test points within relative error tau (Wilson 95% interval); NMSE on "
-            "the in-domain (ID) and out-of-domain (OOD) test splits: median over problems "
-            "with its order-statistic 95% interval (`inf`: not finite or not bounded by so "
-            "few problems); symbolic = share equivalent to the ground truth up to fitted "
-            "constants (sympy), over the problems that have one (`n/a`: none has, e.g. "
-            "LLM-SR's data folders). Constants fitted on the train split once per answer.", "",
-            *_metrics_table(report)]
+            ref = next(
+                (
+                    c.reference_items
+                    for c in pair.cells(g.has_ctl)
+                    if c is not None and c.reference_items is not None
+                ),
+                None,
+            )
+            t2.append(
+                [
+                    col[0],
+                    col[1],
+                    r.label(),
+                    _arrow(pair, lambda c: c.input_chars, 1, g.has_ctl),
+                    _num(ref, 1),
+                    _arrow(pair, lambda c: c.extracted_items, 1, g.has_ctl),
+                    _arrow(pair, lambda c: c.extraction_precision, 2, g.has_ctl),
+                    _arrow(pair, lambda c: c.extraction_recall, 2, g.has_ctl),
+                ]
+            )
+    out += [
+        "",
+        f"## Table 2: input and items, {g.arrow}",
+        "",
+        "Mean input characters the solver sees, mean reference items of the gold formal "
+        "object, mean extracted items of parsed formalizations, and their mean precision "
+        "(items that match a gold item) and recall (gold items that follow from them) "
+        "against the gold, per track's `extraction` check (`-`: none).",
+        "",
+        *(
+            _table(
+                [
+                    "track",
+                    "difficulty",
+                    "model / arch",
+                    "input chars",
+                    "reference items",
+                    "extracted items",
+                    "precision",
+                    "recall",
+                ],
+                t2,
+            )
+            if t2
+            else ["(no results)"]
+        ),
+    ]
+    out += [
+        "",
+        "## Equation discovery",
+        "",
+        "Per cell over its problems: Acc_tau = share of problems with at least 95% of the "
+        "in-domain test points within relative error tau (Wilson 95% interval); NMSE on "
+        "the in-domain (ID) and out-of-domain (OOD) test splits: median over problems "
+        "with its order-statistic 95% interval (`inf`: not finite or not bounded by so "
+        "few problems); symbolic = share equivalent to the ground truth up to fitted "
+        "constants (sympy), over the problems that have one (`n/a`: none has, e.g. "
+        "LLM-SR's data folders). Constants fitted on the train split once per answer.",
+        "",
+        *_metrics_table(report),
+    ]
     open_cells = [c for c in report.cells if c.edges is not None]
     if open_cells:
-        out += ["", "## Open causal tasks", "",
-                "Cells of open causal tasks (the answer is the exact set of XYZ's directed "
-                "edges): exact = share answered exactly (the accuracy); edge precision, "
-                "recall, F1 and SHD (structural Hamming distance: missing, extra or reversed "
-                "edges) are means over the cell's problems, an unanswered task counting as "
-                "the empty set.", "",
-                *_table(["cell", "n", "exact", "precision", "recall", "F1", "SHD"],
-                        [[c.cell.label(), str(c.edges.n), _num(c.edges.exact, 2),
-                          *(_num(c.edges.values[name], 2) for name in
-                            ("edge_precision", "edge_recall", "edge_f1", "shd"))]
-                         for c in open_cells if c.edges is not None])]
-    out += ["", "## Failures", "", "Tasks per status; executable = share of formalizations "
-            "the solver answered (ns) or that parsed (symbcot).", "",
-            *(_table(["cell", "n", "ok", *FAILURES, "executable"],
-                     [[c.cell.label(), str(c.n), str(c.statuses["ok"]),
-                       *(str(c.statuses[f]) for f in FAILURES), _num(c.executable)]
-                      for c in cells]) if cells else ["(no results)"])]
-    out += ["", "## Failure analysis", "", "Every failed task attributed to a kind "
-            "(scir/evaluate/attribution.py): format = no usable output (parse error, no "
-            "answer line); extraction = a parsed formalization that is not the gold one; "
-            "solver = ns with a formalization equivalent to the gold one and no right answer; "
-            "reasoning = symbcot wrong over an equivalent formalization, or cot wrong in NL "
-            "(and in Obf when also wrong in NL); obfuscation = cot wrong in Obf on a task right "
-            "in NL (the paired control); backend; unknown = nothing stored tells. Examples: "
-            "task ids of the largest kind.", "", *_failure_table(report, cells)]
-    out += ["", "## Backup answers", "", "NS cells run with a backup: when no formalization "
-            "attempt got an answer from the solver, the backup's (CoT) answer counts in the "
-            "`ns+backup` row; `ns` is the solver alone.", "", *_backup_table(cells)]
-    out += ["", "## Cost and tokens", "", "Latency: seconds per task (mean, median).", "",
-            *(_table(["cell", "prompt tokens", "completion tokens", "cost USD",
-                      "latency mean", "latency median"],
-                     [[c.cell.label(), str(c.prompt_tokens), str(c.completion_tokens),
-                       f"{c.cost_usd:.4f}", _num(c.latency_mean, 3),
-                       _num(c.latency_median, 3)] for c in cells])
-              if cells else ["(no results)"])]
-    out += ["", "## Completeness", "", "done = results other than backend_error (a rerun "
-            "retries those); planned from the run's plan (`scir eval`), `?` when no plan "
-            "names the cell.", "",
-            *(_table(["cell", "done", "planned", "state"],
-                     [[c.cell.label(), str(c.done), "?" if c.planned is None else str(c.planned),
-                       {None: "unknown", True: "complete", False: "INCOMPLETE"}[c.complete]]
-                      for c in cells]) if cells else ["(no results)"])]
-    out += ["", "## Conflicts", "", "The same result (task, arch, presentation, model, "
-            "constrained, seed) with different content in two runs; the first run's result "
-            "is used.", ""]
-    out += (_table(["cell", "task", "used (run)", "other (run)", "fields that differ"],
-                   [[c.cell.label(), str(c.key[0]), f"`{c.used}`", f"`{c.other}`",
-                     ", ".join(c.fields)] for c in report.conflicts])
-            if report.conflicts else ["(none)"])
+        out += [
+            "",
+            "## Open causal tasks",
+            "",
+            "Cells of open causal tasks (the answer is the exact set of XYZ's directed "
+            "edges): exact = share answered exactly (the accuracy); edge precision, "
+            "recall, F1 and SHD (structural Hamming distance: missing, extra or reversed "
+            "edges) are means over the cell's problems, an unanswered task counting as "
+            "the empty set.",
+            "",
+            *_table(
+                ["cell", "n", "exact", "precision", "recall", "F1", "SHD"],
+                [
+                    [
+                        c.cell.label(),
+                        str(c.edges.n),
+                        _num(c.edges.exact, 2),
+                        *(
+                            _num(c.edges.values[name], 2)
+                            for name in ("edge_precision", "edge_recall", "edge_f1", "shd")
+                        ),
+                    ]
+                    for c in open_cells
+                    if c.edges is not None
+                ],
+            ),
+        ]
+    out += [
+        "",
+        "## Failures",
+        "",
+        "Tasks per status; executable = share of formalizations "
+        "the solver answered (ns) or that parsed (symbcot).",
+        "",
+        *(
+            _table(
+                ["cell", "n", "ok", *FAILURES, "executable"],
+                [
+                    [
+                        c.cell.label(),
+                        str(c.n),
+                        str(c.statuses["ok"]),
+                        *(str(c.statuses[f]) for f in FAILURES),
+                        _num(c.executable),
+                    ]
+                    for c in cells
+                ],
+            )
+            if cells
+            else ["(no results)"]
+        ),
+    ]
+    out += [
+        "",
+        "## Failure analysis",
+        "",
+        "Every failed task attributed to a kind "
+        "(scir/evaluate/attribution.py): format = no usable output (parse error, no "
+        "answer line); extraction = a parsed formalization that is not the gold one; "
+        "solver = ns with a formalization equivalent to the gold one and no right answer; "
+        "reasoning = symbcot wrong over an equivalent formalization, or cot wrong in NL "
+        "(and in Obf when also wrong in NL); obfuscation = cot wrong in Obf on a task right "
+        "in NL (the paired control); backend; unknown = nothing stored tells. Examples: "
+        "task ids of the largest kind.",
+        "",
+        *_failure_table(report, cells),
+    ]
+    out += [
+        "",
+        "## Backup answers",
+        "",
+        "NS cells run with a backup: when no formalization "
+        "attempt got an answer from the solver, the backup's (CoT) answer counts in the "
+        "`ns+backup` row; `ns` is the solver alone.",
+        "",
+        *_backup_table(cells),
+    ]
+    out += [
+        "",
+        "## Cost and tokens",
+        "",
+        "Latency: seconds per task (mean, median).",
+        "",
+        *(
+            _table(
+                [
+                    "cell",
+                    "prompt tokens",
+                    "completion tokens",
+                    "cost USD",
+                    "latency mean",
+                    "latency median",
+                ],
+                [
+                    [
+                        c.cell.label(),
+                        str(c.prompt_tokens),
+                        str(c.completion_tokens),
+                        f"{c.cost_usd:.4f}",
+                        _num(c.latency_mean, 3),
+                        _num(c.latency_median, 3),
+                    ]
+                    for c in cells
+                ],
+            )
+            if cells
+            else ["(no results)"]
+        ),
+    ]
+    out += [
+        "",
+        "## Completeness",
+        "",
+        "done = results other than backend_error (a rerun "
+        "retries those); planned from the run's plan (`scir eval`), `?` when no plan "
+        "names the cell.",
+        "",
+        *(
+            _table(
+                ["cell", "done", "planned", "state"],
+                [
+                    [
+                        c.cell.label(),
+                        str(c.done),
+                        "?" if c.planned is None else str(c.planned),
+                        {None: "unknown", True: "complete", False: "INCOMPLETE"}[c.complete],
+                    ]
+                    for c in cells
+                ],
+            )
+            if cells
+            else ["(no results)"]
+        ),
+    ]
+    out += [
+        "",
+        "## Conflicts",
+        "",
+        "The same result (task, arch, presentation, model, "
+        "constrained, seed) with different content in two runs; the first run's result "
+        "is used.",
+        "",
+    ]
+    out += (
+        _table(
+            ["cell", "task", "used (run)", "other (run)", "fields that differ"],
+            [
+                [c.cell.label(), str(c.key[0]), f"`{c.used}`", f"`{c.other}`", ", ".join(c.fields)]
+                for c in report.conflicts
+            ],
+        )
+        if report.conflicts
+        else ["(none)"]
+    )
     out += ["", "## Verdicts", "", verdict_summary(report), ""]
     out += verdict_tables(report)
-    out += ["", "## Paired differences", "", "first - second over the tasks present in both "
-            f"cells, with a paired bootstrap 95% interval; `{SMALL_MARK}`: fewer than {SMALL_N} "
-            "paired tasks, where a bootstrap interval is unreliable (over one task it is "
-            "`[d, d]`, which says nothing).", ""]
+    out += [
+        "",
+        "## Paired differences",
+        "",
+        "first - second over the tasks present in both "
+        f"cells, with a paired bootstrap 95% interval; `{SMALL_MARK}`: fewer than {SMALL_N} "
+        "paired tasks, where a bootstrap interval is unreliable (over one task it is "
+        "`[d, d]`, which says nothing).",
+        "",
+    ]
     head = ["contrast", "first", "second", "tasks", "first acc", "second acc", "difference"]
-    out += (_table(head, _diff_rows(report.differences)) if report.differences
-            else ["(no pairs of cells)"])
+    out += (
+        _table(head, _diff_rows(report.differences))
+        if report.differences
+        else ["(no pairs of cells)"]
+    )
     if report.versions is not None:
-        out += ["", "## Versions", "", "What produced the runs, as each invocation recorded it "
-                "(toolkit version and git commit, Python, platform, solvers, libraries, each "
-                "model's file digest or served revision).", "", *report.versions.markdown()]
+        out += [
+            "",
+            "## Versions",
+            "",
+            "What produced the runs, as each invocation recorded it "
+            "(toolkit version and git commit, Python, platform, solvers, libraries, each "
+            "model's file digest or served revision).",
+            "",
+            *report.versions.markdown(),
+        ]
     if report.comparison is not None:
         # compare_runs sets comparison and compared together
         assert report.compared is not None
         a, b = report.compared
-        out += ["", "## Comparison: A vs B", "", f"A = `{a}`, B = `{b}`; cells matched on every "
-                "axis but the model; A - B over the tasks present in both.", ""]
-        out += (_table(["A", "B", "tasks", "A acc", "B acc", "A - B"],
-                       [r[1:] for r in _diff_rows(report.comparison)])
-                if report.comparison else ["(no matching cells)"])
+        out += [
+            "",
+            "## Comparison: A vs B",
+            "",
+            f"A = `{a}`, B = `{b}`; cells matched on every "
+            "axis but the model; A - B over the tasks present in both.",
+            "",
+        ]
+        out += (
+            _table(
+                ["A", "B", "tasks", "A acc", "B acc", "A - B"],
+                [r[1:] for r in _diff_rows(report.comparison)],
+            )
+            if report.comparison
+            else ["(no matching cells)"]
+        )
     return "\n".join(out) + "\n"
 
 
@@ -311,12 +569,16 @@ def verdict_summary(report: Report) -> str:
     v = report.verdicts
     if v is None:
         return "Verdicts as stored."
-    text = (f"Every verdict recomputed from the stored answer and the task file: "
-            f"{len(v.verified)} results, {len(v.files)} task files; "
-            f"{len(v.disagreements)} stored verdicts disagreed (the recomputed ones are used)")
+    text = (
+        f"Every verdict recomputed from the stored answer and the task file: "
+        f"{len(v.verified)} results, {len(v.files)} task files; "
+        f"{len(v.disagreements)} stored verdicts disagreed (the recomputed ones are used)"
+    )
     if v.unverified:
-        text += (f"; {len(v.unverified)} results unverified (no task record: stored verdicts "
-                 f"used, cells marked `{UNVERIFIED}`)")
+        text += (
+            f"; {len(v.unverified)} results unverified (no task record: stored verdicts "
+            f"used, cells marked `{UNVERIFIED}`)"
+        )
     return text + "."
 
 
@@ -328,15 +590,25 @@ def verdict_tables(report: Report) -> list[str]:
         return ["(no stored verdict disagreed)"]
     out: list[str] = []
     if v.disagreements:
-        out += _table(["run", "result", "fields", "stored", "recomputed"],
-                      [[f"`{d.run}`", d.label(), ", ".join(d.fields),
-                        _values(d.stored), _values(d.recomputed)]
-                       for d in v.disagreeing()])
+        out += _table(
+            ["run", "result", "fields", "stored", "recomputed"],
+            [
+                [
+                    f"`{d.run}`",
+                    d.label(),
+                    ", ".join(d.fields),
+                    _values(d.stored),
+                    _values(d.recomputed),
+                ]
+                for d in v.disagreeing()
+            ],
+        )
     if v.unverified:
         out += ["", "Unverified (no task file holds the task; the stored verdict is used):", ""]
-        out += _table(["run", "task", "arch", "presentation", "model"],
-                      [[f"`{run}`", *(str(k) for k in key[:4])]
-                       for run, key in v.unverified_keys()])
+        out += _table(
+            ["run", "task", "arch", "presentation", "model"],
+            [[f"`{run}`", *(str(k) for k in key[:4])] for run, key in v.unverified_keys()],
+        )
     return out
 
 
@@ -345,8 +617,13 @@ def _values(values: dict[str, Any]) -> str:
     shown = []
     for name, value in values.items():
         if isinstance(value, dict):
-            value = "{" + ", ".join(f"{k}: {_num(v) if isinstance(v, float) else v}"
-                                    for k, v in value.items()) + "}"
+            value = (
+                "{"
+                + ", ".join(
+                    f"{k}: {_num(v) if isinstance(v, float) else v}" for k, v in value.items()
+                )
+                + "}"
+            )
         shown.append(f"{name}={value}")
     return "; ".join(shown).replace("|", "\\|")
 
@@ -357,14 +634,21 @@ def printed_verdicts(v: Rescorer | None) -> list[str]:
     lines = []
     if v is not None and v.disagreements:
         shown = [f"{d.label()} ({', '.join(d.fields)})" for d in v.disagreeing()[:SHOWN_KEYS]]
-        more = (f" and {len(v.disagreements) - SHOWN_KEYS} more"
-                if len(v.disagreements) > SHOWN_KEYS else "")
-        lines.append(f"{len(v.disagreements)} stored verdicts disagree with the recomputed "
-                     f"ones, which are used (see the Verdicts section; scir rescore RUN "
-                     f"stores them): {'; '.join(shown)}{more}")
+        more = (
+            f" and {len(v.disagreements) - SHOWN_KEYS} more"
+            if len(v.disagreements) > SHOWN_KEYS
+            else ""
+        )
+        lines.append(
+            f"{len(v.disagreements)} stored verdicts disagree with the recomputed "
+            f"ones, which are used (see the Verdicts section; scir rescore RUN "
+            f"stores them): {'; '.join(shown)}{more}"
+        )
     if v is not None and v.unverified:
-        lines.append(f"{len(v.unverified)} results unverified: no task file holds their task "
-                     f"(stored verdicts used, cells marked {UNVERIFIED})")
+        lines.append(
+            f"{len(v.unverified)} results unverified: no task file holds their task "
+            f"(stored verdicts used, cells marked {UNVERIFIED})"
+        )
     return lines
 
 
@@ -377,15 +661,36 @@ def to_csv(report: Report) -> str:
     writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: ("" if v is None or (isinstance(v, float) and math.isnan(v))
-                             else v) for k, v in row.items()})
+        writer.writerow(
+            {
+                k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
+                for k, v in row.items()
+            }
+        )
     return buf.getvalue()
 
 
-SAMPLE_FIELDS = ("formalization", "solver_status", "solver_log", "response", "answer", "gold",
-                 "answer_pool", "correct", "status", "error", "backup", "backup_used",
-                 "backup_status", "backup_answer", "backup_correct", "backup_response",
-                 "metrics", "items", "extraction")
+SAMPLE_FIELDS = (
+    "formalization",
+    "solver_status",
+    "solver_log",
+    "response",
+    "answer",
+    "gold",
+    "answer_pool",
+    "correct",
+    "status",
+    "error",
+    "backup",
+    "backup_used",
+    "backup_status",
+    "backup_answer",
+    "backup_correct",
+    "backup_response",
+    "metrics",
+    "items",
+    "extraction",
+)
 
 
 def _failure_table(report: Report, cells: list) -> list[str]:
@@ -397,11 +702,16 @@ def _failure_table(report: Report, cells: list) -> list[str]:
         if f is None:
             continue
         top = max(KINDS, key=lambda k: f.kinds.get(k, 0))
-        rows.append([c.cell.label(), str(c.n), str(f.failed),
-                     *(str(f.kinds.get(k, 0)) for k in KINDS),
-                     f"{top}: " + ", ".join(f.examples.get(top, []))])
-    return _table(["cell", "n", "failed", *KINDS, "examples"], rows) if rows \
-        else ["(no failures)"]
+        rows.append(
+            [
+                c.cell.label(),
+                str(c.n),
+                str(f.failed),
+                *(str(f.kinds.get(k, 0)) for k in KINDS),
+                f"{top}: " + ", ".join(f.examples.get(top, [])),
+            ]
+        )
+    return _table(["cell", "n", "failed", *KINDS, "examples"], rows) if rows else ["(no failures)"]
 
 
 def samples(report: Report) -> str:
@@ -412,29 +722,46 @@ def samples(report: Report) -> str:
     lines = []
     for item in report.runs.results:
         r = item.result
-        lines.append(json.dumps({"task_id": r["task_id"], "cell": item.cell.to_dict(),
-                                 "run": item.run, **{k: r.get(k) for k in SAMPLE_FIELDS}},
-                                ensure_ascii=False, sort_keys=True))
+        lines.append(
+            json.dumps(
+                {
+                    "task_id": r["task_id"],
+                    "cell": item.cell.to_dict(),
+                    "run": item.run,
+                    **{k: r.get(k) for k in SAMPLE_FIELDS},
+                },
+                ensure_ascii=False,
+                sort_keys=True,
+            )
+        )
     return "".join(line + "\n" for line in lines)
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "report", help="the paper's tables and figures over run directories",
-        formatter_class=HelpFormatter, description=__doc__.split(": ", 1)[1],
+        "report",
+        help="the paper's tables and figures over run directories",
+        formatter_class=HelpFormatter,
+        description=__doc__.split(": ", 1)[1],
         epilog="Examples:\n"
-               "  scir report runs/table1 -o reports/table1\n"
-               "  scir report runs/oracle runs/tiny -o reports/ --samples\n"
-               "  scir report runs/gpt4o runs/llama -o reports/ab --compare\n"
-               "  scir report runs/old -o reports/old --tasks d.jsonl d.obf.jsonl\n"
-               "Writes report.md, report.csv, report.json and figures/*.png into -o.")
+        "  scir report runs/table1 -o reports/table1\n"
+        "  scir report runs/oracle runs/tiny -o reports/ --samples\n"
+        "  scir report runs/gpt4o runs/llama -o reports/ab --compare\n"
+        "  scir report runs/old -o reports/old --tasks d.jsonl d.obf.jsonl\n"
+        "Writes report.md, report.csv, report.json and figures/*.png into -o.",
+    )
     p.add_argument("runs", nargs="+", help="run directories (scir solve, scir eval)")
-    p.add_argument("-o", "--output", default=None,
-                   help="output folder (default: the first run directory)")
-    p.add_argument("--samples", action="store_true",
-                   help="also write samples.jsonl: one line per task result")
-    p.add_argument("--compare", action="store_true",
-                   help="two runs A B: also A against B per cell, with the paired difference")
+    p.add_argument(
+        "-o", "--output", default=None, help="output folder (default: the first run directory)"
+    )
+    p.add_argument(
+        "--samples", action="store_true", help="also write samples.jsonl: one line per task result"
+    )
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="two runs A B: also A against B per cell, with the paired difference",
+    )
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     add_verdict_arguments(p)
     p.set_defaults(func=run)
@@ -442,28 +769,40 @@ def add_parser(sub) -> None:
 
 def add_verdict_arguments(p) -> None:
     """``--tasks`` and ``--unverified`` (scir report, scir explore)."""
-    p.add_argument("--tasks", nargs="+", action="extend", default=None, metavar="FILE",
-                   help="task files (JSONL) holding the runs' tasks, read before the files the "
-                        "runs record; every verdict is recomputed from them (give it after "
-                        "the run directories)")
-    p.add_argument("--unverified", action="store_true",
-                   help="when no task file holds a result's task, use its stored verdict "
-                        "(listed, cells marked ?) instead of refusing the run")
+    p.add_argument(
+        "--tasks",
+        nargs="+",
+        action="extend",
+        default=None,
+        metavar="FILE",
+        help="task files (JSONL) holding the runs' tasks, read before the files the "
+        "runs record; every verdict is recomputed from them (give it after "
+        "the run directories)",
+    )
+    p.add_argument(
+        "--unverified",
+        action="store_true",
+        help="when no task file holds a result's task, use its stored verdict "
+        "(listed, cells marked ?) instead of refusing the run",
+    )
 
 
 def run(args) -> int:
     from scir import api
     from scir.evaluate.figures import write_figures
 
-    report = api.report(args.runs, compare=args.compare, tasks=args.tasks,
-                        unverified=args.unverified)
+    report = api.report(
+        args.runs, compare=args.compare, tasks=args.tasks, unverified=args.unverified
+    )
     out = Path(args.output) if args.output else Path(args.runs[0])
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "report.md", out / "report.csv", out / "report.json"]
     written[0].write_text(to_markdown(report), encoding="utf-8")
     written[1].write_text(to_csv(report), encoding="utf-8")
-    written[2].write_text(json.dumps(report.to_dict(), indent=1, ensure_ascii=False,
-                                     allow_nan=False) + "\n", encoding="utf-8")
+    written[2].write_text(
+        json.dumps(report.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+        encoding="utf-8",
+    )
     if args.samples:
         written.append(out / "samples.jsonl")
         written[-1].write_text(samples(report), encoding="utf-8")
@@ -474,18 +813,25 @@ def run(args) -> int:
         print("\nconstrained vs free formalizations:")
         print("\n".join(both))
     if report.conflicts:
-        print(f"{len(report.conflicts)} conflicting results between runs (first run's used; "
-              "see the Conflicts section)")
+        print(
+            f"{len(report.conflicts)} conflicting results between runs (first run's used; "
+            "see the Conflicts section)"
+        )
     if report.incomplete:
         print(f"{len(report.incomplete)} incomplete cells (marked {INCOMPLETE})")
     small = [c for c in report.cells if c.accuracy.small]
     if small:
-        print(f"{len(small)} of {len(report.cells)} cells have fewer than {SMALL_N} tasks "
-              f"(intervals marked {SMALL_MARK}: too few tasks to trust them)")
+        print(
+            f"{len(small)} of {len(report.cells)} cells have fewer than {SMALL_N} tasks "
+            f"(intervals marked {SMALL_MARK}: too few tasks to trust them)"
+        )
     for line in printed_verdicts(report.verdicts):
         print(line)
     if report.versions is not None:
         print("\n".join(report.versions.lines()))
-    print("wrote " + ", ".join(str(p) for p in written)
-          + (f" and {len(figures)} figures in {out / 'figures'}" if figures else ""))
+    print(
+        "wrote "
+        + ", ".join(str(p) for p in written)
+        + (f" and {len(figures)} figures in {out / 'figures'}" if figures else "")
+    )
     return 0

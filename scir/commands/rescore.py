@@ -28,17 +28,24 @@ from scir.errors import ConfigError
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "rescore", help="re-score a run's stored results from their answers (no model call)",
-        formatter_class=HelpFormatter, description=__doc__.split(": ", 1)[1],
+        "rescore",
+        help="re-score a run's stored results from their answers (no model call)",
+        formatter_class=HelpFormatter,
+        description=__doc__.split(": ", 1)[1],
         epilog="Examples:\n"
-               "  scir rescore runs/gpt4o\n"
-               "  scir rescore runs/old --tasks d.jsonl d.obf.jsonl --dry-run")
+        "  scir rescore runs/gpt4o\n"
+        "  scir rescore runs/old --tasks d.jsonl d.obf.jsonl --dry-run",
+    )
     p.add_argument("run", help="run directory (scir solve, scir eval)")
-    p.add_argument("--tasks", nargs="+", action="extend", default=None, metavar="FILE",
-                   help="task files (JSONL) holding the run's tasks, read before the files the "
-                        "run records")
-    p.add_argument("--dry-run", action="store_true",
-                   help="print what would change; write nothing")
+    p.add_argument(
+        "--tasks",
+        nargs="+",
+        action="extend",
+        default=None,
+        metavar="FILE",
+        help="task files (JSONL) holding the run's tasks, read before the files the run records",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
     p.set_defaults(func=run)
 
 
@@ -49,22 +56,22 @@ def stored_columns(store_path: Path) -> dict[tuple, tuple[str, bool]]:
     try:
         db = sqlite3.connect(uri, uri=True)
         try:
-            rows = db.execute("SELECT task_id, arch, presentation, model, constrained, seed, "
-                              "status, correct FROM results").fetchall()
+            rows = db.execute(
+                "SELECT task_id, arch, presentation, model, constrained, seed, "
+                "status, correct FROM results"
+            ).fetchall()
         finally:
             db.close()
     except sqlite3.DatabaseError as exc:
         raise ConfigError(f"cannot read the run store: {exc}", file=str(store_path)) from exc
-    return {(t, a, p, m, bool(c), int(s)): (str(st), bool(ok))
-            for t, a, p, m, c, s, st, ok in rows}
+    return {(t, a, p, m, bool(c), int(s)): (str(st), bool(ok)) for t, a, p, m, c, s, st, ok in rows}
 
 
 def _change(name: str, old: Any, new: Any) -> str:
     """``name old -> new``; for metrics only the entries that changed."""
     if isinstance(old, dict) and isinstance(new, dict):
         keys = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
-        return f"{name} (" + ", ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}"
-                                       for k in keys) + ")"
+        return f"{name} (" + ", ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in keys) + ")"
     return f"{name} {old!r} -> {new!r}"
 
 
@@ -84,7 +91,7 @@ def run(args) -> int:
         columns = stored_columns(path / STORE_NAME)
         rescorer = Rescorer(list(args.tasks or []))
         rescored = [(old, rescorer(args.run, old)) for old in stored]
-        rescorer.finish()                  # a result without a task record: nothing written
+        rescorer.finish()  # a result without a task record: nothing written
         changed = []
         for old, new in rescored:
             fields = list(differences(old, new))
@@ -97,19 +104,27 @@ def run(args) -> int:
             what = [_change(f, old.get(f), new.get(f)) for f in fields if f != "columns"]
             if "columns" in fields:
                 status, correct = columns[result_key(old)]
-                what.append(f"store columns (status {status!r}, correct {correct!r}) -> "
-                            f"({new['status']!r}, {bool(new['correct'])!r})")
+                what.append(
+                    f"store columns (status {status!r}, correct {correct!r}) -> "
+                    f"({new['status']!r}, {bool(new['correct'])!r})"
+                )
             key = result_key(old)
-            print(one_line(f"{'would change' if args.dry_run else 'changed'} {key[0]} "
-                           f"{key[1]} {key[2]} {key[3]}"
-                           f"{'' if key[4] else ' free'}{f' seed={key[5]}' if key[5] else ''}: "
-                           + "; ".join(what)))
+            print(
+                one_line(
+                    f"{'would change' if args.dry_run else 'changed'} {key[0]} "
+                    f"{key[1]} {key[2]} {key[3]}"
+                    f"{'' if key[4] else ' free'}{f' seed={key[5]}' if key[5] else ''}: "
+                    + "; ".join(what)
+                )
+            )
         if not args.dry_run and changed:
             with RunStore(path) as store:
                 for _, new, _ in changed:
                     store.put_result(new)
     verb = "would be written" if args.dry_run else "written"
-    print(f"rescored {len(rescored)} results of {args.run} from {len(rescorer.files)} task "
-          f"files, no model called: {len(changed)} changed ({verb}), "
-          f"{len(rescored) - len(changed)} unchanged")
+    print(
+        f"rescored {len(rescored)} results of {args.run} from {len(rescorer.files)} task "
+        f"files, no model called: {len(changed)} changed ({verb}), "
+        f"{len(rescored) - len(changed)} unchanged"
+    )
     return 0

@@ -19,12 +19,16 @@ from scir.text.stats import format_groups, format_tasks
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("stats", help="Table-2 statistics of task files",
-                       formatter_class=HelpFormatter, description=__doc__.split(": ", 1)[1],
-                       epilog="Examples:\n  scir stats d.obf.jsonl\n"
-                              "  scir stats d.obf.jsonl i.obf.jsonl c.obf.jsonl\n"
-                              "  scir stats d.obf.jsonl --per-task\n"
-                              "  scir stats d.obf.jsonl --json > stats.json")
+    p = sub.add_parser(
+        "stats",
+        help="Table-2 statistics of task files",
+        formatter_class=HelpFormatter,
+        description=__doc__.split(": ", 1)[1],
+        epilog="Examples:\n  scir stats d.obf.jsonl\n"
+        "  scir stats d.obf.jsonl i.obf.jsonl c.obf.jsonl\n"
+        "  scir stats d.obf.jsonl --per-task\n"
+        "  scir stats d.obf.jsonl --json > stats.json",
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="task files (JSONL)")
     p.add_argument("--per-task", action="store_true", help="also one row per task")
     p.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
@@ -39,15 +43,20 @@ def run(args) -> int:
         counts.append((name, len(tasks)))
         for task in tasks:
             repeated += task.task_id in by_id
-            by_id.pop(task.task_id, None)          # the last file's record, in its place
+            by_id.pop(task.task_id, None)  # the last file's record, in its place
             by_id[task.task_id] = task
     stats = [task_stats(t) for t in by_id.values()]
     groups = group_stats(stats)
     rendered = [t for t in by_id.values() if t.documents]
     depth_nl, depth_obf = group_depth(rendered, "nl"), group_depth(rendered, "obf")
     if args.json:
-        data = {"file": args.files[0], "files": list(args.files), "tasks": len(stats),
-                "repeated": repeated, "groups": [g.to_dict() for g in groups]}
+        data = {
+            "file": args.files[0],
+            "files": list(args.files),
+            "tasks": len(stats),
+            "repeated": repeated,
+            "groups": [g.to_dict() for g in groups],
+        }
         if depth_obf:
             data["depth"] = {"nl": depth_json(depth_nl), "obf": depth_json(depth_obf)}
         if args.per_task:
@@ -57,9 +66,15 @@ def run(args) -> int:
     for name, n in counts:
         print(f"{name}: {n} tasks")
     if len(counts) > 1:
-        print(f"together: {len(stats)} tasks"
-              + (f" ({repeated} task ids held by more than one file, counted once: the last "
-                 f"file's record)" if repeated else ""))
+        print(
+            f"together: {len(stats)} tasks"
+            + (
+                f" ({repeated} task ids held by more than one file, counted once: the last "
+                f"file's record)"
+                if repeated
+                else ""
+            )
+        )
     print(format_groups(groups))
     if depth_obf:
         print()

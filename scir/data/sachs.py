@@ -29,9 +29,11 @@ TRUTH_FILE = "sachs.2005.ground.truth.graph.txt"
 ENV_VAR = "SCIR_SACHS_DIR"
 # what a release of tasks built on this data says about it (the dataset card)
 LICENSE = "CC0-1.0"
-SOURCE = ("Sachs et al. (2005), Causal protein-signaling networks derived from multiparameter "
-          "single-cell data, Science 308(5721):523-529; the CMU example-causal-datasets "
-          "collection, folder real/sachs/ (shipped in scir/data/sachs/ with LICENSE.CC0)")
+SOURCE = (
+    "Sachs et al. (2005), Causal protein-signaling networks derived from multiparameter "
+    "single-cell data, Science 308(5721):523-529; the CMU example-causal-datasets "
+    "collection, folder real/sachs/ (shipped in scir/data/sachs/ with LICENSE.CC0)"
+)
 
 PROTEINS = ["raf", "mek", "plc", "pip2", "pip3", "erk", "akt", "pka", "pkc", "p38", "jnk"]
 INDICATORS = ["cd3_cd28", "icam2", "aktinhib", "g0076", "psitect", "u0126", "ly", "pma", "b2camp"]
@@ -166,7 +168,9 @@ def ground_truth_edges(
     list of the SciR paper); ``"17"``: bnlearn's arcs, shipped with the toolkit.
     """
     if list_name == "17":
-        text = resources.files("scir.data").joinpath("sachs_bnlearn17.txt").read_text(encoding="utf-8")
+        text = (
+            resources.files("scir.data").joinpath("sachs_bnlearn17.txt").read_text(encoding="utf-8")
+        )
         edges = []
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip() or line.lstrip().startswith("#"):

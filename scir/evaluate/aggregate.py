@@ -47,24 +47,24 @@ class CellStats:
     n: int
     correct: int
     accuracy: Interval
-    chance: float | None               # mean of the tasks' chance (None: no tasks)
-    chance_constrained: float | None   # mean constrained chance (chance where none stored)
-    normalised: float | None           # with the paper's chance
+    chance: float | None  # mean of the tasks' chance (None: no tasks)
+    chance_constrained: float | None  # mean constrained chance (chance where none stored)
+    normalised: float | None  # with the paper's chance
     normalised_constrained: float | None
-    statuses: dict[str, int]           # every status, in STATUS_VALUES order
-    executable: float | None           # share of executable formalizations (None: not recorded)
+    statuses: dict[str, int]  # every status, in STATUS_VALUES order
+    executable: float | None  # share of executable formalizations (None: not recorded)
     input_chars: float | None
     reference_items: float | None
     extracted_items: float | None
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float
-    latency_mean: float | None         # seconds per task
+    latency_mean: float | None  # seconds per task
     latency_median: float | None
     done: int
     planned: int | None
     conflicts: int = 0
-    backup_used: int | None = None     # tasks the backup answered (None: run without backup)
+    backup_used: int | None = None  # tasks the backup answered (None: run without backup)
     # the scoring rule's metrics over the cell's problems (equation: Acc_tau, NMSE, symbolic;
     # scir.evaluate.metric_stats); None for tracks whose rule has none
     metrics: MetricStats | None = None
@@ -90,25 +90,39 @@ class CellStats:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (the cell's key fields flattened in; no per-task outcomes)."""
-        return {**self.cell.to_dict(), "n": self.n, "correct": self.correct,
-                "accuracy": self.accuracy.estimate, "accuracy_low": self.accuracy.low,
-                "accuracy_high": self.accuracy.high, "chance": self.chance,
-                "chance_constrained": self.chance_constrained, "normalised": self.normalised,
-                "normalised_constrained": self.normalised_constrained,
-                **{f"status_{s}": c for s, c in self.statuses.items()},
-                "executable": self.executable, "input_chars": self.input_chars,
-                "reference_items": self.reference_items,
-                "extracted_items": self.extracted_items,
-                "extraction_precision": self.extraction_precision,
-                "extraction_recall": self.extraction_recall,
-                "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "tokens": self.tokens,
-                "cost_usd": self.cost_usd, "latency_mean": self.latency_mean,
-                "latency_median": self.latency_median, "done": self.done,
-                "planned": self.planned, "complete": self.complete,
-                "conflicts": self.conflicts, "unverified": self.unverified,
-                "backup_used": self.backup_used, "small_n": self.accuracy.small,
-                **(empty_columns() if self.metrics is None else self.metrics.to_dict())}
+        return {
+            **self.cell.to_dict(),
+            "n": self.n,
+            "correct": self.correct,
+            "accuracy": self.accuracy.estimate,
+            "accuracy_low": self.accuracy.low,
+            "accuracy_high": self.accuracy.high,
+            "chance": self.chance,
+            "chance_constrained": self.chance_constrained,
+            "normalised": self.normalised,
+            "normalised_constrained": self.normalised_constrained,
+            **{f"status_{s}": c for s, c in self.statuses.items()},
+            "executable": self.executable,
+            "input_chars": self.input_chars,
+            "reference_items": self.reference_items,
+            "extracted_items": self.extracted_items,
+            "extraction_precision": self.extraction_precision,
+            "extraction_recall": self.extraction_recall,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "tokens": self.tokens,
+            "cost_usd": self.cost_usd,
+            "latency_mean": self.latency_mean,
+            "latency_median": self.latency_median,
+            "done": self.done,
+            "planned": self.planned,
+            "complete": self.complete,
+            "conflicts": self.conflicts,
+            "unverified": self.unverified,
+            "backup_used": self.backup_used,
+            "small_n": self.accuracy.small,
+            **(empty_columns() if self.metrics is None else self.metrics.to_dict()),
+        }
 
 
 def _mean(values: list[float]) -> float | None:
@@ -117,51 +131,73 @@ def _mean(values: list[float]) -> float | None:
 
 def _extraction_mean(results: list[dict[str, Any]], name: str) -> float | None:
     """The mean of one extraction figure (precision, recall) over the results that have it."""
-    values = [float(r["extraction"][name]) for r in results
-              if isinstance(r.get("extraction"), dict) and r["extraction"].get(name) is not None]
+    values = [
+        float(r["extraction"][name])
+        for r in results
+        if isinstance(r.get("extraction"), dict) and r["extraction"].get(name) is not None
+    ]
     return _mean(values)
 
 
-def cell_stats(cell: CellKey, results: Iterable[dict[str, Any]], planned: int | None = None,
-               conflicts: int = 0, unverified: int = 0) -> CellStats:
+def cell_stats(
+    cell: CellKey,
+    results: Iterable[dict[str, Any]],
+    planned: int | None = None,
+    conflicts: int = 0,
+    unverified: int = 0,
+) -> CellStats:
     """The aggregate of one cell's result dicts (each task once)."""
     items = list(results)
     n = len(items)
     correct = sum(bool(r["correct"]) for r in items)
     interval = wilson(correct, n)
     chance = _mean([float(r["chance"]) for r in items])
-    constrained = _mean([float(r["chance"] if r.get("chance_constrained") is None
-                               else r["chance_constrained"]) for r in items])
+    constrained = _mean(
+        [
+            float(r["chance"] if r.get("chance_constrained") is None else r["chance_constrained"])
+            for r in items
+        ]
+    )
     statuses = {s: 0 for s in STATUS_VALUES}
     for r in items:
         statuses[r["status"]] += 1
     recorded = [bool(r["executable"]) for r in items if r.get("executable") is not None]
     seconds = [float(r.get("seconds", 0.0)) for r in items]
     return CellStats(
-        cell=cell, n=n, correct=correct, accuracy=interval, chance=chance,
+        cell=cell,
+        n=n,
+        correct=correct,
+        accuracy=interval,
+        chance=chance,
         chance_constrained=constrained,
         # the means are None exactly when the cell has no results (n == 0)
         normalised=None if chance is None else normalised_accuracy(interval.estimate, chance),
-        normalised_constrained=(None if constrained is None
-                                else normalised_accuracy(interval.estimate, constrained)),
-        statuses=statuses, executable=_mean([float(x) for x in recorded]),
+        normalised_constrained=(
+            None if constrained is None else normalised_accuracy(interval.estimate, constrained)
+        ),
+        statuses=statuses,
+        executable=_mean([float(x) for x in recorded]),
         input_chars=_mean([float(r.get("input_chars", 0)) for r in items]),
-        reference_items=_mean([float(r["reference_items"]) for r in items
-                               if r.get("reference_items") is not None]),
+        reference_items=_mean(
+            [float(r["reference_items"]) for r in items if r.get("reference_items") is not None]
+        ),
         extracted_items=_mean([float(r["items"]) for r in items if r.get("items") is not None]),
         extraction_precision=_extraction_mean(items, "precision"),
         extraction_recall=_extraction_mean(items, "recall"),
         prompt_tokens=sum(int(r.get("prompt_tokens", 0)) for r in items),
         completion_tokens=sum(int(r.get("completion_tokens", 0)) for r in items),
         cost_usd=sum(float(r.get("cost_usd", 0.0)) for r in items),
-        latency_mean=_mean(seconds), latency_median=float(median(seconds)) if seconds else None,
-        done=n - statuses[Status.BACKEND_ERROR.value], planned=planned, conflicts=conflicts,
+        latency_mean=_mean(seconds),
+        latency_median=float(median(seconds)) if seconds else None,
+        done=n - statuses[Status.BACKEND_ERROR.value],
+        planned=planned,
+        conflicts=conflicts,
         unverified=unverified,
-        backup_used=(sum(used(r) for r in items) if any(backup_of(r) for r in items)
-                     else None),
+        backup_used=(sum(used(r) for r in items) if any(backup_of(r) for r in items) else None),
         outcomes={r["task_id"]: int(bool(r["correct"])) for r in items},
         metrics=metric_stats(items) if has_metrics(cell.track, items) else None,
-        edges=edge_stats(items))
+        edges=edge_stats(items),
+    )
 
 
 def by_cell_with_backup(runs: Runs) -> dict[CellKey, list[dict[str, Any]]]:
@@ -174,7 +210,8 @@ def by_cell_with_backup(runs: Runs) -> dict[CellKey, list[dict[str, Any]]]:
         groups[cell] = results
         for backup in sorted({backup_of(r) for r in results} - {""}):
             groups[dataclasses.replace(cell, backup=backup)] = [
-                with_backup(r) for r in results if backup_of(r) == backup]
+                with_backup(r) for r in results if backup_of(r) == backup
+            ]
     return groups
 
 
@@ -190,7 +227,13 @@ def aggregate(runs: Runs) -> list[CellStats]:
         if runs.is_unverified(item):
             unverified[item.cell] = unverified.get(item.cell, 0) + 1
     cells = sorted(set(groups) | set(runs.plan))
-    return [cell_stats(cell, groups.get(cell, []), runs.plan.get(cell),
-                       conflicts.get(dataclasses.replace(cell, backup=""), 0),
-                       unverified.get(dataclasses.replace(cell, backup=""), 0))
-            for cell in cells]
+    return [
+        cell_stats(
+            cell,
+            groups.get(cell, []),
+            runs.plan.get(cell),
+            conflicts.get(dataclasses.replace(cell, backup=""), 0),
+            unverified.get(dataclasses.replace(cell, backup=""), 0),
+        )
+        for cell in cells
+    ]

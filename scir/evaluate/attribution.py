@@ -29,7 +29,7 @@ from typing import Any
 from scir.outcomes.status import Status
 
 KINDS = ("format", "extraction", "solver", "reasoning", "obfuscation", "backend", "unknown")
-EXAMPLES = 3                # task ids kept per kind and cell
+EXAMPLES = 3  # task ids kept per kind and cell
 
 
 def exact(extraction: dict[str, Any] | None) -> bool | None:
@@ -38,9 +38,11 @@ def exact(extraction: dict[str, Any] | None) -> bool | None:
     there is no check."""
     if not isinstance(extraction, dict):
         return None
-    return (extraction.get("correct") == extraction.get("items")
-            and extraction.get("recalled") == extraction.get("gold_items")
-            and extraction.get("goal") in (None, "equivalent"))
+    return (
+        extraction.get("correct") == extraction.get("items")
+        and extraction.get("recalled") == extraction.get("gold_items")
+        and extraction.get("goal") in (None, "equivalent")
+    )
 
 
 def attribute(result: dict[str, Any], nl_twin: dict[str, Any] | None = None) -> str | None:
@@ -55,7 +57,7 @@ def attribute(result: dict[str, Any], nl_twin: dict[str, Any] | None = None) -> 
         return "format"
     arch = result.get("arch")
     if arch == "symbcot" and result.get("executable") is False:
-        return "format"             # its formalization did not parse; it answered anyway
+        return "format"  # its formalization did not parse; it answered anyway
     if arch in ("ns", "symbcot"):
         same = exact(result.get("extraction"))
         if same is None:
@@ -87,13 +89,21 @@ class CellFailures:
             self.examples[kind].append(task_id)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"failed": self.failed, **{k: self.kinds.get(k, 0) for k in KINDS},
-                "examples": {k: list(v) for k, v in self.examples.items()}}
+        return {
+            "failed": self.failed,
+            **{k: self.kinds.get(k, 0) for k in KINDS},
+            "examples": {k: list(v) for k, v in self.examples.items()},
+        }
 
 
 def _twin_key(result: dict[str, Any]) -> tuple:
-    return (result.get("task_id"), result.get("arch"), result.get("model"),
-            bool(result.get("constrained", True)), int(result.get("seed") or 0))
+    return (
+        result.get("task_id"),
+        result.get("arch"),
+        result.get("model"),
+        bool(result.get("constrained", True)),
+        int(result.get("seed") or 0),
+    )
 
 
 def attributions(results: list[dict[str, Any]]) -> list[str | None]:

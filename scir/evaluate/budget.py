@@ -38,8 +38,10 @@ class Spending:
 
     def spent(self) -> str:
         """What was spent, as one phrase."""
-        return (f"{self.tokens} tokens, ${self.cost:.4f}, {self.elapsed():.0f} s of wall time "
-                f"in this invocation")
+        return (
+            f"{self.tokens} tokens, ${self.cost:.4f}, {self.elapsed():.0f} s of wall time "
+            f"in this invocation"
+        )
 
     def check(self) -> None:
         """Raise BudgetExceeded when a limit is reached."""

@@ -18,8 +18,16 @@ from typing import Any
 
 from scir.outcomes.backup import arch_label
 
-CELL_FIELDS = ("track", "difficulty", "presentation", "arch", "model", "constrained", "seed",
-               "backup")
+CELL_FIELDS = (
+    "track",
+    "difficulty",
+    "presentation",
+    "arch",
+    "model",
+    "constrained",
+    "seed",
+    "backup",
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -33,7 +41,7 @@ class CellKey:
     model: str
     constrained: bool = True
     seed: int = 0
-    backup: str = ""                   # the with-backup view of an ns cell ("" the cell itself)
+    backup: str = ""  # the with-backup view of an ns cell ("" the cell itself)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready fields (``backup``: None when unset), as reports write them."""
@@ -52,10 +60,16 @@ class CellKey:
     def from_dict(cls, data: dict[str, Any]) -> CellKey:
         """A cell from :meth:`to_dict`'s or :meth:`plan_dict`'s form (missing
         constrained/seed/backup: True/0/none)."""
-        return cls(track=str(data["track"]), difficulty=str(data["difficulty"]),
-                   presentation=str(data["presentation"]), arch=str(data["arch"]),
-                   model=str(data["model"]), constrained=bool(data.get("constrained", True)),
-                   seed=int(data.get("seed", 0)), backup=str(data.get("backup") or ""))
+        return cls(
+            track=str(data["track"]),
+            difficulty=str(data["difficulty"]),
+            presentation=str(data["presentation"]),
+            arch=str(data["arch"]),
+            model=str(data["model"]),
+            constrained=bool(data.get("constrained", True)),
+            seed=int(data.get("seed", 0)),
+            backup=str(data.get("backup") or ""),
+        )
 
     def arch_label(self) -> str:
         """The architecture, ``ns+backup`` for the with-backup view."""
@@ -64,8 +78,12 @@ class CellKey:
     def label(self) -> str:
         """A short human label, e.g. ``deduction/easy nl cot tiny``, with ``free`` for an
         unconstrained formalization and ``seed=K`` when the seed is not 0."""
-        parts = [f"{self.track}/{self.difficulty}", self.presentation, self.arch_label(),
-                 self.model]
+        parts = [
+            f"{self.track}/{self.difficulty}",
+            self.presentation,
+            self.arch_label(),
+            self.model,
+        ]
         if not self.constrained:
             parts.append("free")
         if self.seed:
@@ -76,7 +94,12 @@ class CellKey:
 def cell_of(result: dict[str, Any]) -> CellKey:
     """The cell of a stored result dict (``domain`` is the track; results stored before the
     difficulty was recorded have the difficulty ``?``)."""
-    return CellKey(track=result["domain"], difficulty=result.get("difficulty") or "?",
-                   presentation=result["presentation"], arch=result["arch"],
-                   model=result["model"], constrained=bool(result.get("constrained", True)),
-                   seed=int(result.get("seed", 0)))
+    return CellKey(
+        track=result["domain"],
+        difficulty=result.get("difficulty") or "?",
+        presentation=result["presentation"],
+        arch=result["arch"],
+        model=result["model"],
+        constrained=bool(result.get("constrained", True)),
+        seed=int(result.get("seed", 0)),
+    )

@@ -26,17 +26,22 @@ from scir.evaluate.stats import Interval, paired_difference
 
 PROBES = (("reasoning", "nl", "cot"), ("extraction", "obf", "ns"), ("joint", "obf", "cot"))
 # (name, axis, first value, second value): the difference is first - second
-CONTRASTS = (("nl_vs_obf", "presentation", "nl", "obf"),
-             ("nl_vs_ctl", "presentation", "nl", "ctl"),
-             ("ctl_vs_obf", "presentation", "ctl", "obf"),
-             ("ns_vs_cot", "arch", "ns", "cot"),
-             ("constrained_vs_unconstrained", "constrained", True, False),
-             ("backup_vs_none", "backup", "cot", ""))
+CONTRASTS = (
+    ("nl_vs_obf", "presentation", "nl", "obf"),
+    ("nl_vs_ctl", "presentation", "nl", "ctl"),
+    ("ctl_vs_obf", "presentation", "ctl", "obf"),
+    ("ns_vs_cot", "arch", "ns", "cot"),
+    ("constrained_vs_unconstrained", "constrained", True, False),
+    ("backup_vs_none", "backup", "cot", ""),
+)
 
 
 def _interval_dict(i: Interval | None) -> dict[str, Any] | None:
-    return None if i is None else {"estimate": i.estimate, "low": i.low, "high": i.high,
-                                   "n": i.n, "small_n": i.small}
+    return (
+        None
+        if i is None
+        else {"estimate": i.estimate, "low": i.low, "high": i.high, "n": i.n, "small_n": i.small}
+    )
 
 
 @dataclass(frozen=True)
@@ -53,16 +58,25 @@ class Probe:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
-        return {"track": self.track, "difficulty": self.difficulty, "model": self.model,
-                "seed": self.seed, **{name: _interval_dict(getattr(self, name))
-                                      for name, _, _ in PROBES}}
+        return {
+            "track": self.track,
+            "difficulty": self.difficulty,
+            "model": self.model,
+            "seed": self.seed,
+            **{name: _interval_dict(getattr(self, name)) for name, _, _ in PROBES},
+        }
 
 
 def probes(cells: list[CellStats]) -> list[Probe]:
     """The probes of every (track, difficulty, model, seed) that has a CoT or NS cell."""
     index = {c.cell: c for c in cells if c.n > 0}
-    keys = sorted({(c.cell.track, c.cell.difficulty, c.cell.model, c.cell.seed) for c in cells
-                   if c.cell.arch in ("cot", "ns")})
+    keys = sorted(
+        {
+            (c.cell.track, c.cell.difficulty, c.cell.model, c.cell.seed)
+            for c in cells
+            if c.cell.arch in ("cot", "ns")
+        }
+    )
     out = []
     for track, difficulty, model, seed in keys:
         found = {}
@@ -77,20 +91,25 @@ def probes(cells: list[CellStats]) -> list[Probe]:
 class Difference:
     """A paired difference first - second over the tasks both cells hold."""
 
-    contrast: str                  # a CONTRASTS name, or "a_vs_b" for a run comparison
+    contrast: str  # a CONTRASTS name, or "a_vs_b" for a run comparison
     first: CellKey
     second: CellKey
-    tasks: int                     # tasks present in both
-    first_accuracy: float | None   # over those tasks
+    tasks: int  # tasks present in both
+    first_accuracy: float | None  # over those tasks
     second_accuracy: float | None
     difference: Interval
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
-        return {"contrast": self.contrast, "first": self.first.to_dict(),
-                "second": self.second.to_dict(), "tasks": self.tasks,
-                "first_accuracy": self.first_accuracy, "second_accuracy": self.second_accuracy,
-                "difference": _interval_dict(self.difference)}
+        return {
+            "contrast": self.contrast,
+            "first": self.first.to_dict(),
+            "second": self.second.to_dict(),
+            "tasks": self.tasks,
+            "first_accuracy": self.first_accuracy,
+            "second_accuracy": self.second_accuracy,
+            "difference": _interval_dict(self.difference),
+        }
 
 
 def paired(contrast: str, first: CellStats, second: CellStats) -> Difference:
@@ -98,9 +117,15 @@ def paired(contrast: str, first: CellStats, second: CellStats) -> Difference:
     common = sorted(set(first.outcomes) & set(second.outcomes))
     a = [first.outcomes[t] for t in common]
     b = [second.outcomes[t] for t in common]
-    return Difference(contrast, first.cell, second.cell, len(common),
-                      sum(a) / len(a) if a else None, sum(b) / len(b) if b else None,
-                      paired_difference(a, b))
+    return Difference(
+        contrast,
+        first.cell,
+        second.cell,
+        len(common),
+        sum(a) / len(a) if a else None,
+        sum(b) / len(b) if b else None,
+        paired_difference(a, b),
+    )
 
 
 def differences(cells: list[CellStats]) -> list[Difference]:
@@ -111,7 +136,7 @@ def differences(cells: list[CellStats]) -> list[Difference]:
         for key in sorted(index):
             if getattr(key, axis) != first_value:
                 continue
-            changes: dict[str, Any] = {axis: second_value}   # the contrast's axis and value
+            changes: dict[str, Any] = {axis: second_value}  # the contrast's axis and value
             other = dataclasses.replace(key, **changes)
             if other in index:
                 out.append(paired(name, index[key], index[other]))
@@ -119,8 +144,15 @@ def differences(cells: list[CellStats]) -> list[Difference]:
 
 
 def _without_model(key: CellKey) -> tuple:
-    return (key.track, key.difficulty, key.presentation, key.arch, key.constrained, key.seed,
-            key.backup)
+    return (
+        key.track,
+        key.difficulty,
+        key.presentation,
+        key.arch,
+        key.constrained,
+        key.seed,
+        key.backup,
+    )
 
 
 def compare_runs(first: list[CellStats], second: list[CellStats]) -> list[Difference]:

@@ -33,7 +33,7 @@ class EdgeStats:
 
     n: int
     exact: float
-    values: dict[str, float]          # EDGE_METRICS order
+    values: dict[str, float]  # EDGE_METRICS order
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "exact": self.exact, **self.values}
@@ -48,16 +48,21 @@ def has_edge_metrics(r: dict[str, Any]) -> bool:
 def is_open_result(r: dict[str, Any]) -> bool:
     """Whether a stored result is of an open causal task: it carries edge metrics, or its
     task's tier is an open causal tier (``n11c5open``: ``CausalTrack.tier``)."""
-    return has_edge_metrics(r) or (r.get("domain") == "causal"
-                                   and str(r.get("tier", "")).endswith("open"))
+    return has_edge_metrics(r) or (
+        r.get("domain") == "causal" and str(r.get("tier", "")).endswith("open")
+    )
 
 
 def _counted(r: dict[str, Any]) -> dict[str, float]:
     if has_edge_metrics(r):
         return {name: float(r["metrics"][name]) for name in EDGE_METRICS}
     gold = str(r.get("gold") or "")
-    return {"edge_precision": 0.0, "edge_recall": 0.0, "edge_f1": 0.0,
-            "shd": float(gold.count("->"))}
+    return {
+        "edge_precision": 0.0,
+        "edge_recall": 0.0,
+        "edge_f1": 0.0,
+        "shd": float(gold.count("->")),
+    }
 
 
 def edge_stats(results: Iterable[dict[str, Any]]) -> EdgeStats | None:
@@ -67,5 +72,8 @@ def edge_stats(results: Iterable[dict[str, Any]]) -> EdgeStats | None:
     if not any(is_open_result(r) for r in items):
         return None
     counted = [_counted(r) for r in items]
-    return EdgeStats(len(items), mean(float(bool(r.get("correct"))) for r in items),
-                     {name: float(mean(c[name] for c in counted)) for name in EDGE_METRICS})
+    return EdgeStats(
+        len(items),
+        mean(float(bool(r.get("correct"))) for r in items),
+        {name: float(mean(c[name] for c in counted)) for name in EDGE_METRICS},
+    )

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 RECORD = "experiment.json"
 COPY = "experiment.toml"
-MAX_RECORD_BYTES = 64 << 20        # experiment.json: every cell's fingerprint
+MAX_RECORD_BYTES = 64 << 20  # experiment.json: every cell's fingerprint
 
 
 def _key(cell: CellKey) -> str:
@@ -73,43 +73,72 @@ def record_experiment(exp: Experiment, run: Path, store: RunStore) -> None:
             before = old.get(_key(cell))
             if before is not None and before != cells[_key(cell)] and cell in started:
                 what = _first_difference(before, cells[_key(cell)])
-                raise ConfigError(f"the experiment changed for cell {cell.label()}, which has "
-                                  f"stored results: {what}; restore it or use a new --run "
-                                  f"directory", file=exp.path)
+                raise ConfigError(
+                    f"the experiment changed for cell {cell.label()}, which has "
+                    f"stored results: {what}; restore it or use a new --run "
+                    f"directory",
+                    file=exp.path,
+                )
         cells = {**old, **cells}
     shutil.copyfile(exp.path, run / COPY)
-    record.write_text(json.dumps({"source": str(Path(exp.path).resolve()),
-                                  "sha256": digest(exp.path),
-                                  "name": exp.name, "cells": cells}, indent=1, sort_keys=True)
-                      + "\n", encoding="utf-8")
+    record.write_text(
+        json.dumps(
+            {
+                "source": str(Path(exp.path).resolve()),
+                "sha256": digest(exp.path),
+                "name": exp.name,
+                "cells": cells,
+            },
+            indent=1,
+            sort_keys=True,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
 
 
 def settings_of(exp: Experiment, cell: CellKey) -> PipelineSettings:
     """The pipeline settings of a cell."""
     g = exp.generation
-    return PipelineSettings(presentation=cell.presentation, max_tokens=g.max_tokens,
-                            temperature=g.temperature, seed=cell.seed,
-                            max_retries=g.max_retries, constrained=cell.constrained,
-                            max_formalization_tokens=g.max_formalization_tokens,
-                            backup=exp.backup_of(cell), agent=exp.agent_settings(),
-                            symreg_seconds=exp.symreg.seconds)
+    return PipelineSettings(
+        presentation=cell.presentation,
+        max_tokens=g.max_tokens,
+        temperature=g.temperature,
+        seed=cell.seed,
+        max_retries=g.max_retries,
+        constrained=cell.constrained,
+        max_formalization_tokens=g.max_formalization_tokens,
+        backup=exp.backup_of(cell),
+        agent=exp.agent_settings(),
+        symreg_seconds=exp.symreg.seconds,
+    )
 
 
-def run_cell(cell: CellKey, tasks: list[Task], backend: Backend | None, store: RunStore,
-             settings: PipelineSettings, *, concurrency: int = 1,
-             progress: Callable | None = None, executor: Executor | None = None,
-             model: ModelSpec | None = None) -> RunSummary:
+def run_cell(
+    cell: CellKey,
+    tasks: list[Task],
+    backend: Backend | None,
+    store: RunStore,
+    settings: PipelineSettings,
+    *,
+    concurrency: int = 1,
+    progress: Callable | None = None,
+    executor: Executor | None = None,
+    model: ModelSpec | None = None,
+) -> RunSummary:
     """Run one cell's tasks into the store (resumable): in this process (threads, every call
     stored as soon as it is finished) when ``executor`` is None, else in chunks on the
     executor (a local process pool or Ray; :func:`scir.pipelines.remote.run_tasks_remote`),
     whose workers build the model from ``model``."""
     if executor is None:
-        return run_tasks(tasks, cell.arch, backend, store, settings, concurrency=concurrency,
-                         progress=progress)
+        return run_tasks(
+            tasks, cell.arch, backend, store, settings, concurrency=concurrency, progress=progress
+        )
     from scir.pipelines.remote import run_tasks_remote
 
-    return run_tasks_remote(tasks, cell.arch, model, store, settings, executor=executor,
-                            progress=progress)
+    return run_tasks_remote(
+        tasks, cell.arch, model, store, settings, executor=executor, progress=progress
+    )
 
 
 def key_routes(exp: Experiment) -> list[KeyRoute]:
@@ -141,11 +170,13 @@ def preflight(exp: Experiment) -> None:
 
     cells = exp.cells()
     archs = {c.arch for c in cells}
-    unsafe = ("sr-agent" in archs
-              and bool(exp.agent_settings().unsafe_unisolated_analyzer))
-    require([ModelNeed(parse_model_name(m.name), m.base_url, m.api_key_env)
-             for m in used_models(exp)],
-            tracks={c.track for c in cells}, archs=archs, unsafe_analyzer=unsafe)
+    unsafe = "sr-agent" in archs and bool(exp.agent_settings().unsafe_unisolated_analyzer)
+    require(
+        [ModelNeed(parse_model_name(m.name), m.base_url, m.api_key_env) for m in used_models(exp)],
+        tracks={c.track for c in cells},
+        archs=archs,
+        unsafe_analyzer=unsafe,
+    )
 
 
 def provenance(exp: Experiment) -> dict[str, Any]:
@@ -178,15 +209,19 @@ def model_options(exp: Experiment, model: Model) -> tuple[str, dict[str, Any]]:
         if model.api_key_env:
             key = key_route(name, model.base_url, model.api_key_env).key
             if not key:
-                raise ConfigError(f"model {model.name}: set the environment variable "
-                                  f"{model.api_key_env} (its api_key_env)", file=exp.path,
-                                  field="models.api_key_env")
+                raise ConfigError(
+                    f"model {model.name}: set the environment variable "
+                    f"{model.api_key_env} (its api_key_env)",
+                    file=exp.path,
+                    field="models.api_key_env",
+                )
             options["api_key"] = key
     return model.name, options
 
 
-def build_backend(exp: Experiment, model: Model, store: RunStore, spending: Spending
-                  ) -> CachingBackend:
+def build_backend(
+    exp: Experiment, model: Model, store: RunStore, spending: Spending
+) -> CachingBackend:
     """A model's backend: the run store's cache over the budget over the rate limit."""
     from scir.llm import get_backend
 
@@ -200,6 +235,7 @@ def build_backend(exp: Experiment, model: Model, store: RunStore, spending: Spen
 def _stored_spending_check(store: RunStore, spending: Spending) -> Callable[[], None]:
     """A budget check that first reads what the run store's calls have cost (the calls made
     by remote workers are stored by the driver, before their chunk's results)."""
+
     def check() -> None:
         _, spending.tokens, spending.cost = store.call_totals()
         spending.check()
@@ -214,15 +250,21 @@ class GridOutcome:
     cells: int = 0
     ran: int = 0
     backend_failed: int = 0
-    stopped: str = ""                       # the budget message when a budget stopped it
+    stopped: str = ""  # the budget message when a budget stopped it
     made: int = 0
     served: int = 0
     spent: str = ""
     summaries: dict[CellKey, RunSummary] = field(default_factory=dict)
 
 
-def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: RunStore,
-             progress: GridProgress, *, executor: Executor | None = None) -> GridOutcome:
+def run_grid(
+    exp: Experiment,
+    plan: list[tuple[CellKey, list[Task]]],
+    store: RunStore,
+    progress: GridProgress,
+    *,
+    executor: Executor | None = None,
+) -> GridOutcome:
     """Run every cell of ``plan`` in order; a reached budget ends the grid cleanly (the
     outcome's ``stopped`` says which). With an ``executor`` the cells' tasks run in chunks
     on it: budgets are then checked against the calls stored after each chunk (the workers'
@@ -237,7 +279,7 @@ def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: Run
             backend = None
             spec = None
             check = spending.check
-            model = exp.model_of(cell)               # None: no model (oracle, symreg)
+            model = exp.model_of(cell)  # None: no model (oracle, symreg)
             if executor is not None:
                 if model is not None:
                     from scir.pipelines.remote import ModelSpec
@@ -250,11 +292,18 @@ def run_grid(exp: Experiment, plan: list[tuple[CellKey, list[Task]]], store: Run
                 backend = backends[cell.model]
             spending.check()
             summary = run_cell(
-                cell, tasks, backend, store, settings_of(exp, cell),
-                concurrency=model.concurrency if model else 1, executor=executor,
+                cell,
+                tasks,
+                backend,
+                store,
+                settings_of(exp, cell),
+                concurrency=model.concurrency if model else 1,
+                executor=executor,
                 model=spec,
                 progress=lambda items, total, cell=cell, check=check: progress.wrap(
-                    cell, items, check))
+                    cell, items, check
+                ),
+            )
             outcome.summaries[cell] = summary
             outcome.ran += summary.ran
             outcome.backend_failed += summary.ran_statuses.get("backend_error", 0)

@@ -19,7 +19,7 @@ from scir.evaluate.experiment import Experiment, TaskSource
 from scir.tasks import Task, read_tasks, write_tasks
 
 TASKS_DIR = "tasks"
-MAX_SPEC_BYTES = 1 << 20           # a generated task list's .spec.json
+MAX_SPEC_BYTES = 1 << 20  # a generated task list's .spec.json
 
 
 def task_path(run: Path, track: str, difficulty: str) -> Path:
@@ -51,8 +51,9 @@ def _generate(track_name: str, difficulty: str, source: TaskSource, n: int) -> l
     return tasks
 
 
-def prepare_tasks(exp: Experiment, run: Path, *, dry_run: bool = False
-                  ) -> dict[tuple[str, str], list[Task]]:
+def prepare_tasks(
+    exp: Experiment, run: Path, *, dry_run: bool = False
+) -> dict[tuple[str, str], list[Task]]:
     """The tasks of every (track, difficulty) of the grid, at most ``tasks_per_cell`` each.
     With ``dry_run`` nothing is generated: a group not generated yet gets an empty list
     (:func:`planned_count` says how many tasks it will have)."""
@@ -67,37 +68,48 @@ def prepare_tasks(exp: Experiment, run: Path, *, dry_run: bool = False
             tasks = read_tasks(path)
             wrong = [t.task_id for t in tasks if t.domain != track]
             if wrong:
-                raise ConfigError(f"{where}: task {wrong[0]} is a {tasks[0].domain} task, not "
-                                  f"{track}", file=str(path), field=where)
-            out[(track, tier)] = tasks[:exp.tasks_per_cell]
+                raise ConfigError(
+                    f"{where}: task {wrong[0]} is a {tasks[0].domain} task, not {track}",
+                    file=str(path),
+                    field=where,
+                )
+            out[(track, tier)] = tasks[: exp.tasks_per_cell]
             continue
         n = source.n or exp.tasks_per_cell
         path = task_path(run, track, tier)
         spec_path = path.with_suffix(".spec.json")
         spec = {"track": track, "difficulty": tier, "n": n, **source.model_dump(mode="json")}
         if path.exists() and spec_path.exists():
-            recorded = parse_json(read_text(spec_path, MAX_SPEC_BYTES, ConfigError,
-                                            "the generated tasks' spec"), file=str(spec_path))
+            recorded = parse_json(
+                read_text(spec_path, MAX_SPEC_BYTES, ConfigError, "the generated tasks' spec"),
+                file=str(spec_path),
+            )
             if isinstance(recorded, dict) and recorded.get("spec") == spec:
                 if _sha(path) != recorded.get("sha256"):
-                    raise ConfigError(f"{where}: the generated task file was changed after it "
-                                      f"was written (sha256 differs); delete it to regenerate",
-                                      file=str(path), field=where)
-                out[(track, tier)] = read_tasks(path)[:exp.tasks_per_cell]
+                    raise ConfigError(
+                        f"{where}: the generated task file was changed after it "
+                        f"was written (sha256 differs); delete it to regenerate",
+                        file=str(path),
+                        field=where,
+                    )
+                out[(track, tier)] = read_tasks(path)[: exp.tasks_per_cell]
                 continue
         if dry_run:
             out[(track, tier)] = []
             continue
         tasks = _generate(track, tier, source, n)
         write_tasks(path, tasks)
-        spec_path.write_text(json.dumps({"spec": spec, "sha256": _sha(path)}, indent=1,
-                                        sort_keys=True) + "\n", encoding="utf-8")
-        out[(track, tier)] = tasks[:exp.tasks_per_cell]
+        spec_path.write_text(
+            json.dumps({"spec": spec, "sha256": _sha(path)}, indent=1, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
+        out[(track, tier)] = tasks[: exp.tasks_per_cell]
     return out
 
 
-def planned_count(exp: Experiment, tasks: dict[tuple[str, str], list[Task]], track: str,
-                  tier: str) -> int:
+def planned_count(
+    exp: Experiment, tasks: dict[tuple[str, str], list[Task]], track: str, tier: str
+) -> int:
     """The planned task count of a cell of (track, tier): its task list's length, or for a
     spec not generated yet (dry run) what it will generate."""
     got = tasks.get((track, tier))

@@ -33,31 +33,39 @@ from scir.pipelines.result import MODEL_FREE_ARCHS, NO_MODEL, SYMREG_ARCHS
 from scir.pipelines.sr_agent.settings import AgentSettings
 
 Arch = Literal["oracle", "cot", "ns", "symbcot", "sr-agent", "pyoperon", "gplearn", "pysr"]
-FORMALIZING = ("ns", "symbcot")        # the architectures with a constrained / free choice
+FORMALIZING = ("ns", "symbcot")  # the architectures with a constrained / free choice
 DEFAULT_TASKS_PER_CELL = 200
 
 # bounds of an experiment file (docs/experiments.md, Bounds)
-MAX_EXPERIMENT_BYTES = 1 << 20       # the file itself
-MAX_NESTING = 16                     # tables and arrays inside each other
-MAX_SEED = 2**31 - 1                 # seeds, task and render seeds: 0 .. MAX_SEED
-MAX_SEEDS = 1000                     # entries of seeds, and repeats
-MAX_TASKS = 100_000                  # tasks_per_cell, n of a generation spec
+MAX_EXPERIMENT_BYTES = 1 << 20  # the file itself
+MAX_NESTING = 16  # tables and arrays inside each other
+MAX_SEED = 2**31 - 1  # seeds, task and render seeds: 0 .. MAX_SEED
+MAX_SEEDS = 1000  # entries of seeds, and repeats
+MAX_TASKS = 100_000  # tasks_per_cell, n of a generation spec
 MAX_MODELS = 100
-MAX_CELLS = 100_000                  # cells of the grid
-MAX_CALL_TOKENS = 1_000_000          # max_tokens, max_formalization_tokens of one call
+MAX_CELLS = 100_000  # cells of the grid
+MAX_CALL_TOKENS = 1_000_000  # max_tokens, max_formalization_tokens of one call
 MAX_RETRIES = 100
 MAX_CONCURRENCY = 1024
-MAX_PER_MINUTE = 1_000_000.0         # requests_per_minute
-MAX_SECONDS = 10_000_000.0           # symreg seconds, budget wall seconds (about 115 days)
+MAX_PER_MINUTE = 1_000_000.0  # requests_per_minute
+MAX_SECONDS = 10_000_000.0  # symreg seconds, budget wall seconds (about 115 days)
 MAX_COST_USD = 1_000_000_000.0
 MAX_BUDGET_TOKENS = 10**15
 MAX_TEMPERATURE = 10.0
 # sr-agent counts (scir.pipelines.sr_agent.settings.AgentSettings checks their lower bounds)
-AGENT_BOUNDS: dict[str, float] = {"iterations": 10_000, "steps": 1_000, "top_k": 100,
-                                  "analyze_memory_mb": 65_536, "max_tool_chars": 10_000_000,
-                                  "fit_starts": 1_000, "analyze_seconds": 86_400.0,
-                                  "fit_seconds": 86_400.0, "goal_start": 1e6,
-                                  "goal_stop": 1e6, "s_max": 1e6}
+AGENT_BOUNDS: dict[str, float] = {
+    "iterations": 10_000,
+    "steps": 1_000,
+    "top_k": 100,
+    "analyze_memory_mb": 65_536,
+    "max_tool_chars": 10_000_000,
+    "fit_starts": 1_000,
+    "analyze_seconds": 86_400.0,
+    "fit_seconds": 86_400.0,
+    "goal_start": 1e6,
+    "goal_stop": 1e6,
+    "s_max": 1e6,
+}
 SeedValue = Annotated[int, Field(ge=0, le=MAX_SEED)]
 
 
@@ -94,8 +102,9 @@ class TaskSource(_Strict):
     @model_validator(mode="after")
     def _one_kind(self) -> TaskSource:
         if self.file is not None and (self.n is not None or self.params or self.render):
-            raise ValueError("give either file or a generation spec (n, seed, params, "
-                             "render), not both")
+            raise ValueError(
+                "give either file or a generation spec (n, seed, params, render), not both"
+            )
         return self
 
 
@@ -136,7 +145,7 @@ class Generation(_Strict):
 class Symreg(_Strict):
     """Settings of the symbolic-regression baselines (``pyoperon``, ``gplearn``, ``pysr``)."""
 
-    seconds: float = Field(default=30.0, gt=0, le=MAX_SECONDS)   # one task's search (train)
+    seconds: float = Field(default=30.0, gt=0, le=MAX_SECONDS)  # one task's search (train)
 
 
 class Budget(_Strict):
@@ -151,8 +160,9 @@ class Experiment(_Strict):
     """A validated experiment file."""
 
     name: str = "experiment"
-    presentations: list[Literal["nl", "ctl", "obf"]] = Field(default=["nl", "obf"],
-                                                             min_length=1, max_length=3)
+    presentations: list[Literal["nl", "ctl", "obf"]] = Field(
+        default=["nl", "obf"], min_length=1, max_length=3
+    )
     architectures: list[Arch] = Field(min_length=1, max_length=8)
     constrained: list[bool] = Field(default=[True], min_length=1, max_length=2)
     seeds: list[SeedValue] | None = Field(default=None, max_length=MAX_SEEDS)
@@ -169,7 +179,7 @@ class Experiment(_Strict):
     models: list[Model] = Field(default_factory=list, max_length=MAX_MODELS)
     # any registered track (scir.tracks.track_names: built-in, entry points, SCIR_TRACKS)
     tasks: dict[str, dict[Literal["easy", "hard"], TaskSource]] = Field(min_length=1)
-    path: str = Field(default="", exclude=True)          # the file it was read from
+    path: str = Field(default="", exclude=True)  # the file it was read from
 
     @field_validator("tasks")
     @classmethod
@@ -179,9 +189,12 @@ class Experiment(_Strict):
         known = track_names()
         for name in tasks:
             if name not in known:
-                raise FieldError(f"tasks.{name}", f"unknown track {name!r} (known tracks: "
-                                 f"{', '.join(known)}; register your own with SCIR_TRACKS or "
-                                 f"an entry point, docs/extending.md)")
+                raise FieldError(
+                    f"tasks.{name}",
+                    f"unknown track {name!r} (known tracks: "
+                    f"{', '.join(known)}; register your own with SCIR_TRACKS or "
+                    f"an entry point, docs/extending.md)",
+                )
         return tasks
 
     @model_validator(mode="after")
@@ -191,19 +204,27 @@ class Experiment(_Strict):
         self.agent_settings()
         if self.seeds is not None and (not self.seeds or len(set(self.seeds)) != len(self.seeds)):
             raise FieldError("seeds", "seeds must be a non-empty list without repeats")
-        for name, values in (("presentations", self.presentations),
-                             ("architectures", self.architectures),
-                             ("constrained", self.constrained)):
+        for name, values in (
+            ("presentations", self.presentations),
+            ("architectures", self.architectures),
+            ("constrained", self.constrained),
+        ):
             if len(set(values)) != len(values):
                 raise FieldError(name, "a value is listed twice")
         if self.cell_count() > MAX_CELLS:
             raise ValueError(f"the grid has {self.cell_count()} cells, more than {MAX_CELLS}")
         if self.backup is not None and "ns" not in self.architectures:
-            raise FieldError("backup", f"backup = {self.backup!r} applies to the ns "
-                             f"architecture, which architectures does not list")
+            raise FieldError(
+                "backup",
+                f"backup = {self.backup!r} applies to the ns "
+                f"architecture, which architectures does not list",
+            )
         if any(a not in MODEL_FREE_ARCHS for a in self.architectures) and not self.models:
-            raise FieldError("models", f"architectures other than "
-                             f"{', '.join(MODEL_FREE_ARCHS)} need at least one [[models]] entry")
+            raise FieldError(
+                "models",
+                f"architectures other than "
+                f"{', '.join(MODEL_FREE_ARCHS)} need at least one [[models]] entry",
+            )
         names = [m.name for m in self.models]
         if len(set(names)) != len(names):
             raise FieldError("models", "a model is listed twice")
@@ -211,16 +232,24 @@ class Experiment(_Strict):
             for tier, source in tiers.items():
                 if source.file is None:
                     _check_params(track, tier, source)
-                if ("obf" in self.presentations and source.file is None
-                        and source.render is None):
-                    raise FieldError(f"tasks.{track}.{tier}", "the obf presentation needs a "
-                                     "render spec (render = {renderer = \"template\", "
-                                     "seed = 1})")
-                if ("ctl" in self.presentations and source.file is None
-                        and (source.render is None or not source.render.control)):
-                    raise FieldError(f"tasks.{track}.{tier}", "the ctl presentation needs a "
-                                     "render spec with control = true (render = {renderer = "
-                                     "\"template\", seed = 1, control = true})")
+                if "obf" in self.presentations and source.file is None and source.render is None:
+                    raise FieldError(
+                        f"tasks.{track}.{tier}",
+                        "the obf presentation needs a "
+                        'render spec (render = {renderer = "template", '
+                        "seed = 1})",
+                    )
+                if (
+                    "ctl" in self.presentations
+                    and source.file is None
+                    and (source.render is None or not source.render.control)
+                ):
+                    raise FieldError(
+                        f"tasks.{track}.{tier}",
+                        "the ctl presentation needs a "
+                        "render spec with control = true (render = {renderer = "
+                        '"template", seed = 1, control = true})',
+                    )
         return self
 
     # ---- the grid ----------------------------------------------------------------------------
@@ -292,16 +321,23 @@ class Experiment(_Strict):
                         out.append(CellKey(track, tier, pres, arch, NO_MODEL, True, seeds[0]))
                         continue
                     if arch in SYMREG_ARCHS:
-                        out += [CellKey(track, tier, pres, arch, NO_MODEL, True, seed)
-                                for seed in seeds]
+                        out += [
+                            CellKey(track, tier, pres, arch, NO_MODEL, True, seed) for seed in seeds
+                        ]
                         continue
-                    modes = sorted(set(self.constrained), reverse=True) \
-                        if arch in FORMALIZING else [True]
+                    modes = (
+                        sorted(set(self.constrained), reverse=True)
+                        if arch in FORMALIZING
+                        else [True]
+                    )
                     for model in self.models:
                         for mode in modes:
                             for seed in seeds:
-                                out.append(CellKey(track, tier, pres, arch, model_label(model.name),
-                                                   mode, seed))
+                                out.append(
+                                    CellKey(
+                                        track, tier, pres, arch, model_label(model.name), mode, seed
+                                    )
+                                )
         return out
 
     def model_of(self, cell: CellKey) -> Model | None:
@@ -317,10 +353,12 @@ class Experiment(_Strict):
         field)."""
         for name, value in self.agent.items():
             bound = AGENT_BOUNDS.get(name, MAX_SECONDS)
-            if isinstance(value, (int, float)) and not (math.isfinite(value)
-                                                        and abs(value) <= bound):
-                raise FieldError(f"agent.{name}", f"must be a finite number of at most "
-                                 f"{bound:g}, got {value!r}")
+            if isinstance(value, (int, float)) and not (
+                math.isfinite(value) and abs(value) <= bound
+            ):
+                raise FieldError(
+                    f"agent.{name}", f"must be a finite number of at most {bound:g}, got {value!r}"
+                )
         try:
             # AgentSettings checks each value (ConfigError) and rejects unknown names (TypeError)
             settings: dict[str, Any] = dict(self.agent)
@@ -365,7 +403,7 @@ def model_label(name: str) -> str:
     if parsed.provider == "tiny":
         from scir.llm.tiny import VERSION
 
-        return f"tiny-v{VERSION}"                  # the tiny backend's model name
+        return f"tiny-v{VERSION}"  # the tiny backend's model name
     return f"{parsed.provider}:{parsed.model}"
 
 

@@ -34,11 +34,11 @@ if TYPE_CHECKING:
     from scir.evaluate.report import Report
 
 DPI = 100
-WIDTH, HEIGHT = 900, 500           # pixels: the smallest figure; larger grids grow the figure
-PANEL_WIDTH = 440                  # pixels per facet column (labels included)
-ROW_HEIGHT = 26                    # pixels per group of bars (one group: one label line)
-PANEL_EXTRA = 90                   # pixels per facet row for its title and axis
-MAX_COLUMNS = 3                    # facets wrap after this many columns
+WIDTH, HEIGHT = 900, 500  # pixels: the smallest figure; larger grids grow the figure
+PANEL_WIDTH = 440  # pixels per facet column (labels included)
+ROW_HEIGHT = 26  # pixels per group of bars (one group: one label line)
+PANEL_EXTRA = 90  # pixels per facet row for its title and axis
+MAX_COLUMNS = 3  # facets wrap after this many columns
 PRESENTATION_LABEL = {"nl": "NL", "ctl": "Ctl", "obf": "Obf"}
 
 
@@ -59,8 +59,14 @@ def _facets(plt, panels: int, groups: int):
     nrows = -(-max(1, panels) // ncols)
     width = max(WIDTH, ncols * PANEL_WIDTH)
     height = max(HEIGHT, 60 + nrows * (PANEL_EXTRA + groups * ROW_HEIGHT))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width / DPI, height / DPI), dpi=DPI,
-                             squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(width / DPI, height / DPI),
+        dpi=DPI,
+        squeeze=False,
+        layout="constrained",
+    )
     flat = [ax for row in axes for ax in row]
     for ax in flat[panels:]:
         ax.remove()
@@ -104,8 +110,13 @@ def chances(series: dict[str, list[CellStats | None]]) -> list[float | None]:
     return [next((c.chance for c in cells if c is not None and c.n), None) for cells in groups]
 
 
-def _bars(ax, groups: list[str], series: dict[str, list[CellStats | None]], title: str,
-          legend: bool = True):
+def _bars(
+    ax,
+    groups: list[str],
+    series: dict[str, list[CellStats | None]],
+    title: str,
+    legend: bool = True,
+):
     """Horizontal grouped bars with interval whiskers, one group per label line (top to
     bottom in ``groups`` order), accuracy along x; a missing cell is labelled "not run" (no
     bar), and each group's chance level is a dashed line across it. ``legend``: a legend in
@@ -119,18 +130,30 @@ def _bars(ax, groups: list[str], series: dict[str, list[CellStats | None]], titl
     for i, (name, cells) in enumerate(series.items()):
         lengths, err = _errors(cells)
         where = y + ((len(series) - 1) / 2 - i) * height
-        ax.barh(where, lengths, height, xerr=err, capsize=2, label=name,
-                error_kw={"elinewidth": 0.7, "capthick": 0.7, "ecolor": "0.4"})
+        ax.barh(
+            where,
+            lengths,
+            height,
+            xerr=err,
+            capsize=2,
+            label=name,
+            error_kw={"elinewidth": 0.7, "capthick": 0.7, "ecolor": "0.4"},
+        )
         for position, length in zip(where, lengths):
             if math.isnan(length):
-                ax.text(0.01, position, NOT_RUN, ha="left", va="center", fontsize=6,
-                        color="0.4")
+                ax.text(0.01, position, NOT_RUN, ha="left", va="center", fontsize=6, color="0.4")
     labelled = False
     for position, chance in zip(y, chances(series)):
         if chance is not None:
-            ax.vlines(chance, position - 0.45, position + 0.45, colors="0.15",
-                      linestyles="dashed", linewidth=0.9,
-                      label=None if labelled else "chance")
+            ax.vlines(
+                chance,
+                position - 0.45,
+                position + 0.45,
+                colors="0.15",
+                linestyles="dashed",
+                linewidth=0.9,
+                label=None if labelled else "chance",
+            )
             labelled = True
     ax.set_yticks(y)
     ax.set_yticklabels(groups, fontsize=7)
@@ -153,8 +176,14 @@ def _legend_outside(fig, axes) -> None:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
     if handles:
-        fig.legend(list(handles.values()), list(handles), loc="outside upper center",
-                   ncols=len(handles), fontsize=8, frameon=False)
+        fig.legend(
+            list(handles.values()),
+            list(handles),
+            loc="outside upper center",
+            ncols=len(handles),
+            fontsize=8,
+            frameon=False,
+        )
 
 
 def text_overlaps(fig) -> list[tuple[str, str]]:
@@ -175,11 +204,15 @@ def text_overlaps(fig) -> list[tuple[str, str]]:
     found = []
     figure = fig.bbox
     for name, box in boxes:
-        if box.x0 < figure.x0 - 1 or box.x1 > figure.x1 + 1 or box.y0 < figure.y0 - 1 \
-                or box.y1 > figure.y1 + 1:
+        if (
+            box.x0 < figure.x0 - 1
+            or box.x1 > figure.x1 + 1
+            or box.y0 < figure.y0 - 1
+            or box.y1 > figure.y1 + 1
+        ):
             found.append((name, "outside the figure"))
     for i, (a, box_a) in enumerate(boxes):
-        for b, box_b in boxes[i + 1:]:
+        for b, box_b in boxes[i + 1 :]:
             overlap_x = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
             overlap_y = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
             if overlap_x > 1 and overlap_y > 1:
@@ -187,7 +220,7 @@ def text_overlaps(fig) -> list[tuple[str, str]]:
     return found
 
 
-HEATMAP_ROW = 34                   # pixels per heatmap row (two text lines a cell)
+HEATMAP_ROW = 34  # pixels per heatmap row (two text lines a cell)
 
 
 def heatmap_figures(report: Report) -> list[tuple[str, object]]:
@@ -216,20 +249,32 @@ def heatmap_figures(report: Report) -> list[tuple[str, object]]:
         keep = ~np.all(np.isnan(data), axis=1)
         rows = [row for row, k in zip(rows, keep) if k]
         data, chance = data[keep], chance[keep]
-        if not rows:               # the model's cells are planned, none has results yet
+        if not rows:  # the model's cells are planned, none has results yet
             continue
         height = max(HEIGHT, 150 + HEATMAP_ROW * len(rows))
-        fig, ax = plt.subplots(figsize=(WIDTH / DPI, height / DPI), dpi=DPI,
-                               layout="constrained")
-        image = ax.imshow(np.ma.masked_invalid(data), vmin=0, vmax=1, cmap="viridis",
-                          aspect="auto")
+        fig, ax = plt.subplots(figsize=(WIDTH / DPI, height / DPI), dpi=DPI, layout="constrained")
+        image = ax.imshow(np.ma.masked_invalid(data), vmin=0, vmax=1, cmap="viridis", aspect="auto")
         for (i, j), v in np.ndenumerate(data):
             color = "white" if np.isnan(v) or v < 0.6 else "black"
-            ax.text(j, i, "-" if np.isnan(v) else f"{v:.2f}", ha="center", va="bottom",
-                    color=color, fontsize=8)
+            ax.text(
+                j,
+                i,
+                "-" if np.isnan(v) else f"{v:.2f}",
+                ha="center",
+                va="bottom",
+                color=color,
+                fontsize=8,
+            )
             if not np.isnan(chance[i, j]):
-                ax.text(j, i, f"chance {chance[i, j]:.2f}", ha="center", va="top",
-                        color=color, fontsize=6)
+                ax.text(
+                    j,
+                    i,
+                    f"chance {chance[i, j]:.2f}",
+                    ha="center",
+                    va="top",
+                    color=color,
+                    fontsize=6,
+                )
         ax.set_xticks(range(len(columns)))
         ax.set_xticklabels([f"{d} {PRESENTATION_LABEL[p]}" for d, p in columns], fontsize=8)
         ax.set_yticks(range(len(rows)))
@@ -259,21 +304,23 @@ def nl_vs_obf_figure(report: Report):
         return None
     panels = []
     for arch, constrained, backup in archs:
-        entries = [(r, col) for r in g.rows
-                   if (r.arch, r.constrained, r.backup) == (arch, constrained, backup)
-                   for col in g.columns if (r, col) in g.pairs]
+        entries = [
+            (r, col)
+            for r in g.rows
+            if (r.arch, r.constrained, r.backup) == (arch, constrained, backup)
+            for col in g.columns
+            if (r, col) in g.pairs
+        ]
         panels.append((arch_label(arch, backup) + ("" if constrained else " free"), entries))
     plt = _pyplot()
     fig, axes = _facets(plt, len(panels), max(len(e) for _, e in panels))
     for ax, (title, entries) in zip(axes, panels):
-        labels = [f"{t}/{d} {r.model}" + (f" s{r.seed}" if r.seed else "")
-                  for r, (t, d) in entries]
+        labels = [f"{t}/{d} {r.model}" + (f" s{r.seed}" if r.seed else "") for r, (t, d) in entries]
         series = {"NL": [g.get(r, c).nl for r, c in entries]}
         if g.has_ctl:
             series["Ctl"] = [g.get(r, c).ctl for r, c in entries]
         series["Obf"] = [g.get(r, c).obf for r, c in entries]
-        _bars(ax, labels, series,
-              title, legend=False)
+        _bars(ax, labels, series, title, legend=False)
     _legend_outside(fig, axes)
     return fig
 
@@ -298,9 +345,13 @@ def constrained(report: Report, out: Path) -> Path | None:
     plt = _pyplot()
     fig, (ax,) = _facets(plt, 1, len(pairs))
     labels = [d.first.label() for d in pairs]
-    _bars(ax, labels, {"constrained": [index[d.first] for d in pairs],
-                       "free": [index[d.second] for d in pairs]},
-          "grammar-constrained vs free formalization", legend=False)
+    _bars(
+        ax,
+        labels,
+        {"constrained": [index[d.first] for d in pairs], "free": [index[d.second] for d in pairs]},
+        "grammar-constrained vs free formalization",
+        legend=False,
+    )
     _legend_outside(fig, [ax])
     path = _save(fig, out / "constrained.png")
     plt.close(fig)
@@ -319,11 +370,20 @@ def probes(report: Report, out: Path) -> Path | None:
     labels = [f"{p.track}/{p.difficulty} {p.model}" for p in report.probes]
     from scir.evaluate.cells import CellKey
 
-    series = {name: [index.get(CellKey(p.track, p.difficulty, pres, arch, p.model, True,
-                                       p.seed)) for p in report.probes]
-              for name, pres, arch in PROBES}
-    _bars(ax, labels, series, "probes: reasoning NL.CoT, extraction Obf.NS, joint Obf.CoT",
-          legend=False)
+    series = {
+        name: [
+            index.get(CellKey(p.track, p.difficulty, pres, arch, p.model, True, p.seed))
+            for p in report.probes
+        ]
+        for name, pres, arch in PROBES
+    }
+    _bars(
+        ax,
+        labels,
+        series,
+        "probes: reasoning NL.CoT, extraction Obf.NS, joint Obf.CoT",
+        legend=False,
+    )
     _legend_outside(fig, [ax])
     path = _save(fig, out / "probes.png")
     plt.close(fig)

@@ -29,10 +29,10 @@ from typing import Any
 from scir.evaluate.stats import Interval, median_interval, wilson
 from scir.outcomes.regression import METRICS
 
-NMSE = ("nmse_id", "nmse_ood")                      # medians; the other metrics are shares
+NMSE = ("nmse_id", "nmse_ood")  # medians; the other metrics are shares
 SHARES = tuple(m for m in METRICS if m not in NMSE)
-SYMBOLIC = "symbolic"                               # a share over problems with ground truth
-NOT_APPLICABLE = "n/a"                              # how a report shows an undefined symbolic
+SYMBOLIC = "symbolic"  # a share over problems with ground truth
+NOT_APPLICABLE = "n/a"  # how a report shows an undefined symbolic
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class MetricStats:
     each NMSE median (``nmse_id``, ``nmse_ood``) with its interval."""
 
     n: int
-    values: dict[str, Interval]          # METRICS order
+    values: dict[str, Interval]  # METRICS order
 
     def to_dict(self) -> dict[str, Any]:
         """Flat columns: ``metrics_n`` and per metric its estimate, ``_low``, ``_high``."""
@@ -53,8 +53,9 @@ def flat(values: dict[str, Interval] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in METRICS:
         i = None if values is None else values[name]
-        out.update({name: i and i.estimate, f"{name}_low": i and i.low,
-                    f"{name}_high": i and i.high})
+        out.update(
+            {name: i and i.estimate, f"{name}_low": i and i.low, f"{name}_high": i and i.high}
+        )
     return out
 
 
@@ -91,8 +92,8 @@ def metric_stats(results: Iterable[dict[str, Any]]) -> MetricStats:
     for name in METRICS:
         if name in NMSE:
             values[name] = median_interval(
-                [math.inf if m.get(name) is None else float(m[name]) for m in counted],
-                lowest=0.0)
+                [math.inf if m.get(name) is None else float(m[name]) for m in counted], lowest=0.0
+            )
         elif name == SYMBOLIC:
             known = [m for m in counted if m.get(name, False) is not None]
             values[name] = wilson(sum(bool(m.get(name)) for m in known), len(known))
@@ -108,10 +109,11 @@ def has_metrics(track_name: str, results: list[dict[str, Any]]) -> bool:
     from scir.outcomes.scoring import METRIC_RULES
     from scir.tracks import get_track
 
-    if any(r.get("metrics") and any(name in r["metrics"] for name in METRICS)
-           for r in results):       # equation metrics (open causal results carry others)
+    if any(
+        r.get("metrics") and any(name in r["metrics"] for name in METRICS) for r in results
+    ):  # equation metrics (open causal results carry others)
         return True
     try:
         return get_track(track_name).scoring in METRIC_RULES
-    except ScirError:                    # a track not registered here: no rule to ask
+    except ScirError:  # a track not registered here: no rule to ask
         return False

@@ -17,8 +17,13 @@ from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey
 from scir.progress import Heartbeat, Pace
 
-ERRORS = (("parse", "parse_error"), ("solver", "solver_error"), ("timeout", "timeout"),
-          ("backend", "backend_error"), ("no answer", "no_answer"))
+ERRORS = (
+    ("parse", "parse_error"),
+    ("solver", "solver_error"),
+    ("timeout", "timeout"),
+    ("backend", "backend_error"),
+    ("no answer", "no_answer"),
+)
 
 
 def parse_every(text: str) -> tuple[int | None, float | None]:
@@ -32,8 +37,11 @@ def parse_every(text: str) -> tuple[int | None, float | None]:
         elif part.isdigit() and int(part) > 0:
             tasks = int(part)
         else:
-            raise ConfigError(f"--progress-every takes N (tasks), Ns (seconds) or both "
-                              f"(e.g. 25,30s), got {text!r}", field="progress_every")
+            raise ConfigError(
+                f"--progress-every takes N (tasks), Ns (seconds) or both "
+                f"(e.g. 25,30s), got {text!r}",
+                field="progress_every",
+            )
     return tasks, seconds
 
 
@@ -54,15 +62,24 @@ def skip_summary(skipped: list[tuple[CellKey, str]]) -> str:
     for track, archs in sorted(per_track.items()):
         groups.setdefault(tuple(sorted(archs)), []).append(track)
     parts = [f"{', '.join(tracks)}: {', '.join(archs)}" for archs, tracks in groups.items()]
-    return (f"skipped  {len(skipped)} cell{'s' if len(skipped) != 1 else ''} (architecture "
-            f"not taken by the track): " + "; ".join(parts) + " (--dry-run lists them)")
+    return (
+        f"skipped  {len(skipped)} cell{'s' if len(skipped) != 1 else ''} (architecture "
+        f"not taken by the track): " + "; ".join(parts) + " (--dry-run lists them)"
+    )
 
 
 class GridProgress:
     """Counts of every planned (cell, task) result: stored ones first, then each finished."""
 
-    def __init__(self, planned: int, *, stream: TextIO | None = None, bar: bool | None = None,
-                 every_tasks: int | None = None, every_seconds: float | None = 30.0) -> None:
+    def __init__(
+        self,
+        planned: int,
+        *,
+        stream: TextIO | None = None,
+        bar: bool | None = None,
+        every_tasks: int | None = None,
+        every_seconds: float | None = 30.0,
+    ) -> None:
         self.planned = planned
         self.stream = stream or sys.stderr
         self.bar_mode = self.stream.isatty() if bar is None else bar
@@ -100,15 +117,20 @@ class GridProgress:
         if self.bar_mode:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=self.planned, initial=len(self.status), desc="eval",
-                             file=self.stream, dynamic_ncols=True)
+            self._bar = tqdm(
+                total=self.planned,
+                initial=len(self.status),
+                desc="eval",
+                file=self.stream,
+                dynamic_ncols=True,
+            )
         else:
             self.line()
-            if self.every_seconds is not None:    # a line even while one slow task runs
+            if self.every_seconds is not None:  # a line even while one slow task runs
                 self._beat = Heartbeat(self.every_seconds, self._beat_line).start()
 
     def _beat_line(self) -> None:
-        assert self.every_seconds is not None     # the heartbeat runs only with a period
+        assert self.every_seconds is not None  # the heartbeat runs only with a period
         if time.monotonic() - self._last >= self.every_seconds * 0.9:
             self.line()
 
@@ -120,10 +142,12 @@ class GridProgress:
             errors = ", ".join(f"{name} {self.counts[s]}" for name, s in ERRORS)
             cell = self.cell.label() if self.cell is not None else "-"
             pace = ""
-            if self._pace is not None:     # tokens/s and the ETA (or the time taken)
+            if self._pace is not None:  # tokens/s and the ETA (or the time taken)
                 pace = "; " + self._pace.summary().split("; ", 1)[-1]
-            text = (f"eval {time.strftime('%H:%M:%S')}: {done}/{self.planned} done, accuracy "
-                    f"{acc}; errors: {errors}; cell {cell}{pace}")
+            text = (
+                f"eval {time.strftime('%H:%M:%S')}: {done}/{self.planned} done, accuracy "
+                f"{acc}; errors: {errors}; cell {cell}{pace}"
+            )
             print(text, file=self.stream, flush=True)
             self._last = time.monotonic()
         return text
@@ -132,13 +156,15 @@ class GridProgress:
         if self._bar is not None:
             self._bar.update(1)
             done = max(1, len(self.status))
-            self._bar.set_postfix_str(f"acc {100 * self.correct / done:.0f}% "
-                                      f"{self.cell.label() if self.cell else ''}")
+            self._bar.set_postfix_str(
+                f"acc {100 * self.correct / done:.0f}% {self.cell.label() if self.cell else ''}"
+            )
             return
         self._since += 1
         now = time.monotonic()
-        if ((self.every_tasks is not None and self._since >= self.every_tasks)
-                or (self.every_seconds is not None and now - self._last >= self.every_seconds)):
+        if (self.every_tasks is not None and self._since >= self.every_tasks) or (
+            self.every_seconds is not None and now - self._last >= self.every_seconds
+        ):
             self.line()
             self._since, self._last = 0, now
 

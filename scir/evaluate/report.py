@@ -62,7 +62,7 @@ class Pair:
 
     nl: CellStats | None
     obf: CellStats | None
-    ctl: CellStats | None = None        # the control presentation (docs/rendering.md)
+    ctl: CellStats | None = None  # the control presentation (docs/rendering.md)
 
     def cells(self, with_ctl: bool) -> list[CellStats | None]:
         """The cells in arrow order: NL, (Ctl,) Obf."""
@@ -74,7 +74,7 @@ class Grid:
     """The Table-1 layout."""
 
     rows: list[RowKey]
-    columns: list[tuple[str, str]]             # (track, difficulty)
+    columns: list[tuple[str, str]]  # (track, difficulty)
     pairs: dict[tuple[RowKey, tuple[str, str]], Pair]
 
     def get(self, row: RowKey, column: tuple[str, str]) -> Pair:
@@ -102,8 +102,11 @@ def grid(cells: list[CellStats]) -> Grid:
         found.setdefault(key, {})[k.presentation] = c
     rows = sorted({r for r, _ in found})
     columns = sorted({col for _, col in found})
-    return Grid(rows, columns, {key: Pair(v.get("nl"), v.get("obf"), v.get("ctl"))
-                                for key, v in found.items()})
+    return Grid(
+        rows,
+        columns,
+        {key: Pair(v.get("nl"), v.get("obf"), v.get("ctl")) for key, v in found.items()},
+    )
 
 
 @dataclass
@@ -146,58 +149,128 @@ class Report:
         if self.comparison is not None:
             # compare_runs sets comparison and compared together (load_report)
             assert self.compared is not None
-            comparison = {"a": self.compared[0], "b": self.compared[1],
-                          "cells": [d.to_dict() for d in self.comparison]}
-        table1 = [{"row": {"model": r.model, "arch": r.arch, "constrained": r.constrained,
-                           "seed": r.seed, "backup": r.backup or None, "label": r.label()},
-                   "columns": [{"track": t, "difficulty": d,
-                                "nl": _cell_ref(self.grid.get(r, (t, d)).nl),
-                                "obf": _cell_ref(self.grid.get(r, (t, d)).obf),
-                                **({"ctl": _cell_ref(self.grid.get(r, (t, d)).ctl)}
-                                   if self.grid.has_ctl else {})}
-                               for t, d in self.grid.columns]}
-                  for r in self.grid.rows]
-        return _finite({"version": REPORT_VERSION, "runs": self.runs.dirs,
-                "cells": [c.to_dict() for c in self.cells], "table1": table1,
-                "equation": [{"cell": c.cell.to_dict(), "n": c.metrics.n,
-                              **{name: {"estimate": i.estimate, "low": i.low, "high": i.high,
-                                        "small_n": i.small,
-                                        # symbolic over no problem with ground truth
-                                        **({"not_applicable": True}
-                                           if name == "symbolic" and math.isnan(i.estimate)
-                                           else {})}
-                                 for name, i in c.metrics.values.items()}}
-                             for c in self.metric_cells if c.metrics is not None],
+            comparison = {
+                "a": self.compared[0],
+                "b": self.compared[1],
+                "cells": [d.to_dict() for d in self.comparison],
+            }
+        table1 = [
+            {
+                "row": {
+                    "model": r.model,
+                    "arch": r.arch,
+                    "constrained": r.constrained,
+                    "seed": r.seed,
+                    "backup": r.backup or None,
+                    "label": r.label(),
+                },
+                "columns": [
+                    {
+                        "track": t,
+                        "difficulty": d,
+                        "nl": _cell_ref(self.grid.get(r, (t, d)).nl),
+                        "obf": _cell_ref(self.grid.get(r, (t, d)).obf),
+                        **(
+                            {"ctl": _cell_ref(self.grid.get(r, (t, d)).ctl)}
+                            if self.grid.has_ctl
+                            else {}
+                        ),
+                    }
+                    for t, d in self.grid.columns
+                ],
+            }
+            for r in self.grid.rows
+        ]
+        return _finite(
+            {
+                "version": REPORT_VERSION,
+                "runs": self.runs.dirs,
+                "cells": [c.to_dict() for c in self.cells],
+                "table1": table1,
+                "equation": [
+                    {
+                        "cell": c.cell.to_dict(),
+                        "n": c.metrics.n,
+                        **{
+                            name: {
+                                "estimate": i.estimate,
+                                "low": i.low,
+                                "high": i.high,
+                                "small_n": i.small,
+                                # symbolic over no problem with ground truth
+                                **(
+                                    {"not_applicable": True}
+                                    if name == "symbolic" and math.isnan(i.estimate)
+                                    else {}
+                                ),
+                            }
+                            for name, i in c.metrics.values.items()
+                        },
+                    }
+                    for c in self.metric_cells
+                    if c.metrics is not None
+                ],
                 "equation_by_discipline": [
-                    {"cell": c.cell.to_dict(), "discipline": d, "n": m.n,
-                     **{name: {"estimate": i.estimate, "low": i.low, "high": i.high,
-                               "small_n": i.small,
-                               **({"not_applicable": True}
-                                  if name == "symbolic" and math.isnan(i.estimate) else {})}
-                        for name, i in m.values.items()}}
-                    for c, d, m in self.disciplines],
-                **({"causal_open": [{"cell": c.cell.to_dict(), **c.edges.to_dict()}
-                                    for c in self.cells if c.edges is not None]}
-                   if any(c.edges is not None for c in self.cells) else {}),
+                    {
+                        "cell": c.cell.to_dict(),
+                        "discipline": d,
+                        "n": m.n,
+                        **{
+                            name: {
+                                "estimate": i.estimate,
+                                "low": i.low,
+                                "high": i.high,
+                                "small_n": i.small,
+                                **(
+                                    {"not_applicable": True}
+                                    if name == "symbolic" and math.isnan(i.estimate)
+                                    else {}
+                                ),
+                            }
+                            for name, i in m.values.items()
+                        },
+                    }
+                    for c, d, m in self.disciplines
+                ],
+                **(
+                    {
+                        "causal_open": [
+                            {"cell": c.cell.to_dict(), **c.edges.to_dict()}
+                            for c in self.cells
+                            if c.edges is not None
+                        ]
+                    }
+                    if any(c.edges is not None for c in self.cells)
+                    else {}
+                ),
                 "probes": [p.to_dict() for p in self.probes],
                 "differences": [d.to_dict() for d in self.differences],
                 "conflicts": [c.to_dict() for c in self.conflicts],
-                "failure_analysis": [{"cell": cell.to_dict(), **f.to_dict()}
-                                     for cell, f in self.failures.items()],
-                "incomplete": [{**c.cell.to_dict(), "done": c.done, "planned": c.planned}
-                               for c in self.incomplete],
+                "failure_analysis": [
+                    {"cell": cell.to_dict(), **f.to_dict()} for cell, f in self.failures.items()
+                ],
+                "incomplete": [
+                    {**c.cell.to_dict(), "done": c.done, "planned": c.planned}
+                    for c in self.incomplete
+                ],
                 "comparison": comparison,
                 "verdicts": None if self.verdicts is None else verdicts_dict(self.verdicts),
-                "versions": None if self.versions is None else self.versions.to_dict()})
+                "versions": None if self.versions is None else self.versions.to_dict(),
+            }
+        )
 
 
 def verdicts_dict(check: Rescorer) -> dict[str, Any]:
     """``report.json``'s ``verdicts``: how many results were recomputed, from which task
     files, the stored verdicts that disagreed and the results left unverified."""
-    return {"recomputed": len(check.verified), "task_files": check.files,
-            "disagreements": [d.to_dict() for d in check.disagreeing()],
-            "unverified": [{"run": run, "key": dict(zip(RESULT_KEY, key))}
-                           for run, key in check.unverified_keys()]}
+    return {
+        "recomputed": len(check.verified),
+        "task_files": check.files,
+        "disagreements": [d.to_dict() for d in check.disagreeing()],
+        "unverified": [
+            {"run": run, "key": dict(zip(RESULT_KEY, key))} for run, key in check.unverified_keys()
+        ],
+    }
 
 
 def _finite(value: Any) -> Any:
@@ -215,9 +288,16 @@ def _finite(value: Any) -> Any:
 def _cell_ref(c: CellStats | None) -> dict[str, Any] | None:
     if c is None:
         return None
-    return {"accuracy": c.accuracy.estimate, "low": c.accuracy.low, "high": c.accuracy.high,
-            "n": c.n, "small_n": c.accuracy.small, "complete": c.complete,
-            "conflicts": c.conflicts, "backup_used": c.backup_used}
+    return {
+        "accuracy": c.accuracy.estimate,
+        "low": c.accuracy.low,
+        "high": c.accuracy.high,
+        "n": c.n,
+        "small_n": c.accuracy.small,
+        "complete": c.complete,
+        "conflicts": c.conflicts,
+        "backup_used": c.backup_used,
+    }
 
 
 def load_verified(run_dirs: list[str], rescorer: Rescorer) -> Runs:
@@ -229,11 +309,12 @@ def load_verified(run_dirs: list[str], rescorer: Rescorer) -> Runs:
     return runs
 
 
-DISCIPLINE_KEY = "science"          # the domain_metadata field that names a discipline
+DISCIPLINE_KEY = "science"  # the domain_metadata field that names a discipline
 
 
-def by_discipline(runs: Runs, cells: list[CellStats], rescorer: Rescorer
-                  ) -> list[tuple[CellStats, str, MetricStats]]:
+def by_discipline(
+    runs: Runs, cells: list[CellStats], rescorer: Rescorer
+) -> list[tuple[CellStats, str, MetricStats]]:
     """Each metric cell's results grouped by their task's discipline (``domain_metadata``
     :data:`DISCIPLINE_KEY`, read from the task files), with the metrics of each group; cells
     whose problems are all of one discipline (or unknown) are left out."""
@@ -245,8 +326,7 @@ def by_discipline(runs: Runs, cells: list[CellStats], rescorer: Rescorer
         groups: dict[str, list[dict[str, Any]]] = {}
         for item in loaded[c.cell]:
             task_id = item.result.get("task_id")
-            task = (rescorer.tasks_of(item.run).get(task_id) if isinstance(task_id, str)
-                    else None)
+            task = rescorer.tasks_of(item.run).get(task_id) if isinstance(task_id, str) else None
             name = task.domain_metadata.get(DISCIPLINE_KEY) if task is not None else None
             groups.setdefault(str(name) if name else "?", []).append(item.result)
         if len(groups) > 1:
@@ -254,8 +334,12 @@ def by_discipline(runs: Runs, cells: list[CellStats], rescorer: Rescorer
     return out
 
 
-def build_report(run_dirs: list[str], compare: bool = False, task_files: list[str] | None = None,
-                 unverified: bool = False) -> Report:
+def build_report(
+    run_dirs: list[str],
+    compare: bool = False,
+    task_files: list[str] | None = None,
+    unverified: bool = False,
+) -> Report:
     """The report over ``run_dirs`` (merged; conflicts named), every verdict recomputed from
     the answers and the task files (``task_files`` first, then those the runs record;
     ``unverified``: use the stored verdicts of results whose task no file holds, marked,
@@ -264,15 +348,24 @@ def build_report(run_dirs: list[str], compare: bool = False, task_files: list[st
     from scir.errors import ConfigError
 
     if compare and len(run_dirs) != 2:
-        raise ConfigError(f"--compare needs exactly two run directories (A B), got "
-                          f"{len(run_dirs)}", field="compare")
+        raise ConfigError(
+            f"--compare needs exactly two run directories (A B), got {len(run_dirs)}",
+            field="compare",
+        )
     rescorer = Rescorer(list(task_files or []), unverified)
     runs = load_verified(run_dirs, rescorer)
     cells = aggregate(runs)
-    report = Report(runs, cells, grid(cells), probes(cells), differences(cells),
-                    verdicts=rescorer, versions=read_versions(runs.dirs),
-                    failures=failures([(item.cell, item.result) for item in runs.results]),
-                    disciplines=by_discipline(runs, cells, rescorer))
+    report = Report(
+        runs,
+        cells,
+        grid(cells),
+        probes(cells),
+        differences(cells),
+        verdicts=rescorer,
+        versions=read_versions(runs.dirs),
+        failures=failures([(item.cell, item.result) for item in runs.results]),
+        disciplines=by_discipline(runs, cells, rescorer),
+    )
     if compare:
         a, b = (aggregate(load_verified([d], rescorer)) for d in run_dirs)
         report.comparison = compare_runs(a, b)

@@ -35,16 +35,21 @@ VOLATILE = frozenset({"seconds", "cached_calls"})
 class Conflict:
     """One result key held with different content by two runs."""
 
-    key: tuple                     # RESULT_KEY values
+    key: tuple  # RESULT_KEY values
     cell: CellKey
-    used: str                      # the run directory whose result is used (listed first)
-    other: str                     # the run directory whose result is not used
-    fields: tuple[str, ...]        # the fields that differ
+    used: str  # the run directory whose result is used (listed first)
+    other: str  # the run directory whose result is not used
+    fields: tuple[str, ...]  # the fields that differ
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
-        return {"key": dict(zip(RESULT_KEY, self.key)), "cell": self.cell.to_dict(),
-                "used": self.used, "other": self.other, "fields": list(self.fields)}
+        return {
+            "key": dict(zip(RESULT_KEY, self.key)),
+            "cell": self.cell.to_dict(),
+            "used": self.used,
+            "other": self.other,
+            "fields": list(self.fields),
+        }
 
 
 @dataclass(frozen=True)
@@ -88,8 +93,9 @@ def differing(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(n for n in names if a.get(n) != b.get(n)))
 
 
-def load_runs(run_dirs: list[str],
-              rescore: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None) -> Runs:
+def load_runs(
+    run_dirs: list[str], rescore: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
+) -> Runs:
     """Read every result and plan of ``run_dirs`` (in that order), each result passed through
     ``rescore(run, result)`` when given. A folder without a run store is a ConfigError naming
     it."""

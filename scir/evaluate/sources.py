@@ -44,18 +44,26 @@ class TaskSources:
         self.files.append(str(path))
         for task in tasks:
             seen = self.tasks.get(task.task_id)
-            if seen is None or (_unrendered(seen) == _unrendered(task)
-                                and _renderings(seen) < _renderings(task)):
+            if seen is None or (
+                _unrendered(seen) == _unrendered(task) and _renderings(seen) < _renderings(task)
+            ):
                 self.tasks[task.task_id] = task
             elif _unrendered(seen) != _unrendered(task):
-                self.notes.append(f"task {task.task_id}: {path} holds a different record than "
-                                  f"an earlier file; the earlier one is shown")
+                self.notes.append(
+                    f"task {task.task_id}: {path} holds a different record than "
+                    f"an earlier file; the earlier one is shown"
+                )
 
 
 # what ``scir render`` adds to a task (scir.text.template.render_task, and with --control
 # scir.text.control.render_control)
-RENDERED: dict[str, Any] = {"documents": [], "problem_obfuscated": "", "provenance": {},
-                            "documents_control": [], "problem_control": ""}
+RENDERED: dict[str, Any] = {
+    "documents": [],
+    "problem_obfuscated": "",
+    "provenance": {},
+    "documents_control": [],
+    "problem_control": "",
+}
 
 
 def _renderings(task: Task) -> int:
@@ -141,7 +149,7 @@ def find_tasks(run_dirs: list[str], explicit: list[str] | None = None) -> TaskSo
     for run in run_dirs:
         try:
             recorded = recorded_files(run, found.notes)
-        except ScirError as exc:            # e.g. a damaged invocations table
+        except ScirError as exc:  # e.g. a damaged invocations table
             found.notes.append(f"{run}: cannot read its experiment: {exc}")
             recorded = []
         for path in recorded:
@@ -149,8 +157,9 @@ def find_tasks(run_dirs: list[str], explicit: list[str] | None = None) -> TaskSo
                 continue
             seen.add(path.resolve())
             if not path.is_file():
-                found.notes.append(f"{run}: its task file {path} is not there (pass it with "
-                                   f"--tasks)")
+                found.notes.append(
+                    f"{run}: its task file {path} is not there (pass it with --tasks)"
+                )
                 continue
             try:
                 tasks = read_tasks(path)

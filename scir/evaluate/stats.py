@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-LEVEL = 0.95                 # the confidence level of every interval in a report
-SMALL_N = 30                 # below this many tasks an interval is marked as a small sample
+LEVEL = 0.95  # the confidence level of every interval in a report
+SMALL_N = 30  # below this many tasks an interval is marked as a small sample
 SMALL_MARK = "~"
 BOOTSTRAP_RESAMPLES = 9999
 BOOTSTRAP_SEED = 0
@@ -35,7 +35,7 @@ class Interval:
     estimate: float
     low: float
     high: float
-    n: int | None = field(default=None, compare=False)     # the sample size, when known
+    n: int | None = field(default=None, compare=False)  # the sample size, when known
 
     @property
     def small(self) -> bool:
@@ -46,7 +46,7 @@ class Interval:
         return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
-NO_VALUE = "-"                # how a report shows a missing number
+NO_VALUE = "-"  # how a report shows a missing number
 
 
 def format_number(value: float | None, digits: int = 2) -> str:
@@ -92,8 +92,9 @@ def wilson(correct: int, n: int, level: float = LEVEL) -> Interval:
     return Interval(p, max(0.0, min(float(low), p)), min(1.0, max(float(high), p)), n)
 
 
-def median_interval(values: Sequence[float], level: float = LEVEL,
-                    lowest: float = -math.inf) -> Interval:
+def median_interval(
+    values: Sequence[float], level: float = LEVEL, lowest: float = -math.inf
+) -> Interval:
     """The median of ``values`` with its distribution-free order-statistic interval
     (:func:`scipy.stats.quantile_test`, two-sided: the sorted values at the ranks the
     binomial(n, 1/2) quantiles give). A bound the sample cannot give at ``level`` (fewer than
@@ -119,9 +120,13 @@ def normalised_accuracy(accuracy: float, chance: float) -> float:
     return max(0.0, (accuracy - chance) / (1.0 - chance))
 
 
-def paired_difference(first: Sequence[float], second: Sequence[float], level: float = LEVEL,
-                      resamples: int = BOOTSTRAP_RESAMPLES,
-                      seed: int = BOOTSTRAP_SEED) -> Interval:
+def paired_difference(
+    first: Sequence[float],
+    second: Sequence[float],
+    level: float = LEVEL,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> Interval:
     """Mean of ``first - second`` over the same tasks (one pair per task, same order) with a
     paired percentile-bootstrap interval (tasks resampled with their pairs). Deterministic for
     a given seed; a constant difference has a zero-width interval."""
@@ -130,16 +135,23 @@ def paired_difference(first: Sequence[float], second: Sequence[float], level: fl
     a = np.asarray(first, dtype=float)
     b = np.asarray(second, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(f"paired outcomes need two equal-length lists, got {a.shape} and "
-                         f"{b.shape}")
+        raise ValueError(
+            f"paired outcomes need two equal-length lists, got {a.shape} and {b.shape}"
+        )
     if a.size == 0:
         return Interval(float("nan"), float("nan"), float("nan"))
     diff = a - b
     mean = float(diff.mean())
     if np.all(diff == diff[0]):
         return Interval(mean, mean, mean, int(diff.size))
-    result = bootstrap((diff,), np.mean, confidence_level=level, n_resamples=resamples,
-                       method="percentile", vectorized=True,
-                       random_state=np.random.default_rng(seed))
+    result = bootstrap(
+        (diff,),
+        np.mean,
+        confidence_level=level,
+        n_resamples=resamples,
+        method="percentile",
+        vectorized=True,
+        random_state=np.random.default_rng(seed),
+    )
     ci = result.confidence_interval
     return Interval(mean, float(ci.low), float(ci.high), int(diff.size))

@@ -28,9 +28,9 @@ class TaskStats:
     difficulty: str
     blocks: int
     chars_nl: int
-    chars_obf: int              # 0 when not rendered
+    chars_obf: int  # 0 when not rendered
     ratio: float | None
-    items: int | None           # reference items (track.count_items), None if unknown
+    items: int | None  # reference items (track.count_items), None if unknown
     answer: str
     chance: float
     chance_constrained: float
@@ -47,7 +47,7 @@ def reference_items(task: Task) -> int | None:
 
     try:
         return track_of(task).reference_items(task)
-    except (ScirError, TypeError, ValueError):   # unknown track, malformed formal object
+    except (ScirError, TypeError, ValueError):  # unknown track, malformed formal object
         return None
 
 
@@ -60,14 +60,25 @@ def task_stats(task: Task) -> TaskStats:
     render = task.provenance.get("render") if isinstance(task.provenance, dict) else None
     render = render if isinstance(render, dict) else {}
     return TaskStats(
-        task_id=task.task_id, domain=track_of(task).name, tier=task.tier,
-        difficulty=task.difficulty, blocks=len(task.blocks), chars_nl=nl, chars_obf=obf,
-        ratio=round(obf / nl, 3) if obf and nl else None, items=reference_items(task),
-        answer=task.answer, chance=task.chance,
-        chance_constrained=float(task.chance_constrained if task.chance_constrained is not None
-                                 else task.chance), pool=len(task.answer_pool),
-        renderer=render.get("renderer"), genres=[d.genre for d in task.documents],
-        retries=int(render.get("retries", 0) or 0))
+        task_id=task.task_id,
+        domain=track_of(task).name,
+        tier=task.tier,
+        difficulty=task.difficulty,
+        blocks=len(task.blocks),
+        chars_nl=nl,
+        chars_obf=obf,
+        ratio=round(obf / nl, 3) if obf and nl else None,
+        items=reference_items(task),
+        answer=task.answer,
+        chance=task.chance,
+        chance_constrained=float(
+            task.chance_constrained if task.chance_constrained is not None else task.chance
+        ),
+        pool=len(task.answer_pool),
+        renderer=render.get("renderer"),
+        genres=[d.genre for d in task.documents],
+        retries=int(render.get("retries", 0) or 0),
+    )
 
 
 @dataclass
@@ -100,8 +111,9 @@ class GroupStats:
         return asdict(self)
 
 
-def group_stats(stats: Iterable[TaskStats],
-                dropped: Iterable[dict[str, Any]] = ()) -> list[GroupStats]:
+def group_stats(
+    stats: Iterable[TaskStats], dropped: Iterable[dict[str, Any]] = ()
+) -> list[GroupStats]:
     """Per (domain, tier) statistics, sorted; ``dropped`` are a render run's drop records
     (``{"task_id", "domain", "tier", "reason"}``)."""
     groups: dict[tuple[str, str], list[TaskStats]] = {}
@@ -117,24 +129,30 @@ def group_stats(stats: Iterable[TaskStats],
         ratios = [s.ratio for s in rendered if s.ratio is not None]  # 0.0 for a tiny Obf text
         counted = [s.items for s in items if s.items is not None]
         pools = Counter(s.pool for s in items)
-        out.append(GroupStats(
-            domain=key[0], tier=key[1],
-            difficulties=sorted({s.difficulty for s in items}), tasks=len(items),
-            rendered=len(rendered),
-            chars_nl=round(mean(s.chars_nl for s in items), 1) if items else 0.0,
-            chars_obf=round(mean(s.chars_obf for s in rendered), 1) if rendered else None,
-            ratio=round(mean(ratios), 3) if ratios else None,
-            items=round(mean(counted), 1) if counted else None,
-            answers=dict(sorted(Counter(s.answer for s in items).items())),
-            chance=round(mean(s.chance for s in items), 4) if items else 0.0,
-            chance_constrained=(round(mean(s.chance_constrained for s in items), 4)
-                                if items else 0.0),
-            pool_sizes=dict(sorted(pools.items())),
-            mean_pool=round(mean(s.pool for s in items), 2) if items else 0.0,
-            single_answer=pools.get(1, 0),
-            renderers=dict(sorted(Counter(s.renderer for s in rendered if s.renderer).items())),
-            genres=dict(sorted(Counter(g for s in items for g in s.genres).items())),
-            retries=sum(s.retries for s in items),
-            dropped=len(drops.get(key, [])),
-            drop_reasons=[f"{d['task_id']}: {d['reason']}" for d in drops.get(key, [])]))
+        out.append(
+            GroupStats(
+                domain=key[0],
+                tier=key[1],
+                difficulties=sorted({s.difficulty for s in items}),
+                tasks=len(items),
+                rendered=len(rendered),
+                chars_nl=round(mean(s.chars_nl for s in items), 1) if items else 0.0,
+                chars_obf=round(mean(s.chars_obf for s in rendered), 1) if rendered else None,
+                ratio=round(mean(ratios), 3) if ratios else None,
+                items=round(mean(counted), 1) if counted else None,
+                answers=dict(sorted(Counter(s.answer for s in items).items())),
+                chance=round(mean(s.chance for s in items), 4) if items else 0.0,
+                chance_constrained=(
+                    round(mean(s.chance_constrained for s in items), 4) if items else 0.0
+                ),
+                pool_sizes=dict(sorted(pools.items())),
+                mean_pool=round(mean(s.pool for s in items), 2) if items else 0.0,
+                single_answer=pools.get(1, 0),
+                renderers=dict(sorted(Counter(s.renderer for s in rendered if s.renderer).items())),
+                genres=dict(sorted(Counter(g for s in items for g in s.genres).items())),
+                retries=sum(s.retries for s in items),
+                dropped=len(drops.get(key, [])),
+                drop_reasons=[f"{d['task_id']}: {d['reason']}" for d in drops.get(key, [])],
+            )
+        )
     return out

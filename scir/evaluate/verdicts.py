@@ -45,9 +45,16 @@ from scir.outcomes.status import Status
 from scir.tasks import Task
 
 VERDICT_FIELDS = ("correct", "status", "metrics", "backup_correct", "backup_status")
-TASK_FIELDS = ("domain", "difficulty", "tier", "gold", "answer_pool", "chance",
-               "chance_constrained")
-SHOWN_IDS = 5                      # task ids named in a one-line message
+TASK_FIELDS = (
+    "domain",
+    "difficulty",
+    "tier",
+    "gold",
+    "answer_pool",
+    "chance",
+    "chance_constrained",
+)
+SHOWN_IDS = 5  # task ids named in a one-line message
 
 
 @dataclass(frozen=True)
@@ -55,22 +62,29 @@ class Disagreement:
     """A stored result whose verdict (or task fields) differ from the recomputed ones."""
 
     run: str
-    key: tuple                     # RESULT_KEY values
-    fields: tuple[str, ...]        # the fields that differ
-    stored: dict[str, Any]         # their stored values
-    recomputed: dict[str, Any]     # their recomputed values
+    key: tuple  # RESULT_KEY values
+    fields: tuple[str, ...]  # the fields that differ
+    stored: dict[str, Any]  # their stored values
+    recomputed: dict[str, Any]  # their recomputed values
 
     def label(self) -> str:
         """``task arch presentation model [free] [seed=K]``."""
         task, arch, presentation, model, constrained, seed = self.key
-        return " ".join([task, arch, presentation, model] + ([] if constrained else ["free"])
-                        + ([f"seed={seed}"] if seed else []))
+        return " ".join(
+            [task, arch, presentation, model]
+            + ([] if constrained else ["free"])
+            + ([f"seed={seed}"] if seed else [])
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
-        return {"run": self.run, "key": dict(zip(RESULT_KEY, self.key)),
-                "fields": list(self.fields), "stored": self.stored,
-                "recomputed": self.recomputed}
+        return {
+            "run": self.run,
+            "key": dict(zip(RESULT_KEY, self.key)),
+            "fields": list(self.fields),
+            "stored": self.stored,
+            "recomputed": self.recomputed,
+        }
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -80,17 +94,20 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if (isinstance(a, float) or isinstance(b, float)) and all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)):
-        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9,
-                                                                 abs_tol=1e-12)
+        isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)
+    ):
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
     return a == b
 
 
 def _unanswered(status: Any) -> str:
     """The status of a result without an answer: its stored failure category, or
     ``no_answer`` when it claims an answer (``ok``, ``wrong``) or is not a status."""
-    return (str(status) if status in {s.value for s in Status} and not Status(status).answered
-            else Status.NO_ANSWER.value)
+    return (
+        str(status)
+        if status in {s.value for s in Status} and not Status(status).answered
+        else Status.NO_ANSWER.value
+    )
 
 
 def recompute(result: dict[str, Any], task: Task, cache: dict | None = None) -> dict[str, Any]:
@@ -113,10 +130,13 @@ def recompute(result: dict[str, Any], task: Task, cache: dict | None = None) -> 
     answer = result.get("answer")
     if isinstance(answer, str):
         out["correct"], out["status"], out["metrics"] = judge(answer)
-    else:                                  # no answer (or a damaged one): nothing accepted
+    else:  # no answer (or a damaged one): nothing accepted
         out["answer"] = None
         out["correct"], out["status"], out["metrics"] = (
-            False, _unanswered(result.get("status")), None)
+            False,
+            _unanswered(result.get("status")),
+            None,
+        )
     if result.get("backup_used"):
         backup = result.get("backup_answer")
         if isinstance(backup, str):
@@ -125,18 +145,30 @@ def recompute(result: dict[str, Any], task: Task, cache: dict | None = None) -> 
             out["backup_answer"] = None
             out["backup_correct"] = False
             out["backup_status"] = _unanswered(result.get("backup_status"))
-    out.update(domain=track.name, difficulty=task.difficulty, tier=task.tier, gold=task.answer,
-               answer_pool=list(task.answer_pool), chance=task.chance,
-               chance_constrained=task.chance_constrained)
+    out.update(
+        domain=track.name,
+        difficulty=task.difficulty,
+        tier=task.tier,
+        gold=task.answer,
+        answer_pool=list(task.answer_pool),
+        chance=task.chance,
+        chance_constrained=task.chance_constrained,
+    )
     return out
 
 
 def differences(stored: dict[str, Any], recomputed: dict[str, Any]) -> tuple[str, ...]:
     """The verdict fields that differ, and the task fields that differ where one was stored."""
-    names = [f for f in VERDICT_FIELDS + ("answer", "backup_answer")
-             if (f in stored or f in recomputed) and not _same(stored.get(f), recomputed.get(f))]
-    names += [f for f in TASK_FIELDS if stored.get(f) not in (None, "")
-              and not _same(stored.get(f), recomputed.get(f))]
+    names = [
+        f
+        for f in VERDICT_FIELDS + ("answer", "backup_answer")
+        if (f in stored or f in recomputed) and not _same(stored.get(f), recomputed.get(f))
+    ]
+    names += [
+        f
+        for f in TASK_FIELDS
+        if stored.get(f) not in (None, "") and not _same(stored.get(f), recomputed.get(f))
+    ]
     return tuple(names)
 
 
@@ -150,12 +182,12 @@ class Rescorer:
     task_files: list[str] = field(default_factory=list)
     allow_unverified: bool = False
     disagreements: dict[tuple[str, tuple], Disagreement] = field(default_factory=dict)
-    unverified: dict[tuple[str, tuple], str] = field(default_factory=dict)   # -> task id
+    unverified: dict[tuple[str, tuple], str] = field(default_factory=dict)  # -> task id
     verified: set[tuple[str, tuple]] = field(default_factory=set)
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _tasks: dict[str, dict[str, Task]] = field(default_factory=dict, repr=False)
-    _read: dict[str, list[str]] = field(default_factory=dict, repr=False)   # run -> files
+    _read: dict[str, list[str]] = field(default_factory=dict, repr=False)  # run -> files
     _notes: dict[str, list[str]] = field(default_factory=dict, repr=False)  # run -> notes
     _memo: dict = field(default_factory=dict, repr=False)
 
@@ -180,14 +212,18 @@ class Rescorer:
             self.unverified[(run, key)] = str(result["task_id"])
             return result
         if self.unverified and not self.allow_unverified:
-            return result                  # refused in finish(): no work wasted
+            return result  # refused in finish(): no work wasted
         new = recompute(result, task, self._memo)
         self.verified.add((run, key))
         fields = differences(result, new)
         if fields:
             self.disagreements[(run, key)] = Disagreement(
-                run, key, fields, {f: result.get(f) for f in fields},
-                {f: new.get(f) for f in fields})
+                run,
+                key,
+                fields,
+                {f: result.get(f) for f in fields},
+                {f: new.get(f) for f in fields},
+            )
         return new
 
     def finish(self) -> None:
@@ -208,7 +244,8 @@ class Rescorer:
             f"{', '.join(self._read.get(run, [])) or 'none'}"
             f"{'; ' + notes[0] if notes else ''}); pass the task files with "
             f"--tasks FILE, or --unverified to use the stored verdicts, marked unverified",
-            file=run)
+            file=run,
+        )
 
     def disagreeing(self) -> list[Disagreement]:
         """The disagreements, by run and key."""

@@ -22,8 +22,8 @@ from scir.provenance import MISSING, differences, flatten
 class Versions:
     """The provenance records of some runs' invocations."""
 
-    records: list[tuple[str, dict[str, Any]]] = field(default_factory=list)   # (run, record)
-    unrecorded: dict[str, int] = field(default_factory=dict)   # run -> invocations without
+    records: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (run, record)
+    unrecorded: dict[str, int] = field(default_factory=dict)  # run -> invocations without
 
     def components(self) -> dict[str, dict[str, list[str]]]:
         """component -> value -> the runs recording it (sorted)."""
@@ -31,8 +31,10 @@ class Versions:
         for run, record in self.records:
             for name, value in flatten(record).items():
                 out.setdefault(name, {}).setdefault(value, set()).add(run)
-        return {name: {value: sorted(runs) for value, runs in sorted(values.items())}
-                for name, values in sorted(out.items(), key=lambda kv: _order(kv[0]))}
+        return {
+            name: {value: sorted(runs) for value, runs in sorted(values.items())}
+            for name, values in sorted(out.items(), key=lambda kv: _order(kv[0]))
+        }
 
     def differences(self) -> dict[str, dict[str, list[str]]]:
         """The components with more than one value (:func:`scir.provenance.differences`)."""
@@ -44,18 +46,25 @@ class Versions:
             return "Versions: not recorded (runs made before provenance was recorded)."
         diff = self.differences()
         if not diff:
-            return "Versions: every recorded invocation ran the same toolkit, Python, solvers, " \
-                   "libraries and models (see Versions)."
-        return ("Versions DIFFER between the combined runs in: " + ", ".join(diff)
-                + " (see Versions); their numbers do not come from one setup.")
+            return (
+                "Versions: every recorded invocation ran the same toolkit, Python, solvers, "
+                "libraries and models (see Versions)."
+            )
+        return (
+            "Versions DIFFER between the combined runs in: "
+            + ", ".join(diff)
+            + " (see Versions); their numbers do not come from one setup."
+        )
 
     def markdown(self) -> list[str]:
         """The report's Versions section body."""
         out = [self.summary(), ""]
         if self.unrecorded:
-            out += ["Invocations without a record (made before provenance was recorded): "
-                    + ", ".join(f"`{run}` {n}" for run, n in sorted(self.unrecorded.items())),
-                    ""]
+            out += [
+                "Invocations without a record (made before provenance was recorded): "
+                + ", ".join(f"`{run}` {n}" for run, n in sorted(self.unrecorded.items())),
+                "",
+            ]
         comps = self.components()
         if not comps:
             return out
@@ -64,9 +73,15 @@ class Versions:
             if len(values) == 1:
                 rows.append([name, _cell(next(iter(values)))])
             else:
-                rows.append([name + " (DIFFERS)", "; ".join(
-                    f"{_cell(v)} in {', '.join(f'`{r}`' for r in runs)}"
-                    for v, runs in values.items())])
+                rows.append(
+                    [
+                        name + " (DIFFERS)",
+                        "; ".join(
+                            f"{_cell(v)} in {', '.join(f'`{r}`' for r in runs)}"
+                            for v, runs in values.items()
+                        ),
+                    ]
+                )
         out += ["| component | version |", "|---|---|"]
         out += [f"| {a} | {b} |" for a, b in rows]
         return out
@@ -83,14 +98,19 @@ class Versions:
             if key in single:
                 out.append(f"  {key} {single[key]}")
         for label, prefix in (("solvers", "solver "), ("libraries", "library ")):
-            found = [f"{k[len(prefix):]} {v}" for k, v in single.items()
-                     if k.startswith(prefix) and v != MISSING]
+            found = [
+                f"{k[len(prefix) :]} {v}"
+                for k, v in single.items()
+                if k.startswith(prefix) and v != MISSING
+            ]
             if found:
                 out.append(f"  {label}: {', '.join(found)}")
         out += [f"  {k}: {v}" for k, v in single.items() if k.startswith("model ")]
         for name, values in self.differences().items():
-            out.append(f"  DIFFERS {name}: " + "; ".join(
-                f"{v} in {', '.join(runs)}" for v, runs in values.items()))
+            out.append(
+                f"  DIFFERS {name}: "
+                + "; ".join(f"{v} in {', '.join(runs)}" for v, runs in values.items())
+            )
         if len(out) > 1 and self.differences():
             out.append("  " + self.summary())
         return out
@@ -98,9 +118,12 @@ class Versions:
     def to_dict(self) -> dict[str, Any]:
         """``report.json``'s ``versions``: each component's values and runs, the differing
         components, the invocations without a record and the raw records per run."""
-        return {"components": self.components(), "differences": self.differences(),
-                "unrecorded": dict(sorted(self.unrecorded.items())),
-                "records": [{"run": run, **record} for run, record in self.records]}
+        return {
+            "components": self.components(),
+            "differences": self.differences(),
+            "unrecorded": dict(sorted(self.unrecorded.items())),
+            "records": [{"run": run, **record} for run, record in self.records],
+        }
 
 
 def _order(name: str) -> tuple[int, str]:

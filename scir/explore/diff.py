@@ -34,8 +34,8 @@ class FormalDiff:
     lines: tuple[DiffLine, ...]
     gold_lines: int
     model_lines: int
-    same: int                      # lines in both (in order)
-    cut: int = 0                   # lines left out beyond MAX_LINES (both sides)
+    same: int  # lines in both (in order)
+    cut: int = 0  # lines left out beyond MAX_LINES (both sides)
 
     @property
     def identical(self) -> bool:

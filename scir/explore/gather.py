@@ -33,15 +33,15 @@ PAGE_SUFFIX = ".html"
 class ResultView:
     """One stored result as a task page shows it."""
 
-    anchor: str                    # the result's id on its task page, ``r0``, ``r1``, ...
-    run: str                       # the run directory it was read from
+    anchor: str  # the result's id on its task page, ``r0``, ``r1``, ...
+    run: str  # the run directory it was read from
     cell: CellKey
-    result: dict[str, Any]         # the stored result (read only)
-    diff: FormalDiff | None        # its formalization against the gold text (None: none)
-    conflicts: tuple[Conflict, ...] = ()   # other runs holding a different result of its key
-    disagreement: Disagreement | None = None   # its stored verdict, where it differed
-    unverified: bool = False       # shown with its stored verdict (no task record)
-    failure: str | None = None     # the kind of failure (scir.evaluate.attribution)
+    result: dict[str, Any]  # the stored result (read only)
+    diff: FormalDiff | None  # its formalization against the gold text (None: none)
+    conflicts: tuple[Conflict, ...] = ()  # other runs holding a different result of its key
+    disagreement: Disagreement | None = None  # its stored verdict, where it differed
+    unverified: bool = False  # shown with its stored verdict (no task record)
+    failure: str | None = None  # the kind of failure (scir.evaluate.attribution)
 
     @property
     def status(self) -> str:
@@ -57,11 +57,11 @@ class TaskPage:
     """One task and its results."""
 
     task_id: str
-    page: str                      # the page's file name (checked when written)
-    task: Task | None              # None: no task file holds it
-    gold_text: str | None          # the gold formal object as formalization text
-    gold_note: str                 # why there is no gold text, when there is none
-    formal_json: str | None        # the stored formal object (JSON, indented)
+    page: str  # the page's file name (checked when written)
+    task: Task | None  # None: no task file holds it
+    gold_text: str | None  # the gold formal object as formalization text
+    gold_note: str  # why there is no gold text, when there is none
+    formal_json: str | None  # the stored formal object (JSON, indented)
     results: list[ResultView] = field(default_factory=list)
 
 
@@ -105,15 +105,28 @@ def gold_formal_text(task: Task) -> tuple[str | None, str]:
 
 def _page(task_id: str, task: Task | None) -> TaskPage:
     if task is None:
-        return TaskPage(task_id, task_id + PAGE_SUFFIX, None, None,
-                        "no task file given or recorded holds this task (see --tasks)", None)
+        return TaskPage(
+            task_id,
+            task_id + PAGE_SUFFIX,
+            None,
+            None,
+            "no task file given or recorded holds this task (see --tasks)",
+            None,
+        )
     gold, why = gold_formal_text(task)
-    return TaskPage(task_id, task_id + PAGE_SUFFIX, task, gold, why,
-                    json.dumps(task.formal, indent=1, ensure_ascii=False, sort_keys=False))
+    return TaskPage(
+        task_id,
+        task_id + PAGE_SUFFIX,
+        task,
+        gold,
+        why,
+        json.dumps(task.formal, indent=1, ensure_ascii=False, sort_keys=False),
+    )
 
 
-def gather(run_dirs: list[str], task_files: list[str] | None = None,
-           unverified: bool = False) -> Site:
+def gather(
+    run_dirs: list[str], task_files: list[str] | None = None, unverified: bool = False
+) -> Site:
     """Read ``run_dirs`` (results with recomputed verdicts, conflicts, cells) and the task
     records (``task_files``, then the files the runs record) into a :class:`Site`; a result
     whose task no file holds is refused (ConfigError), or with ``unverified`` shown with its
@@ -133,13 +146,31 @@ def gather(run_dirs: list[str], task_files: list[str] | None = None,
         if page is None:
             page = pages[task_id] = _page(task_id, sources.tasks.get(task_id))
         text = item.result.get("formalization")
-        diff = (formal_diff(page.gold_text, text)
-                if page.gold_text is not None and isinstance(text, str) else None)
+        diff = (
+            formal_diff(page.gold_text, text)
+            if page.gold_text is not None and isinstance(text, str)
+            else None
+        )
         key = result_key(item.result)
-        page.results.append(ResultView(f"r{len(page.results)}", item.run, item.cell,
-                                       item.result, diff, tuple(conflicts.get(key, ())),
-                                       rescorer.disagreements.get((item.run, key)),
-                                       runs.is_unverified(item), kinds[id(item)]))
-    return Site(runs, cells, [pages[k] for k in sorted(pages)], sources, rescorer,
-                read_versions(runs.dirs),
-                failures([(item.cell, item.result) for item in runs.results]))
+        page.results.append(
+            ResultView(
+                f"r{len(page.results)}",
+                item.run,
+                item.cell,
+                item.result,
+                diff,
+                tuple(conflicts.get(key, ())),
+                rescorer.disagreements.get((item.run, key)),
+                runs.is_unverified(item),
+                kinds[id(item)],
+            )
+        )
+    return Site(
+        runs,
+        cells,
+        [pages[k] for k in sorted(pages)],
+        sources,
+        rescorer,
+        read_versions(runs.dirs),
+        failures([(item.cell, item.result) for item in runs.results]),
+    )

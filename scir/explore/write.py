@@ -61,13 +61,20 @@ def environment() -> Any:
     """The Jinja2 environment of the templates (autoescaping on, undefined names an error)."""
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("scir.explore", "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(num=format_number, interval=format_interval, clip=_clip, show=_show,
-                       metric=_metric)
-    env.globals.update(STATUS_VALUES=STATUS_VALUES, MAX_LINES=MAX_LINES,
-                       FAILURE_KINDS=FAILURE_KINDS)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("scir.explore", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        num=format_number, interval=format_interval, clip=_clip, show=_show, metric=_metric
+    )
+    env.globals.update(
+        STATUS_VALUES=STATUS_VALUES, MAX_LINES=MAX_LINES, FAILURE_KINDS=FAILURE_KINDS
+    )
     return env
 
 
@@ -89,8 +96,10 @@ def write_site(site: Site, out: str | Path) -> Path:
         tasks.mkdir()
         for page in site.pages:
             path = contained(tasks, page.page, task_id=page.task_id)
-            path.write_text(_render("task.html", site=site, page=page, root="../"),
-                            encoding="utf-8")
-        contained(tmp, "index.html").write_text(_render("index.html", site=site, root=""),
-                                                encoding="utf-8")
+            path.write_text(
+                _render("task.html", site=site, page=page, root="../"), encoding="utf-8"
+            )
+        contained(tmp, "index.html").write_text(
+            _render("index.html", site=site, root=""), encoding="utf-8"
+        )
     return out / "index.html"

@@ -68,10 +68,10 @@ from scir.pipelines.result import (
 from scir.tasks import Task, read_tasks
 from scir.tracks import get_track, track_names, track_of
 
-PACKAGE = "scir"                       # the registry prefix: inspect eval scir/<track>
-GENERIC = "benchmark"                  # the task over a file of any tracks
-ARCHITECTURES = {"cot": "cot", "ns": "formalize"}   # architecture -> the track's prompt kind
-STORE_KEY = "scir_ns"                  # the NS solver's outcome in the sample's store
+PACKAGE = "scir"  # the registry prefix: inspect eval scir/<track>
+GENERIC = "benchmark"  # the task over a file of any tracks
+ARCHITECTURES = {"cot": "cot", "ns": "formalize"}  # architecture -> the track's prompt kind
+STORE_KEY = "scir_ns"  # the NS solver's outcome in the sample's store
 
 
 class TaskIndex:
@@ -89,28 +89,37 @@ class TaskIndex:
 
 
 # ---- dataset ---------------------------------------------------------------------------------
-def load_tasks(task_file: str | None, track: str | None, difficulty: str, n: int, seed: int,
-               presentation: str) -> list[Task]:
+def load_tasks(
+    task_file: str | None, track: str | None, difficulty: str, n: int, seed: int, presentation: str
+) -> list[Task]:
     """The tasks of ``task_file`` (every task of track ``track`` when given: ConfigError
     otherwise), or ``n`` tasks of ``track`` generated from ``seed`` at ``difficulty``
     (rendered by the template renderer with ``seed`` for ``obf``)."""
     if task_file is not None:
         path = Path(task_file)
         if not path.is_file():
-            raise ConfigError(f"task file {task_file} not found (relative to {os.getcwd()}; "
-                              "`inspect eval FILE.py@TASK` runs the task in the folder of "
-                              "FILE.py: give an absolute path, or use the registered name, "
-                              f"e.g. {PACKAGE}/deduction)", field="task_file")
+            raise ConfigError(
+                f"task file {task_file} not found (relative to {os.getcwd()}; "
+                "`inspect eval FILE.py@TASK` runs the task in the folder of "
+                "FILE.py: give an absolute path, or use the registered name, "
+                f"e.g. {PACKAGE}/deduction)",
+                field="task_file",
+            )
         tasks = read_tasks(path)
         for t in tasks:
             if track is not None and t.domain != track:
-                raise ConfigError(f"task {t.task_id} is a {t.domain} task, not {track} (use "
-                                  f"{PACKAGE}/{GENERIC} for a file of several tracks)",
-                                  file=str(path), field="task_file")
+                raise ConfigError(
+                    f"task {t.task_id} is a {t.domain} task, not {track} (use "
+                    f"{PACKAGE}/{GENERIC} for a file of several tracks)",
+                    file=str(path),
+                    field="task_file",
+                )
         return tasks
     if track is None:
-        raise ConfigError("give task_file, or track (with difficulty, n, seed) to generate "
-                          "tasks", field="task_file")
+        raise ConfigError(
+            "give task_file, or track (with difficulty, n, seed) to generate tasks",
+            field="task_file",
+        )
     tasks = list(get_track(track).generate(n, seed, difficulty))
     if presentation in ("obf", "ctl"):
         from scir.text.template import render_task
@@ -127,13 +136,23 @@ def to_sample(task_: Task, presentation: str, architecture: str) -> Sample:
     """The inspect sample of a scir task: the pipeline's first prompt, the answer pool."""
     track = track_of(task_)
     _, prompt = first_prompt(track, task_, presentation, ARCHITECTURES[architecture])
-    return Sample(input=prompt, target=list(task_.answer_pool), id=task_.task_id,
-                  metadata={"task_id": task_.task_id, "domain": track.name,
-                            "difficulty": task_.difficulty, "tier": task_.tier,
-                            "seed": task_.seed, "answer": task_.answer,
-                            "chance": task_.chance,
-                            "chance_constrained": task_.chance_constrained,
-                            "presentation": presentation, "architecture": architecture})
+    return Sample(
+        input=prompt,
+        target=list(task_.answer_pool),
+        id=task_.task_id,
+        metadata={
+            "task_id": task_.task_id,
+            "domain": track.name,
+            "difficulty": task_.difficulty,
+            "tier": task_.tier,
+            "seed": task_.seed,
+            "answer": task_.answer,
+            "chance": task_.chance,
+            "chance_constrained": task_.chance_constrained,
+            "presentation": presentation,
+            "architecture": architecture,
+        },
+    )
 
 
 # ---- solver ----------------------------------------------------------------------------------
@@ -161,18 +180,27 @@ def scir_solver(architecture: str, tasks: TaskIndex, max_retries: int = 2) -> So
             state.messages.append(ChatMessageUser(content=step.feedback))
             state = await generate(state)
         outcome = step.outcome
-        state.store.set(STORE_KEY, {"answer": outcome.answer, "status": outcome.status,
-                                    "solver_status": outcome.solver_status, "log": outcome.log,
-                                    "formalization": text, "items": step.items,
-                                    "retries": attempt})
+        state.store.set(
+            STORE_KEY,
+            {
+                "answer": outcome.answer,
+                "status": outcome.status,
+                "solver_status": outcome.solver_status,
+                "log": outcome.log,
+                "formalization": text,
+                "items": step.items,
+                "retries": attempt,
+            },
+        )
         return state
 
     return solve
 
 
 # ---- scorer ----------------------------------------------------------------------------------
-def pipeline_result(state: TaskState, task_: Task, architecture: str, presentation: str
-                    ) -> PipelineResult:
+def pipeline_result(
+    state: TaskState, task_: Task, architecture: str, presentation: str
+) -> PipelineResult:
     """The scir pipeline's result record for a solved sample: the answer read from the
     response (``cot``) or the solver's outcome (``ns``), scored by the track."""
     track = track_of(task_)
@@ -182,13 +210,17 @@ def pipeline_result(state: TaskState, task_: Task, architecture: str, presentati
         read_answer(track, task_, result, state.output.completion)
         return result
     stored = state.store.get(STORE_KEY)
-    if stored is None:                     # the solver did not get to the formalization
+    if stored is None:  # the solver did not get to the formalization
         result.error = "no formalization was solved"
         return result
     result.formalization, result.items = stored["formalization"], stored["items"]
     result.retries = stored["retries"]
-    record(track, task_, result, SolverOutcome(stored["answer"], stored["status"],
-                                               stored["solver_status"], stored["log"]))
+    record(
+        track,
+        task_,
+        result,
+        SolverOutcome(stored["answer"], stored["status"], stored["solver_status"], stored["log"]),
+    )
     return result
 
 
@@ -222,28 +254,46 @@ def scir_scorer(architecture: str, presentation: str, tasks: TaskIndex) -> Score
     async def score(state: TaskState, target: Target) -> Score:
         task_ = tasks[state.sample_id]
         result = pipeline_result(state, task_, architecture, presentation)
-        return Score(value=CORRECT if result.correct else INCORRECT, answer=result.answer,
-                     explanation=result.error or result.status,
-                     metadata={"status": result.status, "chance": result.chance,
-                               "solver_status": result.solver_status,
-                               "executable": result.executable, "retries": result.retries,
-                               "items": result.items})
+        return Score(
+            value=CORRECT if result.correct else INCORRECT,
+            answer=result.answer,
+            explanation=result.error or result.status,
+            metadata={
+                "status": result.status,
+                "chance": result.chance,
+                "solver_status": result.solver_status,
+                "executable": result.executable,
+                "retries": result.retries,
+                "items": result.items,
+            },
+        )
 
     return score
 
 
 # ---- tasks -----------------------------------------------------------------------------------
-def build_task(task_file: str | None = None, track: str | None = None,
-               difficulty: str = "easy", n: int = 10, seed: int = 0, presentation: str = "nl",
-               architecture: str = "cot", max_retries: int = 2) -> EvalTask:
+def build_task(
+    task_file: str | None = None,
+    track: str | None = None,
+    difficulty: str = "easy",
+    n: int = 10,
+    seed: int = 0,
+    presentation: str = "nl",
+    architecture: str = "cot",
+    max_retries: int = 2,
+) -> EvalTask:
     """The inspect task over scir tasks (see :func:`load_tasks`) under one presentation
     (``nl``/``ctl``/``obf``) and architecture (``cot``/``ns``)."""
     if architecture not in ARCHITECTURES:
-        raise ConfigError(f"architecture must be one of {', '.join(ARCHITECTURES)}, got "
-                          f"{architecture!r}", field="architecture")
+        raise ConfigError(
+            f"architecture must be one of {', '.join(ARCHITECTURES)}, got {architecture!r}",
+            field="architecture",
+        )
     if presentation not in PRESENTATIONS:
-        raise ConfigError(f"presentation must be one of {', '.join(PRESENTATIONS)}, got "
-                          f"{presentation!r}", field="presentation")
+        raise ConfigError(
+            f"presentation must be one of {', '.join(PRESENTATIONS)}, got {presentation!r}",
+            field="presentation",
+        )
     for name, value in (("n", n), ("seed", seed), ("max_retries", max_retries)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ConfigError(f"{name} must be an integer >= 0, got {value!r}", field=name)
@@ -251,12 +301,16 @@ def build_task(task_file: str | None = None, track: str | None = None,
     source = task_file or f"{track} {difficulty} n={n} seed={seed}"
     index = TaskIndex(f"scir tasks: {source}", {t.task_id: t for t in tasks})
     samples = [to_sample(t, presentation, architecture) for t in tasks]
-    return EvalTask(dataset=MemoryDataset(samples, name=Path(source).stem if task_file else
-                                          source),
-                    solver=scir_solver(architecture, index, max_retries),
-                    scorer=scir_scorer(architecture, presentation, index),
-                    metadata={"scir_source": source, "presentation": presentation,
-                              "architecture": architecture})
+    return EvalTask(
+        dataset=MemoryDataset(samples, name=Path(source).stem if task_file else source),
+        solver=scir_solver(architecture, index, max_retries),
+        scorer=scir_scorer(architecture, presentation, index),
+        metadata={
+            "scir_source": source,
+            "presentation": presentation,
+            "architecture": architecture,
+        },
+    )
 
 
 def register(name: str, fn: Callable[..., EvalTask]) -> Callable[..., EvalTask]:
@@ -272,26 +326,43 @@ def register(name: str, fn: Callable[..., EvalTask]) -> Callable[..., EvalTask]:
 def track_task(name: str) -> Callable[..., EvalTask]:
     """The task function of track ``name``: a task file of that track, or generated tasks."""
 
-    def scir_track(task_file: str | None = None, difficulty: str = "easy", n: int = 10,
-                   seed: int = 0, presentation: str = "nl", architecture: str = "cot",
-                   max_retries: int = 2) -> EvalTask:
-        return build_task(task_file, name, difficulty, n, seed, presentation, architecture,
-                          max_retries)
+    def scir_track(
+        task_file: str | None = None,
+        difficulty: str = "easy",
+        n: int = 10,
+        seed: int = 0,
+        presentation: str = "nl",
+        architecture: str = "cot",
+        max_retries: int = 2,
+    ) -> EvalTask:
+        return build_task(
+            task_file, name, difficulty, n, seed, presentation, architecture, max_retries
+        )
 
     scir_track.__name__ = scir_track.__qualname__ = name
-    scir_track.__doc__ = (f"The scir {name} track: task_file, or n tasks generated with seed at "
-                          "difficulty; presentation nl|ctl|obf, architecture cot|ns.")
+    scir_track.__doc__ = (
+        f"The scir {name} track: task_file, or n tasks generated with seed at "
+        "difficulty; presentation nl|ctl|obf, architecture cot|ns."
+    )
     return scir_track
 
 
 @task
-def benchmark(task_file: str | None = None, track: str | None = None, difficulty: str = "easy",
-              n: int = 10, seed: int = 0, presentation: str = "nl", architecture: str = "cot",
-              max_retries: int = 2) -> EvalTask:
+def benchmark(
+    task_file: str | None = None,
+    track: str | None = None,
+    difficulty: str = "easy",
+    n: int = 10,
+    seed: int = 0,
+    presentation: str = "nl",
+    architecture: str = "cot",
+    max_retries: int = 2,
+) -> EvalTask:
     """scir tasks of any tracks: task_file, or n tasks of track generated with seed at
     difficulty; presentation nl|ctl|obf, architecture cot|ns."""
-    return build_task(task_file, track, difficulty, n, seed, presentation, architecture,
-                      max_retries)
+    return build_task(
+        task_file, track, difficulty, n, seed, presentation, architecture, max_retries
+    )
 
 
 def register_tasks() -> dict[str, Callable[..., EvalTask]]:

@@ -20,8 +20,19 @@ from scir.llm.base import (
 )
 from scir.llm.names import ModelName, parse_model_name
 
-__all__ = ["Backend", "Constraint", "LLMRequest", "LLMResponse", "Message", "ModelName", "Tool",
-           "ToolCall", "get_backend", "parse_model_name", "request_key"]
+__all__ = [
+    "Backend",
+    "Constraint",
+    "LLMRequest",
+    "LLMResponse",
+    "Message",
+    "ModelName",
+    "Tool",
+    "ToolCall",
+    "get_backend",
+    "parse_model_name",
+    "request_key",
+]
 
 
 def get_backend(model: str | ModelName, **options: Any) -> Backend:

@@ -47,11 +47,14 @@ class Constraint:
 
     def __post_init__(self) -> None:
         if self.kind not in CONSTRAINT_KINDS:
-            raise ConfigError(f"constraint kind must be one of {', '.join(CONSTRAINT_KINDS)}, "
-                              f"got {self.kind!r}", field="constraint")
+            raise ConfigError(
+                f"constraint kind must be one of {', '.join(CONSTRAINT_KINDS)}, got {self.kind!r}",
+                field="constraint",
+            )
         if not isinstance(self.text, str) or not self.text.strip():
-            raise ConfigError("a constraint needs a non-empty grammar, schema or regex",
-                              field="constraint")
+            raise ConfigError(
+                "a constraint needs a non-empty grammar, schema or regex", field="constraint"
+            )
 
 
 @dataclass(frozen=True)
@@ -67,17 +70,24 @@ class Tool:
         try:
             schema = json.loads(self.parameters)
         except (TypeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"tool {self.name!r}: parameters are not JSON text",
-                              field="tools") from exc
+            raise ConfigError(
+                f"tool {self.name!r}: parameters are not JSON text", field="tools"
+            ) from exc
         if not isinstance(schema, dict):
-            raise ConfigError(f"tool {self.name!r}: parameters must be a JSON object",
-                              field="tools")
+            raise ConfigError(
+                f"tool {self.name!r}: parameters must be a JSON object", field="tools"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """The OpenAI ``tools`` entry."""
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description,
-                             "parameters": json.loads(self.parameters)}}
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": json.loads(self.parameters),
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -91,15 +101,22 @@ class ToolCall:
 
     def to_dict(self) -> dict[str, Any]:
         """The OpenAI ``tool_calls`` entry."""
-        return {"id": self.id, "type": "function",
-                "function": {"name": self.name, "arguments": self.arguments}}
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ToolCall:
         """Read :meth:`to_dict`'s form (ValueError when it is not that form)."""
         fn = data.get("function") if isinstance(data, dict) else None
-        if not (isinstance(fn, dict) and isinstance(data.get("id"), str)
-                and isinstance(fn.get("name"), str) and isinstance(fn.get("arguments"), str)):
+        if not (
+            isinstance(fn, dict)
+            and isinstance(data.get("id"), str)
+            and isinstance(fn.get("name"), str)
+            and isinstance(fn.get("arguments"), str)
+        ):
             raise ValueError("a tool call needs a string id, function name and arguments")
         return cls(data["id"], fn["name"], fn["arguments"])
 
@@ -116,13 +133,16 @@ class Message:
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
-            raise ConfigError(f"message role must be one of {', '.join(ROLES)}, got {self.role!r}",
-                              field="messages")
+            raise ConfigError(
+                f"message role must be one of {', '.join(ROLES)}, got {self.role!r}",
+                field="messages",
+            )
         if self.tool_calls and self.role != "assistant":
             raise ConfigError("only an assistant message carries tool calls", field="messages")
         if (self.role == "tool") != (self.tool_call_id is not None):
-            raise ConfigError("a tool message, and only a tool message, names a tool_call_id",
-                              field="messages")
+            raise ConfigError(
+                "a tool message, and only a tool message, names a tool_call_id", field="messages"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """The OpenAI form (``role`` and ``content``, plus the tool fields when set)."""
@@ -145,7 +165,7 @@ class LLMRequest:
     temperature: float = 0.0
     seed: int = 0
     stop: tuple[str, ...] = ()
-    tools: tuple[Tool, ...] = ()        # functions the model may call (OpenAI tool calls)
+    tools: tuple[Tool, ...] = ()  # functions the model may call (OpenAI tool calls)
     # the response text (and each tool call's arguments) kept: longer ones are cut, with a
     # note, before the response is stored and returned (cut_response); None keeps it whole.
     # Not part of the key: it does not change what the model is asked.
@@ -177,14 +197,17 @@ class LLMRequest:
         """Everything that determines the response, as plain JSON data (for the cache key)."""
         data: dict[str, Any] = {
             "messages": self.chat_messages(),
-            "constraint": (None if self.constraint is None
-                           else {"kind": self.constraint.kind, "text": self.constraint.text}),
+            "constraint": (
+                None
+                if self.constraint is None
+                else {"kind": self.constraint.kind, "text": self.constraint.text}
+            ),
             "max_tokens": self.max_tokens,
             "temperature": self.temperature,
             "seed": self.seed,
             "stop": list(self.stop),
         }
-        if self.tools:                 # absent without tools: earlier keys stay valid
+        if self.tools:  # absent without tools: earlier keys stay valid
             data["tools"] = [t.to_dict() for t in self.tools]
         return data
 
@@ -203,15 +226,22 @@ class LLMResponse:
     model: str
     cached: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
-    tool_calls: tuple[ToolCall, ...] = ()   # the calls the model asked for (tools requests)
+    tool_calls: tuple[ToolCall, ...] = ()  # the calls the model asked for (tools requests)
 
     def to_dict(self) -> dict[str, Any]:
         """The response as JSON-ready data."""
-        return {"text": self.text, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "latency_s": self.latency_s,
-                "cost_usd": self.cost_usd, "raw_finish_reason": self.raw_finish_reason,
-                "backend": self.backend, "model": self.model, "extra": self.extra,
-                "tool_calls": [c.to_dict() for c in self.tool_calls]}
+        return {
+            "text": self.text,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "latency_s": self.latency_s,
+            "cost_usd": self.cost_usd,
+            "raw_finish_reason": self.raw_finish_reason,
+            "backend": self.backend,
+            "model": self.model,
+            "extra": self.extra,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+        }
 
 
 _CUT_NOTE = re.compile(r"\n\[response cut at \d+ of \d+ characters\]\Z")
@@ -224,7 +254,7 @@ def cut_text(text: str, limit: int | None) -> str:
     if limit is None or len(text) <= limit:
         return text
     note = f"\n[response cut at {limit} of {len(text)} characters]"
-    return text[:limit - len(note)] + note if limit > len(note) else text[:limit]
+    return text[: limit - len(note)] + note if limit > len(note) else text[:limit]
 
 
 def was_cut(text: str) -> bool:
@@ -235,11 +265,13 @@ def was_cut(text: str) -> bool:
 def cut_response(response: LLMResponse, limit: int | None) -> LLMResponse:
     """``response`` with its text and each tool call's arguments cut to ``limit`` characters
     (:func:`cut_text`); the same object when nothing is cut."""
-    if limit is None or (len(response.text) <= limit
-                         and all(len(c.arguments) <= limit for c in response.tool_calls)):
+    if limit is None or (
+        len(response.text) <= limit and all(len(c.arguments) <= limit for c in response.tool_calls)
+    ):
         return response
-    calls = tuple(dataclasses.replace(c, arguments=cut_text(c.arguments, limit))
-                  for c in response.tool_calls)
+    calls = tuple(
+        dataclasses.replace(c, arguments=cut_text(c.arguments, limit)) for c in response.tool_calls
+    )
     return dataclasses.replace(response, text=cut_text(response.text, limit), tool_calls=calls)
 
 

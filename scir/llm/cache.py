@@ -55,8 +55,10 @@ from scir.llm.store_rows import (
 )
 
 STORE_NAME = "run.sqlite"
-_CALL_COLUMNS = ("backend, model, text, prompt_tokens, completion_tokens, latency_s, cost_usd, "
-                 "finish_reason, tool_calls")
+_CALL_COLUMNS = (
+    "backend, model, text, prompt_tokens, completion_tokens, latency_s, cost_usd, "
+    "finish_reason, tool_calls"
+)
 
 
 class RunStore:
@@ -88,11 +90,15 @@ class RunStore:
             try:
                 return self._db.execute(sql, _bindable(params)).fetchall()
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"cannot read table {table}: {exc}",
-                                 file=str(self.path)) from exc
+                raise StoreError(f"cannot read table {table}: {exc}", file=str(self.path)) from exc
 
-    def _rows(self, table: str, rows: list[tuple], read: Callable[..., Any],
-              skip: Callable[[StoreError], None] | None = None) -> list[Any]:
+    def _rows(
+        self,
+        table: str,
+        rows: list[tuple],
+        read: Callable[..., Any],
+        skip: Callable[[StoreError], None] | None = None,
+    ) -> list[Any]:
         """``read`` of each row (``(rowid, *values)``); a damaged row is a StoreError, or is
         handed to ``skip`` and left out."""
         out = []
@@ -128,14 +134,15 @@ class RunStore:
                     try:
                         self._db.execute("ROLLBACK")
                     except sqlite3.DatabaseError:
-                        pass            # SQLite rolls the journal back when next opened
+                        pass  # SQLite rolls the journal back when next opened
                 raise _store_error(exc, self.path) from exc
 
     # ---- calls -------------------------------------------------------------------------------
     def get_call(self, key: str) -> LLMResponse | None:
         """The stored response of a call, or None."""
-        rows = self._select("calls", f"SELECT rowid, {_CALL_COLUMNS} FROM calls WHERE key = ?",
-                            (key,))
+        rows = self._select(
+            "calls", f"SELECT rowid, {_CALL_COLUMNS} FROM calls WHERE key = ?", (key,)
+        )
         found = self._rows("calls", rows, read_call)
         return found[0] if found else None
 
@@ -146,25 +153,43 @@ class RunStore:
         messages = [to_json(m) for m in data.pop("messages")]
         refs = [hashlib.sha256(m.encode("utf-8")).hexdigest() for m in messages]
         data["message_refs"] = refs
-        tools = (to_json([c.to_dict() for c in response.tool_calls])
-                 if response.tool_calls else None)
+        tools = to_json([c.to_dict() for c in response.tool_calls]) if response.tool_calls else None
         statements: list[tuple[str, tuple[Any, ...]]]
-        statements = [("INSERT OR IGNORE INTO texts (hash, text) VALUES (?, ?)", (h, m))
-                      for h, m in dict(zip(refs, messages)).items()]
-        statements.append((
-            "INSERT OR IGNORE INTO calls (key, backend, model, request, text, prompt_tokens, "
-            "completion_tokens, latency_s, cost_usd, finish_reason, created_at, tool_calls) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, response.backend, response.model, to_json(data), response.text,
-             response.prompt_tokens, response.completion_tokens, response.latency_s,
-             response.cost_usd, response.raw_finish_reason, time.time(), tools)))
+        statements = [
+            ("INSERT OR IGNORE INTO texts (hash, text) VALUES (?, ?)", (h, m))
+            for h, m in dict(zip(refs, messages)).items()
+        ]
+        statements.append(
+            (
+                "INSERT OR IGNORE INTO calls (key, backend, model, request, text, prompt_tokens, "
+                "completion_tokens, latency_s, cost_usd, finish_reason, created_at, tool_calls) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    response.backend,
+                    response.model,
+                    to_json(data),
+                    response.text,
+                    response.prompt_tokens,
+                    response.completion_tokens,
+                    response.latency_s,
+                    response.cost_usd,
+                    response.raw_finish_reason,
+                    time.time(),
+                    tools,
+                ),
+            )
+        )
         self._transaction(statements)
 
     def calls(self, backend: str, model: str) -> dict[str, LLMResponse]:
         """Every stored call of one backend and model: key -> response (``cached`` set), e.g.
         to serve them to workers of another process or machine."""
-        rows = self._select("calls", f"SELECT rowid, key, {_CALL_COLUMNS} FROM calls WHERE "
-                            "backend = ? AND model = ?", (backend, model))
+        rows = self._select(
+            "calls",
+            f"SELECT rowid, key, {_CALL_COLUMNS} FROM calls WHERE backend = ? AND model = ?",
+            (backend, model),
+        )
         return dict(self._rows("calls", rows, lambda key, *row: (key, read_call(*row))))
 
     def call_count(self) -> int:
@@ -174,8 +199,10 @@ class RunStore:
     def call_totals(self) -> tuple[int, int, float]:
         """(calls, prompt + completion tokens, cost in USD) of every stored call."""
         ((n, tokens, cost),) = self._select(
-            "calls", "SELECT COUNT(*), COALESCE(SUM(prompt_tokens + completion_tokens), 0), "
-            "COALESCE(SUM(cost_usd), 0.0) FROM calls")
+            "calls",
+            "SELECT COUNT(*), COALESCE(SUM(prompt_tokens + completion_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0.0) FROM calls",
+        )
         return int(n), int(tokens), float(cost)
 
     def call_requests(self) -> list[dict[str, Any]]:
@@ -190,8 +217,13 @@ class RunStore:
             return data
         if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
             raise BadRow("request field 'message_refs' is not a list of digests")
-        texts = dict(self._select("texts", "SELECT hash, text FROM texts WHERE hash IN "
-                                  f"({', '.join('?' * len(refs))})", tuple(refs)))
+        texts = dict(
+            self._select(
+                "texts",
+                f"SELECT hash, text FROM texts WHERE hash IN ({', '.join('?' * len(refs))})",
+                tuple(refs),
+            )
+        )
         missing = next((r for r in refs if r not in texts), None)
         if missing is not None:
             raise BadRow(f"request names message {missing[:16]}..., which is not in texts")
@@ -205,107 +237,155 @@ class RunStore:
         self._write(
             "INSERT OR REPLACE INTO results (task_id, arch, presentation, model, constrained, "
             "seed, status, correct, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*key, result["status"], int(bool(result["correct"])), to_json(result),
-             time.time()))
+            (*key, result["status"], int(bool(result["correct"])), to_json(result), time.time()),
+        )
 
-    def get_result(self, task_id: str, arch: str, presentation: str, model: str,
-                   constrained: bool = True, seed: int = 0) -> dict[str, Any] | None:
+    def get_result(
+        self,
+        task_id: str,
+        arch: str,
+        presentation: str,
+        model: str,
+        constrained: bool = True,
+        seed: int = 0,
+    ) -> dict[str, Any] | None:
         """One stored result, or None."""
         rows = self._select(
-            "results", "SELECT rowid, result FROM results WHERE task_id = ? AND arch = ? AND "
+            "results",
+            "SELECT rowid, result FROM results WHERE task_id = ? AND arch = ? AND "
             "presentation = ? AND model = ? AND constrained = ? AND seed = ?",
-            (task_id, arch, presentation, model, int(bool(constrained)), seed))
+            (task_id, arch, presentation, model, int(bool(constrained)), seed),
+        )
         found = self._rows("results", rows, read_result)
         return found[0] if found else None
 
-    def results(self, arch: str | None = None, presentation: str | None = None,
-                model: str | None = None, constrained: bool | None = None,
-                seed: int | None = None) -> list[dict[str, Any]]:
+    def results(
+        self,
+        arch: str | None = None,
+        presentation: str | None = None,
+        model: str | None = None,
+        constrained: bool | None = None,
+        seed: int | None = None,
+    ) -> list[dict[str, Any]]:
         """Stored results, optionally filtered, in key order (:data:`RESULT_KEY`); statuses
         read in the current vocabulary (:func:`scir.outcomes.status.normalise`)."""
         clauses, params = [], []
-        for column, value in (("arch", arch), ("presentation", presentation), ("model", model),
-                              ("constrained", None if constrained is None else int(constrained)),
-                              ("seed", seed)):
+        for column, value in (
+            ("arch", arch),
+            ("presentation", presentation),
+            ("model", model),
+            ("constrained", None if constrained is None else int(constrained)),
+            ("seed", seed),
+        ):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._select("results", f"SELECT rowid, result FROM results{where} ORDER BY "
-                            f"{', '.join(RESULT_KEY)}", tuple(params))
+        rows = self._select(
+            "results",
+            f"SELECT rowid, result FROM results{where} ORDER BY {', '.join(RESULT_KEY)}",
+            tuple(params),
+        )
         return self._rows("results", rows, read_result)
 
     # ---- tool results and agent trajectories ------------------------------------------------
-    def get_tool(self, key: str, check: Callable[[dict[str, Any]], None] | None = None
-                 ) -> dict[str, Any] | None:
+    def get_tool(
+        self, key: str, check: Callable[[dict[str, Any]], None] | None = None
+    ) -> dict[str, Any] | None:
         """The stored output of a tool call (e.g. the SR agent's analyzer), or None;
         ``check`` (the tool's) raises BadRow when the output does not have its shape."""
+
         def read(text: Any) -> dict[str, Any]:
             output = read_tool_output(text)
             if check is not None:
                 check(output)
             return output
 
-        rows = self._select("tool_results", "SELECT rowid, output FROM tool_results WHERE "
-                            "key = ?", (key,))
+        rows = self._select(
+            "tool_results", "SELECT rowid, output FROM tool_results WHERE key = ?", (key,)
+        )
         found = self._rows("tool_results", rows, read)
         return found[0] if found else None
 
-    def put_tool(self, key: str, tool: str, request: dict[str, Any],
-                 output: dict[str, Any]) -> None:
+    def put_tool(
+        self, key: str, tool: str, request: dict[str, Any], output: dict[str, Any]
+    ) -> None:
         """Store a finished tool call (committed before returning; a second copy is ignored)."""
-        self._write("INSERT OR IGNORE INTO tool_results VALUES (?, ?, ?, ?, ?)",
-                    (key, tool, to_json(request), to_json(output), time.time()))
+        self._write(
+            "INSERT OR IGNORE INTO tool_results VALUES (?, ?, ?, ?, ?)",
+            (key, tool, to_json(request), to_json(output), time.time()),
+        )
 
     def tool_attempts(self, key: str) -> int:
         """How many times a tool call was started (:meth:`start_tool`)."""
-        rows = self._select("tool_attempts", "SELECT rowid, attempts FROM tool_attempts "
-                            "WHERE key = ?", (key,))
+        rows = self._select(
+            "tool_attempts", "SELECT rowid, attempts FROM tool_attempts WHERE key = ?", (key,)
+        )
         found = self._rows("tool_attempts", rows, read_attempts)
         return found[0] if found else 0
 
     def start_tool(self, key: str, tool: str) -> None:
         """Record that a tool call starts (committed before it runs: a call that kills the
         process is seen by the next run)."""
-        self._write("INSERT INTO tool_attempts (key, tool, attempts, started_at) VALUES "
-                    "(?, ?, 1, ?) ON CONFLICT(key) DO UPDATE SET attempts = attempts + 1, "
-                    "started_at = excluded.started_at", (key, tool, time.time()))
+        self._write(
+            "INSERT INTO tool_attempts (key, tool, attempts, started_at) VALUES "
+            "(?, ?, 1, ?) ON CONFLICT(key) DO UPDATE SET attempts = attempts + 1, "
+            "started_at = excluded.started_at",
+            (key, tool, time.time()),
+        )
 
     def retract_tool_start(self, key: str) -> None:
         """Take back one start of a tool call (it was stopped by the user, not by the tool)."""
-        self._write("UPDATE tool_attempts SET attempts = MAX(attempts - 1, 0) WHERE key = ?",
-                    (key,))
+        self._write(
+            "UPDATE tool_attempts SET attempts = MAX(attempts - 1, 0) WHERE key = ?", (key,)
+        )
 
     def tool_count(self, tool: str | None = None) -> int:
         """How many tool calls are stored (of one tool, or all)."""
         where, params = ("WHERE tool = ?", (tool,)) if tool is not None else ("", ())
-        return self._select("tool_results", f"SELECT COUNT(*) FROM tool_results {where}",
-                            params)[0][0]
+        return self._select("tool_results", f"SELECT COUNT(*) FROM tool_results {where}", params)[
+            0
+        ][0]
 
-    def put_trajectory(self, key: dict[str, Any], iteration: int,
-                       record: dict[str, Any]) -> None:
+    def put_trajectory(self, key: dict[str, Any], iteration: int, record: dict[str, Any]) -> None:
         """Store (or replace) one iteration of an agent's run on a task; ``key`` holds
         task_id, arch, presentation, model and seed."""
-        self._write("INSERT OR REPLACE INTO trajectories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (key["task_id"], key["arch"], key["presentation"], key["model"],
-                     int(key["seed"]), int(iteration), to_json(record), time.time()))
+        self._write(
+            "INSERT OR REPLACE INTO trajectories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key["task_id"],
+                key["arch"],
+                key["presentation"],
+                key["model"],
+                int(key["seed"]),
+                int(iteration),
+                to_json(record),
+                time.time(),
+            ),
+        )
 
-    def trajectories(self, arch: str | None = None,
-                     skip: Callable[[StoreError], None] | None = None) -> list[dict[str, Any]]:
+    def trajectories(
+        self, arch: str | None = None, skip: Callable[[StoreError], None] | None = None
+    ) -> list[dict[str, Any]]:
         """The stored iterations (of one arch, or all), ordered by task, cell and iteration;
         a damaged one is a StoreError, or handed to ``skip`` and left out."""
         where, params = ("WHERE arch = ?", (arch,)) if arch is not None else ("", ())
-        rows = self._select("trajectories", f"SELECT rowid, record FROM trajectories {where} "
-                            "ORDER BY task_id, arch, presentation, model, seed, iteration",
-                            params)
+        rows = self._select(
+            "trajectories",
+            f"SELECT rowid, record FROM trajectories {where} "
+            "ORDER BY task_id, arch, presentation, model, seed, iteration",
+            params,
+        )
         return self._rows("trajectories", rows, read_trajectory, skip)
 
     # ---- the plan of an experiment -------------------------------------------------------
     def put_plan(self, cell: dict[str, Any], planned: int) -> None:
         """Record that ``planned`` tasks are to be run in ``cell`` (a JSON-ready dict of the
         cell's key fields; replaces an earlier count for the same cell)."""
-        self._write("INSERT OR REPLACE INTO plan VALUES (?, ?, ?)",
-                    (json.dumps(cell, sort_keys=True), int(planned), time.time()))
+        self._write(
+            "INSERT OR REPLACE INTO plan VALUES (?, ?, ?)",
+            (json.dumps(cell, sort_keys=True), int(planned), time.time()),
+        )
 
     def plan(self) -> list[tuple[dict[str, Any], int]]:
         """The planned cells and task counts, in the order of their keys."""
@@ -313,25 +393,31 @@ class RunStore:
         return self._rows("plan", rows, read_plan)
 
     # ---- bookkeeping -------------------------------------------------------------------------
-    def log_invocation(self, config: dict[str, Any],
-                       provenance: dict[str, Any] | None = None) -> None:
+    def log_invocation(
+        self, config: dict[str, Any], provenance: dict[str, Any] | None = None
+    ) -> None:
         """Record one command invocation in the run: its settings and what produced it
         (:func:`scir.provenance.probe` with the models' identities; None: not known)."""
-        self._write("INSERT INTO invocations (started_at, config, provenance) VALUES (?, ?, ?)",
-                    (time.time(), json.dumps(config, sort_keys=True),
-                     None if provenance is None else to_json(provenance)))
+        self._write(
+            "INSERT INTO invocations (started_at, config, provenance) VALUES (?, ?, ?)",
+            (
+                time.time(),
+                json.dumps(config, sort_keys=True),
+                None if provenance is None else to_json(provenance),
+            ),
+        )
 
     def invocations(self) -> list[dict[str, Any]]:
         """The recorded invocations' settings (with ``started_at``), oldest first."""
-        rows = self._select("invocations", "SELECT rowid, started_at, config FROM invocations "
-                            "ORDER BY id")
+        rows = self._select(
+            "invocations", "SELECT rowid, started_at, config FROM invocations ORDER BY id"
+        )
         return self._rows("invocations", rows, read_invocation)
 
     def provenances(self) -> list[dict[str, Any] | None]:
         """What produced each recorded invocation (:meth:`log_invocation`), oldest first; None
         for an invocation recorded before provenance was (or without it)."""
-        rows = self._select("invocations", "SELECT rowid, provenance FROM invocations "
-                            "ORDER BY id")
+        rows = self._select("invocations", "SELECT rowid, provenance FROM invocations ORDER BY id")
         return self._rows("invocations", rows, read_provenance)
 
     def close(self) -> None:
@@ -349,8 +435,14 @@ class RunStore:
 def result_key(result: dict[str, Any]) -> tuple:
     """The run-store key of a result dict (:data:`RESULT_KEY`; constrained and seed default
     to True and 0, as in results stored before they were recorded)."""
-    return (result["task_id"], result["arch"], result["presentation"], result["model"],
-            bool(result.get("constrained", True)), int(result.get("seed", 0)))
+    return (
+        result["task_id"],
+        result["arch"],
+        result["presentation"],
+        result["model"],
+        bool(result.get("constrained", True)),
+        int(result.get("seed", 0)),
+    )
 
 
 def _bindable(params: tuple) -> tuple:

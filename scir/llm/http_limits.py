@@ -26,17 +26,26 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-try:                                   # the openai client >= 3 is built on httpx2
+try:  # the openai client >= 3 is built on httpx2
     import httpcore2 as httpcore
     import httpx2 as httpx
-except ImportError:                    # pragma: no cover - older openai clients: httpx
+except ImportError:  # pragma: no cover - older openai clients: httpx
     import httpcore  # type: ignore[no-redef]
     import httpx  # type: ignore[no-redef]
 
-__all__ = ["CallCancelled", "ResponseRefused", "ResponseTooLarge", "allow_calls",
-           "attempt_limits", "cancel_calls", "cancellable_sleep", "guarded_client", "httpx"]
+__all__ = [
+    "CallCancelled",
+    "ResponseRefused",
+    "ResponseTooLarge",
+    "allow_calls",
+    "attempt_limits",
+    "cancel_calls",
+    "cancellable_sleep",
+    "guarded_client",
+    "httpx",
+]
 
-POLL = 0.1                         # seconds between two looks at the cancel flag in a read
+POLL = 0.1  # seconds between two looks at the cancel flag in a read
 _CANCEL = threading.Event()
 
 
@@ -79,8 +88,9 @@ def _refuse_compressed(response: Any) -> None:
     """Response hook: no decoding of bodies whose decoded size the byte cap cannot bound."""
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("", "identity"):
-        raise ResponseRefused(f"the server sent a {encoding}-compressed body although asked "
-                              f"for none")
+        raise ResponseRefused(
+            f"the server sent a {encoding}-compressed body although asked for none"
+        )
 
 
 class _Limits(threading.local):
@@ -107,8 +117,9 @@ def attempt_limits(seconds: float, max_bytes: int) -> Iterator[None]:
         _LIMITS.received = 0
 
 
-def _remaining(timeout: float | None, error: type[Exception],
-               until: float | None = None) -> float | None:
+def _remaining(
+    timeout: float | None, error: type[Exception], until: float | None = None
+) -> float | None:
     """The socket timeout to use now: the library's (or the time left until ``until``),
     clamped to the attempt's deadline; raises ``error`` when none is left."""
     now = time.monotonic()
@@ -141,7 +152,7 @@ class _GuardedStream(httpcore.NetworkStream):
                 break
             except httpcore.ReadTimeout:
                 if left is not None and left <= POLL:
-                    raise                  # the deadline or the library's timeout: real
+                    raise  # the deadline or the library's timeout: real
         if _LIMITS.max_bytes is not None:
             _LIMITS.received += len(data)
             if _LIMITS.received > _LIMITS.max_bytes:
@@ -154,10 +165,14 @@ class _GuardedStream(httpcore.NetworkStream):
     def close(self) -> None:
         self._inner.close()
 
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> _GuardedStream:
-        return _GuardedStream(self._inner.start_tls(
-            ssl_context, server_hostname, _remaining(timeout, httpcore.ConnectTimeout)))
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> _GuardedStream:
+        return _GuardedStream(
+            self._inner.start_tls(
+                ssl_context, server_hostname, _remaining(timeout, httpcore.ConnectTimeout)
+            )
+        )
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
@@ -169,16 +184,32 @@ class _GuardedBackend(httpcore.NetworkBackend):
     def __init__(self, inner: Any) -> None:
         self._inner = inner
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                    local_address: str | None = None, socket_options: Any = None) -> Any:
-        return _GuardedStream(self._inner.connect_tcp(
-            host, port, _remaining(timeout, httpcore.ConnectTimeout), local_address,
-            socket_options))
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> Any:
+        return _GuardedStream(
+            self._inner.connect_tcp(
+                host,
+                port,
+                _remaining(timeout, httpcore.ConnectTimeout),
+                local_address,
+                socket_options,
+            )
+        )
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Any = None) -> Any:  # pragma: no cover
-        return _GuardedStream(self._inner.connect_unix_socket(
-            path, _remaining(timeout, httpcore.ConnectTimeout), socket_options))
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> Any:  # pragma: no cover
+        return _GuardedStream(
+            self._inner.connect_unix_socket(
+                path, _remaining(timeout, httpcore.ConnectTimeout), socket_options
+            )
+        )
 
     def sleep(self, seconds: float) -> None:  # pragma: no cover - used by httpcore's retries
         self._inner.sleep(seconds)
@@ -189,8 +220,9 @@ def _guard(transport: Any) -> None:
     pool privately; a transport without one, e.g. a mock, is refused)."""
     pool = getattr(transport, "_pool", None)
     if pool is None or not hasattr(pool, "_network_backend"):
-        raise RuntimeError(f"cannot bound the calls of this HTTP transport: "
-                           f"{type(transport).__name__}")
+        raise RuntimeError(
+            f"cannot bound the calls of this HTTP transport: {type(transport).__name__}"
+        )
     if not isinstance(pool._network_backend, _GuardedBackend):
         pool._network_backend = _GuardedBackend(pool._network_backend)
 
@@ -199,11 +231,14 @@ def guarded_client(timeout: float) -> Any:
     """An HTTP client for the ``openai`` client (``http_client=``) whose connections obey
     :func:`attempt_limits`; ``timeout`` is also the library's own per-operation timeout.
     Proxies from the environment are honoured and guarded the same way."""
-    client = httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=True,
-                          headers={"Accept-Encoding": "identity"},
-                          event_hooks={"response": [_refuse_compressed]})
-    _guard(client._transport)                    # httpx keeps its transports privately
-    for mounted in client._mounts.values():      # proxy transports (HTTP(S)_PROXY)
+    client = httpx.Client(
+        timeout=httpx.Timeout(timeout),
+        follow_redirects=True,
+        headers={"Accept-Encoding": "identity"},
+        event_hooks={"response": [_refuse_compressed]},
+    )
+    _guard(client._transport)  # httpx keeps its transports privately
+    for mounted in client._mounts.values():  # proxy transports (HTTP(S)_PROXY)
         if mounted is not None:
             _guard(mounted)
     return client

@@ -18,12 +18,13 @@ from scir.llm.names import ModelName, parse_model_name
 from scir.provenance import file_digest, folder_digest
 
 SERVED_TIMEOUT = 3.0
-_SERVED_BYTES = 4 << 20            # a larger model list is not read (hosted catalogues)
+_SERVED_BYTES = 4 << 20  # a larger model list is not read (hosted catalogues)
 _SERVED_FIELDS = ("id", "root", "owned_by", "created", "revision", "parent")
 
 
-def model_identity(model: str | ModelName, base_url: str | None = None,
-                   api_key: str | None = None) -> dict[str, Any]:
+def model_identity(
+    model: str | ModelName, base_url: str | None = None, api_key: str | None = None
+) -> dict[str, Any]:
     """``{"name", "backend", ...}``: ``sha256`` and ``file`` for local weights, ``url`` and
     ``served`` (with ``revision`` when the server names one) for API models, ``note`` when
     nothing pins the weights."""
@@ -40,8 +41,9 @@ def model_identity(model: str | ModelName, base_url: str | None = None,
                 if revision and revision != name.model:
                     out["revision"] = str(revision)
                 elif "created" in served:
-                    out["revision"] = f"{served.get('id', name.model)} (created "\
-                                      f"{served['created']})"
+                    out["revision"] = (
+                        f"{served.get('id', name.model)} (created {served['created']})"
+                    )
             else:
                 out["note"] = "the server names no revision"
         elif name.provider == "gguf":
@@ -57,7 +59,7 @@ def model_identity(model: str | ModelName, base_url: str | None = None,
                 out.update(file=str(folder), sha256=folder_digest(folder))
             else:
                 out["note"] = "not built yet"
-        else:                                    # hf: a local folder or a hub id
+        else:  # hf: a local folder or a hub id
             path = Path(name.model).expanduser()
             if path.is_dir():
                 out.update(file=str(path.resolve()), sha256=folder_digest(path))
@@ -65,20 +67,25 @@ def model_identity(model: str | ModelName, base_url: str | None = None,
                 out.update(file=str(path.resolve()), sha256=file_digest(path))
             else:
                 out["note"] = "a hub id: the revision is the one in the local Hugging Face cache"
-    except (OSError, ValueError) as exc:          # the model's own loading reports these
+    except (OSError, ValueError) as exc:  # the model's own loading reports these
         out["note"] = f"not identified: {exc}"
     except Exception as exc:
         out["note"] = f"not identified: {exc}"
     return out
 
 
-def served_model(base_url: str, model: str, api_key: str | None = None,
-                 timeout: float = SERVED_TIMEOUT) -> dict[str, Any] | None:
+def served_model(
+    base_url: str, model: str, api_key: str | None = None, timeout: float = SERVED_TIMEOUT
+) -> dict[str, Any] | None:
     """What ``GET BASE_URL/models`` says of ``model`` (the fields of
     :data:`_SERVED_FIELDS`), or None when the server cannot be asked or does not list it."""
-    request = urllib.request.Request(f"{base_url}/models", headers={
-        "Accept": "application/json", **({"Authorization": f"Bearer {api_key}"}
-                                         if api_key else {})})
+    request = urllib.request.Request(
+        f"{base_url}/models",
+        headers={
+            "Accept": "application/json",
+            **({"Authorization": f"Bearer {api_key}"} if api_key else {}),
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             body = response.read(_SERVED_BYTES + 1)
@@ -95,13 +102,17 @@ def served_model(base_url: str, model: str, api_key: str | None = None,
         return None
     for entry in entries:
         if isinstance(entry, dict) and entry.get("id") == model:
-            return {k: entry[k] for k in _SERVED_FIELDS
-                    if k in entry and isinstance(entry[k], (str, int, float))}
+            return {
+                k: entry[k]
+                for k in _SERVED_FIELDS
+                if k in entry and isinstance(entry[k], (str, int, float))
+            }
     return None
 
 
-def run_provenance(models: Sequence[tuple[str | ModelName, str | None, str | None]]
-                   ) -> dict[str, Any]:
+def run_provenance(
+    models: Sequence[tuple[str | ModelName, str | None, str | None]],
+) -> dict[str, Any]:
     """What an invocation records (:func:`scir.provenance.probe`) with the identity of each
     model, given as (name, base URL, API key) triples."""
     from scir.provenance import probe

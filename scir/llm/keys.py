@@ -35,7 +35,7 @@ KEY_ENV: dict[str, tuple[str, ...]] = {
     "ollama": ("OLLAMA_API_KEY",),
     "llamacpp": ("LLAMACPP_API_KEY",),
 }
-HOSTED = ("openrouter", "openai")          # keys that belong to one host
+HOSTED = ("openrouter", "openai")  # keys that belong to one host
 KEY_NAME = re.compile(r"[A-Z][A-Z0-9_]*_API_KEY")
 
 
@@ -43,9 +43,12 @@ def check_key_env(variable: str, field: str = "api_key_env") -> str:
     """``variable`` if it names an API key (``*_API_KEY``: upper case, digits and ``_``),
     else a ConfigError naming ``field``."""
     if not isinstance(variable, str) or not KEY_NAME.fullmatch(variable):
-        raise ConfigError(f"{variable!r} is not an API key variable: only names of the form "
-                          f"*_API_KEY (e.g. OPENROUTER_API_KEY) are read, so that no other "
-                          f"variable of the environment is sent to a server", field=field)
+        raise ConfigError(
+            f"{variable!r} is not an API key variable: only names of the form "
+            f"*_API_KEY (e.g. OPENROUTER_API_KEY) are read, so that no other "
+            f"variable of the environment is sent to a server",
+            field=field,
+        )
     return variable
 
 
@@ -58,10 +61,10 @@ def _host(url: str) -> str:
 class KeyRoute:
     """Where a model's key comes from and where it goes."""
 
-    model: str                     # the model name as given
-    url: str                       # the base URL its calls go to
-    variable: str | None           # the variable read (None: none)
-    why: str = ""                  # why no variable is read, when none is
+    model: str  # the model name as given
+    url: str  # the base URL its calls go to
+    variable: str | None  # the variable read (None: none)
+    why: str = ""  # why no variable is read, when none is
 
     @property
     def key(self) -> str | None:
@@ -76,8 +79,9 @@ class KeyRoute:
         return f"key: {self.variable} ({state}) -> {self.url} ({self.model})"
 
 
-def key_route(name: ModelName, base_url: str | None = None,
-              api_key_env: str | None = None) -> KeyRoute:
+def key_route(
+    name: ModelName, base_url: str | None = None, api_key_env: str | None = None
+) -> KeyRoute:
     """The route of ``name``'s key: an explicit ``api_key_env`` (checked), else its provider's
     variable, except that a hosted provider's variable is not sent to another host."""
     url = (base_url or name.base_url or "").rstrip("/")
@@ -85,12 +89,14 @@ def key_route(name: ModelName, base_url: str | None = None,
         return KeyRoute(name.text, url, check_key_env(api_key_env))
     own = DEFAULT_URLS.get(name.provider)
     if name.provider in HOSTED and own is not None and _host(url) != _host(own):
-        return KeyRoute(name.text, url, None,
-                        f"{KEY_ENV[name.provider][0]} is for {_host(own)} only; name a "
-                        f"variable to send one")
+        return KeyRoute(
+            name.text,
+            url,
+            None,
+            f"{KEY_ENV[name.provider][0]} is for {_host(own)} only; name a variable to send one",
+        )
     variables = KEY_ENV.get(name.provider, ())
-    found = next((v for v in variables if os.environ.get(v)), variables[0] if variables
-                 else None)
+    found = next((v for v in variables if os.environ.get(v)), variables[0] if variables else None)
     return KeyRoute(name.text, url, found, "" if found else "the provider takes no key")
 
 

@@ -27,14 +27,14 @@ from scir.llm.repetition import (
     prompt_text,
 )
 
-_Format = Literal["lark", "json_schema", "regex"]     # llguidance grammar kinds used here
+_Format = Literal["lark", "json_schema", "regex"]  # llguidance grammar kinds used here
 _FORMATS: dict[str, _Format] = {"lark": "lark", "json_schema": "json_schema", "regex": "regex"}
 
 
 def disable_torch_compile() -> None:
     """Keep torch.compile out of the decoding loop (call before torch/llguidance imports)."""
     os.environ.setdefault("TORCHDYNAMO_DISABLE", "1")
-    dynamo_config: Any = sys.modules.get("torch._dynamo.config")   # its flags are set at run time
+    dynamo_config: Any = sys.modules.get("torch._dynamo.config")  # its flags are set at run time
     if dynamo_config is not None:
         dynamo_config.disable = True
 
@@ -50,11 +50,13 @@ def grammar_spec(constraint: Constraint) -> str:
     try:
         if constraint.kind == "json_schema":
             return llguidance.LLMatcher.grammar_from_json_schema(
-                constraint.text, defaults={"whitespace_flexible": False})
+                constraint.text, defaults={"whitespace_flexible": False}
+            )
         return llguidance.grammar_from(_FORMATS[constraint.kind], constraint.text)
     except ValueError as exc:
-        raise ConfigError(f"invalid {constraint.kind} constraint: {exc}",
-                          field="constraint") from exc
+        raise ConfigError(
+            f"invalid {constraint.kind} constraint: {exc}", field="constraint"
+        ) from exc
 
 
 def validate_constraint(constraint: Constraint, llg_tokenizer: Any = None) -> str:
@@ -93,8 +95,9 @@ class _Watch:
     and stops output that loops or, given a ``copying`` guard (free text), only restates
     (:mod:`scir.llm.repetition`)."""
 
-    def __init__(self, tokenizer: Any, stop: tuple[str, ...],
-                 copying: CopyGuard | None = None) -> None:
+    def __init__(
+        self, tokenizer: Any, stop: tuple[str, ...], copying: CopyGuard | None = None
+    ) -> None:
         self.tokenizer = tokenizer
         self.stop = stop
         self.generated = 0
@@ -110,17 +113,19 @@ class _Watch:
     def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
         import torch
 
-        self.generated += 1                    # called once per new token
+        self.generated += 1  # called once per new token
         self.total = int(input_ids.shape[1])
         self.last_token = int(input_ids[0, -1])
         self.ids.append(self.last_token)
         done = self.looped = self.guard.push(self.last_token)
         if self.copying is not None and not done and self.generated % COPY_EVERY == 0:
             done = self.copied = self.copying.push_text(
-                self.tokenizer.decode(self.ids, skip_special_tokens=True))
+                self.tokenizer.decode(self.ids, skip_special_tokens=True)
+            )
         if self.stop and not done:
-            tail = self.tokenizer.decode(input_ids[0, self.total - self.generated:],
-                                         skip_special_tokens=True)
+            tail = self.tokenizer.decode(
+                input_ids[0, self.total - self.generated :], skip_special_tokens=True
+            )
             done = any(s in tail for s in self.stop)
             self.stopped_by_string = done
         return torch.full((input_ids.shape[0],), done, dtype=torch.bool)
@@ -131,8 +136,15 @@ class OutlinesBackend(Backend):
 
     enforced = frozenset(_FORMATS)
 
-    def __init__(self, hf_model: Any, hf_tokenizer: Any, *, provider: str, model: str,
-                 max_cached_processors: int = 64) -> None:
+    def __init__(
+        self,
+        hf_model: Any,
+        hf_tokenizer: Any,
+        *,
+        provider: str,
+        model: str,
+        max_cached_processors: int = 64,
+    ) -> None:
         """Wrap a loaded model and fast tokenizer (``provider``/``model`` name it in caches)."""
         disable_torch_compile()
         import outlines
@@ -140,11 +152,13 @@ class OutlinesBackend(Backend):
         from transformers import PreTrainedTokenizerFast
 
         if not isinstance(hf_tokenizer, PreTrainedTokenizerFast):
-            raise ConfigError(f"{provider}:{model}: llguidance needs a fast tokenizer "
-                              f"(got {type(hf_tokenizer).__name__})", field="model")
+            raise ConfigError(
+                f"{provider}:{model}: llguidance needs a fast tokenizer "
+                f"(got {type(hf_tokenizer).__name__})",
+                field="model",
+            )
         if hf_tokenizer.eos_token_id is None:
-            raise ConfigError(f"{provider}:{model}: the tokenizer has no EOS token",
-                              field="model")
+            raise ConfigError(f"{provider}:{model}: the tokenizer has no EOS token", field="model")
         if hf_tokenizer.pad_token_id is None:
             hf_tokenizer.pad_token = hf_tokenizer.eos_token
         self.provider = provider
@@ -155,12 +169,12 @@ class OutlinesBackend(Backend):
         # outlines annotates transformers' tokenizer classes under other names than the
         # installed transformers exports; a fast tokenizer is what it takes
         self._om = outlines.from_transformers(self.hf_model, hf_tokenizer)  # type: ignore[arg-type]
-        self._llg = LLGuidanceBackend(self._om)   # builds the llguidance tokenizer once
+        self._llg = LLGuidanceBackend(self._om)  # builds the llguidance tokenizer once
         self._chat_template = bool(getattr(hf_tokenizer, "chat_template", None))
         self._generators: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._max_cached = max_cached_processors
         self._plain = outlines.Generator(self._om)
-        self._lock = threading.Lock()          # one generation at a time per model
+        self._lock = threading.Lock()  # one generation at a time per model
 
     # ---- constraints -----------------------------------------------------------------------
     def compile(self, constraint: Constraint | None) -> Any:
@@ -174,10 +188,11 @@ class OutlinesBackend(Backend):
         from outlines.backends.llguidance import LLGuidanceLogitsProcessor
 
         spec = validate_constraint(constraint, self._llg.llg_tokenizer)
-        processor = LLGuidanceLogitsProcessor(spec, self._llg.llg_tokenizer,
-                                              self._llg.tensor_library_name)
-        generator: Any = self._outlines.Generator(self._om, processor=processor)   # as cached
-        generator.scir_spec = spec             # the validated grammar (see _accepted)
+        processor = LLGuidanceLogitsProcessor(
+            spec, self._llg.llg_tokenizer, self._llg.tensor_library_name
+        )
+        generator: Any = self._outlines.Generator(self._om, processor=processor)  # as cached
+        generator.scir_spec = spec  # the validated grammar (see _accepted)
         self._generators[key] = generator
         if len(self._generators) > self._max_cached:
             self._generators.popitem(last=False)
@@ -197,8 +212,7 @@ class OutlinesBackend(Backend):
     def _accepted(self, constraint: Constraint, ids: list[int], text: str) -> str:
         """A looping constrained output cut back to its longest accepted prefix (unchanged
         when no prefix is accepted)."""
-        keep = accepting_prefix(self.compile(constraint).scir_spec, self._llg.llg_tokenizer,
-                                ids)
+        keep = accepting_prefix(self.compile(constraint).scir_spec, self._llg.llg_tokenizer, ids)
         if keep is None:
             return text
         # one list of ids decodes to one text
@@ -211,13 +225,17 @@ class OutlinesBackend(Backend):
 
         with self._lock:
             generator = self.compile(request.constraint)
-            watch = _Watch(self.hf_tokenizer, request.stop,
-                           None if request.constraint is not None
-                           else CopyGuard(prompt_text(request)))
-            params: dict[str, Any] = {"max_new_tokens": request.max_tokens,
-                                      "stopping_criteria": StoppingCriteriaList([watch]),
-                                      "pad_token_id": self.hf_tokenizer.pad_token_id,
-                                      "eos_token_id": self.hf_tokenizer.eos_token_id}
+            watch = _Watch(
+                self.hf_tokenizer,
+                request.stop,
+                None if request.constraint is not None else CopyGuard(prompt_text(request)),
+            )
+            params: dict[str, Any] = {
+                "max_new_tokens": request.max_tokens,
+                "stopping_criteria": StoppingCriteriaList([watch]),
+                "pad_token_id": self.hf_tokenizer.pad_token_id,
+                "eos_token_id": self.hf_tokenizer.eos_token_id,
+            }
             if request.temperature > 0:
                 torch.manual_seed(request.seed)
                 params.update(do_sample=True, temperature=request.temperature, top_p=1.0)
@@ -248,9 +266,16 @@ class OutlinesBackend(Backend):
             finish = "length"
         else:
             finish = "stop"
-        return LLMResponse(text=text, prompt_tokens=max(0, watch.total - watch.generated),
-                           completion_tokens=watch.generated, latency_s=latency, cost_usd=0.0,
-                           raw_finish_reason=finish, backend=self.provider, model=self.model)
+        return LLMResponse(
+            text=text,
+            prompt_tokens=max(0, watch.total - watch.generated),
+            completion_tokens=watch.generated,
+            latency_s=latency,
+            cost_usd=0.0,
+            raw_finish_reason=finish,
+            backend=self.provider,
+            model=self.model,
+        )
 
 
 def load_hf(path: str) -> OutlinesBackend:

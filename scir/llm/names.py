@@ -31,16 +31,22 @@ DEFAULT_URLS: dict[str, str | None] = {
     "tiny": None,
 }
 # the address each local server listens on by default (only to suggest a complete name)
-USUAL_URLS = {"vllm": "http://localhost:8000/v1", "sglang": "http://localhost:30000/v1",
-              "ollama": "http://localhost:11434/v1", "llamacpp": "http://localhost:8080/v1"}
+USUAL_URLS = {
+    "vllm": "http://localhost:8000/v1",
+    "sglang": "http://localhost:30000/v1",
+    "ollama": "http://localhost:11434/v1",
+    "llamacpp": "http://localhost:8080/v1",
+}
 API_PROVIDERS = ("openrouter", "openai", "vllm", "sglang", "ollama", "llamacpp")
 LOCAL_SERVERS = ("vllm", "sglang", "ollama", "llamacpp")
 _URL = re.compile(r"^https?://[^\s/@]+(?:/\S*)?$")
 
-EXAMPLES = ("openrouter:openai/gpt-4o, openai:gpt-4o-mini, vllm:Qwen/Qwen3-8B@http://host:8000/v1, "
-            "ollama:qwen3:30b@http://localhost:11434/v1, hf:/path/to/model, "
-            "gguf:/path/to/model.gguf, smollm2, tiny")
-SHORT_NAMES = {"smollm2": "gguf"}      # built-in local models: name -> provider
+EXAMPLES = (
+    "openrouter:openai/gpt-4o, openai:gpt-4o-mini, vllm:Qwen/Qwen3-8B@http://host:8000/v1, "
+    "ollama:qwen3:30b@http://localhost:11434/v1, hf:/path/to/model, "
+    "gguf:/path/to/model.gguf, smollm2, tiny"
+)
+SHORT_NAMES = {"smollm2": "gguf"}  # built-in local models: name -> provider
 
 
 @dataclass(frozen=True)
@@ -50,7 +56,7 @@ class ModelName:
     provider: str
     model: str
     base_url: str | None
-    text: str                      # the name as given
+    text: str  # the name as given
 
     @property
     def is_api(self) -> bool:
@@ -67,6 +73,7 @@ def _did_you_mean(text: str, names: list[str]) -> str:
 
 def parse_model_name(text: str) -> ModelName:
     """Parse a ``--model`` value; raises ConfigError naming what is wrong and the accepted forms."""
+
     def fail(why: str) -> ConfigError:
         return ConfigError(f"bad model name {text!r}: {why} (examples: {EXAMPLES})", field="model")
 
@@ -82,8 +89,10 @@ def parse_model_name(text: str) -> ModelName:
         raise fail("expected PROVIDER:MODEL" + _did_you_mean(text, ["tiny", *SHORT_NAMES]))
     if provider not in DEFAULT_URLS or provider == "tiny":
         known = [p for p in DEFAULT_URLS if p != "tiny"]
-        raise fail(f"unknown provider {provider!r} (known: {', '.join(known)}, or plain "
-                   f"'tiny'){_did_you_mean(provider, known)}")
+        raise fail(
+            f"unknown provider {provider!r} (known: {', '.join(known)}, or plain "
+            f"'tiny'){_did_you_mean(provider, known)}"
+        )
     if provider == "hf":
         if not rest:
             raise fail("hf: needs a model path or hub id")
@@ -103,8 +112,10 @@ def parse_model_name(text: str) -> ModelName:
     if not model:
         raise fail("the model part is empty")
     if base_url is None:
-        raise fail(f"{provider} models need the server's base URL after '@', e.g. "
-                   f"{provider}:{model}@{USUAL_URLS[provider]}")
+        raise fail(
+            f"{provider} models need the server's base URL after '@', e.g. "
+            f"{provider}:{model}@{USUAL_URLS[provider]}"
+        )
     if any(c.isspace() for c in model):
         raise fail("model names contain no whitespace")
     return ModelName(provider, model, base_url, text)

@@ -36,10 +36,10 @@ from scir.llm.http_limits import ResponseRefused, attempt_limits, cancellable_sl
 from scir.llm.keys import KEY_ENV, env_key  # which key goes to which host
 from scir.llm.names import LOCAL_SERVERS, ModelName
 
-DUMMY_KEY = "scir-no-key"          # local servers accept any key; the client insists on one
+DUMMY_KEY = "scir-no-key"  # local servers accept any key; the client insists on one
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
-MAX_RESPONSE_BYTES = 8 << 20       # per attempt, headers included
-MAX_RETRY_AFTER = 60.0             # seconds of Retry-After waited at most
+MAX_RESPONSE_BYTES = 8 << 20  # per attempt, headers included
+MAX_RETRY_AFTER = 60.0  # seconds of Retry-After waited at most
 
 
 class _Transient(Exception):
@@ -59,11 +59,15 @@ def _grammar_fields(provider: str, constraint: Constraint | None) -> dict[str, A
         try:
             schema = json.loads(constraint.text)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"JSON-schema constraint is not valid JSON: {exc.msg}",
-                              field="constraint") from exc
-        return {"response_format": {"type": "json_schema",
-                                    "json_schema": {"name": "output", "schema": schema,
-                                                    "strict": True}}}
+            raise ConfigError(
+                f"JSON-schema constraint is not valid JSON: {exc.msg}", field="constraint"
+            ) from exc
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "output", "schema": schema, "strict": True},
+            }
+        }
     key = "grammar" if constraint.kind == "lark" else "regex"
     if provider == "vllm":
         return {"extra_body": {"structured_outputs": {key: constraint.text}}}
@@ -79,12 +83,20 @@ def _grammar_fields(provider: str, constraint: Constraint | None) -> dict[str, A
 class OpenAICompatibleBackend(Backend):
     """One model on an OpenAI-compatible chat-completions endpoint."""
 
-    def __init__(self, name: ModelName, *, api_key: str | None = None,
-                 base_url: str | None = None, timeout: float = 120.0, max_retries: int = 4,
-                 backoff: float = 1.0, max_backoff: float = 60.0,
-                 max_retry_after: float = MAX_RETRY_AFTER,
-                 max_response_bytes: int = MAX_RESPONSE_BYTES,
-                 sleep: Callable[[float], None] = cancellable_sleep) -> None:
+    def __init__(
+        self,
+        name: ModelName,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        backoff: float = 1.0,
+        max_backoff: float = 60.0,
+        max_retry_after: float = MAX_RETRY_AFTER,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+        sleep: Callable[[float], None] = cancellable_sleep,
+    ) -> None:
         """Build the client. ``timeout`` is the total time of one attempt (seconds);
         ``max_retries`` counts the retries after the first attempt; the wait before retry ``n``
         is random in ``[0, min(max_backoff, backoff * 2**n)]``, or a 429's Retry-After when it is
@@ -97,8 +109,9 @@ class OpenAICompatibleBackend(Backend):
         if timeout <= 0 or max_retries < 0 or backoff < 0 or max_retry_after < 0:
             raise ConfigError("timeout must be > 0, retries and backoff >= 0", field="timeout")
         if max_response_bytes < 1024:
-            raise ConfigError("the response size cap must be at least 1 KiB",
-                              field="max_response_bytes")
+            raise ConfigError(
+                "the response size cap must be at least 1 KiB", field="max_response_bytes"
+            )
         self.provider = name.provider
         self.model = name.model
         self.base_url = base_url or name.base_url
@@ -106,8 +119,11 @@ class OpenAICompatibleBackend(Backend):
             raise ConfigError(f"{name.text!r} needs a server URL (MODEL@URL)", field="model")
         key = api_key or env_key(name, self.base_url)
         if key is None:
-            hosted = (name.provider not in LOCAL_SERVERS and self.base_url == name.base_url
-                      and "@" not in name.text)
+            hosted = (
+                name.provider not in LOCAL_SERVERS
+                and self.base_url == name.base_url
+                and "@" not in name.text
+            )
             if hosted:
                 envs = " or ".join(KEY_ENV[name.provider])
                 raise ConfigError(f"{name.provider} needs an API key: set {envs}", field="model")
@@ -120,9 +136,13 @@ class OpenAICompatibleBackend(Backend):
         self.max_response_bytes = int(max_response_bytes)
         self._sleep = sleep
         self._openai = openai
-        self._client = openai.OpenAI(base_url=self.base_url, api_key=key, max_retries=0,
-                                     timeout=self.timeout,
-                                     http_client=guarded_client(self.timeout))
+        self._client = openai.OpenAI(
+            base_url=self.base_url,
+            api_key=key,
+            max_retries=0,
+            timeout=self.timeout,
+            http_client=guarded_client(self.timeout),
+        )
         kinds = {"json_schema"}
         if self.provider in ("vllm", "sglang"):
             kinds |= {"lark", "regex"}
@@ -148,8 +168,11 @@ class OpenAICompatibleBackend(Backend):
             kwargs["stop"] = list(request.stop)
         if request.tools:
             kwargs["tools"] = [t.to_dict() for t in request.tools]
-        if (request.constraint is not None and self.enforces(request.constraint)
-                and request.constraint.kind != "json_schema"):
+        if (
+            request.constraint is not None
+            and self.enforces(request.constraint)
+            and request.constraint.kind != "json_schema"
+        ):
             self._validate(request.constraint)
         kwargs.update(_grammar_fields(self.provider, request.constraint))
         if self.provider == "openrouter":
@@ -157,13 +180,17 @@ class OpenAICompatibleBackend(Backend):
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(_Transient),
             stop=tenacity.stop_after_attempt(self.max_retries + 1),
-            wait=self._wait, sleep=self._sleep, reraise=True)
+            wait=self._wait,
+            sleep=self._sleep,
+            reraise=True,
+        )
         try:
             return retrying(self._attempt, kwargs)
         except _Transient as exc:
-            raise BackendError(f"{self.name} at {self.base_url}: failed after "
-                               f"{self.max_retries + 1} attempts; last error: {exc.why}"
-                               ) from exc
+            raise BackendError(
+                f"{self.name} at {self.base_url}: failed after "
+                f"{self.max_retries + 1} attempts; last error: {exc.why}"
+            ) from exc
 
     def _attempt(self, kwargs: dict[str, Any]) -> LLMResponse:
         """One bounded attempt; raises _Transient when another attempt may succeed."""
@@ -173,19 +200,23 @@ class OpenAICompatibleBackend(Backend):
                 raw = self._client.chat.completions.with_raw_response.create(**kwargs)
                 body = raw.text
                 status = raw.status_code
-        except ResponseRefused as exc:      # too large or compressed: never retried
-            raise BackendError(f"{self.name}: response refused: {exc} (at most "
-                               f"{self.max_response_bytes} bytes per attempt, uncompressed; "
-                               f"see --max-response-mb)") from exc
+        except ResponseRefused as exc:  # too large or compressed: never retried
+            raise BackendError(
+                f"{self.name}: response refused: {exc} (at most "
+                f"{self.max_response_bytes} bytes per attempt, uncompressed; "
+                f"see --max-response-mb)"
+            ) from exc
         except self._openai.APIStatusError as exc:
             last = f"HTTP {exc.status_code}: {_short(str(exc))}"
             if exc.status_code not in RETRY_STATUS:
                 raise BackendError(f"{self.name}: request rejected, {last}") from exc
             wait = _retry_after(exc) if exc.status_code == 429 else None
             if wait is not None and wait > self.max_retry_after:
-                raise BackendError(f"{self.name}: {last}; the server asks to retry after "
-                                   f"{wait:g} s, more than the {self.max_retry_after:g} s "
-                                   f"this backend waits") from exc
+                raise BackendError(
+                    f"{self.name}: {last}; the server asks to retry after "
+                    f"{wait:g} s, more than the {self.max_retry_after:g} s "
+                    f"this backend waits"
+                ) from exc
             raise _Transient(last, wait) from exc
         except self._openai.APITimeoutError as exc:
             raise _Transient(f"no complete answer within {self.timeout:g} s") from exc
@@ -218,17 +249,20 @@ class OpenAICompatibleBackend(Backend):
 
     def _parse(self, body: str, status: int, latency: float) -> LLMResponse:
         """Read a chat-completion body; anything malformed is a BackendError."""
+
         def bad(why: str) -> BackendError:
-            return BackendError(f"{self.name}: malformed response body (HTTP {status}): {why}; "
-                                f"body starts {_short(body, 120)!r}")
+            return BackendError(
+                f"{self.name}: malformed response body (HTTP {status}): {why}; "
+                f"body starts {_short(body, 120)!r}"
+            )
 
         try:
             data = json.loads(body)
         except json.JSONDecodeError as exc:
             raise bad(f"not JSON ({exc.msg})") from exc
-        except ValueError as exc:        # an integer of more than 4300 digits
+        except ValueError as exc:  # an integer of more than 4300 digits
             raise bad(f"not JSON ({str(exc).split(';')[0]})") from exc
-        except RecursionError as exc:    # never stored: a rerun asks again
+        except RecursionError as exc:  # never stored: a rerun asks again
             raise bad("JSON nested too deeply") from exc
         if not isinstance(data, dict):
             raise bad("not a JSON object")
@@ -244,13 +278,13 @@ class OpenAICompatibleBackend(Backend):
             raise bad("choice has no message")
         calls = _read_tool_calls(message.get("tool_calls"), bad)
         text = message.get("content")
-        if text is None and calls:     # a tool call without text
+        if text is None and calls:  # a tool call without text
             text = ""
-        if text is None:               # never an answer: retried, and never stored
+        if text is None:  # never an answer: retried, and never stored
             raise _Transient("the server sent a completion with content null")
         if not isinstance(text, str):
             raise bad("message content is not a string")
-        text = valid_text(text)        # lone surrogates (JSON escapes) are not text
+        text = valid_text(text)  # lone surrogates (JSON escapes) are not text
         usage = data.get("usage")
         if not isinstance(usage, dict):
             usage = {}
@@ -275,7 +309,7 @@ class OpenAICompatibleBackend(Backend):
         self._client.close()
 
 
-MAX_TOOL_CALLS = 16                # tool calls read from one response; more is malformed
+MAX_TOOL_CALLS = 16  # tool calls read from one response; more is malformed
 
 
 def _read_tool_calls(value: Any, bad: Callable[[str], BackendError]) -> tuple[ToolCall, ...]:
@@ -288,8 +322,9 @@ def _read_tool_calls(value: Any, bad: Callable[[str], BackendError]) -> tuple[To
         calls = [ToolCall.from_dict(item) for item in value]
     except ValueError as exc:
         raise bad(str(exc)) from exc
-    return tuple(ToolCall(valid_text(c.id), valid_text(c.name), valid_text(c.arguments))
-                 for c in calls)
+    return tuple(
+        ToolCall(valid_text(c.id), valid_text(c.name), valid_text(c.arguments)) for c in calls
+    )
 
 
 def _int(value: Any) -> int:

@@ -37,14 +37,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from scir.llm.base import LLMRequest
 
-REPETITION = "repetition"        # the finish reason of a generation stopped by the guard
+REPETITION = "repetition"  # the finish reason of a generation stopped by the guard
 
 
 class RepetitionGuard:
     """Feed token ids one by one (:meth:`push`); True once the output loops."""
 
-    def __init__(self, *, times: int = 3, max_period: int = 256, min_span: int = 24,
-                 long_block: int = 32) -> None:
+    def __init__(
+        self, *, times: int = 3, max_period: int = 256, min_span: int = 24, long_block: int = 32
+    ) -> None:
         self.times = times
         self.long_block = long_block
         self.max_period = max_period
@@ -71,8 +72,8 @@ class RepetitionGuard:
             times = 2 if p >= self.long_block else self.times
             if p * times > n or p * times < self.min_span or t[-1 - p] != last:
                 continue
-            block = t[n - p:]
-            if all(t[n - k * p: n - (k - 1) * p] == block for k in range(2, times + 1)):
+            block = t[n - p :]
+            if all(t[n - k * p : n - (k - 1) * p] == block for k in range(2, times + 1)):
                 return True
         return False
 
@@ -80,12 +81,13 @@ class RepetitionGuard:
 def prompt_text(request: LLMRequest) -> str:
     """What a :class:`CopyGuard` compares against: the request's user and system messages
     (never the model's own earlier answers)."""
-    return "\n".join(str(m.get("content") or "") for m in request.chat_messages()
-                     if m.get("role") != "assistant")
+    return "\n".join(
+        str(m.get("content") or "") for m in request.chat_messages() if m.get("role") != "assistant"
+    )
 
 
-COPY = "copy"                    # the finish reason of free text stopped by the CopyGuard
-COPY_EVERY = 4                   # the backends check free text every this many tokens
+COPY = "copy"  # the finish reason of free text stopped by the CopyGuard
+COPY_EVERY = 4  # the backends check free text every this many tokens
 _WORD = re.compile(r"\S+")
 _LETTER = re.compile(r"[^\W\d_]")
 
@@ -100,7 +102,7 @@ def _words(text: str) -> list[str]:
 
 
 def _grams(words: list[str], n: int) -> list[tuple[str, ...]]:
-    return [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+    return [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
 
 
 class CopyGuard:
@@ -127,8 +129,7 @@ class CopyGuard:
         True
     """
 
-    def __init__(self, prompt: str, *, n: int = 4, window: int = 32, share: float = 0.9
-                 ) -> None:
+    def __init__(self, prompt: str, *, n: int = 4, window: int = 32, share: float = 0.9) -> None:
         self.n = n
         self.window = window
         self.share = share
@@ -143,9 +144,9 @@ class CopyGuard:
         grams = [g for g in _grams(words, self.n) if any(_LETTER.search(w) for w in g)]
         if len(grams) < self.window:
             return False
-        seen = set(grams[:-self.window])
+        seen = set(grams[: -self.window])
         old = 0
-        for gram in grams[-self.window:]:
+        for gram in grams[-self.window :]:
             old += gram in self.prompt or gram in seen
             seen.add(gram)
         return old >= self.share * self.window

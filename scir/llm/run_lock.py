@@ -48,21 +48,28 @@ class RunLock:
             except BlockingIOError:
                 holder = _describe(_read_holder(fd))
                 os.close(fd)
-                raise ConfigError(f"the run is in use by {holder}; wait for it to finish or "
-                                  f"use another --run directory",
-                                  file=str(self.path.parent)) from None
+                raise ConfigError(
+                    f"the run is in use by {holder}; wait for it to finish or "
+                    f"use another --run directory",
+                    file=str(self.path.parent),
+                ) from None
             if _same_file(fd, self.path):
                 break
-            os.close(fd)             # removed by its holder meanwhile: lock the new file
-        else:                        # pragma: no cover - 100 holders in a row
-            raise ConfigError("cannot lock the run: its lock file keeps being replaced",
-                              file=str(self.path))
-        info = {"pid": os.getpid(), "host": socket.gethostname(), "command": self.command,
-                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+            os.close(fd)  # removed by its holder meanwhile: lock the new file
+        else:  # pragma: no cover - 100 holders in a row
+            raise ConfigError(
+                "cannot lock the run: its lock file keeps being replaced", file=str(self.path)
+            )
+        info = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "command": self.command,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
-        except OSError:          # e.g. a full disk: the lock holds; only its details are lost
+        except OSError:  # e.g. a full disk: the lock holds; only its details are lost
             pass
         self._fd = fd
 
@@ -71,8 +78,9 @@ class RunLock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            raise ConfigError(f"cannot create the run's lock file: {exc.strerror}",
-                              file=str(self.path)) from exc
+            raise ConfigError(
+                f"cannot create the run's lock file: {exc.strerror}", file=str(self.path)
+            ) from exc
 
     def release(self) -> None:
         """Remove the lock file, then drop the lock."""
@@ -80,7 +88,7 @@ class RunLock:
             try:
                 if _same_file(self._fd, self.path):
                     os.unlink(self.path)
-            except OSError:          # e.g. a read-only folder: the file stays, harmless
+            except OSError:  # e.g. a read-only folder: the file stays, harmless
                 pass
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
@@ -109,7 +117,7 @@ def _read_holder(fd: int) -> dict[str, Any]:
 
     try:
         data = parse_json(os.pread(fd, 65536, 0).decode("utf-8", "replace") or "{}")
-    except (OSError, ScirError):       # unreadable, not JSON, nested too deep, ...
+    except (OSError, ScirError):  # unreadable, not JSON, nested too deep, ...
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -117,5 +125,7 @@ def _read_holder(fd: int) -> dict[str, Any]:
 def _describe(info: dict[str, Any]) -> str:
     if not info:
         return "another process (it has not written its details yet)"
-    return (f"pid {info.get('pid')} on {info.get('host')} since {info.get('started')} "
-            f"({info.get('command')})")
+    return (
+        f"pid {info.get('pid')} on {info.get('host')} since {info.get('started')} "
+        f"({info.get('command')})"
+    )

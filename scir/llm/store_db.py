@@ -19,8 +19,16 @@ from pathlib import Path
 from scir.errors import ConfigError
 
 SCHEMA_VERSION = 2
-TABLES = ("results", "calls", "plan", "tool_results", "trajectories", "invocations",
-          "texts", "tool_attempts")
+TABLES = (
+    "results",
+    "calls",
+    "plan",
+    "tool_results",
+    "trajectories",
+    "invocations",
+    "texts",
+    "tool_attempts",
+)
 
 _RESULTS_TABLE = """
 CREATE TABLE IF NOT EXISTS results (
@@ -41,7 +49,9 @@ CREATE TABLE IF NOT EXISTS results (
 # each message's JSON, whose text is in ``texts`` (a conversation's messages stored once, not
 # once per call); requests stored before hold their ``messages`` inline. ``tool_attempts``
 # counts the starts of tool calls that have no stored output yet (a crash or kill mid-tool).
-SCHEMA = _RESULTS_TABLE + """
+SCHEMA = (
+    _RESULTS_TABLE
+    + """
 CREATE TABLE IF NOT EXISTS calls (
     key TEXT PRIMARY KEY,
     backend TEXT NOT NULL,
@@ -96,12 +106,14 @@ CREATE TABLE IF NOT EXISTS tool_attempts (
     started_at REAL NOT NULL
 );
 """
+)
 
 
 def _connect(target: str, uri: bool = False) -> sqlite3.Connection:
-    db = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False,
-                         timeout=30.0)
-    db.text_factory = _text     # a damaged text value reads with U+FFFD, not an error
+    db = sqlite3.connect(
+        target, uri=uri, isolation_level=None, check_same_thread=False, timeout=30.0
+    )
+    db.text_factory = _text  # a damaged text value reads with U+FFFD, not an error
     return db
 
 
@@ -112,8 +124,10 @@ def _text(data: bytes) -> str:
 def _version(db: sqlite3.Connection, path: Path) -> int:
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version not in (0, 1, SCHEMA_VERSION):
-        raise ConfigError(f"run store schema {version} is not supported (this toolkit "
-                          f"writes {SCHEMA_VERSION})", file=str(path))
+        raise ConfigError(
+            f"run store schema {version} is not supported (this toolkit writes {SCHEMA_VERSION})",
+            file=str(path),
+        )
     return version
 
 
@@ -150,11 +164,13 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     except sqlite3.OperationalError as exc:
         wal = Path(f"{path}-wal")
         if wal.exists() and wal.stat().st_size > 0:
-            raise ConfigError(f"cannot read the run store read-only ({exc}): its write-ahead "
-                              f"log {wal.name} holds changes SQLite reads only with its "
-                              f"{path.name}-shm file, which cannot be made here; copy the run "
-                              "folder somewhere writable and read the copy",
-                              file=str(path)) from exc
+            raise ConfigError(
+                f"cannot read the run store read-only ({exc}): its write-ahead "
+                f"log {wal.name} holds changes SQLite reads only with its "
+                f"{path.name}-shm file, which cannot be made here; copy the run "
+                "folder somewhere writable and read the copy",
+                file=str(path),
+            ) from exc
         db = _probe(_connect(uri + "?mode=ro&immutable=1", uri=True))
     try:
         _temp_schema(db, _version(db, path))
@@ -182,22 +198,29 @@ def _columns(db: sqlite3.Connection, table: str, schema: str = "main") -> set[st
 def _temp_schema(db: sqlite3.Connection, version: int) -> None:
     """What an older store lacks, as TEMP objects shadowing its tables (in memory)."""
     db.execute("PRAGMA temp_store=MEMORY")
-    present = {row[0] for row in db.execute(
-        "SELECT name FROM main.sqlite_master WHERE type = 'table'")}
+    present = {
+        row[0] for row in db.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'")
+    }
     for statement in SCHEMA.split(";"):
         words = statement.split()
-        if len(words) > 5 and words[5] not in present:        # CREATE TABLE IF NOT EXISTS x
+        if len(words) > 5 and words[5] not in present:  # CREATE TABLE IF NOT EXISTS x
             db.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
     if version == 1 and "results" in present:
-        db.execute("CREATE TEMP VIEW results AS SELECT main.results.rowid AS rowid, task_id, "
-                   "arch, presentation, model, 1 AS constrained, 0 AS seed, status, correct, "
-                   "result, created_at FROM main.results")
+        db.execute(
+            "CREATE TEMP VIEW results AS SELECT main.results.rowid AS rowid, task_id, "
+            "arch, presentation, model, 1 AS constrained, 0 AS seed, status, correct, "
+            "result, created_at FROM main.results"
+        )
     if "calls" in present and "tool_calls" not in _columns(db, "calls"):
-        db.execute("CREATE TEMP VIEW calls AS SELECT main.calls.rowid AS rowid, *, "
-                   "NULL AS tool_calls FROM main.calls")
+        db.execute(
+            "CREATE TEMP VIEW calls AS SELECT main.calls.rowid AS rowid, *, "
+            "NULL AS tool_calls FROM main.calls"
+        )
     if "invocations" in present and "provenance" not in _columns(db, "invocations"):
-        db.execute("CREATE TEMP VIEW invocations AS SELECT main.invocations.rowid AS rowid, *, "
-                   "NULL AS provenance FROM main.invocations")
+        db.execute(
+            "CREATE TEMP VIEW invocations AS SELECT main.invocations.rowid AS rowid, *, "
+            "NULL AS provenance FROM main.invocations"
+        )
 
 
 def _migrate_v1(db: sqlite3.Connection) -> None:
@@ -207,9 +230,11 @@ def _migrate_v1(db: sqlite3.Connection) -> None:
     try:
         db.execute("ALTER TABLE results RENAME TO results_v1")
         db.execute(_RESULTS_TABLE)
-        db.execute("INSERT INTO results (task_id, arch, presentation, model, constrained, seed, "
-                   "status, correct, result, created_at) SELECT task_id, arch, presentation, "
-                   "model, 1, 0, status, correct, result, created_at FROM results_v1")
+        db.execute(
+            "INSERT INTO results (task_id, arch, presentation, model, constrained, seed, "
+            "status, correct, result, created_at) SELECT task_id, arch, presentation, "
+            "model, 1, 0, status, correct, result, created_at FROM results_v1"
+        )
         db.execute("DROP TABLE results_v1")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         db.execute("COMMIT")

@@ -68,12 +68,12 @@ def load_json(text: Any, what: str, *, finite: bool = False) -> Any:
         raise BadRow(f"{what} is {_kind(text)}, not JSON text")
     try:
         value = json.loads(text, parse_constant=_no_constant if finite else None)
-        if _SURROGATE_ESCAPE.search(text):      # never written by the toolkit: U+FFFD
+        if _SURROGATE_ESCAPE.search(text):  # never written by the toolkit: U+FFFD
             value = json.loads(valid_text(json.dumps(value, ensure_ascii=False)))
         return value
     except json.JSONDecodeError as exc:
         raise BadRow(f"{what} is not JSON ({exc.msg} at character {exc.pos})") from exc
-    except ValueError as exc:          # a huge integer, NaN with ``finite``
+    except ValueError as exc:  # a huge integer, NaN with ``finite``
         raise BadRow(f"{what} is not JSON ({str(exc).split(';')[0]})") from exc
     except RecursionError as exc:
         raise BadRow(f"{what} is JSON nested too deeply") from exc
@@ -114,15 +114,17 @@ def _check(hint: Any) -> Check:
     if origin is list or hint is list:
         args = typing.get_args(hint)
         item = _check(args[0]) if args else None
-        return lambda value: isinstance(value, list) and (item is None
-                                                          or all(item(v) for v in value))
+        return lambda value: (
+            isinstance(value, list) and (item is None or all(item(v) for v in value))
+        )
     if origin is dict or hint is dict:
         return lambda value: isinstance(value, dict)
-    return lambda value: True           # a hint this checker does not know: not checked
+    return lambda value: True  # a hint this checker does not know: not checked
 
 
-def check_fields(data: dict[str, Any], hints: dict[str, Any], required: tuple[str, ...],
-                 what: str) -> None:
+def check_fields(
+    data: dict[str, Any], hints: dict[str, Any], required: tuple[str, ...], what: str
+) -> None:
     """BadRow when a required field is missing or a known field has the wrong type."""
     for name in required:
         if name not in data:
@@ -183,19 +185,35 @@ def _number(value: Any, what: str) -> float:
     return float(value)
 
 
-def read_call(backend: Any, model: Any, text: Any, prompt_tokens: Any, completion_tokens: Any,
-              latency: Any, cost: Any, finish: Any, tool_calls: Any) -> LLMResponse:
+def read_call(
+    backend: Any,
+    model: Any,
+    text: Any,
+    prompt_tokens: Any,
+    completion_tokens: Any,
+    latency: Any,
+    cost: Any,
+    finish: Any,
+    tool_calls: Any,
+) -> LLMResponse:
     """A stored call's response (``cached`` set)."""
     for name, value in (("backend", backend), ("model", model), ("text", text)):
         if not isinstance(value, str):
             raise BadRow(f"{name} is {_kind(value)}, not text")
     if finish is not None and not isinstance(finish, str):
         raise BadRow(f"finish_reason is {_kind(finish)}, not text")
-    return LLMResponse(text=text, prompt_tokens=_count(prompt_tokens, "prompt_tokens"),
-                       completion_tokens=_count(completion_tokens, "completion_tokens"),
-                       latency_s=_number(latency, "latency_s"), cost_usd=_number(cost, "cost_usd"),
-                       raw_finish_reason=finish, backend=backend, model=model, cached=True,
-                       tool_calls=read_tool_calls(tool_calls))
+    return LLMResponse(
+        text=text,
+        prompt_tokens=_count(prompt_tokens, "prompt_tokens"),
+        completion_tokens=_count(completion_tokens, "completion_tokens"),
+        latency_s=_number(latency, "latency_s"),
+        cost_usd=_number(cost, "cost_usd"),
+        raw_finish_reason=finish,
+        backend=backend,
+        model=model,
+        cached=True,
+        tool_calls=read_tool_calls(tool_calls),
+    )
 
 
 def read_plan(cell: Any, planned: Any) -> tuple[dict[str, Any], int]:
@@ -213,10 +231,21 @@ def read_provenance(text: Any) -> dict[str, Any] | None:
     return None if text is None else load_object(text, "provenance")
 
 
-_TRAJECTORY_HINTS = {"task_id": str, "arch": str, "presentation": str, "model": str,
-                     "seed": int, "index": int, "goal": float, "messages": list,
-                     "steps": list, "end": str, "best_mape": float | None,
-                     "best_equation": str | None, "reward": float}
+_TRAJECTORY_HINTS = {
+    "task_id": str,
+    "arch": str,
+    "presentation": str,
+    "model": str,
+    "seed": int,
+    "index": int,
+    "goal": float,
+    "messages": list,
+    "steps": list,
+    "end": str,
+    "best_mape": float | None,
+    "best_equation": str | None,
+    "reward": float,
+}
 
 
 def read_trajectory(text: Any) -> dict[str, Any]:

@@ -25,9 +25,16 @@ from scir.llm.local import OutlinesBackend, disable_torch_compile
 VERSION = 1
 SEED = 20260613
 EOS, PAD = "<|endoftext|>", "<|pad|>"
-CONFIG: dict[str, Any] = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-          "num_attention_heads": 4, "num_key_value_heads": 4,
-          "max_position_embeddings": 16384, "rope_theta": 10000.0, "tie_word_embeddings": True}
+CONFIG: dict[str, Any] = {
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 4,
+    "max_position_embeddings": 16384,
+    "rope_theta": 10000.0,
+    "tie_word_embeddings": True,
+}
 VOCAB_SIZE = 512
 
 # a small built-in corpus: the tokenizer learns merges for the words the tracks use
@@ -78,16 +85,27 @@ def _build(target: Path) -> None:
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=VOCAB_SIZE, special_tokens=[EOS, PAD],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                  show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=VOCAB_SIZE,
+        special_tokens=[EOS, PAD],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     lines = [line for line in _CORPUS.strip().splitlines() if line.strip()]
     tok.train_from_iterator(lines * 4, trainer)
-    hf_tok = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=EOS, pad_token=PAD,
-                                     model_max_length=CONFIG["max_position_embeddings"])
-    config = LlamaConfig(vocab_size=len(hf_tok), eos_token_id=hf_tok.eos_token_id,
-                         bos_token_id=hf_tok.eos_token_id, pad_token_id=hf_tok.pad_token_id,
-                         **CONFIG)
+    hf_tok = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token=EOS,
+        pad_token=PAD,
+        model_max_length=CONFIG["max_position_embeddings"],
+    )
+    config = LlamaConfig(
+        vocab_size=len(hf_tok),
+        eos_token_id=hf_tok.eos_token_id,
+        bos_token_id=hf_tok.eos_token_id,
+        pad_token_id=hf_tok.pad_token_id,
+        **CONFIG,
+    )
     state = torch.random.get_rng_state()
     try:
         torch.manual_seed(SEED)
@@ -99,8 +117,11 @@ def _build(target: Path) -> None:
     with _quiet():
         hf_tok.save_pretrained(target)
         model.save_pretrained(target)
-    (target / "scir-tiny.json").write_text(json.dumps(
-        {"version": VERSION, "seed": SEED, "vocab_size": len(hf_tok), **CONFIG}, indent=1))
+    (target / "scir-tiny.json").write_text(
+        json.dumps(
+            {"version": VERSION, "seed": SEED, "vocab_size": len(hf_tok), **CONFIG}, indent=1
+        )
+    )
 
 
 def ensure_model() -> Path:
@@ -116,7 +137,7 @@ def ensure_model() -> Path:
         try:
             os.rename(tmp, target)
         except OSError:
-            if not (target / "scir-tiny.json").is_file():   # not a concurrent builder's copy
+            if not (target / "scir-tiny.json").is_file():  # not a concurrent builder's copy
                 raise
     finally:
         if tmp.exists():

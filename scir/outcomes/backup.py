@@ -36,5 +36,9 @@ def with_backup(result: dict[str, Any]) -> dict[str, Any]:
     backup's answer, verdict and status; any other result is returned as it is."""
     if not used(result):
         return result
-    return {**result, "answer": result.get("backup_answer"),
-            "correct": bool(result.get("backup_correct")), "status": result["backup_status"]}
+    return {
+        **result,
+        "answer": result.get("backup_answer"),
+        "correct": bool(result.get("backup_correct")),
+        "status": result["backup_status"],
+    }

@@ -39,12 +39,23 @@ from scir.errors import ConfigError, ScirError
 from solvers.equation.equivalence import equivalent
 from solvers.equation.metrics import nmse, relative_errors
 
-__all__ = ["METRICS", "SHARE", "SYMBOLIC_SECONDS", "TAUS", "acc_name", "acc_tau",
-           "answer_metrics", "nmse", "point_correct", "relative_errors", "symbolic_equivalent"]
+__all__ = [
+    "METRICS",
+    "SHARE",
+    "SYMBOLIC_SECONDS",
+    "TAUS",
+    "acc_name",
+    "acc_tau",
+    "answer_metrics",
+    "nmse",
+    "point_correct",
+    "relative_errors",
+    "symbolic_equivalent",
+]
 
 TAUS = (0.1, 0.01, 0.001)
 SHARE = 0.95
-SYMBOLIC_SECONDS = 10.0            # sympy's time for one equivalence proof of an answer
+SYMBOLIC_SECONDS = 10.0  # sympy's time for one equivalence proof of an answer
 
 
 def acc_name(tau: float) -> str:
@@ -70,9 +81,15 @@ def acc_tau(y_true, y_pred, tau: float, share: float = SHARE) -> bool:
     return bool(np.mean(point_correct(y_true, y_pred, tau)) >= share)
 
 
-def symbolic_equivalent(candidate: str, truth: str, inputs: Sequence[str], *,
-                        X: np.ndarray | None = None, rtol: float = 1e-3,
-                        seconds: float = 10.0) -> bool:
+def symbolic_equivalent(
+    candidate: str,
+    truth: str,
+    inputs: Sequence[str],
+    *,
+    X: np.ndarray | None = None,
+    rtol: float = 1e-3,
+    seconds: float = 10.0,
+) -> bool:
     """Whether the candidate equation equals the truth up to fitted constants (float
     literals within ``rtol`` of the fitted values, parameters free), proved by sympy within
     ``seconds``; ``X``: sample points for the fit (default: seeded points in [0.5, 3]).
@@ -85,8 +102,9 @@ def _finite_nmse(y_true, y_pred) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def answer_metrics(formal: Any, answer: str | None,
-                   predict: Callable[[np.ndarray], np.ndarray] | None) -> dict[str, Any]:
+def answer_metrics(
+    formal: Any, answer: str | None, predict: Callable[[np.ndarray], np.ndarray] | None
+) -> dict[str, Any]:
     """The metrics of one answer (:data:`METRICS`; the module docstring) on a formal object
     with ``inputs``, ``expression`` (the truth) and ``splits`` ``train``, ``test_id``,
     ``test_ood``; ``predict`` maps rows to predictions with the answer's fitted parameters
@@ -96,7 +114,7 @@ def answer_metrics(formal: Any, answer: str | None,
     out: dict[str, Any] = {name: False for name in METRICS}
     out["nmse_id"] = out["nmse_ood"] = None
     if not getattr(formal, "expression", ""):
-        out["symbolic"] = None           # no ground truth: not applicable, never "false"
+        out["symbolic"] = None  # no ground truth: not applicable, never "false"
     if predict is None or answer is None:
         return out
     for split, key in (("test_id", "nmse_id"), ("test_ood", "nmse_ood")):
@@ -111,10 +129,13 @@ def answer_metrics(formal: Any, answer: str | None,
             continue
     if out[acc_name(max(TAUS))] and out["symbolic"] is not None:
         try:
-            out["symbolic"] = symbolic_equivalent(answer, formal.expression,
-                                                  list(formal.inputs),
-                                                  X=np.asarray(formal.splits["train"].X),
-                                                  seconds=SYMBOLIC_SECONDS)
+            out["symbolic"] = symbolic_equivalent(
+                answer,
+                formal.expression,
+                list(formal.inputs),
+                X=np.asarray(formal.splits["train"].X),
+                seconds=SYMBOLIC_SECONDS,
+            )
         except ScirError:
             out["symbolic"] = False
     return out

@@ -45,8 +45,8 @@ _Item = TypeVar("_Item", bound=Hashable)  # the items of a set matched by match_
 
 LABEL, POOL, OPTION, EQUATION = "label", "pool", "option", "equation"
 RULES = (LABEL, POOL, OPTION, EQUATION)
-EQUATION_TAU = 0.01                # the equation rule's Acc_tau on the in-domain test split
-EQUATION_SEED = 0                  # the fit's seed: the same answer always gets the same verdict
+EQUATION_TAU = 0.01  # the equation rule's Acc_tau on the in-domain test split
+EQUATION_SEED = 0  # the fit's seed: the same answer always gets the same verdict
 # the rules whose verdicts come with per-answer metrics (stored in PipelineResult.metrics)
 METRIC_RULES = (EQUATION,)
 EXACT, SUBSET = "exact", "subset"
@@ -70,8 +70,11 @@ class SubsetMatch:
     how: str | None
 
 
-def match_subset(found: Iterable[_Item], options: Sequence[Iterable[_Item]],
-                 fold: Callable[[_Item], Hashable] = lambda item: item) -> SubsetMatch:
+def match_subset(
+    found: Iterable[_Item],
+    options: Sequence[Iterable[_Item]],
+    fold: Callable[[_Item], Hashable] = lambda item: item,
+) -> SubsetMatch:
     """Map a set to an option: the first option with the same set (items compared through
     ``fold``), else the only option whose set is strictly contained in it, else none."""
     f = frozenset(fold(x) for x in found)
@@ -105,7 +108,7 @@ def score_option(track: Track, task: Task, answer: str | None) -> bool:
     matched to the task's option sets (``track.option_items``) by :func:`match_subset`."""
     if answer is None:
         return False
-    letters = LETTERS[:len(task.options)]
+    letters = LETTERS[: len(task.options)]
     if answer in letters:
         return answer in task.answer_pool
     items = track.answer_items(task, answer)
@@ -116,8 +119,9 @@ def score_option(track: Track, task: Task, answer: str | None) -> bool:
     return match.index is not None and option_letter(match.index) in task.answer_pool
 
 
-def _fitted(formal: Any, answer: str, fit_strategy: str | None = None
-            ) -> Callable[[Any], Any] | None:
+def _fitted(
+    formal: Any, answer: str, fit_strategy: str | None = None
+) -> Callable[[Any], Any] | None:
     """The answer's predictor ``X -> y`` with its free parameters fitted once on ``train``
     (:data:`EQUATION_SEED`; ``fit_strategy``: the evaluator's ``strategy``, None for its
     default); None for text outside the equation language or an equation that cannot be
@@ -132,18 +136,26 @@ def _fitted(formal: Any, answer: str, fit_strategy: str | None = None
             from solvers.equation.evaluator import fit
 
             if fit_strategy is None:
-                params = fit(equation, train.X, train.y, list(formal.inputs),
-                             seed=EQUATION_SEED).params
+                params = fit(
+                    equation, train.X, train.y, list(formal.inputs), seed=EQUATION_SEED
+                ).params
             else:
-                params = fit(equation, train.X, train.y, list(formal.inputs),
-                             seed=EQUATION_SEED, strategy=fit_strategy).params
+                params = fit(
+                    equation,
+                    train.X,
+                    train.y,
+                    list(formal.inputs),
+                    seed=EQUATION_SEED,
+                    strategy=fit_strategy,
+                ).params
     except ScirError:
         return None
     return lambda X: equation.evaluate(X, params)
 
 
-def score_equation(track: Track, task: Task, answer: str | None, *,
-                   fit_strategy: str | None = None) -> bool:
+def score_equation(
+    track: Track, task: Task, answer: str | None, *, fit_strategy: str | None = None
+) -> bool:
     """``equation``: fit the answer's free parameters on ``train``, then Acc_0.01 on
     ``test_id`` (see the module docstring). ``fit_strategy``: the evaluator's ``strategy``
     (None: its default; ``benchmarks/equation_fit.py`` compares them)."""
@@ -194,5 +206,6 @@ def score(track: Track, task: Task, answer: str | None) -> bool:
         return score_option(track, task, answer)
     if rule == EQUATION:
         return score_equation(track, task, answer)
-    raise ValueError(f"track {track.name!r} names the unknown scoring rule {rule!r} "
-                     f"(one of {', '.join(RULES)})")
+    raise ValueError(
+        f"track {track.name!r} names the unknown scoring rule {rule!r} (one of {', '.join(RULES)})"
+    )

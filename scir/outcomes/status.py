@@ -52,8 +52,11 @@ def normalise(result: dict[str, Any]) -> dict[str, Any]:
     new = status
     if status == "ok" and not result.get("correct"):
         new = Status.WRONG.value
-    elif (status == "parse_error" and result.get("arch") in ("cot", "symbcot")
-          and result.get("error") == NO_ANSWER_MESSAGE):
+    elif (
+        status == "parse_error"
+        and result.get("arch") in ("cot", "symbcot")
+        and result.get("error") == NO_ANSWER_MESSAGE
+    ):
         new = Status.NO_ANSWER.value
     if new not in STATUS_VALUES:
         raise ValueError(f"unknown result status {status!r}")

@@ -22,15 +22,13 @@ from scir.tasks import Task
 from scir.tracks.base import Track
 
 
-def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
-        ) -> PipelineResult:
+def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings) -> PipelineResult:
     """Ask for a chain-of-thought answer and score it (BackendError propagates)."""
     begun = start(track, task, backend, settings, "cot", "cot")
     return answer_and_score(track, task, begun.prompt, begun.calls, begun.result)
 
 
-def ask(track: Track, task: Task, text: str, settings: PipelineSettings, calls: Calls
-        ) -> Answered:
+def ask(track: Track, task: Task, text: str, settings: PipelineSettings, calls: Calls) -> Answered:
     """The CoT answer to ``task`` shown as ``text`` (its problem text in
     ``settings.presentation``), asked through ``calls`` and scored (BackendError
     propagates)."""

@@ -42,8 +42,10 @@ from scir.pipelines.result import (
 from scir.tasks import Task
 from scir.tracks.base import Track
 
-FEEDBACK = ("Your formalization could not be used: {error}\n"
-            "Write the complete corrected formalization, in the same format, and nothing else.")
+FEEDBACK = (
+    "Your formalization could not be used: {error}\n"
+    "Write the complete corrected formalization, in the same format, and nothing else."
+)
 MAX_ERROR_CHARS = 600
 
 
@@ -52,8 +54,8 @@ class SolverOutcome:
     """What the solver step gave: an answer, or a classified failure."""
 
     answer: str | None
-    status: str                    # pipeline status: ok, solver_error, timeout
-    solver_status: str             # answered, input_error, timeout, error
+    status: str  # pipeline status: ok, solver_error, timeout
+    solver_status: str  # answered, input_error, timeout, error
     log: str = ""
     error: SolverError | None = None
 
@@ -64,8 +66,9 @@ def classify(exc: SolverError) -> SolverOutcome:
         return SolverOutcome(None, "timeout", "timeout", _message(exc), exc)
     if isinstance(exc, SolverInputError):
         return SolverOutcome(None, "solver_error", "input_error", _message(exc), exc)
-    return SolverOutcome(None, "solver_error", "error", f"{type(exc).__name__}: {_message(exc)}",
-                         exc)
+    return SolverOutcome(
+        None, "solver_error", "error", f"{type(exc).__name__}: {_message(exc)}", exc
+    )
 
 
 def solve(track: Track, task: Task, formal: Any) -> SolverOutcome:
@@ -96,7 +99,7 @@ class FormalizationStep:
     outcome: SolverOutcome
     items: int | None
     error: Exception | None
-    formal: Any = None             # the parsed formal object (None when it did not parse)
+    formal: Any = None  # the parsed formal object (None when it did not parse)
 
     @property
     def retryable(self) -> bool:
@@ -122,9 +125,10 @@ def formalization_step(track: Track, task: Task, text: str) -> FormalizationStep
         with SOLVER_LOCK:
             parsed = hook(track, "parse_formalization", task, text)
     except FormalizationError as exc:
-        return FormalizationStep(SolverOutcome(None, "parse_error", "parse_error",
-                                               _message(exc)), None, exc)
-    except SolverError as exc:             # e.g. a whitelist check while parsing
+        return FormalizationStep(
+            SolverOutcome(None, "parse_error", "parse_error", _message(exc)), None, exc
+        )
+    except SolverError as exc:  # e.g. a whitelist check while parsing
         return FormalizationStep(classify(exc), None, exc)
     outcome = solve(track, task, parsed.formal)
     return FormalizationStep(outcome, parsed.items, outcome.error, parsed.formal)
@@ -137,28 +141,31 @@ def record(track: Track, task: Task, result: PipelineResult, outcome: SolverOutc
     result.solver_log = outcome.log
     result.executable = outcome.status == "ok"
     if outcome.status == "ok":
-        assert outcome.answer is not None   # an "ok" outcome always carries its answer (solve)
+        assert outcome.answer is not None  # an "ok" outcome always carries its answer (solve)
         set_answer(track, task, result, outcome.answer)
         result.error = ""
     else:
         result.error = outcome.log
 
 
-def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
-        ) -> PipelineResult:
+def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings) -> PipelineResult:
     """Formalize (with retries on parse and solver-input errors), solve, score."""
     begun = start(track, task, backend, settings, "ns", "formalize")
     calls, result = begun.calls, begun.result
     messages = [("user", begun.prompt)]
     for attempt in range(settings.max_retries + 1):
-        response = calls.ask(messages, begun.constraint, formalization_tokens(track, task),
-                             formalization=True, attempt=attempt)
+        response = calls.ask(
+            messages,
+            begun.constraint,
+            formalization_tokens(track, task),
+            formalization=True,
+            attempt=attempt,
+        )
         result.formalization = response.text
         result.retries = attempt
         step = formalization_step(track, task, response.text)
         result.items = step.items
-        result.extraction = None if step.formal is None else \
-            extraction_of(track, task, step.formal)
+        result.extraction = None if step.formal is None else extraction_of(track, task, step.formal)
         record(track, task, result, step.outcome)
         if not step.retry(attempt, settings.max_retries):
             break
@@ -168,8 +175,14 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
     return calls.fill(result)
 
 
-def backup(track: Track, task: Task, text: str, settings: PipelineSettings, calls: Calls,
-           result: PipelineResult) -> None:
+def backup(
+    track: Track,
+    task: Task,
+    text: str,
+    settings: PipelineSettings,
+    calls: Calls,
+    result: PipelineResult,
+) -> None:
     """Ask the backup architecture (``settings.backup``: ``cot``) and record its answer in
     the result's ``backup_*`` fields (the ns outcome stays as it is)."""
     got = cot.ask(track, task, text, settings, calls)

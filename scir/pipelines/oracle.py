@@ -16,18 +16,27 @@ from scir.tasks import Task
 from scir.tracks.base import Track
 
 
-def run(track: Track, task: Task, backend: object, settings: PipelineSettings
-        ) -> PipelineResult:
+def run(track: Track, task: Task, backend: object, settings: PipelineSettings) -> PipelineResult:
     """Solve the gold formal object (``track.formal(task)``, typed) and score the answer
     (``backend`` is ignored)."""
     refs = track.reference_items(task)
-    result = new_result(task, "oracle", settings, NO_MODEL, items=refs, reference_items=refs,
-                        input_chars=len(problem_text(task, settings.presentation)))
+    result = new_result(
+        task,
+        "oracle",
+        settings,
+        NO_MODEL,
+        items=refs,
+        reference_items=refs,
+        input_chars=len(problem_text(task, settings.presentation)),
+    )
     outcome = solve(track, task, track.formal(task))
-    result.status, result.solver_status, result.solver_log = (outcome.status,
-                                                             outcome.solver_status, outcome.log)
+    result.status, result.solver_status, result.solver_log = (
+        outcome.status,
+        outcome.solver_status,
+        outcome.log,
+    )
     if outcome.status == "ok":
-        assert outcome.answer is not None   # an "ok" outcome always carries its answer (solve)
+        assert outcome.answer is not None  # an "ok" outcome always carries its answer (solve)
         set_answer(track, task, result, outcome.answer)
     else:
         result.error = outcome.log

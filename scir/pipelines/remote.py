@@ -31,7 +31,7 @@ from scir.pipelines.result import MODEL_FREE_ARCHS, NO_MODEL, PipelineResult, Pi
 from scir.pipelines.runner import RunSummary, count_stored, pending_tasks, run_task
 from scir.tasks import Task
 
-Call = tuple[str, LLMRequest, LLMResponse]           # (key, request, response)
+Call = tuple[str, LLMRequest, LLMResponse]  # (key, request, response)
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class CallRecorder:
         self.known[key] = dataclasses.replace(response, cached=True)
 
 
-_backends: dict[str, Backend] = {}                   # built in this worker process
+_backends: dict[str, Backend] = {}  # built in this worker process
 
 
 def worker_backend(spec: ModelSpec) -> Backend:
@@ -107,17 +107,25 @@ def run_chunk(chunk: CellChunk) -> tuple[list[dict[str, Any]], list[Call]]:
     backend = None
     if chunk.model is not None and chunk.arch not in MODEL_FREE_ARCHS:
         backend = CachingBackend(worker_backend(chunk.model), recorder)  # type: ignore[arg-type]
-    results = [run_task(chunk.arch, Task.from_dict(data), backend, chunk.settings).to_dict()
-               for data in chunk.tasks]
+    results = [
+        run_task(chunk.arch, Task.from_dict(data), backend, chunk.settings).to_dict()
+        for data in chunk.tasks
+    ]
     return results, recorder.made
 
 
-def run_tasks_remote(tasks: list[Task], arch: str, model: ModelSpec | None, store: RunStore,
-                     settings: PipelineSettings, *, executor: Executor,
-                     chunk_size: int | None = None, redo: bool = False,
-                     progress: Callable[[Iterable[PipelineResult], int],
-                                        Iterable[PipelineResult]] | None = None
-                     ) -> RunSummary:
+def run_tasks_remote(
+    tasks: list[Task],
+    arch: str,
+    model: ModelSpec | None,
+    store: RunStore,
+    settings: PipelineSettings,
+    *,
+    executor: Executor,
+    chunk_size: int | None = None,
+    redo: bool = False,
+    progress: Callable[[Iterable[PipelineResult], int], Iterable[PipelineResult]] | None = None,
+) -> RunSummary:
     """:func:`scir.pipelines.runner.run_tasks` with the tasks run in chunks on ``executor``
     (``chunk_size`` tasks each; default: about four chunks per worker). Stored results are
     skipped (``redo``: run again); each finished chunk's calls, then its results, are written
@@ -134,9 +142,16 @@ def run_tasks_remote(tasks: list[Task], arch: str, model: ModelSpec | None, stor
     summary = RunSummary()
     pending = pending_tasks(tasks, arch, label, store, settings, redo, summary)
     size = chunk_size or default_chunk_size(len(pending), executor.workers)
-    jobs = [CellChunk([t.to_dict() for t in part], arch,
-                      model if arch not in MODEL_FREE_ARCHS else None,
-                      settings, known) for part in chunks(pending, size)]
+    jobs = [
+        CellChunk(
+            [t.to_dict() for t in part],
+            arch,
+            model if arch not in MODEL_FREE_ARCHS else None,
+            settings,
+            known,
+        )
+        for part in chunks(pending, size)
+    ]
 
     def finished() -> Iterator[PipelineResult]:
         for results, calls in executor.map(run_chunk, jobs):

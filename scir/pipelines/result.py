@@ -22,12 +22,12 @@ from scir.tracks.baselines import SYMREG_ARCHS
 
 # symbolic-regression baselines without a model (solvers.symreg.REGRESSORS; equation tasks)
 ARCHS = ("cot", "ns", "symbcot", "oracle", "sr-agent") + SYMREG_ARCHS
-MODEL_FREE_ARCHS = ("oracle",) + SYMREG_ARCHS   # their results' model column is NO_MODEL
-BACKUPS = ("cot",)                 # what answers a task when NS's formalization fails
+MODEL_FREE_ARCHS = ("oracle",) + SYMREG_ARCHS  # their results' model column is NO_MODEL
+BACKUPS = ("cot",)  # what answers a task when NS's formalization fails
 PRESENTATIONS = ("nl", "ctl", "obf")
-STATUSES = STATUS_VALUES           # scir.outcomes.status.Status, as stored
-NO_MODEL = "none"                  # the model column of oracle results
-RETRY_TEMPERATURE = 0.7            # a greedy call's retry samples (scir.pipelines.ns)
+STATUSES = STATUS_VALUES  # scir.outcomes.status.Status, as stored
+NO_MODEL = "none"  # the model column of oracle results
+RETRY_TEMPERATURE = 0.7  # a greedy call's retry samples (scir.pipelines.ns)
 
 # Solvers are called from one thread at a time: the pipelines run tasks in threads so that LLM
 # calls overlap, but an in-process Prolog bridge is not thread-safe and the solvers are CPU-bound.
@@ -61,18 +61,23 @@ class PipelineSettings:
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
-            raise ConfigError(f"presentation must be one of {', '.join(PRESENTATIONS)}, "
-                              f"got {self.presentation!r}", field="presentation")
+            raise ConfigError(
+                f"presentation must be one of {', '.join(PRESENTATIONS)}, "
+                f"got {self.presentation!r}",
+                field="presentation",
+            )
         if self.max_retries < 0:
             raise ConfigError("max_retries must be >= 0", field="max_retries")
         if self.max_formalization_tokens is not None and self.max_formalization_tokens < 1:
-            raise ConfigError("max_formalization_tokens must be >= 1",
-                              field="max_formalization_tokens")
+            raise ConfigError(
+                "max_formalization_tokens must be >= 1", field="max_formalization_tokens"
+            )
         if not self.symreg_seconds > 0:
             raise ConfigError("symreg_seconds must be > 0", field="symreg_seconds")
         if self.backup is not None and self.backup not in BACKUPS:
-            raise ConfigError(f"backup must be one of {', '.join(BACKUPS)}, got "
-                              f"{self.backup!r}", field="backup")
+            raise ConfigError(
+                f"backup must be one of {', '.join(BACKUPS)}, got {self.backup!r}", field="backup"
+            )
 
     def check_arch(self, arch: str) -> None:
         """Refuse settings that do not apply to ``arch`` (a backup is for ``ns`` only), and
@@ -80,9 +85,11 @@ class PipelineSettings:
         if arch == "sr-agent":
             self.agent.check_isolation()
         if self.backup is not None and arch != "ns":
-            raise ConfigError(f"--backup {self.backup} applies to --arch ns only (a backup "
-                              f"answers when the formalization fails), not --arch {arch}",
-                              field="backup")
+            raise ConfigError(
+                f"--backup {self.backup} applies to --arch ns only (a backup "
+                f"answers when the formalization fails), not --arch {arch}",
+                field="backup",
+            )
 
 
 @dataclass
@@ -97,24 +104,24 @@ class PipelineResult:
     model: str
     answer: str | None
     correct: bool
-    status: str                    # a scir.outcomes.status.Status value (STATUSES)
+    status: str  # a scir.outcomes.status.Status value (STATUSES)
     chance: float
     # the task's chance among the answers its question allows (None: results stored before)
     chance_constrained: float | None = None
-    difficulty: str = ""               # easy, hard, custom ("" in results stored before)
-    constrained: bool = True           # formalization decoded under the grammar
-    seed: int = 0                      # the seed sent with every call (repeats differ in it)
+    difficulty: str = ""  # easy, hard, custom ("" in results stored before)
+    constrained: bool = True  # formalization decoded under the grammar
+    seed: int = 0  # the seed sent with every call (repeats differ in it)
     # ns: the solver answered the formalization; symbcot: the formalization parsed; None for
     # architectures that do not formalize
     executable: bool | None = None
-    gold: str | None = None            # the task's answer (None in results stored before)
-    answer_pool: list[str] | None = None   # the accepted answers (None in results stored before)
-    formalization: str | None = None   # the (last) formalization text, ns and symbcot
-    response: str | None = None        # the answering text, cot and symbcot
-    solver_status: str | None = None   # answered, parse_error, input_error, timeout, error
+    gold: str | None = None  # the task's answer (None in results stored before)
+    answer_pool: list[str] | None = None  # the accepted answers (None in results stored before)
+    formalization: str | None = None  # the (last) formalization text, ns and symbcot
+    response: str | None = None  # the answering text, cot and symbcot
+    solver_status: str | None = None  # answered, parse_error, input_error, timeout, error
     solver_log: str = ""
     retries: int = 0
-    items: int | None = None           # extracted items of the parsed formalization
+    items: int | None = None  # extracted items of the parsed formalization
     # the parsed formalization's items against the gold (Track.extraction: precision, recall,
     # missing, extra, goal); None when it did not parse, the track does not check items, or
     # the result was stored before extraction was checked
@@ -166,18 +173,26 @@ def problem_text(task: Task, presentation: str) -> str:
     elif presentation == "obf":
         text = task.problem_obfuscated
         if not text:
-            raise ConfigError("task has not been rendered: no obfuscated text "
-                              "(run `scir render` first, or use --presentation nl)",
-                              task_id=task.task_id, field="problem_obfuscated")
+            raise ConfigError(
+                "task has not been rendered: no obfuscated text "
+                "(run `scir render` first, or use --presentation nl)",
+                task_id=task.task_id,
+                field="problem_obfuscated",
+            )
     elif presentation == "ctl":
         text = task.problem_control
         if not text:
-            raise ConfigError("task has no control text (render it with `scir render FILE "
-                              "--control -o OUT`, or use --presentation nl/obf)",
-                              task_id=task.task_id, field="problem_control")
+            raise ConfigError(
+                "task has no control text (render it with `scir render FILE "
+                "--control -o OUT`, or use --presentation nl/obf)",
+                task_id=task.task_id,
+                field="problem_control",
+            )
     else:
-        raise ConfigError(f"presentation must be one of {', '.join(PRESENTATIONS)}, got "
-                          f"{presentation!r}", field="presentation")
+        raise ConfigError(
+            f"presentation must be one of {', '.join(PRESENTATIONS)}, got {presentation!r}",
+            field="presentation",
+        )
     return text
 
 
@@ -188,8 +203,11 @@ def hook(track: Track, name: str, *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except NotImplementedError as exc:
-        raise ConfigError(f"track {track.name!r} does not support {name} yet"
-                          f"{': ' + str(exc) if str(exc) else ''}", field="arch") from exc
+        raise ConfigError(
+            f"track {track.name!r} does not support {name} yet"
+            f"{': ' + str(exc) if str(exc) else ''}",
+            field="arch",
+        ) from exc
 
 
 class Calls:
@@ -204,10 +222,16 @@ class Calls:
         self.completion_tokens = 0
         self.cost = 0.0
 
-    def ask(self, messages: list[tuple[str, str]] | list[Message],
-            constraint: Constraint | None = None, tokens: int | None = None,
-            formalization: bool = False, tools: tuple[Tool, ...] = (),
-            max_response_chars: int | None = None, attempt: int = 0) -> LLMResponse:
+    def ask(
+        self,
+        messages: list[tuple[str, str]] | list[Message],
+        constraint: Constraint | None = None,
+        tokens: int | None = None,
+        formalization: bool = False,
+        tools: tuple[Tool, ...] = (),
+        max_response_chars: int | None = None,
+        attempt: int = 0,
+    ) -> LLMResponse:
         """One call with the pipeline's generation settings (BackendError propagates);
         ``messages`` as (role, content) pairs or Message records, ``tools`` offered to the
         model (OpenAI tool calls); the response's text and tool-call arguments cut to
@@ -227,11 +251,15 @@ class Calls:
         cap = self.settings.max_formalization_tokens
         if formalization and cap is not None:
             max_tokens = cap
-        request = LLMRequest(messages=tuple(m if isinstance(m, Message) else Message(*m)
-                                            for m in messages),
-                             constraint=constraint, max_tokens=max_tokens,
-                             temperature=temperature, seed=seed, tools=tuple(tools),
-                             max_response_chars=max_response_chars)
+        request = LLMRequest(
+            messages=tuple(m if isinstance(m, Message) else Message(*m) for m in messages),
+            constraint=constraint,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            tools=tuple(tools),
+            max_response_chars=max_response_chars,
+        )
         response = cut_response(self.backend.complete(request), max_response_chars)
         self.calls += 1
         self.cached += int(response.cached)
@@ -250,18 +278,29 @@ class Calls:
         return result
 
 
-def new_result(task: Task, arch: str, settings: PipelineSettings, model: str,
-               **fields: Any) -> PipelineResult:
+def new_result(
+    task: Task, arch: str, settings: PipelineSettings, model: str, **fields: Any
+) -> PipelineResult:
     """A result for a task with the task's fields filled in and the answer still empty."""
     base: dict[str, Any] = {"answer": None, "correct": False, "status": Status.NO_ANSWER.value}
     base.update(fields)
-    return PipelineResult(task_id=task.task_id, domain=track_of(task).name, tier=task.tier,
-                          arch=arch, presentation=settings.presentation, model=model,
-                          chance=task.chance, chance_constrained=task.chance_constrained,
-                          difficulty=task.difficulty, constrained=settings.constrained,
-                          seed=settings.seed, gold=task.answer,
-                          answer_pool=list(task.answer_pool), backup=settings.backup,
-                          **base)
+    return PipelineResult(
+        task_id=task.task_id,
+        domain=track_of(task).name,
+        tier=task.tier,
+        arch=arch,
+        presentation=settings.presentation,
+        model=model,
+        chance=task.chance,
+        chance_constrained=task.chance_constrained,
+        difficulty=task.difficulty,
+        constrained=settings.constrained,
+        seed=settings.seed,
+        gold=task.answer,
+        answer_pool=list(task.answer_pool),
+        backup=settings.backup,
+        **base,
+    )
 
 
 def verdict(track: Track, task: Task, answer: str) -> tuple[bool, str, dict[str, Any] | None]:
@@ -294,8 +333,8 @@ def formalization_constraint(track: Track, task: Task) -> Constraint:
     return Constraint("lark", hook(track, "formalization_grammar", task))
 
 
-FORMAL_CHARS_FACTOR = 2           # a formalization's budget: twice the gold text's characters
-FORMAL_SLACK = 64                 # ... plus this many tokens
+FORMAL_CHARS_FACTOR = 2  # a formalization's budget: twice the gold text's characters
+FORMAL_SLACK = 64  # ... plus this many tokens
 
 
 def formalization_tokens(track: Track, task: Task) -> int | None:
@@ -323,8 +362,8 @@ def formalization_tokens(track: Track, task: Task) -> int | None:
 class PipelineStart:
     """What a model pipeline starts from (see :func:`start`)."""
 
-    text: str                      # the problem text the solver sees
-    prompt: str                    # the first prompt
+    text: str  # the problem text the solver sees
+    prompt: str  # the first prompt
     constraint: Constraint | None  # the formalization grammar, for a ``formalize`` prompt
     calls: Calls
     result: PipelineResult
@@ -337,17 +376,27 @@ def first_prompt(track: Track, task: Task, presentation: str, kind: str) -> tupl
     return text, hook(track, "prompt", kind, task, presentation, problem=text)
 
 
-def start(track: Track, task: Task, backend: Backend, settings: PipelineSettings, arch: str,
-          kind: str) -> PipelineStart:
+def start(
+    track: Track, task: Task, backend: Backend, settings: PipelineSettings, arch: str, kind: str
+) -> PipelineStart:
     """The first steps of pipeline ``arch``: the problem text, for ``kind`` ``formalize`` the
     grammar constraint (unless ``settings.constrained`` is off), the track's ``kind`` prompt,
     the call counter and a new result."""
     text, prompt = first_prompt(track, task, settings.presentation, kind)
-    constraint = (formalization_constraint(track, task)
-                  if kind == "formalize" and settings.constrained else None)
+    constraint = (
+        formalization_constraint(track, task)
+        if kind == "formalize" and settings.constrained
+        else None
+    )
     calls = Calls(backend, settings)
-    result = new_result(task, arch, settings, backend.name, input_chars=len(text),
-                        reference_items=track.reference_items(task))
+    result = new_result(
+        task,
+        arch,
+        settings,
+        backend.name,
+        input_chars=len(text),
+        reference_items=track.reference_items(task),
+    )
     return PipelineStart(text, prompt, constraint, calls, result)
 
 
@@ -370,8 +419,9 @@ def ask_and_score(track: Track, task: Task, prompt: str, calls: Calls) -> Answer
     return read(track, task, calls.ask([("user", prompt)]).text)
 
 
-def answer_and_score(track: Track, task: Task, prompt: str, calls: Calls,
-                     result: PipelineResult) -> PipelineResult:
+def answer_and_score(
+    track: Track, task: Task, prompt: str, calls: Calls, result: PipelineResult
+) -> PipelineResult:
     """Ask ``prompt``, read the answer from the response and score it; a response without an
     answer is ``no_answer``. Returns ``result`` with the call counts filled in."""
     response = calls.ask([("user", prompt)])

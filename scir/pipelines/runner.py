@@ -38,7 +38,10 @@ from scir.tracks import track_of
 from scir.tracks.base import Track
 
 PIPELINES: dict[str, Callable[..., PipelineResult]] = {
-    "cot": cot.run, "ns": ns.run, "symbcot": symbcot.run, "oracle": oracle.run,
+    "cot": cot.run,
+    "ns": ns.run,
+    "symbcot": symbcot.run,
+    "oracle": oracle.run,
     "sr-agent": sr_agent.run,
     **{arch: partial(symreg.run, arch=arch) for arch in SYMREG_ARCHS},
 }
@@ -48,12 +51,16 @@ RETRIED_STATUSES = frozenset({"backend_error"})
 def check_architecture(track: Track, arch: str) -> None:
     """ConfigError when ``arch`` does not apply to ``track`` (``Track.architectures``)."""
     if track.architectures is not None and arch not in track.architectures:
-        raise ConfigError(f"--arch {arch} does not apply to the {track.name} track (it takes "
-                          f"{', '.join(track.architectures)})", field="arch")
+        raise ConfigError(
+            f"--arch {arch} does not apply to the {track.name} track (it takes "
+            f"{', '.join(track.architectures)})",
+            field="arch",
+        )
 
 
-def run_task(arch: str, task: Task, backend: Backend | None, settings: PipelineSettings
-             ) -> PipelineResult:
+def run_task(
+    arch: str, task: Task, backend: Backend | None, settings: PipelineSettings
+) -> PipelineResult:
     """One task through one architecture; a BackendError becomes a ``backend_error`` result."""
     if arch not in PIPELINES:
         raise ConfigError(f"arch must be one of {', '.join(ARCHS)}, got {arch!r}", field="arch")
@@ -66,8 +73,14 @@ def run_task(arch: str, task: Task, backend: Backend | None, settings: PipelineS
     try:
         result = PIPELINES[arch](track, task, backend, settings)
     except BackendError as exc:
-        result = new_result(task, arch, settings, backend.name if backend else NO_MODEL,
-                            status="backend_error", error=exc.message)
+        result = new_result(
+            task,
+            arch,
+            settings,
+            backend.name if backend else NO_MODEL,
+            status="backend_error",
+            error=exc.message,
+        )
     result.seconds = time.monotonic() - start
     return result
 
@@ -79,13 +92,13 @@ class RunSummary:
     total: int = 0
     correct: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
-    ran: int = 0                   # tasks run in this invocation
-    skipped: int = 0               # tasks whose result was already stored
-    ran_statuses: dict[str, int] = field(default_factory=dict)   # of the tasks run now
-    first_error: str = ""          # the first error message among the tasks run now
-    backup: str = ""               # ns: the backup the run asks ("" none)
-    backup_used: int = 0           # stored results whose answer came from the backup
-    correct_with_backup: int = 0   # correct answers counting the backup's (scir.outcomes.backup)
+    ran: int = 0  # tasks run in this invocation
+    skipped: int = 0  # tasks whose result was already stored
+    ran_statuses: dict[str, int] = field(default_factory=dict)  # of the tasks run now
+    first_error: str = ""  # the first error message among the tasks run now
+    backup: str = ""  # ns: the backup the run asks ("" none)
+    backup_used: int = 0  # stored results whose answer came from the backup
+    correct_with_backup: int = 0  # correct answers counting the backup's (scir.outcomes.backup)
 
     def count_run(self, status: str, error: str) -> None:
         """Count one task run now (its result is stored)."""
@@ -101,16 +114,24 @@ class RunSummary:
     def lines(self) -> list[str]:
         """The summary printed by ``scir solve``; the first line is ``accuracy: K/N``."""
         s = self.by_status
-        return [f"accuracy: {self.correct}/{self.total}",
-                f"parse failures: {s.get('parse_error', 0)}",
-                f"solver errors: {s.get('solver_error', 0)}",
-                f"timeouts: {s.get('timeout', 0)}",
-                f"backend errors: {s.get('backend_error', 0)}",
-                f"no answer: {s.get('no_answer', 0)}",
-                f"wrong answers: {s.get('wrong', 0)}",
-                *([f"with {self.backup} backup: accuracy {self.correct_with_backup}/"
-                   f"{self.total}, backup answers {self.backup_used}"] if self.backup else []),
-                f"tasks run now: {self.ran}, already stored: {self.skipped}"]
+        return [
+            f"accuracy: {self.correct}/{self.total}",
+            f"parse failures: {s.get('parse_error', 0)}",
+            f"solver errors: {s.get('solver_error', 0)}",
+            f"timeouts: {s.get('timeout', 0)}",
+            f"backend errors: {s.get('backend_error', 0)}",
+            f"no answer: {s.get('no_answer', 0)}",
+            f"wrong answers: {s.get('wrong', 0)}",
+            *(
+                [
+                    f"with {self.backup} backup: accuracy {self.correct_with_backup}/"
+                    f"{self.total}, backup answers {self.backup_used}"
+                ]
+                if self.backup
+                else []
+            ),
+            f"tasks run now: {self.ran}, already stored: {self.skipped}",
+        ]
 
 
 def model_label(arch: str, backend: Backend | None) -> str:
@@ -119,9 +140,14 @@ def model_label(arch: str, backend: Backend | None) -> str:
     return NO_MODEL if arch in MODEL_FREE_ARCHS or backend is None else backend.name
 
 
-def _finished(pending: list[Task], arch: str, backend: Backend | None,
-              settings: PipelineSettings, concurrency: int, late: list[PipelineResult]
-              ) -> Generator[PipelineResult, None, None]:
+def _finished(
+    pending: list[Task],
+    arch: str,
+    backend: Backend | None,
+    settings: PipelineSettings,
+    concurrency: int,
+    late: list[PipelineResult],
+) -> Generator[PipelineResult, None, None]:
     """The results of the pending tasks as they finish (at most ``concurrency`` in flight).
     Closed or left by an error early, it cancels the calls in flight, waits for their threads
     (a fraction of a second) and appends the results that finished meanwhile to ``late``."""
@@ -132,7 +158,7 @@ def _finished(pending: list[Task], arch: str, backend: Backend | None,
     pool = ThreadPoolExecutor(max_workers=concurrency)
     queue = iter(pending)
     running: set[Future] = set()
-    ready: list[Future] = []               # finished, not yet handed out
+    ready: list[Future] = []  # finished, not yet handed out
     try:
         for task in queue:
             running.add(pool.submit(run_task, arch, task, backend, settings))
@@ -157,10 +183,17 @@ def _finished(pending: list[Task], arch: str, backend: Backend | None,
         pool.shutdown(wait=True)
 
 
-def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunStore,
-              settings: PipelineSettings, *, concurrency: int = 1, redo: bool = False,
-              progress: Callable[[Iterable[PipelineResult], int], Iterable[PipelineResult]]
-              | None = None) -> RunSummary:
+def run_tasks(
+    tasks: list[Task],
+    arch: str,
+    backend: Backend | None,
+    store: RunStore,
+    settings: PipelineSettings,
+    *,
+    concurrency: int = 1,
+    redo: bool = False,
+    progress: Callable[[Iterable[PipelineResult], int], Iterable[PipelineResult]] | None = None,
+) -> RunSummary:
     """Run the tasks that have no stored result (every task with ``redo``: calls are still
     served from the store), storing each result as soon as it is finished."""
     if concurrency < 1:
@@ -169,7 +202,7 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
     summary = RunSummary()
     pending = pending_tasks(tasks, arch, model, store, settings, redo, summary)
 
-    late: list[PipelineResult] = []        # finished while the loop was being stopped
+    late: list[PipelineResult] = []  # finished while the loop was being stopped
     stream = _finished(pending, arch, backend, settings, concurrency, late)
     shown: Iterable[PipelineResult] = stream
     if progress is not None:
@@ -184,7 +217,7 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
         for result in shown:
             keep(result)
     except BaseException:
-        stream.close()                     # cancels the calls in flight, collects `late`
+        stream.close()  # cancels the calls in flight, collects `late`
         for result in late:
             try:
                 keep(result)
@@ -197,8 +230,15 @@ def run_tasks(tasks: list[Task], arch: str, backend: Backend | None, store: RunS
     return summary
 
 
-def pending_tasks(tasks: list[Task], arch: str, model: str, store: RunStore,
-                  settings: PipelineSettings, redo: bool, summary: RunSummary) -> list[Task]:
+def pending_tasks(
+    tasks: list[Task],
+    arch: str,
+    model: str,
+    store: RunStore,
+    settings: PipelineSettings,
+    redo: bool,
+    summary: RunSummary,
+) -> list[Task]:
     """The tasks to run now: those without a stored result (or a retried one; all with
     ``redo``), counting the others in ``summary.skipped``. Fails before any call when a
     task's text or track is missing."""
@@ -208,8 +248,18 @@ def pending_tasks(tasks: list[Task], arch: str, model: str, store: RunStore,
         check_architecture(track_of(task), arch)
     pending = []
     for task in tasks:
-        stored = None if redo else store.get_result(task.task_id, arch, settings.presentation,
-                                                    model, settings.constrained, settings.seed)
+        stored = (
+            None
+            if redo
+            else store.get_result(
+                task.task_id,
+                arch,
+                settings.presentation,
+                model,
+                settings.constrained,
+                settings.seed,
+            )
+        )
         if stored is not None and stored["status"] not in RETRIED_STATUSES:
             summary.skipped += 1
         else:
@@ -217,13 +267,24 @@ def pending_tasks(tasks: list[Task], arch: str, model: str, store: RunStore,
     return pending
 
 
-def count_stored(tasks: list[Task], arch: str, model: str, store: RunStore,
-                 settings: PipelineSettings, summary: RunSummary) -> None:
+def count_stored(
+    tasks: list[Task],
+    arch: str,
+    model: str,
+    store: RunStore,
+    settings: PipelineSettings,
+    summary: RunSummary,
+) -> None:
     """Add every stored result of the tasks in this cell to the summary's totals."""
     ids = {t.task_id for t in tasks}
     summary.backup = settings.backup or ""
-    for data in store.results(arch=arch, presentation=settings.presentation, model=model,
-                              constrained=settings.constrained, seed=settings.seed):
+    for data in store.results(
+        arch=arch,
+        presentation=settings.presentation,
+        model=model,
+        constrained=settings.constrained,
+        seed=settings.seed,
+    ):
         if data["task_id"] not in ids:
             continue
         summary.total += 1

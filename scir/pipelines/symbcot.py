@@ -19,14 +19,16 @@ from scir.tasks import Task
 from scir.tracks.base import Track
 
 
-def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
-        ) -> PipelineResult:
+def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings) -> PipelineResult:
     """Formalize, answer from the formalization, score (BackendError propagates)."""
     begun = start(track, task, backend, settings, "symbcot", "formalize")
     result = begun.result
-    formal_text = begun.calls.ask([("user", begun.prompt)], begun.constraint,
-                                  formalization_tokens(track, task),
-                                  formalization=True).text
+    formal_text = begun.calls.ask(
+        [("user", begun.prompt)],
+        begun.constraint,
+        formalization_tokens(track, task),
+        formalization=True,
+    ).text
     result.formalization = formal_text
     try:
         with SOLVER_LOCK:
@@ -34,9 +36,16 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
         result.items = parsed.items
         result.executable = True
         result.extraction = extraction_of(track, task, parsed.formal)
-    except (FormalizationError, SolverError) as exc:   # only statistics; the model still answers
+    except (FormalizationError, SolverError) as exc:  # only statistics; the model still answers
         result.executable = False
         result.solver_log = f"formalization does not parse: {exc.message}"
-    answer_prompt = hook(track, "prompt", "symbcot", task, settings.presentation,
-                         problem=begun.text, formalization=formal_text)
+    answer_prompt = hook(
+        track,
+        "prompt",
+        "symbcot",
+        task,
+        settings.presentation,
+        problem=begun.text,
+        formalization=formal_text,
+    )
     return answer_and_score(track, task, answer_prompt, begun.calls, result)

@@ -31,27 +31,33 @@ def regression_data(track: Track, task: Task, arch: str) -> RegressionData:
     try:
         return track.regression_data(task, "train")
     except NotImplementedError as exc:
-        raise ConfigError(f"--arch {arch} fits an equation to data; track {track.name!r} has "
-                          f"no regression data (use it on equation tasks)", field="arch",
-                          task_id=task.task_id) from exc
+        raise ConfigError(
+            f"--arch {arch} fits an equation to data; track {track.name!r} has "
+            f"no regression data (use it on equation tasks)",
+            field="arch",
+            task_id=task.task_id,
+        ) from exc
 
 
-def run(track: Track, task: Task, backend: object, settings: PipelineSettings, *, arch: str
-        ) -> PipelineResult:
+def run(
+    track: Track, task: Task, backend: object, settings: PipelineSettings, *, arch: str
+) -> PipelineResult:
     """Fit baseline ``arch`` on the task's train split within ``settings.symreg_seconds``
     (seed ``settings.seed``) and score its expression (``backend`` is ignored)."""
     from solvers.symreg import get_regressor
 
     if arch not in SYMREG_ARCHS:
-        raise ConfigError(f"arch must be one of {', '.join(SYMREG_ARCHS)}, got {arch!r}",
-                          field="arch")
+        raise ConfigError(
+            f"arch must be one of {', '.join(SYMREG_ARCHS)}, got {arch!r}", field="arch"
+        )
     data = regression_data(track, task, arch)
     regressor = get_regressor(arch)
     result = new_result(task, arch, settings, NO_MODEL)
     try:
-        with SOLVER_LOCK:          # CPU-bound: one fit at a time
-            fit = regressor.fit(data.X, data.y, data.inputs, seconds=settings.symreg_seconds,
-                                seed=settings.seed)
+        with SOLVER_LOCK:  # CPU-bound: one fit at a time
+            fit = regressor.fit(
+                data.X, data.y, data.inputs, seconds=settings.symreg_seconds, seed=settings.seed
+            )
     except SolverTimeout as exc:
         result.status, result.solver_status, result.error = "timeout", "timeout", exc.message
         return result

@@ -34,26 +34,36 @@ def render_prompt(track: str, kind: str, **values: str) -> str:
     return load_template(track, kind).substitute(values)
 
 
-def task_prompt(track: str, kind: str, task: Task, presentation: str, extra: dict[str, Any],
-                track_values: Callable[[], dict[str, str]], template: str | None = None) -> str:
+def task_prompt(
+    track: str,
+    kind: str,
+    task: Task,
+    presentation: str,
+    extra: dict[str, Any],
+    track_values: Callable[[], dict[str, str]],
+    template: str | None = None,
+) -> str:
     """The ``cot``, ``formalize`` or ``symbcot`` prompt of ``task`` (ConfigError for another
     kind). Fills ``problem`` (``extra["problem"]``, default the task's ``nl``/``ctl``/``obf`` text),
     ``question``, then the track's own ``track_values()`` and, for ``symbcot``,
     ``formalization`` (``extra["formalization"]``; ConfigError when it is not text).
     ``template``: the template file's name when it is not ``kind`` (e.g. ``cot_open``)."""
     if kind not in PROMPT_KINDS:
-        raise ConfigError(f"prompt kind must be one of {', '.join(PROMPT_KINDS)}, got {kind!r}",
-                          field="kind")
+        raise ConfigError(
+            f"prompt kind must be one of {', '.join(PROMPT_KINDS)}, got {kind!r}", field="kind"
+        )
     problem = extra.get("problem")
     if problem is None:
-        problem = {"obf": task.problem_obfuscated,
-                   "ctl": task.problem_control}.get(presentation, task.problem_nl)
+        problem = {"obf": task.problem_obfuscated, "ctl": task.problem_control}.get(
+            presentation, task.problem_nl
+        )
     values = {"problem": problem, "question": task.question}
     values.update(track_values())
     if kind == "symbcot":
         if not isinstance(extra.get("formalization"), str):
-            raise ConfigError("the symbcot prompt needs the formalization text",
-                              field="formalization")
+            raise ConfigError(
+                "the symbcot prompt needs the formalization text", field="formalization"
+            )
         values["formalization"] = extra["formalization"]
     return render_prompt(track, template or kind, **values)
 

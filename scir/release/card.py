@@ -28,8 +28,10 @@ LICENSES = {
     "cc0-1.0": "https://creativecommons.org/publicdomain/zero/1.0/",
     "mit": "https://opensource.org/licenses/MIT",
 }
-CITATION = ("SciR: A Controllable Benchmark for Scientific Reasoning in LLMs, NeurIPS 2026 "
-            "Datasets & Benchmarks, arXiv:2606.13020")
+CITATION = (
+    "SciR: A Controllable Benchmark for Scientific Reasoning in LLMs, NeurIPS 2026 "
+    "Datasets & Benchmarks, arXiv:2606.13020"
+)
 
 
 @dataclass(frozen=True)
@@ -60,11 +62,14 @@ def header(configs: dict[str, list[Split]], info: CardInfo) -> dict[str, Any]:
         "task_categories": ["question-answering", "text-classification"],
         "tags": ["reasoning", "logic", "neuro-symbolic", "scientific-reasoning", "synthetic"],
         "size_categories": [_size_category(rows)],
-        "configs": [{"config_name": config,
-                     "data_files": [{"split": s.name, "path": s.path} for s in parts]}
-                    for config, parts in configs.items()],
-        "dataset_info": [{"config_name": config, "features": hf_features()}
-                         for config in configs],
+        "configs": [
+            {
+                "config_name": config,
+                "data_files": [{"split": s.name, "path": s.path} for s in parts],
+            }
+            for config, parts in configs.items()
+        ],
+        "dataset_info": [{"config_name": config, "features": hf_features()} for config in configs],
     }
 
 
@@ -113,9 +118,17 @@ def _pct(x: float) -> str:
 
 def chance_table(configs: dict[str, list[Split]]) -> str:
     """Mean chance and constrained chance per config and split."""
-    rows = [[config, s.name, len(s.rows), _pct(fmean(r["chance"] for r in s.rows)),
-             _pct(fmean(r["chance_constrained"] for r in s.rows))]
-            for config, parts in configs.items() for s in parts]
+    rows = [
+        [
+            config,
+            s.name,
+            len(s.rows),
+            _pct(fmean(r["chance"] for r in s.rows)),
+            _pct(fmean(r["chance_constrained"] for r in s.rows)),
+        ]
+        for config, parts in configs.items()
+        for s in parts
+    ]
     return _table(["config", "split", "rows", "mean chance", "mean constrained chance"], rows)
 
 
@@ -136,24 +149,44 @@ def generation_section(sources: list[Source]) -> str:
         tasks = source.tasks
         seeds = sorted({t.seed for t in tasks})
         params = sorted({json.dumps(t.params, sort_keys=True) for t in tasks})
-        generators = sorted({json.dumps({k: t.provenance[k] for k in
-                                         ("generator", "generator_version")
-                                         if k in t.provenance}, sort_keys=True)
-                             for t in tasks})
-        renders = sorted({json.dumps({k: v for k, v in t.provenance["render"].items()
-                                      if k in ("renderer", "version", "seed", "model",
-                                               "inverse_model")}, sort_keys=True)
-                          for t in tasks if isinstance(t.provenance.get("render"), dict)})
+        generators = sorted(
+            {
+                json.dumps(
+                    {
+                        k: t.provenance[k]
+                        for k in ("generator", "generator_version")
+                        if k in t.provenance
+                    },
+                    sort_keys=True,
+                )
+                for t in tasks
+            }
+        )
+        renders = sorted(
+            {
+                json.dumps(
+                    {
+                        k: v
+                        for k, v in t.provenance["render"].items()
+                        if k in ("renderer", "version", "seed", "model", "inverse_model")
+                    },
+                    sort_keys=True,
+                )
+                for t in tasks
+                if isinstance(t.provenance.get("render"), dict)
+            }
+        )
         rendered = sum(1 for t in tasks if t.documents)
-        rows = [["tasks", f"{len(tasks)} ({rendered} rendered)"],
-                ["tracks", ", ".join(md_text(x) for x in sorted({t.domain for t in tasks}))],
-                ["difficulty", ", ".join(md_text(x)
-                                         for x in sorted({t.difficulty for t in tasks}))],
-                ["tiers", ", ".join(md_text(x) for x in sorted({t.tier for t in tasks}))],
-                ["seeds", ", ".join(str(s) for s in seeds)],
-                ["parameters", "<br>".join(_code(json.loads(p)) for p in params)],
-                ["generator", "<br>".join(_code(json.loads(g)) for g in generators)],
-                ["renderer", "<br>".join(_code(json.loads(r)) for r in renders) or "none"]]
+        rows = [
+            ["tasks", f"{len(tasks)} ({rendered} rendered)"],
+            ["tracks", ", ".join(md_text(x) for x in sorted({t.domain for t in tasks}))],
+            ["difficulty", ", ".join(md_text(x) for x in sorted({t.difficulty for t in tasks}))],
+            ["tiers", ", ".join(md_text(x) for x in sorted({t.tier for t in tasks}))],
+            ["seeds", ", ".join(str(s) for s in seeds)],
+            ["parameters", "<br>".join(_code(json.loads(p)) for p in params)],
+            ["generator", "<br>".join(_code(json.loads(g)) for g in generators)],
+            ["renderer", "<br>".join(_code(json.loads(r)) for r in renders) or "none"],
+        ]
         parts.append(f"### {code_span(source.name)}\n\n" + _table(["", ""], rows))
     return "\n\n".join(parts)
 
@@ -173,19 +206,20 @@ def loading_section(configs: dict[str, list[Split]]) -> str:
     split = configs[config][0].name
     return (
         "```python\nfrom datasets import load_dataset\n\n"
-        f"ds = load_dataset(\"path/to/this/folder\", \"{config}\")   # or the hub id\n"
-        f"row = ds[\"{split}\"][0]\nprint(row[\"problem\"], row[\"question\"], row[\"options\"])\n"
+        f'ds = load_dataset("path/to/this/folder", "{config}")   # or the hub id\n'
+        f'row = ds["{split}"][0]\nprint(row["problem"], row["question"], row["options"])\n'
         "```\n\n"
         "`formal`, `params`, `domain_metadata` and `provenance` are JSON text "
-        "(`json.loads(row[\"formal\"])`). Score an answer with the toolkit's rule for the "
+        '(`json.loads(row["formal"])`). Score an answer with the toolkit\'s rule for the '
         "row (`scoring`): `label` exact match with `answer`; `pool` membership in "
         "`answer_pool`; `option` an option letter in `answer_pool`, or a stated edge set matched "
         "to the option with the same set, else to the only option whose set it strictly "
         "contains. With the toolkit installed: `scir.release.scir_json.record_task(row)` "
-        "gives a task that `scir.outcomes.scoring.score(get_track(row[\"domain\"]), task, "
+        'gives a task that `scir.outcomes.scoring.score(get_track(row["domain"]), task, '
         "answer)` scores.\n\nThe folder also carries `croissant.json` (Croissant 1.0: one "
         "record set per config, every data file with its sha256): "
-        "`mlcroissant.Dataset(jsonld=\"croissant.json\").records(\"" + config + "\")`.")
+        '`mlcroissant.Dataset(jsonld="croissant.json").records("' + config + '")`.'
+    )
 
 
 def provenance_section() -> str:
@@ -197,26 +231,37 @@ def provenance_section() -> str:
     kit = found["toolkit"]
     commit = kit.get("commit", UNKNOWN)
     state = {True: " (with uncommitted changes)", False: ""}.get(kit.get("dirty"), "")
-    rows = [["SciR toolkit", code_span(str(kit.get("version", UNKNOWN)), cell=True)],
-            ["git commit", code_span(str(commit), cell=True) + md_text(state)],
-            ["Python", code_span(str(found.get("python", UNKNOWN)), cell=True)]]
-    rows += [[md_text(name), code_span(str(version), cell=True)]
-             for name, version in sorted(found.get("solvers", {}).items())]
-    return ("The release was written by this toolkit, with these solvers on the path (the "
-            "tasks' own `provenance` field names the generator of each):\n\n"
-            + _table(["component", "version"], rows))
+    rows = [
+        ["SciR toolkit", code_span(str(kit.get("version", UNKNOWN)), cell=True)],
+        ["git commit", code_span(str(commit), cell=True) + md_text(state)],
+        ["Python", code_span(str(found.get("python", UNKNOWN)), cell=True)],
+    ]
+    rows += [
+        [md_text(name), code_span(str(version), cell=True)]
+        for name, version in sorted(found.get("solvers", {}).items())
+    ]
+    return (
+        "The release was written by this toolkit, with these solvers on the path (the "
+        "tasks' own `provenance` field names the generator of each):\n\n"
+        + _table(["component", "version"], rows)
+    )
 
 
-def card(configs: dict[str, list[Split]], sources: list[Source], info: CardInfo,
-         audit: str) -> str:
+def card(configs: dict[str, list[Split]], sources: list[Source], info: CardInfo, audit: str) -> str:
     """The whole ``README.md``: YAML header and Markdown body (``audit`` is the audit
     section's Markdown, see :mod:`scir.release.folder`)."""
-    yaml_text = yaml.safe_dump(header(configs, info), sort_keys=False, allow_unicode=True,
-                               width=100)
-    split_rows = [[config, s.name, len(s.rows), code_span(s.path, cell=True)]
-                  for config, parts in configs.items() for s in parts]
-    fields = _table(["field", "type", "meaning"],
-                    [[f"`{c.name}`", SHOWN[c.kind], c.description] for c in COLUMNS])
+    yaml_text = yaml.safe_dump(
+        header(configs, info), sort_keys=False, allow_unicode=True, width=100
+    )
+    split_rows = [
+        [config, s.name, len(s.rows), code_span(s.path, cell=True)]
+        for config, parts in configs.items()
+        for s in parts
+    ]
+    fields = _table(
+        ["field", "type", "meaning"],
+        [[f"`{c.name}`", SHOWN[c.kind], c.description] for c in COLUMNS],
+    )
     body = [
         f"# {md_text(info.name)}",
         "Verifiable reasoning tasks generated by the SciR toolkit: each answer is fixed by a "

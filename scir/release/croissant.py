@@ -70,9 +70,18 @@ def keywords(configs: dict[str, list[Split]]) -> list[str]:
     return KEYWORDS + [c for c in configs if c not in named]
 
 
-def croissant(configs: dict[str, list[Split]], files: dict[str, bytes], *, name: str,
-              description: str, license_url: str, url: str, version: str, cite_as: str,
-              date: str | None = None) -> dict[str, Any]:
+def croissant(
+    configs: dict[str, list[Split]],
+    files: dict[str, bytes],
+    *,
+    name: str,
+    description: str,
+    license_url: str,
+    url: str,
+    version: str,
+    cite_as: str,
+    date: str | None = None,
+) -> dict[str, Any]:
     """The Croissant document of a folder: ``configs`` as :func:`scir.release.rows.splits`
     gives them, ``files`` the data files' bytes by relative path; ``date`` (ISO) becomes
     ``datePublished`` when given (never today's date: the same inputs give the same bytes)."""
@@ -80,28 +89,57 @@ def croissant(configs: dict[str, list[Split]], files: dict[str, bytes], *, name:
 
     distribution: list[dict[str, Any]] = []
     for path in sorted(files):
-        distribution.append({"@type": "cr:FileObject", "@id": path, "name": path,
-                             "description": "one split of one config (JSON Lines)",
-                             "contentUrl": path, "encodingFormat": JSONL,
-                             "sha256": sha256(files[path])})
+        distribution.append(
+            {
+                "@type": "cr:FileObject",
+                "@id": path,
+                "name": path,
+                "description": "one split of one config (JSON Lines)",
+                "contentUrl": path,
+                "encodingFormat": JSONL,
+                "sha256": sha256(files[path]),
+            }
+        )
     record_sets: list[dict[str, Any]] = []
     for config, parts in configs.items():
         file_set = f"{config}-files"
-        distribution.append({"@type": "cr:FileSet", "@id": file_set, "name": file_set,
-                             "description": f"the split files of the {config} config: "
-                                            + ", ".join(s.name for s in parts),
-                             "encodingFormat": JSONL,
-                             # the split files by name, not a glob: a file left in the folder
-                             # by an earlier export is not part of this release
-                             "includes": [s.path for s in parts]})
-        record_sets.append({"@type": "cr:RecordSet", "@id": config, "name": config,
-                            "description": f"{config} tasks, one record per task and "
-                                           "presentation (splits: "
-                                           + ", ".join(s.name for s in parts) + ")",
-                            "field": croissant_fields(config, file_set)})
+        distribution.append(
+            {
+                "@type": "cr:FileSet",
+                "@id": file_set,
+                "name": file_set,
+                "description": f"the split files of the {config} config: "
+                + ", ".join(s.name for s in parts),
+                "encodingFormat": JSONL,
+                # the split files by name, not a glob: a file left in the folder
+                # by an earlier export is not part of this release
+                "includes": [s.path for s in parts],
+            }
+        )
+        record_sets.append(
+            {
+                "@type": "cr:RecordSet",
+                "@id": config,
+                "name": config,
+                "description": f"{config} tasks, one record per task and "
+                "presentation (splits: " + ", ".join(s.name for s in parts) + ")",
+                "field": croissant_fields(config, file_set),
+            }
+        )
     dated = {"datePublished": date} if date else {}
-    return {"@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": CONFORMS_TO,
-            "name": name, "description": description, "license": license_url, "url": url,
-            "version": version, **dated, "citeAs": cite_as, "inLanguage": "en",
-            "keywords": keywords(configs),
-            "distribution": distribution, "recordSet": record_sets}
+    return {
+        "@context": CONTEXT,
+        "@type": "sc:Dataset",
+        "conformsTo": CONFORMS_TO,
+        "name": name,
+        "description": description,
+        "license": license_url,
+        "url": url,
+        "version": version,
+        **dated,
+        "citeAs": cite_as,
+        "inLanguage": "en",
+        "keywords": keywords(configs),
+        "distribution": distribution,
+        "recordSet": record_sets,
+    }

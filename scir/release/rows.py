@@ -22,8 +22,21 @@ from scir.tracks import get_track
 NL, CTL, OBF = "nl", "ctl", "obf"
 PRESENTATIONS = (NL, CTL, OBF)
 # what must agree for two records of one id to be the same task (rendering may differ)
-_IDENTITY = ("domain", "difficulty", "tier", "seed", "params", "question", "options", "answer",
-             "answer_pool", "chance", "formal", "blocks", "problem_nl")
+_IDENTITY = (
+    "domain",
+    "difficulty",
+    "tier",
+    "seed",
+    "params",
+    "question",
+    "options",
+    "answer",
+    "answer_pool",
+    "chance",
+    "formal",
+    "blocks",
+    "problem_nl",
+)
 
 
 @dataclass
@@ -84,9 +97,13 @@ def merge_tasks(sources: Iterable[Source]) -> list[Task]:
                 continue
             old = kept[key]
             if any(getattr(old, f) != getattr(task, f) for f in _IDENTITY):
-                raise ConfigError(f"task {task.task_id} in {source.name} differs from the task "
-                                  f"of the same id in {origin[key]}", file=source.name,
-                                  task_id=task.task_id, field="task_id")
+                raise ConfigError(
+                    f"task {task.task_id} in {source.name} differs from the task "
+                    f"of the same id in {origin[key]}",
+                    file=source.name,
+                    task_id=task.task_id,
+                    field="task_id",
+                )
             if _renderings(task) > _renderings(old):
                 kept[key], origin[key] = task, source.name
     return list(kept.values())
@@ -103,8 +120,9 @@ def splits(tasks: Iterable[Task]) -> dict[str, list[Split]]:
     out: dict[str, dict[str, Split]] = {}
     for task in tasks:
         for presentation in PRESENTATIONS:
-            if ((presentation == OBF and not task.documents)
-                    or (presentation == CTL and not task.documents_control)):
+            if (presentation == OBF and not task.documents) or (
+                presentation == CTL and not task.documents_control
+            ):
                 continue
             name = split_name(task.difficulty, presentation)
             config = out.setdefault(task.domain, {})

@@ -17,10 +17,24 @@ from scir.errors import TaskFormatError
 from scir.tasks import SCHEMA_VERSION, Task
 from scir.tracks import get_track
 
-SCIR_FIELDS = ("task_id", "domain", "tier", "problem_nl", "problem_obfuscated", "answer",
-               "domain_metadata")
-EXTRA_FIELDS = ("difficulty", "question", "options", "answer_pool", "scoring", "chance",
-                "chance_constrained")
+SCIR_FIELDS = (
+    "task_id",
+    "domain",
+    "tier",
+    "problem_nl",
+    "problem_obfuscated",
+    "answer",
+    "domain_metadata",
+)
+EXTRA_FIELDS = (
+    "difficulty",
+    "question",
+    "options",
+    "answer_pool",
+    "scoring",
+    "chance",
+    "chance_constrained",
+)
 
 
 def record(task: Task) -> dict[str, Any]:
@@ -44,11 +58,24 @@ def record_task(data: dict[str, Any]) -> Task:
     not enough to verify or solve symbolically. TaskFormatError for a record that lacks a
     field or has a wrong type."""
     try:
-        fields = {k: data[k] for k in ("task_id", "domain", "difficulty", "tier", "question",
-                                       "answer", "answer_pool", "chance", "options")}
+        fields = {
+            k: data[k]
+            for k in (
+                "task_id",
+                "domain",
+                "difficulty",
+                "tier",
+                "question",
+                "answer",
+                "answer_pool",
+                "chance",
+                "options",
+            )
+        }
     except (KeyError, TypeError) as exc:
-        raise TaskFormatError(f"a release record needs the field {exc}",
-                              field=str(exc).strip("'")) from exc
+        raise TaskFormatError(
+            f"a release record needs the field {exc}", field=str(exc).strip("'")
+        ) from exc
     metadata = data.get("domain_metadata") or {}
     if isinstance(metadata, str):  # the hf export stores it as JSON text
         from scir.bounded import parse_json
@@ -57,10 +84,20 @@ def record_task(data: dict[str, Any]) -> Task:
         try:
             metadata = parse_json(metadata, error=TaskFormatError, max_depth=MAX_DEPTH)
         except TaskFormatError as exc:
-            raise TaskFormatError(f"domain_metadata is not JSON: {exc.message}",
-                                  field="domain_metadata") from None
+            raise TaskFormatError(
+                f"domain_metadata is not JSON: {exc.message}", field="domain_metadata"
+            ) from None
     constrained = data.get("chance_constrained")
-    return Task.from_dict({**fields, "schema_version": SCHEMA_VERSION, "seed": 0, "params": {},
-                           "formal": {}, "blocks": [], "domain_metadata": metadata,
-                           "chance_constrained": fields["chance"] if constrained is None
-                           else constrained}, check_track=False)
+    return Task.from_dict(
+        {
+            **fields,
+            "schema_version": SCHEMA_VERSION,
+            "seed": 0,
+            "params": {},
+            "formal": {},
+            "blocks": [],
+            "domain_metadata": metadata,
+            "chance_constrained": fields["chance"] if constrained is None else constrained,
+        },
+        check_track=False,
+    )

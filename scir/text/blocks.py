@@ -25,8 +25,11 @@ def block_contents(task: Task) -> list[dict[str, Any]]:
     codec)."""
     contents = codec_of(task).block_contents(task, formal_of(task))
     if len(contents) != len(task.blocks):
-        raise TaskFormatError(f"expected {len(contents)} blocks, found {len(task.blocks)}",
-                              task_id=task.task_id, field="blocks")
+        raise TaskFormatError(
+            f"expected {len(contents)} blocks, found {len(task.blocks)}",
+            task_id=task.task_id,
+            field="blocks",
+        )
     return contents
 
 
@@ -36,8 +39,9 @@ def canonical(track: str, index: int, content: dict[str, Any]) -> dict[str, Any]
     return codec_for(track).canonical(index, content)
 
 
-def differences(track: str, index: int, expected: dict[str, Any],
-                found: dict[str, Any]) -> list[str]:
+def differences(
+    track: str, index: int, expected: dict[str, Any], found: dict[str, Any]
+) -> list[str]:
     """What differs between two contents of one block (empty: the same information)."""
     codec = codec_for(track)
     return content_differences(codec.canonical(index, expected), codec.canonical(index, found))

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from scir.text.document import Draft
     from scir.text.genres import Genre, GenreSet
 
-GENRES_PER_TRACK = 8                   # the built-in tracks' genre count (docs/rendering.md)
+GENRES_PER_TRACK = 8  # the built-in tracks' genre count (docs/rendering.md)
 
 
 class RenderCodec(ABC):
@@ -89,8 +89,14 @@ class RenderCodec(ABC):
 
     # ---- the template renderer ----------------------------------------------------------
     @abstractmethod
-    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
-               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
+    def drafts(
+        self,
+        task: Task,
+        contents: list[dict[str, Any]],
+        genres: list[Genre],
+        gset: GenreSet,
+        rng: random.Random,
+    ) -> tuple[list[Draft], dict[str, Any]]:
         """One draft per block (before filler) in its genre, drawn from ``rng``, plus what
         was done (recorded in ``provenance.render``)."""
 
@@ -130,14 +136,16 @@ class RenderCodec(ABC):
     def parse_block(self, task: Task, index: int, text: str) -> dict[str, Any]:
         """Parse a formalization of block ``index`` (FormalizationError if it does not)."""
 
-    def match_block(self, task: Task, index: int, original: dict[str, Any],
-                    recovered: dict[str, Any]) -> list[str]:
+    def match_block(
+        self, task: Task, index: int, original: dict[str, Any], recovered: dict[str, Any]
+    ) -> list[str]:
         """How a recovered content falls short of the original (empty: accepted). The
         default compares normal forms (:meth:`canonical`)."""
         from scir.text.blocks import content_differences
 
-        return content_differences(self.canonical(index, original),
-                                   self.canonical(index, recovered))
+        return content_differences(
+            self.canonical(index, original), self.canonical(index, recovered)
+        )
 
 
 def codec_of(task: Task) -> RenderCodec:
@@ -170,8 +178,14 @@ class ModularCodec(RenderCodec):
     writer: ClassVar[ModuleType]
     extractor: ClassVar[ModuleType]
 
-    def drafts(self, task: Task, contents: list[dict[str, Any]], genres: list[Genre],
-               gset: GenreSet, rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
+    def drafts(
+        self,
+        task: Task,
+        contents: list[dict[str, Any]],
+        genres: list[Genre],
+        gset: GenreSet,
+        rng: random.Random,
+    ) -> tuple[list[Draft], dict[str, Any]]:
         return self.writer.drafts(task, contents, genres, gset, rng)
 
     def slot_values(self, task: Task) -> dict[str, str]:

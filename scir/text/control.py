@@ -40,8 +40,9 @@ PRESENTATION = "ctl"
 def as_control(task: Task) -> Task:
     """A copy of ``task`` whose ``documents`` are its control documents (what the track's
     reference extractor reads)."""
-    return dataclasses.replace(task, documents=list(task.documents_control),
-                               problem_obfuscated=task.problem_control)
+    return dataclasses.replace(
+        task, documents=list(task.documents_control), problem_obfuscated=task.problem_control
+    )
 
 
 def render_control(task: Task, seed: int = 0) -> Task:
@@ -57,11 +58,13 @@ def render_control(task: Task, seed: int = 0) -> Task:
     for attempt in range(MAX_ATTEMPTS):
         rng = random.Random(f"scir.text.control:{seed}:{task.task_id}:{attempt}")
         genres = pick_genres(dataclasses.replace(gset, genres=control), len(contents), rng)
-        drafts, info = codec.drafts(task, contents, genres, _as_register(gset, control, slots),
-                                    rng)
+        drafts, info = codec.drafts(task, contents, genres, _as_register(gset, control, slots), rng)
         values = codec.slot_values(task)
-        target = (len(task.problem_obfuscated) if task.problem_obfuscated
-                  else round(rng.uniform(*gset.ratio) * clean))
+        target = (
+            len(task.problem_obfuscated)
+            if task.problem_obfuscated
+            else round(rng.uniform(*gset.ratio) * clean)
+        )
         trim_to_length(drafts, int(MAX_RATIO * clean))
         pools = [FillerPool(g.filler + filler, rng, slots, values) for g in genres]
         weights = [len(b) + 100 for b in task.blocks]
@@ -69,20 +72,31 @@ def render_control(task: Task, seed: int = 0) -> Task:
         documents = [Document(g.name, d.text()) for g, d in zip(genres, drafts)]
         text = SEPARATOR.join(d.text for d in documents)
         record: dict[str, Any] = {
-            "renderer": RENDERER, "version": VERSION, "seed": seed,
-            "genres": [g.name for g in genres], "chars_nl": clean, "chars_ctl": len(text),
-            "ratio": round(len(text) / max(clean, 1), 3), "retries": attempt,
-            "fillers": sum(d.filler_count() for d in drafts), **info,
+            "renderer": RENDERER,
+            "version": VERSION,
+            "seed": seed,
+            "genres": [g.name for g in genres],
+            "chars_nl": clean,
+            "chars_ctl": len(text),
+            "ratio": round(len(text) / max(clean, 1), 3),
+            "retries": attempt,
+            "fillers": sum(d.filler_count() for d in drafts),
+            **info,
         }
-        rendered = dataclasses.replace(task, documents_control=documents,
-                                       problem_control=text,
-                                       provenance={**task.provenance, "render_ctl": record})
+        rendered = dataclasses.replace(
+            task,
+            documents_control=documents,
+            problem_control=text,
+            provenance={**task.provenance, "render_ctl": record},
+        )
         problems = recovery_problems(as_control(rendered))
         if not problems:
             return rendered
-    raise VerificationError(f"the reference extractor does not recover the control blocks "
-                            f"after {MAX_ATTEMPTS} attempts: {'; '.join(problems[:3])}",
-                            task_id=task.task_id)
+    raise VerificationError(
+        f"the reference extractor does not recover the control blocks "
+        f"after {MAX_ATTEMPTS} attempts: {'; '.join(problems[:3])}",
+        task_id=task.task_id,
+    )
 
 
 def _as_register(gset: GenreSet, control: tuple, slots: dict) -> GenreSet:

@@ -33,10 +33,12 @@ from scir.tasks import Task
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _CLAUSE_END = re.compile(r"(?<=;)\s+")
-_IDENTIFIER = re.compile(r"(?<![\w+\-.])(?=[\w+\-.]*(?:[0-9]|\+|(?<=\w)[A-Z]))"
-                         r"[\w+\-.]*\w\+?")
+_IDENTIFIER = re.compile(
+    r"(?<![\w+\-.])(?=[\w+\-.]*(?:[0-9]|\+|(?<=\w)[A-Z]))"
+    r"[\w+\-.]*\w\+?"
+)
 _DIGITS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
-COVER = 0.9                  # skeleton coverage reported: the commonest covering 90%
+COVER = 0.9  # skeleton coverage reported: the commonest covering 90%
 
 
 @dataclass(frozen=True)
@@ -94,8 +96,7 @@ class Depth:
 
 def sentences(text: str) -> list[str]:
     """The sentences of ``text``: its lines, each split after a sentence end."""
-    return [s.strip() for line in text.splitlines() for s in _SENTENCE_END.split(line)
-            if s.strip()]
+    return [s.strip() for line in text.splitlines() for s in _SENTENCE_END.split(line) if s.strip()]
 
 
 def _term_regex(spellings: Sequence[str]) -> str:
@@ -130,15 +131,22 @@ def skeleton(sentence: str, vocabulary: re.Pattern[str]) -> str:
     return _DIGITS.sub("N", _IDENTIFIER.sub("X", vocabulary.sub("X", sentence))).lower()
 
 
-def measure(items: Iterable[DepthItem], text: str, documents: Sequence[str] = (),
-            vocabulary: Iterable[str] = ()) -> Depth:
+def measure(
+    items: Iterable[DepthItem],
+    text: str,
+    documents: Sequence[str] = (),
+    vocabulary: Iterable[str] = (),
+) -> Depth:
     """The depth of ``text`` (documents ``documents``; none for a clean text, which needs no
     link) for ``items``; skeletons over sentences naming a word of ``vocabulary``."""
     units = sentences(text)
     vocab = sorted({n for n in vocabulary if n}, key=lambda p: (-len(p), p))
     pattern = re.compile(_term_regex(vocab), re.I) if vocab else None
-    clauses = [(c, {m.group(0).lower() for m in pattern.finditer(c)} if pattern else set())
-               for s in units for c in _CLAUSE_END.split(s)]
+    clauses = [
+        (c, {m.group(0).lower() for m in pattern.finditer(c)} if pattern else set())
+        for s in units
+        for c in _CLAUSE_END.split(s)
+    ]
     depth = Depth()
     for item in items:
         depth.items[item.kind] += 1
@@ -167,19 +175,17 @@ def task_depth(task: Task, presentation: str = "obf") -> Depth | None:
         items = codec.depth_items(task)
         vocabulary = codec.depth_vocabulary(task)
     except (ScirError, KeyError, IndexError, TypeError, ValueError):
-        return None                  # a task whose premises cannot be read is not measured
+        return None  # a task whose premises cannot be read is not measured
     if not items:
         return None
     if presentation == "nl":
         return measure(items, task.problem_nl or "\n\n".join(task.blocks), (), vocabulary)
     if not task.documents:
         return None
-    return measure(items, task.problem_obfuscated, [d.text for d in task.documents],
-                   vocabulary)
+    return measure(items, task.problem_obfuscated, [d.text for d in task.documents], vocabulary)
 
 
-def group_depth(tasks: Iterable[Task], presentation: str = "obf"
-                ) -> dict[tuple[str, str], Depth]:
+def group_depth(tasks: Iterable[Task], presentation: str = "obf") -> dict[tuple[str, str], Depth]:
     """The summed depth per (track, tier) of the tasks that have one."""
     from scir.text.codec import codec_of
 
@@ -193,20 +199,24 @@ def group_depth(tasks: Iterable[Task], presentation: str = "obf"
 
 def format_depth(groups: dict[tuple[str, str], Depth], presentation: str = "obf") -> str:
     """The depth table as Markdown: one row per (track, tier, item kind)."""
-    lines = [f"| domain | tier | premises | count | generic extractor ({presentation}) | "
-             "one sentence, literal names | cross-document | skeletons | "
-             f"commonest covering {COVER:.0%} |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| domain | tier | premises | count | generic extractor ({presentation}) | "
+        "one sentence, literal names | cross-document | skeletons | "
+        f"commonest covering {COVER:.0%} |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:.1%}"
 
     for (track, tier), d in groups.items():
         for kind in sorted(d.items):
-            lines.append(f"| {track} | {tier} | {kind} | {d.items[kind]} | "
-                         f"{pct(d.share('recovered', kind))} | {pct(d.share('literal', kind))} "
-                         f"| {pct(d.share('cross_document', kind))} | {len(d.skeletons)} | "
-                         f"{d.skeleton_cover()} |")
+            lines.append(
+                f"| {track} | {tier} | {kind} | {d.items[kind]} | "
+                f"{pct(d.share('recovered', kind))} | {pct(d.share('literal', kind))} "
+                f"| {pct(d.share('cross_document', kind))} | {len(d.skeletons)} | "
+                f"{d.skeleton_cover()} |"
+            )
     return "\n".join(lines)
 
 
@@ -215,10 +225,20 @@ def depth_json(groups: dict[tuple[str, str], Depth]) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for (track, tier), d in groups.items():
         for kind in sorted(d.items):
-            rows.append({"domain": track, "tier": tier, "premises": kind,
-                         "count": d.items[kind],
-                         **{name: None if d.share(name, kind) is None
-                            else round(float(d.share(name, kind) or 0.0), 4)
-                            for name in ("recovered", "literal", "cross_document")},
-                         "skeletons": len(d.skeletons), "skeleton_cover": d.skeleton_cover()})
+            rows.append(
+                {
+                    "domain": track,
+                    "tier": tier,
+                    "premises": kind,
+                    "count": d.items[kind],
+                    **{
+                        name: None
+                        if d.share(name, kind) is None
+                        else round(float(d.share(name, kind) or 0.0), 4)
+                        for name in ("recovered", "literal", "cross_document")
+                    },
+                    "skeletons": len(d.skeletons),
+                    "skeleton_cover": d.skeleton_cover(),
+                }
+            )
     return rows

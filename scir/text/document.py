@@ -20,8 +20,12 @@ from scir.text.genres import Genre, GenreSet
 SECTION_LAYOUTS = ("paragraphs", "lines", "blocks")
 
 
-def fill_slots(template: str, rng: random.Random, banks: Mapping[str, Sequence[str]],
-               values: dict[str, str] | None = None) -> str:
+def fill_slots(
+    template: str,
+    rng: random.Random,
+    banks: Mapping[str, Sequence[str]],
+    values: dict[str, str] | None = None,
+) -> str:
     """Fill every ``{slot}`` of ``template``: fixed ``values`` first, then word ``banks``, then
     the generic numeric slots (each occurrence drawn independently)."""
     values = values or {}
@@ -68,8 +72,13 @@ class FillerPool:
     used twice before all were used). A template's slots are filled once per document, so a
     document never contradicts itself (a template used again repeats its sentence)."""
 
-    def __init__(self, templates: Sequence[str], rng: random.Random,
-                 banks: Mapping[str, Sequence[str]], values: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        templates: Sequence[str],
+        rng: random.Random,
+        banks: Mapping[str, Sequence[str]],
+        values: dict[str, str] | None = None,
+    ) -> None:
         self._templates = sorted(set(templates))
         self._rng = rng
         self._banks = banks
@@ -99,9 +108,9 @@ class Section:
     heading: str | None
     items: list[str]
     layout: str = "paragraphs"
-    seed: int = 0                       # paragraph breaks of the paragraphs layout
-    fillers: dict[int, list[str]] = field(default_factory=dict)   # gap -> filler sentences
-    open_start: bool = True             # may filler go before the first item?
+    seed: int = 0  # paragraph breaks of the paragraphs layout
+    fillers: dict[int, list[str]] = field(default_factory=dict)  # gap -> filler sentences
+    open_start: bool = True  # may filler go before the first item?
 
     def __post_init__(self) -> None:
         if self.layout not in SECTION_LAYOUTS:
@@ -146,7 +155,7 @@ def _paragraphs(sentences: list[str], seed: int) -> list[list[str]]:
     out, start = [], 0
     while start < len(sentences):
         size = rng.randint(3, 6)
-        out.append(sentences[start:start + size])
+        out.append(sentences[start : start + size])
         start += size
     return out
 
@@ -174,8 +183,11 @@ class Draft:
 
     def gaps(self) -> list[tuple[int, int]]:
         """Every place a filler may go: (section, gap) pairs."""
-        return [(i, g) for i, s in enumerate(self.sections)
-                for g in range(0 if s.open_start else 1, len(s.items) + 1)]
+        return [
+            (i, g)
+            for i, s in enumerate(self.sections)
+            for g in range(0 if s.open_start else 1, len(s.items) + 1)
+        ]
 
     def add_filler(self, rng: random.Random, sentence: str) -> None:
         """Insert one filler sentence into a gap: the emptiest of three drawn at random that
@@ -185,10 +197,10 @@ class Draft:
             self.appendix.append(sentence)
             return
         drawn = [rng.choice(gaps) for _ in range(3)]
-        fresh = [g for g in drawn
-                 if sentence not in self.sections[g[0]].fillers.get(g[1], [])] or drawn
-        section, gap = min(fresh, key=lambda sg: len(self.sections[sg[0]].fillers.get(sg[1],
-                                                                                      [])))
+        fresh = [
+            g for g in drawn if sentence not in self.sections[g[0]].fillers.get(g[1], [])
+        ] or drawn
+        section, gap = min(fresh, key=lambda sg: len(self.sections[sg[0]].fillers.get(sg[1], [])))
         self.sections[section].fillers.setdefault(gap, []).append(sentence)
 
     def filler_count(self) -> int:
@@ -196,8 +208,9 @@ class Draft:
         return sum(len(v) for s in self.sections for v in s.fillers.values())
 
 
-def table_parts(label: str, columns: Sequence[str], rows: Sequence[Sequence[str]], fmt: str,
-                chunk: int) -> list[str]:
+def table_parts(
+    label: str, columns: Sequence[str], rows: Sequence[Sequence[str]], fmt: str, chunk: int
+) -> list[str]:
     """A ``csv`` or ``markdown`` table of text cells in parts of ``chunk`` rows, each part
     with the header (so prose can come between the parts); a first column numbers the rows
     from 1, headed ``label`` (lower case in csv)."""
@@ -205,28 +218,40 @@ def table_parts(label: str, columns: Sequence[str], rows: Sequence[Sequence[str]
         head = [label.lower() + "," + ",".join(columns)]
         body = [f"{k}," + ",".join(r) for k, r in enumerate(rows, start=1)]
     elif fmt == "markdown":
-        head = [f"| {label} | " + " | ".join(columns) + " |",
-                "|---:|" + "|".join("---:" for _ in columns) + "|"]
+        head = [
+            f"| {label} | " + " | ".join(columns) + " |",
+            "|---:|" + "|".join("---:" for _ in columns) + "|",
+        ]
         body = [f"| {k} | " + " | ".join(r) + " |" for k, r in enumerate(rows, start=1)]
     else:
         raise ValueError(f"unknown table format {fmt!r}")
-    return ["\n".join(head + body[i:i + chunk]) for i in range(0, len(body), chunk)]
+    return ["\n".join(head + body[i : i + chunk]) for i in range(0, len(body), chunk)]
 
 
-def dressed_draft(genre: Genre, gset: GenreSet, sections: list[Section],
-                  rng: random.Random) -> Draft:
+def dressed_draft(
+    genre: Genre, gset: GenreSet, sections: list[Section], rng: random.Random
+) -> Draft:
     """A draft of ``sections`` in the genre's dressing, drawn from ``rng``: a header, an intro
     and, six times in ten, a closing."""
-    draft = Draft(genre=genre, header=[fill_slots(rng.choice(genre.headers), rng, gset.slots)],
-                  sections=sections, intro=[fill_slots(rng.choice(genre.intro), rng,
-                                                       gset.slots)])
+    draft = Draft(
+        genre=genre,
+        header=[fill_slots(rng.choice(genre.headers), rng, gset.slots)],
+        sections=sections,
+        intro=[fill_slots(rng.choice(genre.intro), rng, gset.slots)],
+    )
     if rng.random() < 0.6:
         draft.closing.append(fill_slots(rng.choice(genre.closing), rng, gset.slots))
     return draft
 
 
-def fill_to_length(drafts: list[Draft], pools: list[FillerPool], weights: Sequence[float],
-                   target: int, rng: random.Random, limit: int = 5000) -> int:
+def fill_to_length(
+    drafts: list[Draft],
+    pools: list[FillerPool],
+    weights: Sequence[float],
+    target: int,
+    rng: random.Random,
+    limit: int = 5000,
+) -> int:
     """Interleave filler into the drafts until their total length reaches ``target``.
 
     Each filler goes to a document drawn with ``weights`` (its clean block's length), into a

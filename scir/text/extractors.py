@@ -21,8 +21,9 @@ def extract_blocks(task: Task) -> list[dict[str, Any]]:
     """The block contents read back from ``task.documents`` (one per document)."""
     codec = codec_of(task)
     if not task.documents:
-        raise VerificationError("the task has no rendered documents", task_id=task.task_id,
-                                field="documents")
+        raise VerificationError(
+            "the task has no rendered documents", task_id=task.task_id, field="documents"
+        )
     return codec.extract(task)
 
 
@@ -39,6 +40,8 @@ def recovery_problems(task: Task) -> list[str]:
     codec = codec_of(task)
     problems = []
     for i, (a, b) in enumerate(zip(expected, found)):
-        problems += [f"document {i + 1}: {d}" for d in
-                     content_differences(codec.canonical(i, a), codec.canonical(i, b))]
+        problems += [
+            f"document {i + 1}: {d}"
+            for d in content_differences(codec.canonical(i, a), codec.canonical(i, b))
+        ]
     return problems

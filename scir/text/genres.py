@@ -35,10 +35,22 @@ from scir.text.codec import GENRES_PER_TRACK, codec_for
 
 LAYOUTS = ("paragraphs", "lines")
 # numeric and generic slots every filler may use (filled by scir.text.document.fill_slots)
-GENERIC_SLOTS = frozenset({"int1", "int2", "int3", "int4", "dec1", "pct", "date", "time",
-                           "letter", "id", "k"})
-_GENRE_KEYS = ("name", "title", "style", "layout", "headers", "intro", "headings", "items",
-               "note", "filler", "closing")
+GENERIC_SLOTS = frozenset(
+    {"int1", "int2", "int3", "int4", "dec1", "pct", "date", "time", "letter", "id", "k"}
+)
+_GENRE_KEYS = (
+    "name",
+    "title",
+    "style",
+    "layout",
+    "headers",
+    "intro",
+    "headings",
+    "items",
+    "note",
+    "filler",
+    "closing",
+)
 
 
 @dataclass(frozen=True)
@@ -48,12 +60,12 @@ class Genre:
     name: str
     title: str
     style: str
-    layout: str                         # "paragraphs" (running prose) or "lines" (one per line)
+    layout: str  # "paragraphs" (running prose) or "lines" (one per line)
     headers: tuple[str, ...]
     intro: tuple[str, ...]
     headings: tuple[str, ...]
-    items: tuple[str, ...]              # wrappers of one statement: "{text}", "- {text}", ...
-    note: str                           # wrapper of a filler in the lines layout
+    items: tuple[str, ...]  # wrappers of one statement: "{text}", "- {text}", ...
+    note: str  # wrapper of a filler in the lines layout
     filler: tuple[str, ...]
     closing: tuple[str, ...]
     options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
@@ -91,20 +103,24 @@ class GenreSet:
         for g in self.genres + self.control:
             if g.name == name:
                 return g
-        raise ConfigError(f"track {self.track} has no genre {name!r} "
-                          f"(known: {', '.join(self.names + [g.name for g in self.control])})",
-                          field="genre")
+        raise ConfigError(
+            f"track {self.track} has no genre {name!r} "
+            f"(known: {', '.join(self.names + [g.name for g in self.control])})",
+            field="genre",
+        )
 
-    def register(self, presentation: str) -> tuple[tuple[Genre, ...], tuple[str, ...],
-                                                   dict[str, tuple[str, ...]]]:
+    def register(
+        self, presentation: str
+    ) -> tuple[tuple[Genre, ...], tuple[str, ...], dict[str, tuple[str, ...]]]:
         """The genres, shared filler and slot banks of ``presentation`` (``obf``: the
         scientific genres; ``ctl``: the control genres, ConfigError if the track has none)."""
         if presentation == "obf":
             return self.genres, self.filler, self.slots
         if presentation == "ctl" and self.control:
             return self.control, self.control_filler, {**self.slots, **self.control_slots}
-        raise ConfigError(f"track {self.track} has no {presentation!r} genres",
-                          field="presentation")
+        raise ConfigError(
+            f"track {self.track} has no {presentation!r} genres", field="presentation"
+        )
 
 
 def template_fields(template: str) -> list[str]:
@@ -117,10 +133,14 @@ def template_fields(template: str) -> list[str]:
 
 def _strings(data: dict, key: str, where: str, minimum: int = 1) -> tuple[str, ...]:
     value = data.get(key)
-    if (not isinstance(value, list) or len(value) < minimum
-            or not all(isinstance(v, str) and v for v in value)):
-        raise ResourceError(f"{where}: {key!r} must be a list of at least {minimum} non-empty "
-                            "strings")
+    if (
+        not isinstance(value, list)
+        or len(value) < minimum
+        or not all(isinstance(v, str) and v for v in value)
+    ):
+        raise ResourceError(
+            f"{where}: {key!r} must be a list of at least {minimum} non-empty strings"
+        )
     return tuple(value)
 
 
@@ -141,11 +161,18 @@ def _genre(data: Any, where: str, filler_slots: frozenset[str]) -> Genre:
     if data["layout"] not in LAYOUTS:
         raise ResourceError(f"{where}: layout must be one of {LAYOUTS}")
     genre = Genre(
-        name=data["name"], title=data["title"], style=data["style"], layout=data["layout"],
-        headers=_strings(data, "headers", where), intro=_strings(data, "intro", where),
-        headings=_strings(data, "headings", where), items=_strings(data, "items", where),
-        note=data["note"], filler=_strings(data, "filler", where, 8),
-        closing=_strings(data, "closing", where), options=dict(data.get("options") or {}),
+        name=data["name"],
+        title=data["title"],
+        style=data["style"],
+        layout=data["layout"],
+        headers=_strings(data, "headers", where),
+        intro=_strings(data, "intro", where),
+        headings=_strings(data, "headings", where),
+        items=_strings(data, "items", where),
+        note=data["note"],
+        filler=_strings(data, "filler", where, 8),
+        closing=_strings(data, "closing", where),
+        options=dict(data.get("options") or {}),
     )
     if "{text}" not in genre.note:
         raise ResourceError(f"{where}: note must contain {{text}}")
@@ -153,14 +180,17 @@ def _genre(data: Any, where: str, filler_slots: frozenset[str]) -> Genre:
         if template_fields(item).count("text") != 1:
             raise ResourceError(f"{where}: item wrapper {item!r} needs exactly one {{text}}")
         _check_slots((item,), filler_slots | {"text", "k"}, where)
-    _check_slots(genre.filler + genre.intro + genre.closing + genre.headers + genre.headings,
-                 filler_slots, where)
+    _check_slots(
+        genre.filler + genre.intro + genre.closing + genre.headers + genre.headings,
+        filler_slots,
+        where,
+    )
     return genre
 
 
 def _parse(track: str, data: Any, where: str, expected: int | None) -> GenreSet:
     if not isinstance(data, dict) or data.get("track") != track:
-        raise ResourceError(f"{where}: expected an object with \"track\": \"{track}\"")
+        raise ResourceError(f'{where}: expected an object with "track": "{track}"')
     slots_raw = data.get("slots") or {}
     if not isinstance(slots_raw, dict):
         raise ResourceError(f"{where}: slots must be an object")
@@ -168,34 +198,47 @@ def _parse(track: str, data: Any, where: str, expected: int | None) -> GenreSet:
     task_slots = frozenset(data.get("task_slots") or [])
     filler_slots = GENERIC_SLOTS | frozenset(slots) | task_slots
     ratio = data.get("ratio")
-    if (not isinstance(ratio, list) or len(ratio) != 2
-            or not all(isinstance(r, (int, float)) for r in ratio)
-            or not 2.0 <= ratio[0] <= ratio[1] <= 4.5):
+    if (
+        not isinstance(ratio, list)
+        or len(ratio) != 2
+        or not all(isinstance(r, (int, float)) for r in ratio)
+        or not 2.0 <= ratio[0] <= ratio[1] <= 4.5
+    ):
         raise ResourceError(f"{where}: ratio must be [low, high] with 2 <= low <= high <= 4.5")
     filler = _strings(data, "filler", where, 8)
     _check_slots(filler, filler_slots, where)
-    genres = tuple(_genre(g, f"{where} genre {i}", filler_slots)
-                   for i, g in enumerate(data.get("genres") or []))
+    genres = tuple(
+        _genre(g, f"{where} genre {i}", filler_slots)
+        for i, g in enumerate(data.get("genres") or [])
+    )
     if (expected is not None and len(genres) != expected) or not genres:
-        raise ResourceError(f"{where}: expected {expected or 'at least 1'} genres, found "
-                            f"{len(genres)}")
+        raise ResourceError(
+            f"{where}: expected {expected or 'at least 1'} genres, found {len(genres)}"
+        )
     names = [g.name for g in genres]
     if len(set(names)) != len(names):
         raise ResourceError(f"{where}: genre names must be unique")
     phrases = data.get("phrases")
     if not isinstance(phrases, dict):
         raise ResourceError(f"{where}: phrases must be an object")
-    return GenreSet(track=track, description=str(data.get("description", "")),
-                    ratio=(float(ratio[0]), float(ratio[1])),
-                    fidelity=_strings(data, "fidelity", where), phrases=phrases, slots=slots,
-                    filler=filler, genres=genres)
+    return GenreSet(
+        track=track,
+        description=str(data.get("description", "")),
+        ratio=(float(ratio[0]), float(ratio[1])),
+        fidelity=_strings(data, "fidelity", where),
+        phrases=phrases,
+        slots=slots,
+        filler=filler,
+        genres=genres,
+    )
 
 
 _READ: dict[tuple[str, str, int | None], GenreSet] = {}
 
 
-def read_genre_file(track: str, file: Traversable | Path,
-                    expected: int | None = GENRES_PER_TRACK) -> GenreSet:
+def read_genre_file(
+    track: str, file: Traversable | Path, expected: int | None = GENRES_PER_TRACK
+) -> GenreSet:
     """The genres of ``track`` read (once per file) from its genre ``file`` (ResourceError
     naming the file when it is missing or malformed; ``expected``: the number of genres it
     must hold, None for any)."""
@@ -210,8 +253,17 @@ def read_genre_file(track: str, file: Traversable | Path,
     return _READ[key]
 
 
-_CONTROL_KEYS = ("name", "base", "title", "style", "headers", "intro", "headings", "filler",
-                 "closing")
+_CONTROL_KEYS = (
+    "name",
+    "base",
+    "title",
+    "style",
+    "headers",
+    "intro",
+    "headings",
+    "filler",
+    "closing",
+)
 
 
 def with_control(gset: GenreSet, file: Traversable | Path) -> GenreSet:
@@ -232,13 +284,17 @@ def with_control(gset: GenreSet, file: Traversable | Path) -> GenreSet:
         except (OSError, UnicodeDecodeError, ResourceError) as exc:
             raise ResourceError(f"cannot read the {where}: {exc}") from None
         if not isinstance(data, dict) or data.get("track") != gset.track:
-            raise ResourceError(f"{where}: expected an object with \"track\": \"{gset.track}\"")
+            raise ResourceError(f'{where}: expected an object with "track": "{gset.track}"')
         slots_raw = data.get("slots") or {}
         if not isinstance(slots_raw, dict):
             raise ResourceError(f"{where}: slots must be an object")
         slots = {k: _strings(slots_raw, k, f"{where} slots") for k in sorted(slots_raw)}
-        allowed = (GENERIC_SLOTS | frozenset(gset.slots) | frozenset(slots)
-                   | frozenset(data.get("task_slots") or []))
+        allowed = (
+            GENERIC_SLOTS
+            | frozenset(gset.slots)
+            | frozenset(slots)
+            | frozenset(data.get("task_slots") or [])
+        )
         filler = _strings(data, "filler", where, 8)
         _check_slots(filler, allowed, where)
         genres = []
@@ -248,19 +304,31 @@ def with_control(gset: GenreSet, file: Traversable | Path) -> GenreSet:
                 raise ResourceError(f"{at}: a control genre is an object with {_CONTROL_KEYS}")
             base = next((g for g in gset.genres if g.name == raw["base"]), None)
             if base is None or raw["name"] in gset.names:
-                raise ResourceError(f"{at}: base must name a genre of the track and name must "
-                                    "be new")
+                raise ResourceError(
+                    f"{at}: base must name a genre of the track and name must be new"
+                )
             options = raw.get("options") or {}
             if not isinstance(options, dict):
                 raise ResourceError(f"{at}: options must be an object")
-            genres.append(_genre({"layout": base.layout, "items": list(base.items),
-                                  "note": base.note, **{k: raw[k] for k in _CONTROL_KEYS},
-                                  "options": {**base.options, **options}}, at, allowed))
+            genres.append(
+                _genre(
+                    {
+                        "layout": base.layout,
+                        "items": list(base.items),
+                        "note": base.note,
+                        **{k: raw[k] for k in _CONTROL_KEYS},
+                        "options": {**base.options, **options},
+                    },
+                    at,
+                    allowed,
+                )
+            )
         names = [g.name for g in genres]
         if len(genres) < 2 or len(set(names)) != len(names):
             raise ResourceError(f"{where}: expected at least 2 genres with unique names")
-        _CONTROL[key] = dataclasses.replace(gset, control=tuple(genres), control_filler=filler,
-                                            control_slots=slots)
+        _CONTROL[key] = dataclasses.replace(
+            gset, control=tuple(genres), control_filler=filler, control_slots=slots
+        )
     return _CONTROL[key]
 
 

@@ -24,7 +24,7 @@ from scir.errors import FormalizationError, SolverError
 from scir.tasks import Task
 from scir.text.codec import codec_of
 
-MAX_SECONDS = 2                       # Prover9 per equivalence direction
+MAX_SECONDS = 2  # Prover9 per equivalence direction
 
 
 def _literals(names: list[str]) -> str:
@@ -42,8 +42,9 @@ def _instantiate(file: str, start: str, signature: str) -> str:
 
     grammar = Grammar.read(resources.read_text("grammars", file), f"grammars/{file}")
     new = Grammar.read(start + "\n" + signature, f"the {file} rules of this task").rules
-    return grammar.replace(*new, comment=f"grammars/{file} for this task and block "
-                                         "(built by scir.text.inverse)").to_lark()
+    return grammar.replace(
+        *new, comment=f"grammars/{file} for this task and block (built by scir.text.inverse)"
+    ).to_lark()
 
 
 def _rep(item: str, low: int, high: int | None) -> str:
@@ -71,8 +72,10 @@ def equivalent(a: str, b: str) -> bool:
     if a == b:
         return True
     try:
-        return all(prove([x], y, max_seconds=MAX_SECONDS).status is ProverStatus.PROVED
-                   for x, y in ((a, b), (b, a)))
+        return all(
+            prove([x], y, max_seconds=MAX_SECONDS).status is ProverStatus.PROVED
+            for x, y in ((a, b), (b, a))
+        )
     except SolverError:
         return False
 
@@ -92,18 +95,21 @@ def parse_tree(task: Task, grammar: str, text: str):
     try:
         return _parser(grammar).parse(text if text.endswith("\n") else text + "\n")
     except lark.exceptions.UnexpectedInput as exc:
-        raise FormalizationError(f"does not follow the block format: {str(exc).splitlines()[0]}",
-                                 line=getattr(exc, "line", None),
-                                 column=getattr(exc, "column", None),
-                                 task_id=task.task_id) from exc
+        raise FormalizationError(
+            f"does not follow the block format: {str(exc).splitlines()[0]}",
+            line=getattr(exc, "line", None),
+            column=getattr(exc, "column", None),
+            task_id=task.task_id,
+        ) from exc
     except lark.exceptions.LarkError as exc:
         raise FormalizationError(f"cannot parse: {exc}", task_id=task.task_id) from exc
 
 
 def child_names(tree, rule: str) -> list[str]:
     """The names held by the direct ``rule`` children of ``tree`` (name rules have one token)."""
-    return [str(c.children[0]) for c in tree.children
-            if getattr(c, "data", None) == rule and c.children]
+    return [
+        str(c.children[0]) for c in tree.children if getattr(c, "data", None) == rule and c.children
+    ]
 
 
 def child_terminals(tree, kind: str) -> list[str]:
@@ -113,13 +119,17 @@ def child_terminals(tree, kind: str) -> list[str]:
 
 # ---------------------------------------------------------------- the interface
 
+
 def block_format(task: Task, index: int, content: dict[str, Any]) -> BlockFormat:
     """The format, grammar and output bound of block ``index`` of ``task``."""
     codec = codec_of(task)
     size = len(codec.format_block(task, index, content))
     tokens = size // 2 + 128
-    return BlockFormat(codec.block_description(task, index, content),
-                       codec.block_grammar(task, index, content), tokens)
+    return BlockFormat(
+        codec.block_description(task, index, content),
+        codec.block_grammar(task, index, content),
+        tokens,
+    )
 
 
 def format_block(task: Task, index: int, content: dict[str, Any]) -> str:
@@ -132,7 +142,8 @@ def parse_block(task: Task, index: int, text: str) -> dict[str, Any]:
     return codec_of(task).parse_block(task, index, text)
 
 
-def match_block(task: Task, index: int, original: dict[str, Any],
-                recovered: dict[str, Any]) -> list[str]:
+def match_block(
+    task: Task, index: int, original: dict[str, Any], recovered: dict[str, Any]
+) -> list[str]:
     """How a recovered content falls short of the original (empty: accepted)."""
     return codec_of(task).match_block(task, index, original, recovered)

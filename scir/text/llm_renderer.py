@@ -34,18 +34,24 @@ RENDER_SYSTEM = (
     "scientific genre.\nGenre: {title}. {style}\nRules:\n{rules}\n- Make the document about "
     "two to four times as long as the original part, with plausible material of the genre "
     "(methods, context, housekeeping) that says nothing about the listed entities.\n"
-    "Write only the document.")
+    "Write only the document."
+)
 RENDER_USER = "The part to rewrite:\n<<<\n{block}\n>>>"
-RETRY_USER = ("Your document was formalized back and did not hold the original information: "
-              "{problems}. Rewrite the original part again as a {title}, keeping every "
-              "statement, fact and value exactly. Write only the document.")
+RETRY_USER = (
+    "Your document was formalized back and did not hold the original information: "
+    "{problems}. Rewrite the original part again as a {title}, keeping every "
+    "statement, fact and value exactly. Write only the document."
+)
 INVERSE_SYSTEM = (
     "You formalize one document of a scientific reasoning problem back into its formal "
     "content.\nFormat: {format}\nFormalize exactly what the document states, nothing more; "
     "the other parts of the problem are given only as context. Output only the "
-    "formalization.")
-INVERSE_USER = ("Context (the other parts of the problem, as originally written):\n<<<\n"
-                "{context}\n>>>\n\nDocument to formalize:\n<<<\n{document}\n>>>")
+    "formalization."
+)
+INVERSE_USER = (
+    "Context (the other parts of the problem, as originally written):\n<<<\n"
+    "{context}\n>>>\n\nDocument to formalize:\n<<<\n{document}\n>>>"
+)
 
 
 @dataclass
@@ -87,15 +93,24 @@ class LLMRenderer:
     """Render tasks with a model, checked by an inverse model (``inverse`` defaults to the
     same model)."""
 
-    def __init__(self, backend: Backend, store: RunStore, inverse: Backend | None = None, *,
-                 max_retries: int = 2, seed: int = 0, temperature: float = 0.0) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        store: RunStore,
+        inverse: Backend | None = None,
+        *,
+        max_retries: int = 2,
+        seed: int = 0,
+        temperature: float = 0.0,
+    ) -> None:
         if max_retries < 0:
             from scir.errors import ConfigError
 
             raise ConfigError("max_retries must be >= 0", field="max_retries")
         self.backend = _caching(backend, store)
-        self.inverse = (self.backend if inverse is None or inverse is backend
-                        else _caching(inverse, store))
+        self.inverse = (
+            self.backend if inverse is None or inverse is backend else _caching(inverse, store)
+        )
         self.max_retries = max_retries
         self.seed = seed
         self.temperature = temperature
@@ -118,58 +133,89 @@ class LLMRenderer:
             text, block_attempts = self._block(task, index, content, genre, gset)
             attempts += block_attempts
             if text is None:
-                reason = (f"block {index + 1} failed {len(block_attempts)} attempt(s): "
-                          f"{'; '.join(block_attempts[-1].problems)[:300]}")
+                reason = (
+                    f"block {index + 1} failed {len(block_attempts)} attempt(s): "
+                    f"{'; '.join(block_attempts[-1].problems)[:300]}"
+                )
                 break
             documents.append(Document(genre.name, text))
         made, served = self._counts()
-        outcome = RenderOutcome(task.task_id, None, attempts, made - made0, served - served0,
-                                reason)
+        outcome = RenderOutcome(
+            task.task_id, None, attempts, made - made0, served - served0, reason
+        )
         if reason:
             return outcome
         obfuscated = SEPARATOR.join(d.text for d in documents)
         clean = len(clean_text(task))
         per_block = [sum(1 for a in attempts if a.block == i) - 1 for i in range(len(contents))]
         record: dict[str, Any] = {
-            "renderer": RENDERER, "version": VERSION, "model": self.backend.name,
-            "inverse_model": self.inverse.name, "seed": self.seed,
-            "genres": [g.name for g in genres], "chars_nl": clean,
-            "chars_obf": len(obfuscated), "ratio": round(len(obfuscated) / max(clean, 1), 3),
-            "retries": sum(per_block), "block_retries": per_block,
-            "max_retries": self.max_retries, "calls": outcome.calls,
+            "renderer": RENDERER,
+            "version": VERSION,
+            "model": self.backend.name,
+            "inverse_model": self.inverse.name,
+            "seed": self.seed,
+            "genres": [g.name for g in genres],
+            "chars_nl": clean,
+            "chars_obf": len(obfuscated),
+            "ratio": round(len(obfuscated) / max(clean, 1), 3),
+            "retries": sum(per_block),
+            "block_retries": per_block,
+            "max_retries": self.max_retries,
+            "calls": outcome.calls,
             "cached_calls": outcome.cached_calls,
         }
-        outcome.task = dataclasses.replace(task, documents=documents,
-                                           problem_obfuscated=obfuscated,
-                                           provenance={**task.provenance, "render": record})
+        outcome.task = dataclasses.replace(
+            task,
+            documents=documents,
+            problem_obfuscated=obfuscated,
+            provenance={**task.provenance, "render": record},
+        )
         return outcome
 
-    def _block(self, task: Task, index: int, content: dict[str, Any], genre: Genre,
-               gset: GenreSet) -> tuple[str | None, list[Attempt]]:
+    def _block(
+        self, task: Task, index: int, content: dict[str, Any], genre: Genre, gset: GenreSet
+    ) -> tuple[str | None, list[Attempt]]:
         """The accepted rewrite of one block (or None) and the attempts made."""
         fmt = block_format(task, index, content)
         rules = "\n".join(f"- {r}" for r in gset.fidelity)
-        messages = [("system", RENDER_SYSTEM.format(title=genre.title, style=genre.style,
-                                                    rules=rules)),
-                    ("user", RENDER_USER.format(block=task.blocks[index]))]
+        messages = [
+            ("system", RENDER_SYSTEM.format(title=genre.title, style=genre.style, rules=rules)),
+            ("user", RENDER_USER.format(block=task.blocks[index])),
+        ]
         context = SEPARATOR.join(b for i, b in enumerate(task.blocks) if i != index)
         attempts = []
         for attempt in range(self.max_retries + 1):
             problems: list[str] = []
             rewrite = ""
             try:
-                rewrite = self.backend.complete(LLMRequest.chat(
-                    messages, max_tokens=len(task.blocks[index]) * 2 // 3 + 512,
-                    temperature=self.temperature, seed=attempt)).text.strip()
+                rewrite = self.backend.complete(
+                    LLMRequest.chat(
+                        messages,
+                        max_tokens=len(task.blocks[index]) * 2 // 3 + 512,
+                        temperature=self.temperature,
+                        seed=attempt,
+                    )
+                ).text.strip()
                 if not rewrite:
                     problems = ["the rewrite is empty"]
                 else:
-                    formal = self.inverse.complete(LLMRequest.chat(
-                        [("system", INVERSE_SYSTEM.format(format=fmt.description)),
-                         ("user", INVERSE_USER.format(context=context or "(none)",
-                                                      document=rewrite))],
-                        constraint=Constraint("lark", fmt.grammar),
-                        max_tokens=fmt.max_tokens, temperature=0.0, seed=attempt)).text
+                    formal = self.inverse.complete(
+                        LLMRequest.chat(
+                            [
+                                ("system", INVERSE_SYSTEM.format(format=fmt.description)),
+                                (
+                                    "user",
+                                    INVERSE_USER.format(
+                                        context=context or "(none)", document=rewrite
+                                    ),
+                                ),
+                            ],
+                            constraint=Constraint("lark", fmt.grammar),
+                            max_tokens=fmt.max_tokens,
+                            temperature=0.0,
+                            seed=attempt,
+                        )
+                    ).text
                     recovered = parse_block(task, index, formal)
                     problems = match_block(task, index, content, recovered)
             except FormalizationError as exc:
@@ -180,8 +226,11 @@ class LLMRenderer:
             if not problems:
                 return rewrite, attempts
             if rewrite:
-                messages = messages + [("assistant", rewrite),
-                                       ("user", RETRY_USER.format(
-                                           problems="; ".join(problems)[:600],
-                                           title=genre.title))]
+                messages = messages + [
+                    ("assistant", rewrite),
+                    (
+                        "user",
+                        RETRY_USER.format(problems="; ".join(problems)[:600], title=genre.title),
+                    ),
+                ]
         return None, attempts

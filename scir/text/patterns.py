@@ -17,8 +17,21 @@ from functools import lru_cache
 # A statement starts at the start of a line or after the end of a sentence, a label or a
 # list marker ("- ", "] ", ": ", ...).
 BOUNDARY = r"(?:^|(?<=[-.:;!?*)\]\u2014\u2022] ))"
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                "ten", "eleven", "twelve")
+NUMBER_WORDS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
 _NAME_EDGE_BEFORE = r"(?<![\w+\-])"
 _NAME_EDGE_AFTER = r"(?![\w+\-])"
 
@@ -29,12 +42,14 @@ def alternation(phrases: Iterable[str]) -> str:
     items = sorted(set(phrases), key=lambda p: (-len(p), p))
     if not items:
         return r"(?!)"
-    return _NAME_EDGE_BEFORE + "(?:" + "|".join(re.escape(p) for p in items) + ")" \
-        + _NAME_EDGE_AFTER
+    return (
+        _NAME_EDGE_BEFORE + "(?:" + "|".join(re.escape(p) for p in items) + ")" + _NAME_EDGE_AFTER
+    )
 
 
-def compile_template(template: str, slots: dict[str, str], *, anchored: bool = True,
-                     flags: int = re.M) -> re.Pattern[str]:
+def compile_template(
+    template: str, slots: dict[str, str], *, anchored: bool = True, flags: int = re.M
+) -> re.Pattern[str]:
     """The pattern of a format template: each ``{name}`` becomes the group ``name`` matching
     ``slots[name]`` (a repeated slot becomes ``name__2``, ...); the rest is literal.
     Compiled patterns are cached."""
@@ -42,8 +57,9 @@ def compile_template(template: str, slots: dict[str, str], *, anchored: bool = T
 
 
 @lru_cache(maxsize=4096)
-def _compiled(template: str, slot_items: tuple[tuple[str, str], ...], anchored: bool,
-              flags: int) -> re.Pattern[str]:
+def _compiled(
+    template: str, slot_items: tuple[tuple[str, str], ...], anchored: bool, flags: int
+) -> re.Pattern[str]:
     slots = dict(slot_items)
     parts = [BOUNDARY] if anchored else []
     seen: dict[str, int] = {}
@@ -57,7 +73,7 @@ def _compiled(template: str, slot_items: tuple[tuple[str, str], ...], anchored: 
         group = name if seen[name] == 1 else f"{name}__{seen[name]}"
         parts.append(f"(?P<{group}>{slots[name]})")
     if anchored:
-        parts.append(r"(?!\S)")          # and it ends at the end of a sentence or line
+        parts.append(r"(?!\S)")  # and it ends at the end of a sentence or line
     return re.compile("".join(parts), flags)
 
 

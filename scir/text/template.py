@@ -27,7 +27,7 @@ from scir.text.extractors import recovery_problems
 from scir.text.genres import GenreSet
 
 RENDERER = "template"
-VERSION = 2                            # 2: issue 29 techniques (aliases, splits, tables, distractors)
+VERSION = 2  # 2: issue 29 techniques (aliases, splits, tables, distractors)
 MAX_ATTEMPTS = 5
 MAX_RATIO = 4.5
 SEPARATOR = "\n\n"
@@ -67,17 +67,28 @@ def render_task(task: Task, seed: int = 0) -> Task:
         documents = [Document(g.name, d.text()) for g, d in zip(genres, drafts)]
         obfuscated = SEPARATOR.join(d.text for d in documents)
         record: dict[str, Any] = {
-            "renderer": RENDERER, "version": VERSION, "seed": seed,
-            "genres": [g.name for g in genres], "chars_nl": clean,
-            "chars_obf": len(obfuscated), "ratio": round(len(obfuscated) / max(clean, 1), 3),
-            "retries": attempt, "fillers": sum(d.filler_count() for d in drafts), **info,
+            "renderer": RENDERER,
+            "version": VERSION,
+            "seed": seed,
+            "genres": [g.name for g in genres],
+            "chars_nl": clean,
+            "chars_obf": len(obfuscated),
+            "ratio": round(len(obfuscated) / max(clean, 1), 3),
+            "retries": attempt,
+            "fillers": sum(d.filler_count() for d in drafts),
+            **info,
         }
-        rendered = dataclasses.replace(task, documents=documents,
-                                       problem_obfuscated=obfuscated,
-                                       provenance={**task.provenance, "render": record})
+        rendered = dataclasses.replace(
+            task,
+            documents=documents,
+            problem_obfuscated=obfuscated,
+            provenance={**task.provenance, "render": record},
+        )
         problems = recovery_problems(rendered)
         if not problems:
             return rendered
-    raise VerificationError(f"the reference extractor does not recover the rendered blocks "
-                            f"after {MAX_ATTEMPTS} attempts: {'; '.join(problems[:3])}",
-                            task_id=task.task_id)
+    raise VerificationError(
+        f"the reference extractor does not recover the rendered blocks "
+        f"after {MAX_ATTEMPTS} attempts: {'; '.join(problems[:3])}",
+        task_id=task.task_id,
+    )

@@ -18,8 +18,19 @@ from scir.tracks.files import ENV_VAR, load_file_tracks
 if TYPE_CHECKING:
     from scir.tasks import Task
 
-__all__ = ["Check", "FormalObject", "Formalization", "Track", "TrackParam", "get_track",
-           "load_formal", "track_names", "track_of", "register", "unregister"]
+__all__ = [
+    "Check",
+    "FormalObject",
+    "Formalization",
+    "Track",
+    "TrackParam",
+    "get_track",
+    "load_formal",
+    "track_names",
+    "track_of",
+    "register",
+    "unregister",
+]
 
 # built-in tracks: name -> "module:Class" (imported lazily)
 BUILTIN: dict[str, str] = {
@@ -32,7 +43,7 @@ BUILTIN: dict[str, str] = {
 ENTRY_POINT_GROUP = "scir.tracks"
 _extra: dict[str, Callable[[], Track]] = {}
 _cache: dict[str, Track] = {}
-_files: dict[str, dict[str, type[Track]]] = {}     # SCIR_TRACKS value -> name -> class
+_files: dict[str, dict[str, type[Track]]] = {}  # SCIR_TRACKS value -> name -> class
 
 
 def _file_tracks() -> dict[str, type[Track]]:
@@ -75,8 +86,9 @@ def _load(name: str) -> Track:
         try:
             factory = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError) as exc:
-            raise ConfigError(f"track {name!r} cannot be loaded from {target}: {exc}",
-                              field="track") from exc
+            raise ConfigError(
+                f"track {name!r} cannot be loaded from {target}: {exc}", field="track"
+            ) from exc
         return factory()
     ep = _entry_points().get(name)
     if ep is None:
@@ -85,8 +97,11 @@ def _load(name: str) -> Track:
     try:
         factory = ep.load()
     except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"track {name!r} cannot be loaded from entry point {ep.value} "
-                          f"(group {ENTRY_POINT_GROUP}): {exc}", field="track") from exc
+        raise ConfigError(
+            f"track {name!r} cannot be loaded from entry point {ep.value} "
+            f"(group {ENTRY_POINT_GROUP}): {exc}",
+            field="track",
+        ) from exc
     return factory()
 
 
@@ -96,11 +111,13 @@ def get_track(name: str) -> Track:
         return _cache[name]
     track = _load(name)
     if not isinstance(track, Track):
-        raise ConfigError(f"track {name!r} is not a scir.tracks.Track "
-                          f"(got {type(track).__name__})", field="track")
+        raise ConfigError(
+            f"track {name!r} is not a scir.tracks.Track (got {type(track).__name__})", field="track"
+        )
     if track.name != name:  # tasks name their track in Task.domain; both must agree
-        raise ConfigError(f"track registered as {name!r} calls itself {track.name!r}",
-                          field="track")
+        raise ConfigError(
+            f"track registered as {name!r} calls itself {track.name!r}", field="track"
+        )
     _cache[name] = track
     return track
 

@@ -28,11 +28,11 @@ if TYPE_CHECKING:
 class TrackParam:
     """One generation parameter: exposed as ``--<flag>`` by ``scir generate TRACK``."""
 
-    name: str                      # key in Task.params, e.g. "depth"
-    type: type                     # int, float or str
+    name: str  # key in Task.params, e.g. "depth"
+    type: type  # int, float or str
     help: str
-    easy: Any                      # value for --difficulty easy
-    hard: Any                      # value for --difficulty hard
+    easy: Any  # value for --difficulty easy
+    hard: Any  # value for --difficulty hard
     choices: tuple | None = None
     minimum: float | None = None
     maximum: float | None = None
@@ -52,10 +52,17 @@ def construction_param() -> TrackParam:
     """The ``--construction`` parameter shared by the built-in tracks: ``balanced`` (the
     default: answer-blind statistics independent of the answer, see docs/validity.md) or
     ``paper`` (the SciR paper's construction, reproduced with its artifacts)."""
-    return TrackParam("construction", str, "how tasks are built: balanced (answer-blind "
-                      "statistics independent of the answer) or paper (the SciR paper's "
-                      "construction, artifacts included; see docs/validity.md)",
-                      "balanced", "balanced", choices=CONSTRUCTIONS, affects_difficulty=False)
+    return TrackParam(
+        "construction",
+        str,
+        "how tasks are built: balanced (answer-blind "
+        "statistics independent of the answer) or paper (the SciR paper's "
+        "construction, artifacts included; see docs/validity.md)",
+        "balanced",
+        "balanced",
+        choices=CONSTRUCTIONS,
+        affects_difficulty=False,
+    )
 
 
 @dataclass
@@ -64,8 +71,8 @@ class Check:
 
     task_id: str
     ok: bool
-    expected: str                  # the answer stored in the file
-    found: str | None              # the answer the solvers establish
+    expected: str  # the answer stored in the file
+    found: str | None  # the answer the solvers establish
     details: dict[str, Any] = field(default_factory=dict)
     message: str = ""
 
@@ -87,8 +94,8 @@ class FormalObject(Protocol):
 
 F = TypeVar("F", bound=FormalObject)
 _CACHE_SIZE = 1024
-_cache: dict[int, tuple[Any, type, Any, Any]] = {}   # id(task) -> (ref, type, snapshot, object)
-_cache_lock = threading.Lock()                        # the pipelines run tasks in threads
+_cache: dict[int, tuple[Any, type, Any, Any]] = {}  # id(task) -> (ref, type, snapshot, object)
+_cache_lock = threading.Lock()  # the pipelines run tasks in threads
 
 
 def load_formal(formal_type: type[F], task: Task) -> F:
@@ -132,7 +139,7 @@ class Formalization:
     was counted in it."""
 
     formal: Any
-    items: int                     # extracted items (FOL formulas, facts, data rows)
+    items: int  # extracted items (FOL formulas, facts, data rows)
 
 
 @dataclass
@@ -163,17 +170,26 @@ class Extraction:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored with a result (precision and recall included)."""
-        return {"precision": self.precision, "recall": self.recall, "items": self.items,
-                "correct": self.correct, "gold_items": self.gold_items,
-                "recalled": self.recalled, "missing": list(self.missing),
-                "extra": list(self.extra), "goal": self.goal, "undecided": self.undecided}
+        return {
+            "precision": self.precision,
+            "recall": self.recall,
+            "items": self.items,
+            "correct": self.correct,
+            "gold_items": self.gold_items,
+            "recalled": self.recalled,
+            "missing": list(self.missing),
+            "extra": list(self.extra),
+            "goal": self.goal,
+            "undecided": self.undecided,
+        }
 
 
-MAX_LISTED = 20        # missing / extra items kept in an Extraction's lists (counts are exact)
+MAX_LISTED = 20  # missing / extra items kept in an Extraction's lists (counts are exact)
 
 
-def match_items(mine: Sequence[Any], gold: Sequence[Any],
-                show: Callable[[Any], str] = str) -> Extraction:
+def match_items(
+    mine: Sequence[Any], gold: Sequence[Any], show: Callable[[Any], str] = str
+) -> Extraction:
     """Item-level extraction by exact match of hashable items (multisets: each gold item
     matches at most one of ``mine``, so a duplicate counts as extra): precision over
     ``mine``, recall over ``gold``, the first :data:`MAX_LISTED` missing and extra items
@@ -189,10 +205,14 @@ def match_items(mine: Sequence[Any], gold: Sequence[Any],
         else:
             extra.append(item)
     missing = [item for item, k in left.items() for _ in range(k)]
-    return Extraction(items=len(mine), correct=correct, gold_items=len(gold),
-                      recalled=len(gold) - len(missing),
-                      missing=[show(i) for i in missing[:MAX_LISTED]],
-                      extra=[show(i) for i in extra[:MAX_LISTED]])
+    return Extraction(
+        items=len(mine),
+        correct=correct,
+        gold_items=len(gold),
+        recalled=len(gold) - len(missing),
+        missing=[show(i) for i in missing[:MAX_LISTED]],
+        extra=[show(i) for i in extra[:MAX_LISTED]],
+    )
 
 
 # the architectures that need nothing but the track's hooks (sr-agent and the
@@ -203,12 +223,12 @@ GENERAL_ARCHITECTURES = ("cot", "ns", "symbcot", "oracle")
 class Track(ABC):
     """One benchmark track (deduction, induction, causal, ...)."""
 
-    name: str = ""                 # registry name, also Task.domain
+    name: str = ""  # registry name, also Task.domain
     description: str = ""
-    n_blocks: int = 2              # clean-NL blocks per task
-    answer_kind: str = "label"     # "label", "rule", "option": how CoT answers are parsed
-    answer_pools: bool = False     # whether a task may accept several answers (stats show
-                                   # the pool sizes)
+    n_blocks: int = 2  # clean-NL blocks per task
+    answer_kind: str = "label"  # "label", "rule", "option": how CoT answers are parsed
+    answer_pools: bool = False  # whether a task may accept several answers (stats show
+    # the pool sizes)
     # how an answer is scored: a rule of scir.outcomes.scoring (label, pool, option)
     scoring: str = "pool"
     # the typed formal object (a FormalObject: ``load`` / ``dump``); None: the JSON dict itself
@@ -242,15 +262,17 @@ class Track(ABC):
     def generate_one(self, params: dict[str, Any], seed: int, index: int) -> Task:
         """Generate task ``index`` of a file made with ``seed``; deterministic in its inputs."""
 
-    def resolve_params(self, difficulty: str, overrides: dict[str, Any] | None = None
-                       ) -> tuple[str, dict[str, Any]]:
+    def resolve_params(
+        self, difficulty: str, overrides: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         """Merge a difficulty preset with explicit values; returns (difficulty, params).
 
         Any override that differs from the preset makes the difficulty ``custom``.
         """
         if difficulty not in ("easy", "hard"):
-            raise ConfigError(f"difficulty must be easy or hard, got {difficulty!r}",
-                              field="difficulty")
+            raise ConfigError(
+                f"difficulty must be easy or hard, got {difficulty!r}", field="difficulty"
+            )
         params = {p.name: getattr(p, difficulty) for p in self.parameters()}
         custom = False
         for key, value in (overrides or {}).items():
@@ -268,8 +290,11 @@ class Track(ABC):
     def difficulty_of(self, params: dict[str, Any]) -> str:
         """``easy`` or ``hard`` when ``params`` equal that preset, else ``custom``."""
         for level in ("easy", "hard"):
-            if all(params.get(p.name) == getattr(p, level) for p in self.parameters()
-                   if p.affects_difficulty):
+            if all(
+                params.get(p.name) == getattr(p, level)
+                for p in self.parameters()
+                if p.affects_difficulty
+            ):
                 return level
         return "custom"
 
@@ -279,21 +304,26 @@ class Track(ABC):
         try:
             value = spec.type(value)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{spec.flag} expects {spec.type.__name__}, got {value!r}",
-                              field=spec.name) from exc
+            raise ConfigError(
+                f"{spec.flag} expects {spec.type.__name__}, got {value!r}", field=spec.name
+            ) from exc
         if spec.choices is not None and value not in spec.choices:
-            raise ConfigError(f"{spec.flag} must be one of {list(spec.choices)}, got {value!r}",
-                              field=spec.name)
+            raise ConfigError(
+                f"{spec.flag} must be one of {list(spec.choices)}, got {value!r}", field=spec.name
+            )
         if spec.minimum is not None and value < spec.minimum:
-            raise ConfigError(f"{spec.flag} must be >= {spec.minimum}, got {value!r}",
-                              field=spec.name)
+            raise ConfigError(
+                f"{spec.flag} must be >= {spec.minimum}, got {value!r}", field=spec.name
+            )
         if spec.maximum is not None and value > spec.maximum:
-            raise ConfigError(f"{spec.flag} must be <= {spec.maximum}, got {value!r}",
-                              field=spec.name)
+            raise ConfigError(
+                f"{spec.flag} must be <= {spec.maximum}, got {value!r}", field=spec.name
+            )
         return value
 
-    def generate(self, n: int, seed: int, difficulty: str = "easy",
-                 overrides: dict[str, Any] | None = None) -> Iterator[Task]:
+    def generate(
+        self, n: int, seed: int, difficulty: str = "easy", overrides: dict[str, Any] | None = None
+    ) -> Iterator[Task]:
         """Generate ``n`` tasks deterministically from ``seed``."""
         if n < 0:
             raise ConfigError("the number of tasks must be >= 0", field="n")
@@ -350,8 +380,9 @@ class Track(ABC):
         """The numeric data of a task's ``split`` for the symbolic-regression baselines
         (``--arch pyoperon|gplearn|pysr``); tracks without such data do not override this,
         and those architectures refuse them (``scir.pipelines.symreg``)."""
-        raise NotImplementedError(f"track {self.name} has no numeric data for the "
-                                  "symbolic-regression baselines")
+        raise NotImplementedError(
+            f"track {self.name} has no numeric data for the symbolic-regression baselines"
+        )
 
     def answer_metrics(self, task: Task, answer: str | None) -> dict[str, Any] | None:
         """Secondary per-answer metrics a track reports beside the verdict of rules without
@@ -378,8 +409,9 @@ class Track(ABC):
 
         The default reads the last line of the form ``Answer: X``.
         """
-        matches = re.findall(r"(?im)^\s*\**\s*(?:final\s+)?answer\s*\**\s*[:=]\s*\**\s*(.+?)\s*\**\s*$",
-                             text)
+        matches = re.findall(
+            r"(?im)^\s*\**\s*(?:final\s+)?answer\s*\**\s*[:=]\s*\**\s*(.+?)\s*\**\s*$", text
+        )
         return matches[-1].strip() if matches else None
 
     # ---- hooks for pipelines and renderers --------------------------------------------
@@ -387,8 +419,11 @@ class Track(ABC):
         """The track's rendering codec (:class:`scir.text.codec.RenderCodec`): block contents,
         genres, template writer, reference extractor and back-translation format. A track
         without one cannot be rendered (ConfigError naming it)."""
-        raise ConfigError(f"track {self.name!r} has no rendering codec (Track.codec), so its "
-                          "tasks cannot be rendered; see docs/extending.md", field="domain")
+        raise ConfigError(
+            f"track {self.name!r} has no rendering codec (Track.codec), so its "
+            "tasks cannot be rendered; see docs/extending.md",
+            field="domain",
+        )
 
     def formalization_grammar(self, task: Task) -> str:
         """The Lark grammar (text) a formalization of this task must follow."""
@@ -410,8 +445,9 @@ class Track(ABC):
         """A formal object (default: the task's gold one) as formalization text, in the syntax
         ``parse_formalization`` reads: what a perfect formalization writes (the explorer
         diffs a model's formalization against it)."""
-        raise NotImplementedError(f"track {self.name} cannot write its formal object as "
-                                  "formalization text yet")
+        raise NotImplementedError(
+            f"track {self.name} cannot write its formal object as formalization text yet"
+        )
 
     def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
         """The prompt of ``kind`` (``cot``, ``formalize``, ``symbcot``) for a task."""

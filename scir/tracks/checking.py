@@ -26,15 +26,20 @@ class HandCheck:
 
     task_id: str
     track: str
-    passed: bool                   # the check passes: exit code 0
-    summary: str                   # one line saying why it passes or not
-    lines: list[tuple[str, str]] = field(default_factory=list)   # (label, text) to print
-    data: dict[str, Any] = field(default_factory=dict)          # JSON-ready details
+    passed: bool  # the check passes: exit code 0
+    summary: str  # one line saying why it passes or not
+    lines: list[tuple[str, str]] = field(default_factory=list)  # (label, text) to print
+    data: dict[str, Any] = field(default_factory=dict)  # JSON-ready details
 
     def to_json(self) -> dict[str, Any]:
         """The check as one JSON object."""
-        return {"task_id": self.task_id, "track": self.track, "passed": self.passed,
-                "summary": self.summary, **self.data}
+        return {
+            "task_id": self.task_id,
+            "track": self.track,
+            "passed": self.passed,
+            "summary": self.summary,
+            **self.data,
+        }
 
 
 @dataclass
@@ -42,9 +47,9 @@ class CheckContext:
     """What the checkers of one ``scir check`` run share: limits and one sandbox worker
     (started at first use, closed by :meth:`close`)."""
 
-    time_limit: float = 5.0             # seconds per sandboxed run / per Prover9 call
-    inference_limit: int = 5_000_000    # Prolog inferences per sandboxed run
-    memory_mb: int = 512                # address space of the sandbox worker
+    time_limit: float = 5.0  # seconds per sandboxed run / per Prover9 call
+    inference_limit: int = 5_000_000  # Prolog inferences per sandboxed run
+    memory_mb: int = 512  # address space of the sandbox worker
     _sandbox: Any = None
 
     def sandbox(self) -> Any:
@@ -52,9 +57,11 @@ class CheckContext:
         if self._sandbox is None:
             from solvers.sandbox import Sandbox
 
-            self._sandbox = Sandbox(time_limit=self.time_limit,
-                                    inference_limit=self.inference_limit,
-                                    memory_mb=self.memory_mb)
+            self._sandbox = Sandbox(
+                time_limit=self.time_limit,
+                inference_limit=self.inference_limit,
+                memory_mb=self.memory_mb,
+            )
         return self._sandbox
 
     def close(self) -> None:
@@ -89,8 +96,11 @@ def checker_for(track: Track) -> Checker:
                 raise
     check = getattr(module, "check", None)
     if not callable(check):
-        raise ConfigError(f"track {track.name!r} cannot check hand-written work (it has no "
-                          f"check_hand_written method and no module {name})", field="task")
+        raise ConfigError(
+            f"track {track.name!r} cannot check hand-written work (it has no "
+            f"check_hand_written method and no module {name})",
+            field="task",
+        )
     return check
 
 

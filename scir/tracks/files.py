@@ -18,8 +18,10 @@ from scir.tracks.base import Track
 
 ENV_VAR = "SCIR_TRACKS"
 
-_FILE_ENTRY = re.compile(r"(?P<path>[^,]+?\.py):(?P<cls>[A-Za-z_][A-Za-z0-9_]*)"
-                         rf"(?=$|,|{re.escape(os.pathsep)})")
+_FILE_ENTRY = re.compile(
+    r"(?P<path>[^,]+?\.py):(?P<cls>[A-Za-z_][A-Za-z0-9_]*)"
+    rf"(?=$|,|{re.escape(os.pathsep)})"
+)
 
 
 def _file_entries(value: str) -> list[tuple[str, str, str]]:
@@ -32,8 +34,11 @@ def _file_entries(value: str) -> list[tuple[str, str, str]]:
         m = _FILE_ENTRY.match(value, pos)
         if m is None:
             rest = value[pos:].split(",")[0]
-            raise ConfigError(f"{ENV_VAR} entry {rest!r} is not PATH.py:TrackClass (entries "
-                              f"are separated by {os.pathsep!r} or ',')", field=ENV_VAR)
+            raise ConfigError(
+                f"{ENV_VAR} entry {rest!r} is not PATH.py:TrackClass (entries "
+                f"are separated by {os.pathsep!r} or ',')",
+                field=ENV_VAR,
+            )
         out.append((m.group(0), m.group("path").strip(), m.group("cls")))
         pos = m.end()
     return out
@@ -45,37 +50,43 @@ def _load_file(entry: str, path_text: str, class_name: str) -> type[Track]:
     files beside it)."""
     path = Path(path_text).expanduser().resolve()
     if not path.is_file():
-        raise ConfigError(f"{ENV_VAR} entry {entry!r}: no such file {str(path)!r}",
-                          field=ENV_VAR)
+        raise ConfigError(f"{ENV_VAR} entry {entry!r}: no such file {str(path)!r}", field=ENV_VAR)
     name = path.stem
     module = sys.modules.get(name)
     module_file = getattr(module, "__file__", None)
     if module is None or module_file is None or Path(module_file).resolve() != path:
         if module is not None:
-            raise ConfigError(f"{ENV_VAR} entry {entry!r}: another module called {name!r} is "
-                              f"already imported (from {module_file}); rename the file",
-                              field=ENV_VAR)
+            raise ConfigError(
+                f"{ENV_VAR} entry {entry!r}: another module called {name!r} is "
+                f"already imported (from {module_file}); rename the file",
+                field=ENV_VAR,
+            )
         if str(path.parent) not in sys.path:
             sys.path.append(str(path.parent))
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
-            raise ConfigError(f"{ENV_VAR} entry {entry!r}: {str(path)!r} cannot be imported",
-                              field=ENV_VAR)
+            raise ConfigError(
+                f"{ENV_VAR} entry {entry!r}: {str(path)!r} cannot be imported", field=ENV_VAR
+            )
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
             spec.loader.exec_module(module)
         except Exception as exc:  # any error in a user's track file, translated once here
             del sys.modules[name]
-            raise ConfigError(f"{ENV_VAR} entry {entry!r}: importing {str(path)!r} failed: "
-                              f"{type(exc).__name__}: {exc}", field=ENV_VAR) from exc
+            raise ConfigError(
+                f"{ENV_VAR} entry {entry!r}: importing {str(path)!r} failed: "
+                f"{type(exc).__name__}: {exc}",
+                field=ENV_VAR,
+            ) from exc
     cls = getattr(module, class_name, None)
     if not (isinstance(cls, type) and issubclass(cls, Track)):
-        raise ConfigError(f"{ENV_VAR} entry {entry!r}: {str(path)!r} has no Track subclass "
-                          f"{class_name!r}", field=ENV_VAR)
+        raise ConfigError(
+            f"{ENV_VAR} entry {entry!r}: {str(path)!r} has no Track subclass {class_name!r}",
+            field=ENV_VAR,
+        )
     if not cls.name:
-        raise ConfigError(f"{ENV_VAR} entry {entry!r}: {class_name}.name is empty",
-                          field=ENV_VAR)
+        raise ConfigError(f"{ENV_VAR} entry {entry!r}: {class_name}.name is empty", field=ENV_VAR)
     return cls
 
 
@@ -86,7 +97,9 @@ def load_file_tracks(value: str, taken: set[str]) -> dict[str, type[Track]]:
     for entry, path, class_name in _file_entries(value):
         cls = _load_file(entry, path, class_name)
         if cls.name in taken or found.get(cls.name, cls) is not cls:
-            raise ConfigError(f"{ENV_VAR} entry {entry!r}: a track called {cls.name!r} "
-                              "is already known", field=ENV_VAR)
+            raise ConfigError(
+                f"{ENV_VAR} entry {entry!r}: a track called {cls.name!r} is already known",
+                field=ENV_VAR,
+            )
         found[cls.name] = cls
     return found

@@ -44,25 +44,31 @@ def unfence(lines: list[str], fence: re.Pattern[str] = FENCE) -> list[str]:
     non-blank line, when both match ``fence`` entirely); line numbers stay as they were."""
     marked = [i for i, s in enumerate(lines) if s.strip()]
     lines = list(lines)
-    if len(marked) >= 2 and fence.fullmatch(lines[marked[0]]) \
-            and fence.fullmatch(lines[marked[-1]]):
+    if (
+        len(marked) >= 2
+        and fence.fullmatch(lines[marked[0]])
+        and fence.fullmatch(lines[marked[-1]])
+    ):
         lines[marked[0]] = lines[marked[-1]] = ""
     return lines
 
 
 def token_error(message: str, token: Any) -> FormalizationError:
     """A FormalizationError at a Lark token's line and column (where it has them)."""
-    return FormalizationError(message, line=getattr(token, "line", None),
-                              column=getattr(token, "column", None))
+    return FormalizationError(
+        message, line=getattr(token, "line", None), column=getattr(token, "column", None)
+    )
 
 
 def syntax_error(exc: Exception, detail: str) -> FormalizationError:
     """``syntax error: {detail}`` at the line and column of a Lark parse error (None where
     the error has no positive position)."""
     line, column = getattr(exc, "line", None), getattr(exc, "column", None)
-    return FormalizationError(f"syntax error: {detail}",
-                              line=line if isinstance(line, int) and line > 0 else None,
-                              column=column if isinstance(column, int) and column > 0 else None)
+    return FormalizationError(
+        f"syntax error: {detail}",
+        line=line if isinstance(line, int) and line > 0 else None,
+        column=column if isinstance(column, int) and column > 0 else None,
+    )
 
 
 __all__ = ["FENCE", "checked_grammar", "generic_parser", "syntax_error", "token_error", "unfence"]

@@ -12,5 +12,15 @@ from solvers.equation.analyzer import AnalysisResult, AnalysisStatus, analyze
 from solvers.equation.evaluator import FitResult, FitStatus, fit, report
 from solvers.equation.expression import FUNCTIONS, Equation, parse_equation
 
-__all__ = ["FUNCTIONS", "AnalysisResult", "AnalysisStatus", "Equation", "FitResult",
-           "FitStatus", "analyze", "fit", "parse_equation", "report"]
+__all__ = [
+    "FUNCTIONS",
+    "AnalysisResult",
+    "AnalysisStatus",
+    "Equation",
+    "FitResult",
+    "FitStatus",
+    "analyze",
+    "fit",
+    "parse_equation",
+    "report",
+]

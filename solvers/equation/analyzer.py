@@ -72,10 +72,15 @@ from solvers.isolation import isolation, sandboxed
 
 WORKER = Path(__file__).resolve().parent / "_analyzer_worker.py"
 FILE_LIMIT_MB = 16
-WORK_MB = 64                       # the private working folder (a tmpfs) when isolated
+WORK_MB = 64  # the private working folder (a tmpfs) when isolated
 MAX_CODE_CHARS = 100_000
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
 
 
 class AnalysisStatus(StrEnum):
@@ -90,9 +95,12 @@ class AnalysisStatus(StrEnum):
 
 
 _ERRORS: dict[AnalysisStatus, type[SolverError]] = {
-    AnalysisStatus.ERROR: SolverError, AnalysisStatus.TIMEOUT: SolverTimeout,
-    AnalysisStatus.MEMORY: SolverResourceLimit, AnalysisStatus.VIOLATION: SandboxViolation,
-    AnalysisStatus.CRASHED: SandboxCrash}
+    AnalysisStatus.ERROR: SolverError,
+    AnalysisStatus.TIMEOUT: SolverTimeout,
+    AnalysisStatus.MEMORY: SolverResourceLimit,
+    AnalysisStatus.VIOLATION: SandboxViolation,
+    AnalysisStatus.CRASHED: SandboxCrash,
+}
 
 
 @dataclass(frozen=True)
@@ -139,8 +147,7 @@ def network_namespace() -> bool:
     if exe is None:
         return False
     try:
-        return subprocess.run([exe, "-n", "true"], capture_output=True,
-                              timeout=10).returncode == 0
+        return subprocess.run([exe, "-n", "true"], capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -148,8 +155,9 @@ def network_namespace() -> bool:
 def _table(data, columns: Sequence[str] | None) -> tuple[list, list[str]]:
     try:
         import pandas as pd
+
         is_frame = isinstance(data, pd.DataFrame)
-    except ImportError:            # pragma: no cover - pandas is a core dependency
+    except ImportError:  # pragma: no cover - pandas is a core dependency
         is_frame = False
     if is_frame:
         names = [str(c) for c in (columns if columns is not None else data.columns)]
@@ -158,8 +166,10 @@ def _table(data, columns: Sequence[str] | None) -> tuple[list, list[str]]:
         values = np.asarray(data, dtype=float)
         names = [str(c) for c in (columns or [])]
     if values.ndim != 2 or values.shape[1] != len(names) or len(set(names)) != len(names):
-        raise ConfigError(f"data must be 2-D with one distinct column name per column; got "
-                          f"shape {values.shape} and columns {names}")
+        raise ConfigError(
+            f"data must be 2-D with one distinct column name per column; got "
+            f"shape {values.shape} and columns {names}"
+        )
     return values.tolist(), names
 
 
@@ -171,9 +181,17 @@ def _read(path: Path, limit: int) -> tuple[str, bool]:
     return text[:limit], more or len(text) > limit
 
 
-def analyze(code: str, data, columns: Sequence[str] | None = None, *, seconds: float = 10.0,
-            memory_mb: int = 512, max_output: int = 20_000,
-            startup_seconds: float = 60.0, isolate: bool = True) -> AnalysisResult:
+def analyze(
+    code: str,
+    data,
+    columns: Sequence[str] | None = None,
+    *,
+    seconds: float = 10.0,
+    memory_mb: int = 512,
+    max_output: int = 20_000,
+    startup_seconds: float = 60.0,
+    isolate: bool = True,
+) -> AnalysisResult:
     """Run untrusted ``code`` on ``data`` (a 2-D array with ``columns``, or a DataFrame) in
     the sandbox described in the module docstring; never raises for what the code does.
     ``isolate`` (the default) runs it under :mod:`solvers.isolation` and raises
@@ -186,16 +204,21 @@ def analyze(code: str, data, columns: Sequence[str] | None = None, *, seconds: f
     if not seconds > 0 or memory_mb < 256 or max_output < 1:
         raise ConfigError("seconds must be positive, memory_mb at least 256, max_output >= 1")
     if len(code) > MAX_CODE_CHARS:
-        return AnalysisResult("", "", AnalysisStatus.ERROR, 0.0,
-                              f"the code is {len(code)} characters long (limit "
-                              f"{MAX_CODE_CHARS})")
+        return AnalysisResult(
+            "",
+            "",
+            AnalysisStatus.ERROR,
+            0.0,
+            f"the code is {len(code)} characters long (limit {MAX_CODE_CHARS})",
+        )
     rows, names = _table(data, columns)
     private = Path(tempfile.mkdtemp(prefix="scir-analysis-out-"))
     # unisolated, the code works in a host folder; isolated, in the sandbox's private /tmp
     work = None if isolate else Path(tempfile.mkdtemp(prefix="scir-analysis-")).resolve()
     try:
-        return _run(code, rows, names, work, private, seconds, memory_mb, max_output,
-                    startup_seconds)
+        return _run(
+            code, rows, names, work, private, seconds, memory_mb, max_output, startup_seconds
+        )
     finally:
         if work is not None:
             _remove_tree(work)
@@ -206,8 +229,9 @@ def _remove_tree(path: Path) -> None:
     """Remove a folder the code may have filled with anything (a directory chain deeper than
     Python's recursion limit included): ``rm -rf`` first, ``shutil.rmtree`` as a fallback."""
     try:
-        subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], timeout=120,
-                       capture_output=True)
+        subprocess.run(
+            ["rm", "-rf", "--one-file-system", "--", str(path)], timeout=120, capture_output=True
+        )
     except (OSError, subprocess.SubprocessError):
         pass
     shutil.rmtree(path, ignore_errors=True)
@@ -230,31 +254,59 @@ def _command(work: Path | None, env: dict[str, str]) -> tuple[list[str], dict[st
     return command, env
 
 
-def _run(code: str, rows: list, names: list[str], work: Path | None, private: Path,
-         seconds: float, memory_mb: int, max_output: int,
-         startup_seconds: float) -> AnalysisResult:
+def _run(
+    code: str,
+    rows: list,
+    names: list[str],
+    work: Path | None,
+    private: Path,
+    seconds: float,
+    memory_mb: int,
+    max_output: int,
+    startup_seconds: float,
+) -> AnalysisResult:
     status_r, status_w = os.pipe()
     cwd = "/tmp" if work is None else str(work)
-    request = {"code": code, "columns": names, "data": rows, "max_output": max_output,
-               "cwd": cwd, "status_fd": status_w, "memory_mb": memory_mb,
-               "cpu_seconds": math.ceil(seconds + startup_seconds),
-               "file_limit_mb": FILE_LIMIT_MB}
-    env = {"PATH": "/usr/bin:/bin", "HOME": cwd, "TMPDIR": cwd,
-           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", **{v: "1" for v in THREAD_VARIABLES}}
+    request = {
+        "code": code,
+        "columns": names,
+        "data": rows,
+        "max_output": max_output,
+        "cwd": cwd,
+        "status_fd": status_w,
+        "memory_mb": memory_mb,
+        "cpu_seconds": math.ceil(seconds + startup_seconds),
+        "file_limit_mb": FILE_LIMIT_MB,
+    }
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": cwd,
+        "TMPDIR": cwd,
+        "LANG": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+        **{v: "1" for v in THREAD_VARIABLES},
+    }
     command, env = _command(work, env)
     out_path, err_path = private / "stdout", private / "stderr"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         try:
-            proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err,
-                                    cwd=private if work is None else work, env=env,
-                                    pass_fds=(status_w,), start_new_session=True,
-                                    close_fds=True)
+            proc = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=err,
+                cwd=private if work is None else work,
+                env=env,
+                pass_fds=(status_w,),
+                start_new_session=True,
+                close_fds=True,
+            )
         finally:
             os.close(status_w)
     status_lines: list[bytes] = []
     try:
         try:
-            assert proc.stdin is not None       # opened with stdin=PIPE
+            assert proc.stdin is not None  # opened with stdin=PIPE
             proc.stdin.write(json.dumps(request).encode("utf-8"))
             proc.stdin.close()
         except BrokenPipeError:
@@ -280,11 +332,13 @@ def _run(code: str, rows: list, names: list[str], work: Path | None, private: Pa
     stdout, cut_out = _read(out_path, max_output)
     stderr, cut_err = _read(err_path, max_output)
     note = b"".join(status_lines).decode("utf-8", "replace")
-    refused = tuple(line[len("violation: "):] for line in note.splitlines()
-                    if line.startswith("violation: "))
+    refused = tuple(
+        line[len("violation: ") :] for line in note.splitlines() if line.startswith("violation: ")
+    )
     status, message = _outcome(proc.returncode, ready, killed, refused, seconds, stderr)
-    return AnalysisResult(stdout, stderr, status, elapsed if ready else 0.0, message,
-                          cut_out or cut_err, refused)
+    return AnalysisResult(
+        stdout, stderr, status, elapsed if ready else 0.0, message, cut_out or cut_err, refused
+    )
 
 
 def _wait_ready(fd: int, proc: subprocess.Popen, deadline: float, lines: list[bytes]) -> bool:
@@ -329,20 +383,23 @@ def _kill_group(proc: subprocess.Popen) -> None:
     proc.wait(timeout=30)
 
 
-def _outcome(code: int, ready: bool, killed: bool, refused: tuple[str, ...], seconds: float,
-             stderr: str) -> tuple[AnalysisStatus, str]:
+def _outcome(
+    code: int, ready: bool, killed: bool, refused: tuple[str, ...], seconds: float, stderr: str
+) -> tuple[AnalysisStatus, str]:
     if not ready:
         if killed:
             return AnalysisStatus.CRASHED, "the analysis worker did not start in time"
-        return AnalysisStatus.CRASHED, (f"the analysis worker failed to start (exit code "
-                                        f"{code}): {stderr.strip()[-500:]}")
+        return AnalysisStatus.CRASHED, (
+            f"the analysis worker failed to start (exit code {code}): {stderr.strip()[-500:]}"
+        )
     if killed:
         return AnalysisStatus.TIMEOUT, f"the code ran over its time limit of {seconds:g} s"
     if code == EXIT_VIOLATION and refused:
         last = stderr.strip().splitlines()[-1:] or [""]
         head = "SandboxRefusal: sandbox: "
-        return AnalysisStatus.VIOLATION, (last[0][len(head):] if last[0].startswith(head)
-                                          else refused[-1])
+        return AnalysisStatus.VIOLATION, (
+            last[0][len(head) :] if last[0].startswith(head) else refused[-1]
+        )
     if code == EXIT_MEMORY:
         return AnalysisStatus.MEMORY, "the code ran out of memory"
     if code == -signal.SIGXCPU:

@@ -52,9 +52,11 @@ def _points(X: np.ndarray | None, d: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).uniform(0.5, 3.0, size=(64, d))
 
 
-def _fit(skeleton, n: int, A: np.ndarray, target: np.ndarray, start: np.ndarray,
-         seed: int) -> np.ndarray | None:
+def _fit(
+    skeleton, n: int, A: np.ndarray, target: np.ndarray, start: np.ndarray, seed: int
+) -> np.ndarray | None:
     from scipy.optimize import least_squares
+
     scale = 1.0 + np.abs(target)
 
     def residual(theta: np.ndarray) -> np.ndarray:
@@ -68,8 +70,15 @@ def _fit(skeleton, n: int, A: np.ndarray, target: np.ndarray, start: np.ndarray,
             theta = np.zeros(0)
         else:
             try:
-                theta = least_squares(residual, s, method="lm" if len(A) >= n else "trf",
-                                      xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=2000).x
+                theta = least_squares(
+                    residual,
+                    s,
+                    method="lm" if len(A) >= n else "trf",
+                    xtol=1e-15,
+                    ftol=1e-15,
+                    gtol=1e-15,
+                    max_nfev=2000,
+                ).x
             except (ValueError, FloatingPointError):
                 continue
         if np.max(np.abs(residual(theta))) <= RESIDUAL_RTOL:
@@ -79,9 +88,16 @@ def _fit(skeleton, n: int, A: np.ndarray, target: np.ndarray, start: np.ndarray,
     return None
 
 
-def equivalent(candidate: str, truth: str, inputs: Sequence[str], *,
-               X: np.ndarray | None = None, rtol: float = 1e-3, seconds: float = 10.0,
-               seed: int = 0) -> bool:
+def equivalent(
+    candidate: str,
+    truth: str,
+    inputs: Sequence[str],
+    *,
+    X: np.ndarray | None = None,
+    rtol: float = 1e-3,
+    seconds: float = 10.0,
+    seed: int = 0,
+) -> bool:
     """Whether ``candidate`` equals ``truth`` for some values of its constants, its float
     literals being within ``rtol`` of those values (the rule in the module docstring).
     ``FormalizationError`` if either text does not parse; ``ConfigError`` if the truth has
@@ -109,21 +125,47 @@ def equivalent(candidate: str, truth: str, inputs: Sequence[str], *,
         fitted = theta[cand.n_params + k]
         if not abs(v - fitted) <= rtol * abs(fitted) + 1e-12:
             return False
-    return _prove(skeleton.text, true.text, cand.inputs, [float(t) for t in theta],
-                  bool(np.all(A > 0)), seconds)
+    return _prove(
+        skeleton.text,
+        true.text,
+        cand.inputs,
+        [float(t) for t in theta],
+        bool(np.all(A > 0)),
+        seconds,
+    )
 
 
-def _prove(skeleton: str, truth: str, inputs: Sequence[str], theta: list[float],
-           positive: bool, seconds: float) -> bool:
+def _prove(
+    skeleton: str,
+    truth: str,
+    inputs: Sequence[str],
+    theta: list[float],
+    positive: bool,
+    seconds: float,
+) -> bool:
     root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
-    request = json.dumps({"skeleton": skeleton, "truth": truth, "inputs": list(inputs),
-                          "theta": theta, "positive": positive})
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p),
+    )
+    request = json.dumps(
+        {
+            "skeleton": skeleton,
+            "truth": truth,
+            "inputs": list(inputs),
+            "theta": theta,
+            "positive": positive,
+        }
+    )
     try:
-        done = subprocess.run([sys.executable, "-m", "solvers.equation.equivalence"],
-                              input=request, capture_output=True, text=True, env=env,
-                              timeout=seconds)
+        done = subprocess.run(
+            [sys.executable, "-m", "solvers.equation.equivalence"],
+            input=request,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=seconds,
+        )
     except subprocess.TimeoutExpired:
         return False
     if done.returncode != 0:
@@ -136,26 +178,31 @@ def _snap(value: float, known: list):
     subexpressions, their negatives and reciprocals, the nearest integer, the nearest fraction
     with a denominator up to 1000, sympy's nsimplify with none, pi, E or both."""
     import sympy
+
     tol = SNAP_RTOL * max(1.0, abs(value))
     forms = [f for c in known for f in (c, -c, 1 / c if c != 0 else None) if f is not None]
     forms += [sympy.Integer(round(value)), sympy.Rational(value).limit_denominator(1000)]
-    forms += [sympy.nsimplify(value, extra, tolerance=tol)
-              for extra in ([], [sympy.pi], [sympy.E], [sympy.pi, sympy.E])]
-    close = [f for f in forms if math.isclose(float(f), value, rel_tol=SNAP_RTOL,
-                                              abs_tol=1e-12)]
+    forms += [
+        sympy.nsimplify(value, extra, tolerance=tol)
+        for extra in ([], [sympy.pi], [sympy.E], [sympy.pi, sympy.E])
+    ]
+    close = [f for f in forms if math.isclose(float(f), value, rel_tol=SNAP_RTOL, abs_tol=1e-12)]
     return min(close, key=lambda f: len(str(f))) if close else sympy.nsimplify(value)
 
 
-def prove(skeleton: str, truth: str, inputs: Sequence[str], theta: Sequence[float],
-          positive: bool = False) -> bool:
+def prove(
+    skeleton: str, truth: str, inputs: Sequence[str], theta: Sequence[float], positive: bool = False
+) -> bool:
     """Step 5 of the rule (no time limit: call it through :func:`equivalent`); with
     ``positive`` the inputs are positive symbols, else real ones."""
     import sympy
+
     sk = parse_equation(skeleton, inputs, max_params=max(len(theta), 1))
-    t = sympy.nsimplify(parse_equation(truth, inputs).to_sympy(positive=positive),
-                        rational=True)
-    known = sorted({a for a in sympy.preorder_traversal(t) if a.is_number and a != 0}
-                   | {sympy.pi, sympy.E}, key=str)
+    t = sympy.nsimplify(parse_equation(truth, inputs).to_sympy(positive=positive), rational=True)
+    known = sorted(
+        {a for a in sympy.preorder_traversal(t) if a.is_number and a != 0} | {sympy.pi, sympy.E},
+        key=str,
+    )
     expr = sk.to_sympy(positive=positive)
     subs = {sympy.Symbol(f"p{k}", real=True): _snap(v, known) for k, v in enumerate(theta)}
     expr = sympy.nsimplify(expr.subs(subs), rational=True)
@@ -166,8 +213,13 @@ def main() -> int:
     """Worker: read ``{"skeleton", "truth", "inputs", "theta"}`` as JSON on stdin, print
     ``{"equivalent": bool}``."""
     request = json.load(sys.stdin)
-    ok = prove(request["skeleton"], request["truth"], request["inputs"], request["theta"],
-               bool(request.get("positive")))
+    ok = prove(
+        request["skeleton"],
+        request["truth"],
+        request["inputs"],
+        request["theta"],
+        bool(request.get("positive")),
+    )
     json.dump({"equivalent": bool(ok)}, sys.stdout)
     return 0
 

@@ -64,8 +64,8 @@ class FitStatus(StrEnum):
     """How a fit ended."""
 
     OK = "ok"
-    TIME_LIMIT = "time_limit"       # the budget ran out; the best fit seen so far
-    NON_FINITE = "non_finite"       # no start gave finite predictions
+    TIME_LIMIT = "time_limit"  # the budget ran out; the best fit seen so far
+    NON_FINITE = "non_finite"  # no start gave finite predictions
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,10 @@ def _data(eq: Equation, X, y) -> tuple[np.ndarray, np.ndarray]:
         A = A.reshape(-1, 1)
     t = np.asarray(y, dtype=float).reshape(-1)
     if A.ndim != 2 or A.shape[1] != len(eq.inputs) or A.shape[0] != t.size or t.size == 0:
-        raise ConfigError(f"X must have shape (n, {len(eq.inputs)}) and y length n > 0; got "
-                          f"{A.shape} and {t.size}")
+        raise ConfigError(
+            f"X must have shape (n, {len(eq.inputs)}) and y length n > 0; got "
+            f"{A.shape} and {t.size}"
+        )
     if not (np.all(np.isfinite(A)) and np.all(np.isfinite(t))):
         raise TaskFormatError("the data has non-finite values")
     return A, t
@@ -112,9 +114,18 @@ def starting_points(n: int, starts: int, seed: int) -> list[np.ndarray]:
     return [np.ones(n)] + [rng.uniform(START_LOW, START_HIGH, size=n) for _ in range(starts - 1)]
 
 
-def fit(equation: str | Equation, X, y, inputs: Sequence[str] | None = None, *,
-        starts: int = 10, seed: int = 0, max_params: int = 10,
-        seconds: float | None = 30.0, strategy: str = PROJECTED) -> FitResult:
+def fit(
+    equation: str | Equation,
+    X,
+    y,
+    inputs: Sequence[str] | None = None,
+    *,
+    starts: int = 10,
+    seed: int = 0,
+    max_params: int = 10,
+    seconds: float | None = 30.0,
+    strategy: str = PROJECTED,
+) -> FitResult:
     """Fit the parameters of ``equation`` (text over ``inputs``, or a parsed ``Equation``) to
     ``X`` (rows, one column per input) and ``y`` by ``strategy`` (``projected``, the default,
     or ``bfgs``: see the module docstring). ``FormalizationError`` for equation text outside
@@ -122,8 +133,7 @@ def fit(equation: str | Equation, X, y, inputs: Sequence[str] | None = None, *,
     if isinstance(equation, Equation):
         eq = equation
         if inputs is not None and tuple(inputs) != eq.inputs:
-            raise ConfigError(f"inputs {list(inputs)} differ from the equation's "
-                              f"{list(eq.inputs)}")
+            raise ConfigError(f"inputs {list(inputs)} differ from the equation's {list(eq.inputs)}")
     else:
         if inputs is None:
             raise ConfigError("equation text needs its inputs")
@@ -147,24 +157,23 @@ def fit(equation: str | Equation, X, y, inputs: Sequence[str] | None = None, *,
             search.status = FitStatus.TIME_LIMIT
     if search.x is None:
         status = FitStatus.NON_FINITE if search.status is FitStatus.OK else search.status
-        return _result(eq, A, t, np.full(eq.n_params, np.nan), None, search.tried, status,
-                       search.began)
-    return _result(eq, A, t, search.x, search.start, search.tried, search.status,
-                   search.began)
+        return _result(
+            eq, A, t, np.full(eq.n_params, np.nan), None, search.tried, status, search.began
+        )
+    return _result(eq, A, t, search.x, search.start, search.tried, search.status, search.began)
 
 
 class _Search:
     """The state of one fit: the data, the budget, the lowest loss seen (full parameter
     vector ``x``, found during start ``start``) and the starts tried."""
 
-    def __init__(self, eq: Equation, A: np.ndarray, t: np.ndarray, seconds: float | None
-                 ) -> None:
+    def __init__(self, eq: Equation, A: np.ndarray, t: np.ndarray, seconds: float | None) -> None:
         self.eq, self.A, self.t = eq, A, t
         self.columns = {name: i for i, name in enumerate(eq.inputs)}
         self.began = time.monotonic()
         self.deadline = None if seconds is None else self.began + float(seconds)
         self.best = np.inf
-        self.x: np.ndarray | None = None        # set together with start
+        self.x: np.ndarray | None = None  # set together with start
         self.start: int | None = None
         self.current, self.tried, self.status = 0, 0, FitStatus.OK
 
@@ -192,8 +201,13 @@ class _Search:
         """One BFGS descent of ``f`` from ``x0`` (3-point finite-difference gradients)."""
         from scipy.optimize import minimize
 
-        minimize(f, x0, method="BFGS", jac="3-point",
-                 options={"gtol": gtol, "maxiter": 200 * x0.size + 200})
+        minimize(
+            f,
+            x0,
+            method="BFGS",
+            jac="3-point",
+            options={"gtol": gtol, "maxiter": 200 * x0.size + 200},
+        )
 
     def multistart(self, points: Sequence[np.ndarray], f, first: int = 0) -> None:
         """BFGS from each point (numbered from ``first``); a point where ``f`` is not finite
@@ -213,7 +227,7 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
 
     def loss(q: np.ndarray) -> float:
         solved = solve(q)
-        if solved is None:                # a column or the offset is not finite
+        if solved is None:  # a column or the offset is not finite
             search.check_budget()
             return np.inf
         return search.record(*solved)
@@ -224,16 +238,19 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
     m = len(proj.nonlinear)
     if m == 0:
         search.tried = 1
-        loss(np.zeros(0))                 # linear least squares: exact, one "start"
+        loss(np.zeros(0))  # linear least squares: exact, one "start"
         return
     search.multistart([np.ones(m)], loss)
     if starts > 1:
         search.current = 1
-        points = grid_starts(loss, profile, m)[:starts - 1]
+        points = grid_starts(loss, profile, m)[: starts - 1]
         search.multistart(points, loss, first=1)
         rng = np.random.default_rng(seed)
-        search.multistart([log_uniform(rng, m) for _ in range(starts - 1 - len(points))],
-                          loss, first=1 + len(points))
+        search.multistart(
+            [log_uniform(rng, m) for _ in range(starts - 1 - len(points))],
+            loss,
+            first=1 + len(points),
+        )
     if starts > 1 and m >= 2 and search.x is not None:
         # a second grid search from the best point: the parameters it got right are held
         # while coupled ones are searched again (pairs too), then one more descent
@@ -241,46 +258,68 @@ def _projected(search: _Search, starts: int, seed: int) -> None:
         search.current = search.start
         again = grid_starts(loss, profile, m, start=search.x[list(proj.nonlinear)])[0]
         search.descend(loss, again)
-    if search.x is not None:              # polish the best: BFGS over every parameter
+    if search.x is not None:  # polish the best: BFGS over every parameter
         assert search.start is not None
         search.current = search.start
         search.descend(search.loss, search.x.copy())
 
 
-def _result(eq: Equation, A: np.ndarray, t: np.ndarray, p: np.ndarray, best_start: int | None,
-            tried: int, status: FitStatus, began: float) -> FitResult:
+def _result(
+    eq: Equation,
+    A: np.ndarray,
+    t: np.ndarray,
+    p: np.ndarray,
+    best_start: int | None,
+    tried: int,
+    status: FitStatus,
+    began: float,
+) -> FitResult:
     finite = bool(np.all(np.isfinite(p)))
     pred = eq.evaluate(A, p) if finite else np.full(t.size, np.nan)
     with np.errstate(all="ignore"):
         mse = float(np.mean((pred - t) ** 2)) if np.all(np.isfinite(pred)) else float("inf")
     m, skipped = mape(t, pred)
-    return FitResult(eq.text, tuple(float(v) for v in p), mse, nmse(t, pred), m, skipped,
-                     eq.substitute(p) if finite else eq.text, tried, best_start, status,
-                     time.monotonic() - began)
+    return FitResult(
+        eq.text,
+        tuple(float(v) for v in p),
+        mse,
+        nmse(t, pred),
+        m,
+        skipped,
+        eq.substitute(p) if finite else eq.text,
+        tried,
+        best_start,
+        status,
+        time.monotonic() - began,
+    )
 
 
 def report(result: FitResult) -> str:
     """The evaluator's output as an agent reads it (plain text, a few lines)."""
     lines = [f"equation: {result.equation}"]
     if result.status is FitStatus.NON_FINITE:
-        lines.append(f"status: non_finite -- no start among {result.starts_tried} gave finite "
-                     "predictions on the data (check divisions, logs, square roots, "
-                     "overflowing exponentials)")
+        lines.append(
+            f"status: non_finite -- no start among {result.starts_tried} gave finite "
+            "predictions on the data (check divisions, logs, square roots, "
+            "overflowing exponentials)"
+        )
         return "\n".join(lines)
     if not all(np.isfinite(result.params)):
         lines.append("status: time_limit -- the time budget ran out before a finite fit")
         return "\n".join(lines)
     if result.params:
         lines.append(f"fitted: {result.expression}")
-        lines.append("params: " + ", ".join(f"p{i} = {v:.10g}"
-                                            for i, v in enumerate(result.params)))
-    skipped = (f" ({result.mape_skipped} points with y ~ 0 skipped)"
-               if result.mape_skipped else "")
+        lines.append(
+            "params: " + ", ".join(f"p{i} = {v:.10g}" for i, v in enumerate(result.params))
+        )
+    skipped = f" ({result.mape_skipped} points with y ~ 0 skipped)" if result.mape_skipped else ""
     lines.append(f"MAPE: {result.mape:.6g} %{skipped}")
     lines.append(f"MSE: {result.mse:.6g}   NMSE: {result.nmse:.6g}")
     if result.params:
-        lines.append(f"starts: {result.starts_tried} (best: start {result.best_start}); "
-                     f"status: {result.status}; {result.seconds:.2f} s")
+        lines.append(
+            f"starts: {result.starts_tried} (best: start {result.best_start}); "
+            f"status: {result.status}; {result.seconds:.2f} s"
+        )
     else:
         lines.append(f"no parameters to fit; status: {result.status}")
     if result.status is FitStatus.TIME_LIMIT:

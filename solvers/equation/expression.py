@@ -62,12 +62,11 @@ MAX_CHARS = 2000
 MAX_DEPTH = 100
 MAX_EXPONENT = 100.0
 
-_N = TypeVar("_N", bound=Node)       # a checked node keeps its type
+_N = TypeVar("_N", bound=Node)  # a checked node keeps its type
 _NUMPY = ("np", "numpy")
 _NP_CONSTANTS = {"pi": "pi", "e": "E"}
 _PARAM = re.compile(r"p(0|[1-9][0-9]*)\Z")
-RESERVED = frozenset(FUNCTIONS) | frozenset(ALIASES) | frozenset(CONSTANTS) | {
-    "params", *_NUMPY}
+RESERVED = frozenset(FUNCTIONS) | frozenset(ALIASES) | frozenset(CONSTANTS) | {"params", *_NUMPY}
 
 
 # -- the parser -------------------------------------------------------------------------------
@@ -84,7 +83,7 @@ class _Parser:
         line = column = None
         if node is not None and hasattr(node, "lineno") and hasattr(node, "col_offset"):
             line = node.lineno
-            raw = self.lines[line - 1].encode("utf-8")[:node.col_offset]
+            raw = self.lines[line - 1].encode("utf-8")[: node.col_offset]
             column = len(raw.decode("utf-8", "replace")) + 1
         return FormalizationError(message, line=line, column=column)
 
@@ -116,11 +115,9 @@ class _Parser:
         if isinstance(n, ast.Subscript):
             return self.subscript(n)
         if isinstance(n, ast.Attribute):
-            if isinstance(n.value, ast.Name) and n.value.id in _NUMPY \
-                    and n.attr in _NP_CONSTANTS:
+            if isinstance(n.value, ast.Name) and n.value.id in _NUMPY and n.attr in _NP_CONSTANTS:
                 return Const(_NP_CONSTANTS[n.attr])
-            raise self.error("attribute access is not allowed (only np.<function>, np.pi, "
-                             "np.e)", n)
+            raise self.error("attribute access is not allowed (only np.<function>, np.pi, np.e)", n)
         raise self.error(f"{type(n).__name__} is not allowed in an equation", n)
 
     def number(self, n: ast.Constant) -> Num:
@@ -146,26 +143,32 @@ class _Parser:
         if n.id in FUNCTIONS or n.id in ALIASES:
             raise self.error(f"function {n.id!r} used without an argument", n)
         known = ", ".join(sorted(self.inputs)) or "none"
-        raise self.error(f"unknown name {n.id!r} (inputs: {known}; parameters p0.."
-                         f"p{self.max_params - 1})", n)
+        raise self.error(
+            f"unknown name {n.id!r} (inputs: {known}; parameters p0..p{self.max_params - 1})", n
+        )
 
     def param(self, index: int, n: ast.AST) -> Param:
         if index >= self.max_params:
-            raise self.error(f"parameter index {index} exceeds the limit of "
-                             f"{self.max_params} parameters", n)
+            raise self.error(
+                f"parameter index {index} exceeds the limit of {self.max_params} parameters", n
+            )
         return Param(index)
 
     def subscript(self, n: ast.Subscript) -> Param:
         s = n.slice
-        if isinstance(n.value, ast.Name) and n.value.id == "params" \
-                and isinstance(s, ast.Constant) and type(s.value) is int and s.value >= 0:
+        if (
+            isinstance(n.value, ast.Name)
+            and n.value.id == "params"
+            and isinstance(s, ast.Constant)
+            and type(s.value) is int
+            and s.value >= 0
+        ):
             return self.param(s.value, n)
         raise self.error("subscripts are allowed only as params[<int>]", n)
 
     def call(self, n: ast.Call, depth: int) -> Call:
         f = n.func
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
-                and f.value.id in _NUMPY:
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in _NUMPY:
             name = f.attr
         elif isinstance(f, ast.Name):
             name = f.id
@@ -173,8 +176,9 @@ class _Parser:
             raise self.error("only calls of the whitelisted functions are allowed", n)
         name = ALIASES.get(name, name)
         if name not in FUNCTIONS:
-            raise self.error(f"function {name!r} is not allowed (allowed: "
-                             f"{', '.join(FUNCTIONS)})", n)
+            raise self.error(
+                f"function {name!r} is not allowed (allowed: {', '.join(FUNCTIONS)})", n
+            )
         if n.keywords or len(n.args) != 1 or isinstance(n.args[0], ast.Starred):
             raise self.error(f"{name} takes exactly one positional argument", n)
         return self.check_constant(Call(name, self.node(n.args[0], depth)), n)
@@ -183,13 +187,17 @@ class _Parser:
         if is_constant(node.right):
             e = constant_value(node.right)
             if not abs(e) <= MAX_EXPONENT:
-                raise self.error(f"constant exponent {e:g} exceeds {MAX_EXPONENT:g} in "
-                                 "magnitude", n)
+                raise self.error(
+                    f"constant exponent {e:g} exceeds {MAX_EXPONENT:g} in magnitude", n
+                )
 
     def check_constant(self, node: _N, n: ast.AST) -> _N:
         if is_constant(node) and not math.isfinite(constant_value(node)):
-            raise self.error("a constant subexpression is not finite (overflow, division by "
-                             "zero or a domain error)", n)
+            raise self.error(
+                "a constant subexpression is not finite (overflow, division by "
+                "zero or a domain error)",
+                n,
+            )
         return node
 
 
@@ -200,8 +208,13 @@ def validate_inputs(inputs: Sequence[str]) -> tuple[str, ...]:
     if isinstance(inputs, str):
         raise ConfigError("inputs must be a sequence of names, not one string")
     for name in out:
-        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) \
-                or name in RESERVED or _PARAM.match(name):
+        if (
+            not isinstance(name, str)
+            or not name.isidentifier()
+            or keyword.iskeyword(name)
+            or name in RESERVED
+            or _PARAM.match(name)
+        ):
             raise ConfigError(f"input name {name!r} is not usable in an equation")
     if len(set(out)) != len(out):
         raise ConfigError(f"input names repeat: {list(out)}")
@@ -215,16 +228,16 @@ def parse_equation(text: str, inputs: Sequence[str], *, max_params: int = 10) ->
     if not isinstance(text, str):
         raise FormalizationError(f"an equation must be text, got {type(text).__name__}")
     if len(text) > MAX_CHARS:
-        raise FormalizationError(f"the equation is {len(text)} characters long (limit "
-                                 f"{MAX_CHARS})")
+        raise FormalizationError(f"the equation is {len(text)} characters long (limit {MAX_CHARS})")
     stripped = text.strip()
     if not stripped:
         raise FormalizationError("the equation is empty")
     try:
         tree = ast.parse(stripped, mode="eval")
     except SyntaxError as exc:
-        raise FormalizationError(f"syntax error: {exc.msg}", line=exc.lineno,
-                                 column=exc.offset) from None
+        raise FormalizationError(
+            f"syntax error: {exc.msg}", line=exc.lineno, column=exc.offset
+        ) from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise FormalizationError(f"the equation does not parse: {exc}") from None
     parser = _Parser(stripped, frozenset(names), max_params)
@@ -271,6 +284,7 @@ class Equation:
         """The sympy expression: inputs as real symbols (positive ones with ``positive``),
         parameters as real symbols p0..; integer literals exact, floats as sympy Floats."""
         import sympy
+
         kind = {"positive": True} if positive else {"real": True}
         symbols: dict[str, object] = {n: sympy.Symbol(n, **kind) for n in self.inputs}
         return to_sympy(self.tree, symbols)

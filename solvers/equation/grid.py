@@ -15,16 +15,16 @@ import itertools
 import numpy as np
 
 GRID_LOW, GRID_HIGH, GRID_PER_DECADE = -3, 3, 64
-_MAGNITUDES = 10.0 ** np.linspace(GRID_LOW, GRID_HIGH,
-                                  (GRID_HIGH - GRID_LOW) * GRID_PER_DECADE + 1)
+_MAGNITUDES = 10.0 ** np.linspace(GRID_LOW, GRID_HIGH, (GRID_HIGH - GRID_LOW) * GRID_PER_DECADE + 1)
 GRID = np.concatenate([_MAGNITUDES, -_MAGNITUDES])
 _HALF = _MAGNITUDES.size
-ROUND_GAIN = 0.01                   # a coordinate round that gains less is the last
-PAIR_MAX = 4                        # pairs are searched jointly up to this many parameters
-_PAIR_AXIS = np.concatenate([10.0 ** np.linspace(GRID_LOW, GRID_HIGH, 49),
-                             -10.0 ** np.linspace(GRID_LOW, GRID_HIGH, 49)])
-PAIR_GRID = np.array([(a, b) for a in _PAIR_AXIS for b in _PAIR_AXIS])   # 8 per decade
-ZOOM = 9                            # points of each zoom onto a local minimum of a profile
+ROUND_GAIN = 0.01  # a coordinate round that gains less is the last
+PAIR_MAX = 4  # pairs are searched jointly up to this many parameters
+_PAIR_AXIS = np.concatenate(
+    [10.0 ** np.linspace(GRID_LOW, GRID_HIGH, 49), -(10.0 ** np.linspace(GRID_LOW, GRID_HIGH, 49))]
+)
+PAIR_GRID = np.array([(a, b) for a in _PAIR_AXIS for b in _PAIR_AXIS])  # 8 per decade
+ZOOM = 9  # points of each zoom onto a local minimum of a profile
 
 
 def log_uniform(rng: np.random.Generator, m: int) -> np.ndarray:
@@ -39,7 +39,7 @@ def _minima(profile, q: np.ndarray, j: int) -> list[tuple[float, float]]:
     ``(loss, value)`` pairs."""
     coarse = profile(q, [j], GRID)
     brackets = []
-    for half in (slice(0, _HALF), slice(_HALF, None)):              # positive, negative
+    for half in (slice(0, _HALF), slice(_HALF, None)):  # positive, negative
         grid, v = GRID[half], coarse[half]
         inner = (v[1:-1] <= v[:-2]) & (v[1:-1] <= v[2:]) & np.isfinite(v[1:-1])
         brackets += [(grid[k - 1], grid[k + 1]) for k in np.flatnonzero(inner) + 1]
@@ -54,12 +54,12 @@ def _minima(profile, q: np.ndarray, j: int) -> list[tuple[float, float]]:
         step = (highs - lows) / (ZOOM - 1)
         centre = points[rows, best]
         lows, highs = centre - step, centre + step
-    return [(v, x) for v, x in zip(losses[rows, best].tolist(), centre.tolist())
-            if np.isfinite(v)]
+    return [(v, x) for v, x in zip(losses[rows, best].tolist(), centre.tolist()) if np.isfinite(v)]
 
 
-def _coordinates(loss, profile, q: np.ndarray, current: float, rounds: int
-                 ) -> tuple[np.ndarray, float, list[tuple[float, int, np.ndarray]]]:
+def _coordinates(
+    loss, profile, q: np.ndarray, current: float, rounds: int
+) -> tuple[np.ndarray, float, list[tuple[float, int, np.ndarray]]]:
     """The coordinate search of :func:`grid_starts` from ``q`` (loss ``current``): the end
     point, its loss, and the last round's zoomed minima as ``(loss, parameter, point)``."""
     m = q.size
@@ -72,11 +72,11 @@ def _coordinates(loss, profile, q: np.ndarray, current: float, rounds: int
                 point = q.copy()
                 point[j] = x
                 candidates.append((value, j, point))
-            if found:                          # the lowest; positive on a tie
+            if found:  # the lowest; positive on a tie
                 x = min(found, key=lambda f: (f[0], f[1] < 0))[1]
                 trial = q.copy()
                 trial[j] = x
-                value = loss(trial)            # the exact solve, recorded as the best
+                value = loss(trial)  # the exact solve, recorded as the best
                 if value < current:
                     changed |= value < (1.0 - ROUND_GAIN) * current
                     current, q = value, trial
@@ -102,8 +102,9 @@ def _pairs(profile, q: np.ndarray) -> list[tuple[float, int, np.ndarray]]:
     return out
 
 
-def grid_starts(loss, profile, m: int, rounds: int = 3, start: np.ndarray | None = None
-                ) -> list[np.ndarray]:
+def grid_starts(
+    loss, profile, m: int, rounds: int = 3, start: np.ndarray | None = None
+) -> list[np.ndarray]:
     """Starts from a coordinate search: from ``start`` (default all ones), each nonlinear
     parameter in turn moves to the lowest of its profile's zoomed local minima (:func:`_minima`;
     ``profile(q, ks, values)``: the projected losses of ``q`` with parameters ``ks`` at each

@@ -24,8 +24,9 @@ def as_pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
     t = np.asarray(y_true, dtype=float).reshape(-1)
     p = np.asarray(y_pred, dtype=float).reshape(-1)
     if t.shape != p.shape or t.size == 0:
-        raise ConfigError(f"y_true and y_pred must have the same non-zero length, got "
-                          f"{t.size} and {p.size}")
+        raise ConfigError(
+            f"y_true and y_pred must have the same non-zero length, got {t.size} and {p.size}"
+        )
     if not np.all(np.isfinite(t)):
         raise TaskFormatError("y_true has non-finite values")
     return t, p

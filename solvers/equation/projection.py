@@ -44,9 +44,9 @@ from solvers.equation.tree import (
 )
 
 _NONLINEAR = 2
-SWEPT = "params[{}]"            # the swept parameters' columns (never an input name)
-CACHED = 8                      # values of each part kept by a Solver
-CHUNK_ROWS = 100_000            # rows of the tiled data evaluated at once by a profile
+SWEPT = "params[{}]"  # the swept parameters' columns (never an input name)
+CACHED = 8  # values of each part kept by a Solver
+CHUNK_ROWS = 100_000  # rows of the tiled data evaluated at once by a profile
 
 
 def degree(node: Node, linear: frozenset[int]) -> int:
@@ -59,7 +59,7 @@ def degree(node: Node, linear: frozenset[int]) -> int:
     if isinstance(node, Call):
         return 0 if degree(node.arg, linear) == 0 else _NONLINEAR
     if not isinstance(node, Bin):
-        return 0                                   # Num, Const, Var
+        return 0  # Num, Const, Var
     left, right = degree(node.left, linear), degree(node.right, linear)
     if node.op in "+-":
         return max(left, right)
@@ -95,11 +95,13 @@ def linear_params(node: Node, n_params: int) -> tuple[int, ...]:
 def _swap(node: Node, indices: Sequence[int]) -> Node:
     """``node`` with the ``k``-th of parameters ``indices`` read from the column
     ``SWEPT.format(k)``."""
-    return map_params(node, lambda p: Var(SWEPT.format(indices.index(p.index)))
-                      if p.index in indices else p)
+    return map_params(
+        node, lambda p: Var(SWEPT.format(indices.index(p.index))) if p.index in indices else p
+    )
 
 
 # -- the affine decomposition; None stands for the zero tree ---------------------------------
+
 
 def _neg(a: Node | None) -> Node | None:
     return None if a is None else Neg(a)
@@ -133,7 +135,7 @@ def _part(node: Node, linear: frozenset[int], index: int | None) -> Node | None:
         if degree(node.left, linear) == 0:
             return _scale("*", _part(node.right, linear, index), node.left)
         return _scale("*", _part(node.left, linear, index), node.right)
-    return _scale("/", _part(node.left, linear, index), node.right)     # "/"
+    return _scale("/", _part(node.left, linear, index), node.right)  # "/"
 
 
 @dataclass(frozen=True)
@@ -153,8 +155,13 @@ class Projection:
         linear = linear_params(tree, n_params)
         chosen = frozenset(linear)
         nonlinear = tuple(sorted(used_params(tree) - chosen))
-        return cls(n_params, linear, nonlinear, _part(tree, chosen, None),
-                   tuple(_part(tree, chosen, i) for i in linear))
+        return cls(
+            n_params,
+            linear,
+            nonlinear,
+            _part(tree, chosen, None),
+            tuple(_part(tree, chosen, i) for i in linear),
+        )
 
     def full(self, q: Params, a: Params) -> np.ndarray:
         """The full parameter vector from nonlinear values ``q`` and linear values ``a``
@@ -176,13 +183,20 @@ class Solver:
     coordinate search, and a finite-difference gradient, move one parameter at a time; the
     last :data:`CACHED` values of each part are kept)."""
 
-    def __init__(self, projection: Projection, A: np.ndarray, t: np.ndarray,
-                 columns: dict[str, int]) -> None:
+    def __init__(
+        self, projection: Projection, A: np.ndarray, t: np.ndarray, columns: dict[str, int]
+    ) -> None:
         self.projection, self.A, self.t, self.names = projection, A, t, columns
         parts = (projection.offset,) + projection.columns
         self.parts = parts
-        self.uses = [[k for k, i in enumerate(projection.nonlinear)
-                      if part is not None and i in used_params(part)] for part in parts]
+        self.uses = [
+            [
+                k
+                for k, i in enumerate(projection.nonlinear)
+                if part is not None and i in used_params(part)
+            ]
+            for part in parts
+        ]
         self.cache: list[dict[tuple[float, ...], np.ndarray]] = [{} for _ in parts]
 
     def part(self, index: int, q: Params, p: np.ndarray) -> np.ndarray:
@@ -196,12 +210,17 @@ class Solver:
             return cache[key]
         values = np.broadcast_to(evaluate_node(node, self.A, p, self.names), (n,))
         if len(cache) >= CACHED:
-            del cache[next(iter(cache))]              # the oldest
+            del cache[next(iter(cache))]  # the oldest
         cache[key] = values
         return values
 
-    def profile(self, q: Params, ks: Sequence[int], values: np.ndarray,
-                tick: Callable[[], None] = lambda: None) -> np.ndarray:
+    def profile(
+        self,
+        q: Params,
+        ks: Sequence[int],
+        values: np.ndarray,
+        tick: Callable[[], None] = lambda: None,
+    ) -> np.ndarray:
         """The MSE after solving for the linear parameters, for each row of ``values`` (one
         column per nonlinear parameter ``ks[c]``, by position; the others at ``q``),
         computed for all rows at once: the parameters become columns of the data tiled once
@@ -222,7 +241,7 @@ class Solver:
         step = max(1, CHUNK_ROWS // n)
         for first in range(0, len(values), step):
             tick()
-            v = values[first:first + step]
+            v = values[first : first + step]
             g = len(v)
             big = np.column_stack([np.tile(self.A, (g, 1)), np.repeat(v, n, axis=0)])
             parts = []
@@ -244,11 +263,12 @@ class Solver:
                 norms = np.linalg.norm(G, axis=1)
                 norms[norms == 0] = 1.0
                 rcond = np.finfo(float).eps * max(n, len(proj.linear))
-                coef = (np.linalg.pinv(G / norms[:, None, :], rcond=rcond)
-                        @ r[..., None])[..., 0] / norms
+                coef = (np.linalg.pinv(G / norms[:, None, :], rcond=rcond) @ r[..., None])[
+                    ..., 0
+                ] / norms
                 pred = pred + (G @ coef[..., None])[..., 0]
             mse = np.mean((pred - self.t) ** 2, axis=1)
-            out[first:first + g] = np.where(ok & np.isfinite(mse), mse, np.inf)
+            out[first : first + g] = np.where(ok & np.isfinite(mse), mse, np.inf)
         return out
 
     def __call__(self, q: Params) -> tuple[np.ndarray, np.ndarray] | None:

@@ -10,16 +10,26 @@ from dataclasses import dataclass
 import numpy as np
 
 FUNCTIONS: dict[str, np.ufunc] = {
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "exp": np.exp, "log": np.log,
-    "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh,
-    "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "abs": np.abs,
+    "tanh": np.tanh,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "arcsin": np.arcsin,
+    "arccos": np.arccos,
+    "arctan": np.arctan,
 }
-ALIASES = {"Abs": "abs", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
-           "absolute": "abs"}
+ALIASES = {"Abs": "abs", "asin": "arcsin", "acos": "arccos", "atan": "arctan", "absolute": "abs"}
 CONSTANTS = {"pi": math.pi, "E": math.e}
 
 
 # -- the tree ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class Num:
@@ -38,7 +48,7 @@ class Param:
 
 @dataclass(frozen=True, slots=True)
 class Const:
-    name: str            # "pi" or "E"
+    name: str  # "pi" or "E"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,22 +58,21 @@ class Neg:
 
 @dataclass(frozen=True, slots=True)
 class Bin:
-    op: str              # + - * / **
+    op: str  # + - * / **
     left: Node
     right: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    fn: str              # a key of FUNCTIONS
+    fn: str  # a key of FUNCTIONS
     arg: Node
 
 
 Node = Num | Var | Param | Const | Neg | Bin | Call
-Params = Sequence[float] | np.ndarray    # parameter values: a list or a numpy vector
+Params = Sequence[float] | np.ndarray  # parameter values: a list or a numpy vector
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4}
 _NEG_PREC, _ATOM = 3, 5
-
 
 
 def is_constant(node: Node) -> bool:
@@ -92,6 +101,7 @@ def n_params(node: Node) -> int:
 
 
 # -- printing ---------------------------------------------------------------------------------
+
 
 def _prec(node: Node) -> int:
     if isinstance(node, Bin):
@@ -122,17 +132,19 @@ def to_text(node: Node) -> str:
         return "-" + _wrap(node.arg, _prec(node.arg) <= _NEG_PREC)
     p = _PREC[node.op]
     if node.op == "**":
-        return (_wrap(node.left, _prec(node.left) <= p) + "**"
-                + _wrap(node.right, _prec(node.right) < p))
+        return (
+            _wrap(node.left, _prec(node.left) <= p)
+            + "**"
+            + _wrap(node.right, _prec(node.right) < p)
+        )
     sep = f" {node.op} " if p == 1 else node.op
-    return _wrap(node.left, _prec(node.left) < p) + sep + _wrap(node.right,
-                                                                _prec(node.right) <= p)
+    return _wrap(node.left, _prec(node.left) < p) + sep + _wrap(node.right, _prec(node.right) <= p)
 
 
 # -- evaluation -------------------------------------------------------------------------------
 
-def evaluate_node(node: Node, X: np.ndarray, params: Params,
-                  columns: dict[str, int]) -> np.ndarray:
+
+def evaluate_node(node: Node, X: np.ndarray, params: Params, columns: dict[str, int]) -> np.ndarray:
     """Evaluate a tree on the rows of ``X`` (call inside ``np.errstate(all="ignore")``)."""
     if isinstance(node, Num):
         return np.full(X.shape[0], float(node.value))
@@ -179,9 +191,13 @@ def substitute(node: Node, params: Params) -> Node:
 
 def to_sympy(node: Node, symbols: dict[str, object]):
     import sympy
+
     if isinstance(node, Num):
-        return sympy.Integer(node.value) if isinstance(node.value, int) \
+        return (
+            sympy.Integer(node.value)
+            if isinstance(node.value, int)
             else sympy.Float(repr(node.value))
+        )
     if isinstance(node, Var):
         return symbols[node.name]
     if isinstance(node, Param):
@@ -191,12 +207,21 @@ def to_sympy(node: Node, symbols: dict[str, object]):
     if isinstance(node, Neg):
         return -to_sympy(node.arg, symbols)
     if isinstance(node, Call):
-        fn = {"abs": sympy.Abs, "arcsin": sympy.asin, "arccos": sympy.acos,
-              "arctan": sympy.atan}.get(node.fn) or getattr(sympy, node.fn)
+        fn = {
+            "abs": sympy.Abs,
+            "arcsin": sympy.asin,
+            "arccos": sympy.acos,
+            "arctan": sympy.atan,
+        }.get(node.fn) or getattr(sympy, node.fn)
         return fn(to_sympy(node.arg, symbols))
     a, b = to_sympy(node.left, symbols), to_sympy(node.right, symbols)
-    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-            "/": lambda: a / b, "**": lambda: a ** b}[node.op]()
+    return {
+        "+": lambda: a + b,
+        "-": lambda: a - b,
+        "*": lambda: a * b,
+        "/": lambda: a / b,
+        "**": lambda: a**b,
+    }[node.op]()
 
 
 def lift_floats(node: Node, first: int, values: list[float]) -> Node:
@@ -210,6 +235,7 @@ def lift_floats(node: Node, first: int, values: list[float]) -> Node:
     if isinstance(node, Call):
         return Call(node.fn, lift_floats(node.arg, first, values))
     if isinstance(node, Bin):
-        return Bin(node.op, lift_floats(node.left, first, values),
-                   lift_floats(node.right, first, values))
+        return Bin(
+            node.op, lift_floats(node.left, first, values), lift_floats(node.right, first, values)
+        )
     return node

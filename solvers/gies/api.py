@@ -48,7 +48,9 @@ class GiesResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary: nodes, directed and undirected edges, score, adjacency."""
         return {
-            "nodes": list(self.names) if self.names is not None else list(range(len(self.adjacency))),
+            "nodes": list(self.names)
+            if self.names is not None
+            else list(range(len(self.adjacency))),
             "directed": [list(e) for e in self.directed_edges()],
             "undirected": [list(e) for e in self.undirected_edges()],
             "score": self.score,
@@ -81,7 +83,9 @@ def fit(
             raise SolverInputError(f"unknown phase {phase!r}; expected some of {list(PHASES)}")
     trace = SearchTrace()
     graph, total = greedy_search(score, phases=phases, iterate=iterate, trace=trace)
-    return GiesResult(adjacency=graph.to_matrix(), score=float(total), names=names, steps=trace.steps)
+    return GiesResult(
+        adjacency=graph.to_matrix(), score=float(total), names=names, steps=trace.steps
+    )
 
 
 def split_frame(
@@ -98,7 +102,9 @@ def split_frame(
     error too, as they most likely are a misspelling.
     """
     if env_column not in frame.columns:
-        raise SolverInputError(f"environment column {env_column!r} not in the table", field=env_column)
+        raise SolverInputError(
+            f"environment column {env_column!r} not in the table", field=env_column
+        )
     names = [str(c) for c in (columns if columns is not None else frame.columns) if c != env_column]
     missing = [c for c in names if c not in frame.columns]
     if missing:
@@ -111,11 +117,14 @@ def split_frame(
     for env in env_values:
         key = env if env in targets_by_env else keyed.get(str(env))
         if key is None:
-            raise SolverInputError(f"environment {env!r} of the table has no entry in the targets",
-                                   field=env_column)
+            raise SolverInputError(
+                f"environment {env!r} of the table has no entry in the targets", field=env_column
+            )
         unknown = [t for t in targets_by_env[key] if t not in names]
         if unknown:
-            raise SolverInputError(f"targets {unknown} of environment {env!r} are not variable columns")
+            raise SolverInputError(
+                f"targets {unknown} of environment {env!r} are not variable columns"
+            )
         block = frame.loc[frame[env_column] == env, names]
         try:
             arr = block.to_numpy(dtype=np.float64)
@@ -123,8 +132,11 @@ def split_frame(
             raise SolverInputError(f"environment {env!r}: non-numeric values ({exc})") from exc
         data.append(arr)
         targets.append([names.index(t) for t in targets_by_env[key]])
-    extra = sorted(str(k) for k in targets_by_env if k not in env_values and
-                   str(k) not in {str(v) for v in env_values})
+    extra = sorted(
+        str(k)
+        for k in targets_by_env
+        if k not in env_values and str(k) not in {str(v) for v in env_values}
+    )
     if extra:
         raise SolverInputError(f"targets name environments {extra} that are not in the table")
     return data, targets, names, env_values

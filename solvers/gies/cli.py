@@ -36,15 +36,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("data", type=Path, help="CSV/TSV table, one row per sample")
     parser.add_argument("--env-column", required=True, help="column naming each row's environment")
-    parser.add_argument("--targets", required=True,
-                        help="JSON object (inline, or a path to a JSON file): environment -> "
-                        "list of intervened column names")
-    parser.add_argument("--columns", default=None,
-                        help="comma-separated variable columns (default: all but the environment column)")
-    parser.add_argument("--sep", default=None,
-                        help="field separator (default: tab for .tsv/.txt files, comma otherwise)")
-    parser.add_argument("--log", action="store_true", help="take natural logarithms of the variables first")
-    parser.add_argument("-o", "--output", type=Path, default=None, help="write the result as JSON here")
+    parser.add_argument(
+        "--targets",
+        required=True,
+        help="JSON object (inline, or a path to a JSON file): environment -> "
+        "list of intervened column names",
+    )
+    parser.add_argument(
+        "--columns",
+        default=None,
+        help="comma-separated variable columns (default: all but the environment column)",
+    )
+    parser.add_argument(
+        "--sep",
+        default=None,
+        help="field separator (default: tab for .tsv/.txt files, comma otherwise)",
+    )
+    parser.add_argument(
+        "--log", action="store_true", help="take natural logarithms of the variables first"
+    )
+    parser.add_argument(
+        "-o", "--output", type=Path, default=None, help="write the result as JSON here"
+    )
     return parser
 
 
@@ -53,13 +66,16 @@ def _read_targets(spec: str) -> dict[Hashable, list[str]]:
     if not spec.lstrip().startswith("{"):
         path = Path(spec)
         if not path.is_file():
-            raise SolverInputError(f"--targets is neither a JSON object nor an existing file: {spec!r}")
+            raise SolverInputError(
+                f"--targets is neither a JSON object nor an existing file: {spec!r}"
+            )
         text = path.read_text(encoding="utf-8")
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SolverInputError(f"--targets is not valid JSON: {exc.msg}", line=exc.lineno,
-                               column=exc.colno) from exc
+        raise SolverInputError(
+            f"--targets is not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
+        ) from exc
     if not isinstance(value, dict) or not all(
         isinstance(v, list) and all(isinstance(t, str) for t in v) for v in value.values()
     ):
@@ -81,8 +97,9 @@ def run(args: argparse.Namespace) -> dict:
     data, targets, names, envs = split_frame(frame, args.env_column, targets_by_env, columns)
     if args.log:
         if any((d <= 0).any() for d in data):
-            raise SolverInputError("--log needs positive values in every variable column",
-                                   file=str(args.data))
+            raise SolverInputError(
+                "--log needs positive values in every variable column", file=str(args.data)
+            )
         data = [np.log(d) for d in data]
     result = fit(data, targets, names=names)
     summary = result.to_dict()
@@ -105,8 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{a} -> {b}")
     for a, b in summary["undirected"]:
         print(f"{a} - {b}")
-    print(f"edges: {len(summary['directed']) + len(summary['undirected'])} "
-          f"({len(summary['directed'])} directed), score: {summary['score']:.6f}")
+    print(
+        f"edges: {len(summary['directed']) + len(summary['undirected'])} "
+        f"({len(summary['directed'])} directed), score: {summary['score']:.6f}"
+    )
     if args.output is not None:
         args.output.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -56,8 +56,10 @@ class PDAG:
         """Build from an adjacency matrix (``A[i, j] != 0`` means an edge mark ``i -> j``)."""
         nz = np.asarray(A) != 0
         p = nz.shape[0]
-        return cls([mask_of(np.flatnonzero(nz[i])) for i in range(p)],
-                   [mask_of(np.flatnonzero(nz[:, j])) for j in range(p)])
+        return cls(
+            [mask_of(np.flatnonzero(nz[i])) for i in range(p)],
+            [mask_of(np.flatnonzero(nz[:, j])) for j in range(p)],
+        )
 
     @property
     def p(self) -> int:

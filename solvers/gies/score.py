@@ -25,21 +25,27 @@ from solvers.errors import SolverInputError
 def _validate_targets(targets: Sequence[Sequence[int]], n_envs: int, p: int) -> list[list[int]]:
     """Check the target family and return it as plain lists of ``int``."""
     if isinstance(targets, (str, bytes)) or not isinstance(targets, Sequence):
-        raise SolverInputError("targets must be a list with one list of column indices per environment")
+        raise SolverInputError(
+            "targets must be a list with one list of column indices per environment"
+        )
     if len(targets) != n_envs:
         raise SolverInputError(
             f"got {n_envs} data environments but {len(targets)} target lists; give one list per environment"
         )
     clean: list[list[int]] = []
     for e, env_targets in enumerate(targets):
-        if isinstance(env_targets, (str, bytes)) or not isinstance(env_targets, (Sequence, np.ndarray)):
+        if isinstance(env_targets, (str, bytes)) or not isinstance(
+            env_targets, (Sequence, np.ndarray)
+        ):
             raise SolverInputError(f"targets of environment {e} must be a list of column indices")
         row: list[int] = []
         for t in env_targets:
             if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, np.integer)):
                 raise SolverInputError(f"target {t!r} of environment {e} is not a column index")
             if not 0 <= int(t) < p:
-                raise SolverInputError(f"target {int(t)} of environment {e} is out of range 0..{p - 1}")
+                raise SolverInputError(
+                    f"target {int(t)} of environment {e} is out of range 0..{p - 1}"
+                )
             if int(t) in row:
                 raise SolverInputError(f"target {int(t)} is listed twice in environment {e}")
             row.append(int(t))
@@ -105,7 +111,9 @@ class GaussIntScore:
         self.lmbda = 0.5 * math.log(self.N)
         # per-environment scatter matrices of the environment-centred data
         scatter = np.stack([(a - a.mean(axis=0)).T @ (a - a.mean(axis=0)) for a in arrays])
-        free = np.array([[k not in row for row in self.targets] for k in range(self.p)], dtype=np.float64)
+        free = np.array(
+            [[k not in row for row in self.targets] for k in range(self.p)], dtype=np.float64
+        )
         self.n_free = free @ self.n_obs.astype(np.float64)  # samples where k is not intervened on
         # part_cov[k] = pooled covariance of the samples in which k is not intervened on
         self.part_cov = np.einsum("ke,eij->kij", free, scatter) / self.n_free[:, None, None]
@@ -144,9 +152,7 @@ class GaussIntScore:
                 ) from exc
             sigma = S[k, k] - b @ rhs
         if not sigma > 0:
-            raise SolverInputError(
-                f"variable {k} is an exact linear function of columns {pa}"
-            )
+            raise SolverInputError(f"variable {k} is an exact linear function of columns {pa}")
         return -self._half_n[k] * (1.0 + math.log(sigma)) - self.lmbda * (n_pa + 1)
 
     def empty_graph_score(self) -> float:

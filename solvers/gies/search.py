@@ -62,7 +62,9 @@ def _is_clique(nodes: int, adj: Sequence[int]) -> bool:
     return True
 
 
-def _reaches(out: Sequence[int], src: int, dst: int, blocked: int, skip_direct: bool = False) -> bool:
+def _reaches(
+    out: Sequence[int], src: int, dst: int, blocked: int, skip_direct: bool = False
+) -> bool:
     """Is there a semi-directed path ``src ~> dst`` that avoids ``blocked``?"""
     seen = blocked | (1 << src)
     frontier = out[src] & ~seen
@@ -215,7 +217,11 @@ def _separation_fails(out: Sequence[int], sources: int, targets: int, blocked: i
     return False
 
 
-_OPERATORS = {"forward": _insert_operators, "backward": _delete_operators, "turning": _turn_operators}
+_OPERATORS = {
+    "forward": _insert_operators,
+    "backward": _delete_operators,
+    "turning": _turn_operators,
+}
 
 
 def best_operator(phase: str, G: PDAG, score: GaussIntScore) -> tuple[float, int, int, int] | None:

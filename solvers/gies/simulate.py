@@ -21,7 +21,9 @@ class Instance:
     targets: list[list[int]]
 
 
-def random_instance(p: int, n_envs: int, n_per_env: int, seed: int, expected_degree: float = 2.0) -> Instance:
+def random_instance(
+    p: int, n_envs: int, n_per_env: int, seed: int, expected_degree: float = 2.0
+) -> Instance:
     """A random DAG over ``p`` nodes (edge probability ``expected_degree / (p - 1)``), weights
     of magnitude 0.5..1.5 with random sign, unit-variance noise, and ``n_envs`` environments of
     ``n_per_env`` rows each. Same arguments give the same instance."""

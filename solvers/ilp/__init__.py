@@ -25,14 +25,32 @@ if TYPE_CHECKING:
 # The names are imported on first use (PEP 562): ``python -m solvers.ilp`` imports this
 # package before its __main__, which starts SWI-Prolog while clingo and the learner import
 # in another thread (see solvers/ilp/__main__.py).
-_HOMES = {"IlpBias": "bias", "parse_bias": "bias", "read_bias": "bias",
-          "IlpResult": "learner", "IlpSession": "learner", "learn": "learner",
-          "learn_problem": "learner", "IlpProblem": "problem", "load_problem": "problem",
-          "read_examples": "problem"}
+_HOMES = {
+    "IlpBias": "bias",
+    "parse_bias": "bias",
+    "read_bias": "bias",
+    "IlpResult": "learner",
+    "IlpSession": "learner",
+    "learn": "learner",
+    "learn_problem": "learner",
+    "IlpProblem": "problem",
+    "load_problem": "problem",
+    "read_examples": "problem",
+}
 
-__all__ = ["IlpBias", "IlpProblem", "IlpResult", "IlpSession", "learn", "learn_problem",
-           "load_problem", "parse_bias", "read_bias", "read_examples"]
-assert sorted(__all__) == sorted(_HOMES)          # one list of names, checked at import
+__all__ = [
+    "IlpBias",
+    "IlpProblem",
+    "IlpResult",
+    "IlpSession",
+    "learn",
+    "learn_problem",
+    "load_problem",
+    "parse_bias",
+    "read_bias",
+    "read_examples",
+]
+assert sorted(__all__) == sorted(_HOMES)  # one list of names, checked at import
 
 
 def __getattr__(name: str) -> Any:

@@ -20,25 +20,43 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m solvers.ilp",
         description="Learn a logic program from a Popper-format folder (bk.pl, exs.pl, "
-                    "bias.pl) by learning from failures.",
+        "bias.pl) by learning from failures.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example: python -m solvers.ilp tests/fixtures/ilp/grandparent --timeout 30\n"
-               "exit status: 0 solution, 1 no solution, 3 timeout, 2 error")
+        "exit status: 0 solution, 1 no solution, 3 timeout, 2 error",
+    )
     parser.add_argument("folder", help="folder holding bk.pl, exs.pl and bias.pl")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole run (default: 60)")
-    parser.add_argument("--mode", choices=MODES, default=None,
-                        help="classic: cover all positives and no negative; partial: the "
-                             "clause covering most positives and no negative (default: the "
-                             "bias file's mode(...), else classic)")
-    parser.add_argument("--noisy", action="store_true",
-                        help="noisy data: learn the program of least FN + FP + size (minimum "
-                             "description length, as Popper's --noisy)")
-    parser.add_argument("--example-time-limit", type=float, default=0.05,
-                        help="seconds allowed to test one clause on one example; a "
-                             "candidate running longer does not cover it (default: 0.05)")
-    parser.add_argument("--recursive-time-limit", type=float, default=RECURSIVE_TIME_LIMIT,
-                        help="the same for a recursive program, at most the above (default: "
-                             f"{RECURSIVE_TIME_LIMIT}; Popper's is 1 ms)")
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds for the whole run (default: 60)"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help="classic: cover all positives and no negative; partial: the "
+        "clause covering most positives and no negative (default: the "
+        "bias file's mode(...), else classic)",
+    )
+    parser.add_argument(
+        "--noisy",
+        action="store_true",
+        help="noisy data: learn the program of least FN + FP + size (minimum "
+        "description length, as Popper's --noisy)",
+    )
+    parser.add_argument(
+        "--example-time-limit",
+        type=float,
+        default=0.05,
+        help="seconds allowed to test one clause on one example; a "
+        "candidate running longer does not cover it (default: 0.05)",
+    )
+    parser.add_argument(
+        "--recursive-time-limit",
+        type=float,
+        default=RECURSIVE_TIME_LIMIT,
+        help="the same for a recursive program, at most the above (default: "
+        f"{RECURSIVE_TIME_LIMIT}; Popper's is 1 ms)",
+    )
     return parser
 
 
@@ -47,17 +65,25 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     learn = _learner_with_prolog_started()
     try:
-        result = learn(args.folder, mode=args.mode, timeout=args.timeout,
-                       example_time_limit=args.example_time_limit, noisy=args.noisy,
-                       recursive_time_limit=args.recursive_time_limit)
+        result = learn(
+            args.folder,
+            mode=args.mode,
+            timeout=args.timeout,
+            example_time_limit=args.example_time_limit,
+            noisy=args.noisy,
+            recursive_time_limit=args.recursive_time_limit,
+        )
     except ScirError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"% status: {result.status} ({'noisy' if result.noisy else result.mode} mode)")
     for clause in result.program:
         print(clause)
-    checked = "" if result.rechecked or not result.program else \
-        " (the search's counts: no time left to score the program again)"
+    checked = (
+        ""
+        if result.rechecked or not result.program
+        else " (the search's counts: no time left to score the program again)"
+    )
     print(f"% TP={result.tp} FN={result.fn} TN={result.tn} FP={result.fp}{checked}")
     print(f"% {result.candidates_tested} candidates tested in {result.seconds:.3f} s")
     return EXIT[result.status]
@@ -86,7 +112,7 @@ def _learner_with_prolog_started():
 def _import_learner() -> None:
     try:
         import solvers.ilp.learner  # noqa: F401
-    except BaseException:   # imported again (and raised) by the caller
+    except BaseException:  # imported again (and raised) by the caller
         pass
 
 

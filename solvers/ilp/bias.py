@@ -35,7 +35,7 @@ MODES = ("classic", "partial")
 DEFAULT_MAX_VARS = 6
 DEFAULT_MAX_BODY = 6
 DEFAULT_MAX_CLAUSES = 1
-UNBOUNDED_CLAUSES = 1000     # a bias file without max_clauses, no recursion: combine freely
+UNBOUNDED_CLAUSES = 1000  # a bias file without max_clauses, no recursion: combine freely
 _CLINGO_POS = re.compile(r"\A<string>:(\d+):(\d+)(?:-\d+(?::\d+)?)?: (?:error: )?(.*)", re.S)
 
 
@@ -78,15 +78,18 @@ class IlpBias:
         if not self.body_preds:
             raise SolverInputError("the bias declares no body_pred")
         if (name, arity) in self.body_preds:
-            raise SolverInputError(f"{name}/{arity} is both head and body predicate "
-                                   "(declare enable_recursion instead)")
-        if self.max_size is not None and (not isinstance(self.max_size, int)
-                                          or self.max_size < 1):
-            raise SolverInputError(f"custom_max_size must be a positive integer, "
-                                   f"got {self.max_size!r}")
-        for label, value, low in (("max_vars", self.max_vars, max(1, arity)),
-                                  ("max_body", self.max_body, 1),
-                                  ("max_clauses", self.max_clauses, 1)):
+            raise SolverInputError(
+                f"{name}/{arity} is both head and body predicate (declare enable_recursion instead)"
+            )
+        if self.max_size is not None and (not isinstance(self.max_size, int) or self.max_size < 1):
+            raise SolverInputError(
+                f"custom_max_size must be a positive integer, got {self.max_size!r}"
+            )
+        for label, value, low in (
+            ("max_vars", self.max_vars, max(1, arity)),
+            ("max_body", self.max_body, 1),
+            ("max_clauses", self.max_clauses, 1),
+        ):
             if not isinstance(value, int) or value < low:
                 raise SolverInputError(f"{label} must be an integer >= {low}, got {value!r}")
         arities = dict(self.body_preds)
@@ -98,8 +101,10 @@ class IlpBias:
                 if pred not in arities:
                     raise SolverInputError(f"{label} given for undeclared predicate {pred!r}")
                 if len(values) != arities[pred]:
-                    raise SolverInputError(f"{label}({pred}, ...) has {len(values)} entries; "
-                                           f"{pred} has arity {arities[pred]}")
+                    raise SolverInputError(
+                        f"{label}({pred}, ...) has {len(values)} entries; "
+                        f"{pred} has arity {arities[pred]}"
+                    )
         for pred, values in self.directions.items():
             if any(v not in ("in", "out") for v in values):
                 raise SolverInputError(f"direction of {pred} must use in/out, got {values}")
@@ -108,17 +113,20 @@ class IlpBias:
             if pred not in body_names:
                 raise SolverInputError(f"required predicate {pred!r} is not a body_pred")
 
-    def restricted(self, body_preds: list[tuple[str, int]] | tuple[tuple[str, int], ...],
-                   **changes: Any) -> IlpBias:
+    def restricted(
+        self, body_preds: list[tuple[str, int]] | tuple[tuple[str, int], ...], **changes: Any
+    ) -> IlpBias:
         """A copy with only ``body_preds`` allowed in bodies (and other fields changed, e.g.
         ``required_preds`` or ``mode``)."""
         keep = {p for p, _ in body_preds} | {self.head_pred[0]}
-        changes.setdefault("required_preds",
-                           tuple(p for p in self.required_preds if p in keep))
-        return replace(self, body_preds=tuple(body_preds),
-                       types={p: t for p, t in self.types.items() if p in keep},
-                       directions={p: d for p, d in self.directions.items() if p in keep},
-                       **changes)
+        changes.setdefault("required_preds", tuple(p for p in self.required_preds if p in keep))
+        return replace(
+            self,
+            body_preds=tuple(body_preds),
+            types={p: t for p, t in self.types.items() if p in keep},
+            directions={p: d for p, d in self.directions.items() if p in keep},
+            **changes,
+        )
 
 
 def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
@@ -148,8 +156,12 @@ def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
             continue
         if kind == ast.ASTType.Program:
             if stmt.name != "base" or stmt.parameters:
-                raise SolverInputError(f"unsupported statement in a bias file: {stmt} (only "
-                                       "the base program part is read)", file=file, line=line)
+                raise SolverInputError(
+                    f"unsupported statement in a bias file: {stmt} (only "
+                    "the base program part is read)",
+                    file=file,
+                    line=line,
+                )
             continue
         if kind in (ast.ASTType.Definition, ast.ASTType.Defined):
             grounded.append(stmt)
@@ -157,18 +169,27 @@ def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
             continue
         if kind != ast.ASTType.Rule:
             what = _STATEMENTS.get(kind.name, kind.name)
-            raise SolverInputError(f"unsupported statement in a bias file: {what}: {stmt}",
-                                   file=file, line=line)
+            raise SolverInputError(
+                f"unsupported statement in a bias file: {what}: {stmt}", file=file, line=line
+            )
         heads = _head_signatures(stmt)
         for head in heads:
             if head in UNSUPPORTED:
-                raise SolverInputError(f"the bias directive {head[0]}/{head[1]} is not "
-                                       f"supported ({UNSUPPORTED[head]})", file=file, line=line)
+                raise SolverInputError(
+                    f"the bias directive {head[0]}/{head[1]} is not "
+                    f"supported ({UNSUPPORTED[head]})",
+                    file=file,
+                    line=line,
+                )
         directives = [h for h in heads if h in _DIRECTIVES]
         if directives and len(directives) != len(heads):
             names = ", ".join(f"{n}/{a}" for n, a in heads if (n, a) not in _DIRECTIVES)
-            raise SolverInputError(f"a rule whose head mixes bias directives with other atoms "
-                                   f"({names}) is not supported: {stmt}", file=file, line=line)
+            raise SolverInputError(
+                f"a rule whose head mixes bias directives with other atoms "
+                f"({names}) is not supported: {stmt}",
+                file=file,
+                line=line,
+            )
         grounded.append(stmt)
         if not directives:
             user.append(str(stmt))
@@ -188,8 +209,11 @@ def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
         first = asp.messages[0][1] if asp.messages else str(exc)
         pos = _CLINGO_POS.match(first)
         detail = pos.group(3).strip() if pos else first
-        raise SolverInputError(f"clingo cannot ground the bias: {detail}", file=file,
-                               line=int(pos.group(1)) if pos else None) from exc
+        raise SolverInputError(
+            f"clingo cannot ground the bias: {detail}",
+            file=file,
+            line=int(pos.group(1)) if pos else None,
+        ) from exc
     facts: list[tuple[int, str, tuple]] = []
     lines = _fact_lines(statements)
     atoms = sorted((sa.symbol for sa in ctl.symbolic_atoms), key=str)
@@ -199,13 +223,19 @@ def parse_bias(text: str, file: str = "bias.pl") -> IlpBias:
         signature = (sym.name, len(sym.arguments))
         line = lines.get(str(sym), lines.get(sym.name, 0))
         if signature in UNSUPPORTED:
-            raise SolverInputError(f"the bias directive {sym.name}/{len(sym.arguments)} is not "
-                                   f"supported ({UNSUPPORTED[signature]})", file=file,
-                                   line=line or None)
+            raise SolverInputError(
+                f"the bias directive {sym.name}/{len(sym.arguments)} is not "
+                f"supported ({UNSUPPORTED[signature]})",
+                file=file,
+                line=line or None,
+            )
         if sym.name in _SIGNATURES and signature not in _DIRECTIVES:
-            raise SolverInputError(f"bias directive {sym.name}/{len(sym.arguments)} has the "
-                                   f"wrong arity (expected {sym.name}/{_SIGNATURES[sym.name]})",
-                                   file=file, line=line)
+            raise SolverInputError(
+                f"bias directive {sym.name}/{len(sym.arguments)} has the "
+                f"wrong arity (expected {sym.name}/{_SIGNATURES[sym.name]})",
+                file=file,
+                line=line,
+            )
         if signature not in _DIRECTIVES:
             continue
         args = tuple(_symbol_value(a, file, line) for a in sym.arguments)
@@ -221,15 +251,19 @@ def _parse_statements(text: str, file: str) -> list[Any]:
     messages: list[str] = []
     statements: list[Any] = []
     try:
-        ast.parse_string(text, statements.append,
-                         logger=lambda _code, msg: messages.append(msg), message_limit=5)
+        ast.parse_string(
+            text, statements.append, logger=lambda _code, msg: messages.append(msg), message_limit=5
+        )
     except RuntimeError as exc:
         first = messages[0].strip() if messages else str(exc)
         pos = _CLINGO_POS.match(first)
         detail = pos.group(3).strip() if pos else first
-        raise SolverInputError(detail, file=file,
-                               line=int(pos.group(1)) if pos else None,
-                               column=int(pos.group(2)) if pos else None) from exc
+        raise SolverInputError(
+            detail,
+            file=file,
+            line=int(pos.group(1)) if pos else None,
+            column=int(pos.group(2)) if pos else None,
+        ) from exc
     return statements
 
 
@@ -331,28 +365,64 @@ def read_bias(path: Path | str) -> IlpBias:
 # what the generator's models show)
 _IGNORED = frozenset({"Comment", "ShowSignature", "ShowTerm"})
 # Statements refused, by AST kind: what they are, for the error message
-_STATEMENTS = {"Minimize": "#minimize / weak constraints (the generator does not optimise)",
-               "Heuristic": "#heuristic (the generator uses clingo's default heuristic)",
-               "External": "#external", "ProjectAtom": "#project", "ProjectSignature":
-               "#project", "Edge": "#edge", "Script": "#script (a bias file runs no code)",
-               "TheoryDefinition": "#theory", "ShowTermTheory": "#show"}
-_SIGNATURES = {"head_pred": 2, "body_pred": 2, "type": 2, "direction": 2, "max_vars": 1,
-               "max_body": 1, "max_clauses": 1, "mode": 1, "allow_singletons": 0,
-               "non_datalog": 0, "required_pred": 1, "enable_recursion": 0, "enable_pi": 0,
-               "custom_max_size": 1}
+_STATEMENTS = {
+    "Minimize": "#minimize / weak constraints (the generator does not optimise)",
+    "Heuristic": "#heuristic (the generator uses clingo's default heuristic)",
+    "External": "#external",
+    "ProjectAtom": "#project",
+    "ProjectSignature": "#project",
+    "Edge": "#edge",
+    "Script": "#script (a bias file runs no code)",
+    "TheoryDefinition": "#theory",
+    "ShowTermTheory": "#show",
+}
+_SIGNATURES = {
+    "head_pred": 2,
+    "body_pred": 2,
+    "type": 2,
+    "direction": 2,
+    "max_vars": 1,
+    "max_body": 1,
+    "max_clauses": 1,
+    "mode": 1,
+    "allow_singletons": 0,
+    "non_datalog": 0,
+    "required_pred": 1,
+    "enable_recursion": 0,
+    "enable_pi": 0,
+    "custom_max_size": 1,
+}
 _DIRECTIVES = frozenset(_SIGNATURES.items())
 # Popper directives (of this or later Popper versions) whose meaning we do not implement.
-UNSUPPORTED = {("magic_value_type", 1): "magic values (constants learned in clauses)",
-               ("numerical_pred", 2): "numerical reasoning",
-               ("bounds", 3): "numerical bounds",
-               ("max_ho", 1): "higher-order definitions"}
+UNSUPPORTED = {
+    ("magic_value_type", 1): "magic values (constants learned in clauses)",
+    ("numerical_pred", 2): "numerical reasoning",
+    ("bounds", 3): "numerical bounds",
+    ("max_ho", 1): "higher-order definitions",
+}
 # The generator's vocabulary a bias file may refer to (asp/ilp_generate.lp defines it).
-GENERATOR_VOCABULARY = (("clause", 1), ("head_literal", 4), ("body_literal", 4),
-                        ("head_var", 2), ("body_var", 2), ("clause_var", 2), ("var_type", 3),
-                        ("var_member", 2), ("var_pos", 3), ("vars", 2), ("var", 1),
-                        ("body_size", 2), ("recursive_clause", 3), ("base_clause", 3),
-                        ("recursive", 0), ("pi", 0), ("invented", 2), ("var_in_literal", 4),
-                        ("num_clauses", 2), ("head_vars", 2))
+GENERATOR_VOCABULARY = (
+    ("clause", 1),
+    ("head_literal", 4),
+    ("body_literal", 4),
+    ("head_var", 2),
+    ("body_var", 2),
+    ("clause_var", 2),
+    ("var_type", 3),
+    ("var_member", 2),
+    ("var_pos", 3),
+    ("vars", 2),
+    ("var", 1),
+    ("body_size", 2),
+    ("recursive_clause", 3),
+    ("base_clause", 3),
+    ("recursive", 0),
+    ("pi", 0),
+    ("invented", 2),
+    ("var_in_literal", 4),
+    ("num_clauses", 2),
+    ("head_vars", 2),
+)
 
 
 def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
@@ -364,6 +434,7 @@ def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
     directions: dict[str, tuple[str, ...]] = {}
     lines: dict[str, int] = {}
     for line, name, args in facts:
+
         def fail(message: str, line: int = line) -> SolverInputError:
             return SolverInputError(message, file=file, line=line)
 
@@ -425,20 +496,37 @@ def _build(facts: list[tuple[int, str, tuple]], file: str) -> IlpBias:
         for pred, values in table.items():
             line = lines[f"{label}:{pred}"]
             if len(values) != arities[pred]:
-                raise SolverInputError(f"{label}({pred}, ...) has {len(values)} entries; "
-                                       f"{pred} has arity {arities[pred]}", file=file, line=line)
+                raise SolverInputError(
+                    f"{label}({pred}, ...) has {len(values)} entries; "
+                    f"{pred} has arity {arities[pred]}",
+                    file=file,
+                    line=line,
+                )
             if label == "direction" and any(v not in ("in", "out") for v in values):
-                raise SolverInputError(f"direction of {pred} must use in/out, got {values}",
-                                       file=file, line=line)
+                raise SolverInputError(
+                    f"direction of {pred} must use in/out, got {values}", file=file, line=line
+                )
     for pred in required:
         if pred not in {p for p, _ in bodies}:
-            raise SolverInputError(f"required predicate {pred!r} is not a body_pred",
-                                   file=file, line=lines[f"required_pred:{pred}"])
+            raise SolverInputError(
+                f"required predicate {pred!r} is not a body_pred",
+                file=file,
+                line=lines[f"required_pred:{pred}"],
+            )
     if settings.get("max_vars", DEFAULT_MAX_VARS) < heads[0][1]:
-        raise SolverInputError(f"max_vars is smaller than the head arity {heads[0][1]}",
-                               file=file, line=lines.get("max_vars"))
+        raise SolverInputError(
+            f"max_vars is smaller than the head arity {heads[0][1]}",
+            file=file,
+            line=lines.get("max_vars"),
+        )
     try:
-        return IlpBias(head_pred=heads[0], body_preds=tuple(bodies), types=types,
-                       directions=directions, required_preds=tuple(required), **settings)
+        return IlpBias(
+            head_pred=heads[0],
+            body_preds=tuple(bodies),
+            types=types,
+            directions=directions,
+            required_preds=tuple(required),
+            **settings,
+        )
     except SolverInputError as exc:
         raise SolverInputError(exc.message, file=file) from exc

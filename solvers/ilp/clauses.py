@@ -101,7 +101,7 @@ def canonical(clause: Clause) -> Clause:
             groups.append([])
             last = sig
         groups[-1].append(v)
-    if len(groups) == len(ordered):       # every signature distinct: one renaming
+    if len(groups) == len(ordered):  # every signature distinct: one renaming
         return clause.rename({v: first + i for i, v in enumerate(ordered)})
     count = 1
     for group in groups:
@@ -119,8 +119,10 @@ def canonical(clause: Clause) -> Clause:
 
 def is_recursive(clause: Clause) -> bool:
     """Whether a body literal calls the head predicate."""
-    return any(lit.pred == clause.head.pred and len(lit.args) == len(clause.head.args)
-               for lit in clause.body)
+    return any(
+        lit.pred == clause.head.pred and len(lit.args) == len(clause.head.args)
+        for lit in clause.body
+    )
 
 
 def redundant_literal(clause: Clause) -> Literal | None:
@@ -144,8 +146,13 @@ def _subsumes(source: tuple[Literal, ...], target: list[Literal], fixed: frozens
     fewest candidates first)."""
     options = []
     for lit in source:
-        found = [t for t in target if t.pred == lit.pred and len(t.args) == len(lit.args)
-                 and all(a == b for a, b in zip(lit.args, t.args) if a in fixed)]
+        found = [
+            t
+            for t in target
+            if t.pred == lit.pred
+            and len(t.args) == len(lit.args)
+            and all(a == b for a, b in zip(lit.args, t.args) if a in fixed)
+        ]
         if not found:
             return False
         options.append((lit, found))
@@ -176,7 +183,9 @@ def _subsumes(source: tuple[Literal, ...], target: list[Literal], fixed: frozens
     return extend(0, {})
 
 
-def execution_order(clause: Clause, directions: Mapping[str, tuple[str, ...]]) -> tuple[Literal, ...]:
+def execution_order(
+    clause: Clause, directions: Mapping[str, tuple[str, ...]]
+) -> tuple[Literal, ...]:
     """The body in the order Prolog runs it, chosen like a query planner: among the
     literals that can run (their ``in`` arguments bound by the head or an earlier literal;
     any literal when its predicate has no directions), first non-recursive ones (a call of
@@ -203,12 +212,15 @@ def execution_order(clause: Clause, directions: Mapping[str, tuple[str, ...]]) -
             lit, variables, _, recursive = item
             shared = len(variables & bound)
             new = variables - bound
-            links = sum(1 for other in rest if other is not item and not new.isdisjoint(other[1])) \
-                if new else 0
+            links = (
+                sum(1 for other in rest if other is not item and not new.isdisjoint(other[1]))
+                if new
+                else 0
+            )
             key = (recursive, shared < len(variables), -shared, len(new), -links, lit)
             if best_key is None or key < best_key:
                 best_key, best = key, item
-        assert best is not None                 # runnable is never empty while rest is not
+        assert best is not None  # runnable is never empty while rest is not
         rest.remove(best)
         ordered.append(best[0])
         bound.update(best[1])
@@ -261,4 +273,3 @@ def clause_text(clause: Clause, directions: Mapping[str, tuple[str, ...]] | None
     2,000 cells)."""
     body = execution_order(clause, directions or {})
     return f"clause({literal_text(clause.head)},[{','.join(map(literal_text, body))}])"
-

@@ -31,10 +31,17 @@ def undominated(good: dict[Clause, frozenset[int]]) -> list[Clause]:
     return kept
 
 
-def _select(encoding: str, candidates: list[Clause], covers: list[frozenset[int]],
-            extra: dict[str, list], n_pos: int, max_clauses: int,
-            time_limit: float, best_so_far: bool = False,
-            arguments: tuple[str, ...] = ()) -> list[Clause] | None:
+def _select(
+    encoding: str,
+    candidates: list[Clause],
+    covers: list[frozenset[int]],
+    extra: dict[str, list],
+    n_pos: int,
+    max_clauses: int,
+    time_limit: float,
+    best_so_far: bool = False,
+    arguments: tuple[str, ...] = (),
+) -> list[Clause] | None:
     """The optimal selection of ``candidates`` (rule R = candidate R, covering the positives
     ``covers[R]``) under ``asp/<encoding>.lp``; None when there is none. ``best_so_far``:
     at the time limit, the best selection found so far instead of a SolverTimeout."""
@@ -47,16 +54,22 @@ def _select(encoding: str, candidates: list[Clause], covers: list[frozenset[int]
     program.add_facts("max_clauses", [max_clauses])
     # in this process: the program grounds in time linear in its facts (the worker process
     # would cost its start, 0.1 s, and the facts sent over a pipe)
-    models = program.models(limit=1 if best_so_far else 0, optimize=True,
-                            time_limit=time_limit, in_process=True, best_so_far=best_so_far)
+    models = program.models(
+        limit=1 if best_so_far else 0,
+        optimize=True,
+        time_limit=time_limit,
+        in_process=True,
+        best_so_far=best_so_far,
+    )
     if not models:
         return None
     choices = sorted(sorted(rank for (rank,) in model.by_name("select")) for model in models)
     return [candidates[rank] for rank in choices[0]]
 
 
-def combine(good: dict[Clause, frozenset[int]], n_pos: int, max_clauses: int,
-            time_limit: float) -> list[Clause] | None:
+def combine(
+    good: dict[Clause, frozenset[int]], n_pos: int, max_clauses: int, time_limit: float
+) -> list[Clause] | None:
     """The optimal cover (fewest literals, then smallest rank sum) of positives
     ``0 .. n_pos-1`` by at most ``max_clauses`` of the ``good`` clauses (clause -> positives
     covered), or None when there is none. Raises SolverTimeout past ``time_limit`` s."""
@@ -64,8 +77,9 @@ def combine(good: dict[Clause, frozenset[int]], n_pos: int, max_clauses: int,
     union = frozenset().union(*(good[c] for c in candidates)) if candidates else frozenset()
     if len(union) < n_pos:
         return None
-    return _select("ilp_combine", candidates, [good[c] for c in candidates], {}, n_pos,
-                   max_clauses, time_limit)
+    return _select(
+        "ilp_combine", candidates, [good[c] for c in candidates], {}, n_pos, max_clauses, time_limit
+    )
 
 
 def noisy_unit(pos: int, neg: int, size: int, bound: int | None) -> bool:
@@ -85,8 +99,9 @@ def _bits(examples: frozenset[int]) -> int:
     return value
 
 
-def undominated_units(units: dict[Clause, tuple[frozenset[int], frozenset[int]]],
-                      seconds: float | None = None) -> list[tuple[Clause, int, int]]:
+def undominated_units(
+    units: dict[Clause, tuple[frozenset[int], frozenset[int]]], seconds: float | None = None
+) -> list[tuple[Clause, int, int]]:
     """``units`` sorted by :func:`sort_key` as (clause, positives, negatives), example sets
     as bit masks, without any unit dominated by an earlier one (no larger, covering every
     positive it covers and no negative it does not): swapping the earlier one in never
@@ -98,13 +113,15 @@ def undominated_units(units: dict[Clause, tuple[frozenset[int], frozenset[int]]]
     for clause in sorted(units, key=sort_key):
         pos, neg = _bits(units[clause][0]), _bits(units[clause][1])
         if (end is not None and time.monotonic() > end) or not any(
-                pos & ~p == 0 and n & ~neg == 0 for _, p, n in kept):
+            pos & ~p == 0 and n & ~neg == 0 for _, p, n in kept
+        ):
             kept.append((clause, pos, neg))
     return kept
 
 
-def greedy_units(kept: list[tuple[Clause, int, int]], n_pos: int,
-                 max_clauses: int) -> tuple[list[Clause], int]:
+def greedy_units(
+    kept: list[tuple[Clause, int, int]], n_pos: int, max_clauses: int
+) -> tuple[list[Clause], int]:
     """A set of units chosen greedily (each step the unit lowering the score most; ties to
     the earlier one) and its score: the fallback when the exact combination does not finish
     in its time (noisy-drugdrug: 2,786 units, no set found by clingo in 9 s)."""
@@ -124,9 +141,13 @@ def greedy_units(kept: list[tuple[Clause, int, int]], n_pos: int,
     return chosen, score
 
 
-def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_pos: int,
-                  max_clauses: int, time_limit: float,
-                  bound: int | None = None) -> tuple[list[Clause], int] | None:
+def combine_noisy(
+    units: dict[Clause, tuple[frozenset[int], frozenset[int]]],
+    n_pos: int,
+    max_clauses: int,
+    time_limit: float,
+    bound: int | None = None,
+) -> tuple[list[Clause], int] | None:
     """The set of at most ``max_clauses`` ``units`` (clause -> (positives, negatives)
     covered) of least score (positives missed + negatives covered + literals) and that
     score, among the units :func:`noisy_unit` admits below ``bound``; None when none is
@@ -135,9 +156,10 @@ def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_
     best set it found, or else the greedy one (Popper's combiner, too, keeps its best
     program when time runs out)."""
     start = time.monotonic()
-    kept = undominated_units({c: cov for c, cov in units.items()
-                              if noisy_unit(len(cov[0]), len(cov[1]), c.size, bound)},
-                             time_limit / 2)
+    kept = undominated_units(
+        {c: cov for c, cov in units.items() if noisy_unit(len(cov[0]), len(cov[1]), c.size, bound)},
+        time_limit / 2,
+    )
     time_limit = max(time_limit - (time.monotonic() - start), 0.001)
     if not kept:
         return None
@@ -151,10 +173,17 @@ def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_
     if candidates and facts <= time_limit * FACTS_PER_SECOND:
         negs = [(rank, e) for rank, c in enumerate(candidates) for e in sorted(units[c][1])]
         try:
-            chosen = _select("ilp_combine_noisy", candidates,
-                             [units[c][0] for c in candidates], {"covers_neg": negs}, n_pos,
-                             max_clauses, time_limit, best_so_far=True,
-                             arguments=NOISY_SOLVING)
+            chosen = _select(
+                "ilp_combine_noisy",
+                candidates,
+                [units[c][0] for c in candidates],
+                {"covers_neg": negs},
+                n_pos,
+                max_clauses,
+                time_limit,
+                best_so_far=True,
+                arguments=NOISY_SOLVING,
+            )
         except SolverTimeout:
             chosen = None
     if chosen is None:
@@ -165,10 +194,15 @@ def combine_noisy(units: dict[Clause, tuple[frozenset[int], frozenset[int]]], n_
     return (chosen, score) if score <= greedy_score else (greedy, greedy_score)
 
 
-def unite_pairs(programs: dict[frozenset[Clause], frozenset[int]],
-                new: list[frozenset[Clause]], n_pos: int, max_clauses: int,
-                bound: int | None, test: Callable[[list[Clause]], tuple[bool, frozenset[int]]],
-                limit: int = UNITE_LIMIT) -> list[Clause] | None:
+def unite_pairs(
+    programs: dict[frozenset[Clause], frozenset[int]],
+    new: list[frozenset[Clause]],
+    n_pos: int,
+    max_clauses: int,
+    bound: int | None,
+    test: Callable[[list[Clause]], tuple[bool, frozenset[int]]],
+    limit: int = UNITE_LIMIT,
+) -> list[Clause] | None:
     """Recursion: unions of two good programs (canonical clause sets -> positives covered),
     one of them in ``new``, with at most ``max_clauses`` clauses and fewer literals than
     ``bound``, tested (``test(clauses) -> (consistent, positives)``) in order of size: the
@@ -186,8 +220,9 @@ def unite_pairs(programs: dict[frozenset[Clause], frozenset[int]],
             if bound is not None and sum(c.size for c in union) >= bound:
                 continue
             pending[union] = None
-    ordered = sorted(pending, key=lambda u: (sum(c.size for c in u),
-                                             sorted(sort_key(c) for c in u)))
+    ordered = sorted(
+        pending, key=lambda u: (sum(c.size for c in u), sorted(sort_key(c) for c in u))
+    )
     for union in ordered[:limit]:
         clauses = sorted(union, key=sort_key)
         consistent, pos = test(clauses)

@@ -57,7 +57,7 @@ def _sym(name: str) -> str:
     the name is not an ASP identifier): data never becomes program syntax."""
     from solvers.asp import to_symbol
 
-    return str(to_symbol(name))          # as the generator's facts spell it
+    return str(to_symbol(name))  # as the generator's facts spell it
 
 
 def _tuple(args: list[str]) -> str:
@@ -67,14 +67,17 @@ def _tuple(args: list[str]) -> str:
 def unsat_rule(body: list[Any]) -> str:
     """The constraint forbidding the conjunction ``body`` (Literals) in every clause."""
     names = {v: f"V{v}" for lit in body for v in lit.args}
-    parts = [f"body_literal(C,{_sym(lit.pred)},{len(lit.args)},"
-             f"{_tuple([names[v] for v in lit.args])})" for lit in body]
+    parts = [
+        f"body_literal(C,{_sym(lit.pred)},{len(lit.args)},{_tuple([names[v] for v in lit.args])})"
+        for lit in body
+    ]
     parts += [f"{a}!={b}" for a, b in itertools.combinations(names.values(), 2)]
     return ":- " + ", ".join(parts) + "."
 
 
-def constraint_rule(program: Sequence[tuple[int, Clause]], kind: str, slots: int,
-                    min_size: int | None = None) -> str:
+def constraint_rule(
+    program: Sequence[tuple[int, Clause]], kind: str, slots: int, min_size: int | None = None
+) -> str:
     """The integrity constraint of ``kind`` for ``program``, as ASP text whose only data
     are numbers and clingo-printed symbols (see :func:`_sym`). ``min_size``: only programs
     of at least that many literals are banned (Popper's ``program_size_at_least``; here
@@ -92,11 +95,15 @@ def constraint_rule(program: Sequence[tuple[int, Clause]], kind: str, slots: int
         for v in clause.body_only_vars:
             names[v] = f"V{i}_{v}"
             own.append(names[v])
-        body.append(f"head_literal({slot},{_sym(clause.head.pred)},{arity},"
-                    f"{_tuple([names[v] for v in clause.head.args])})")
+        body.append(
+            f"head_literal({slot},{_sym(clause.head.pred)},{arity},"
+            f"{_tuple([names[v] for v in clause.head.args])})"
+        )
         for lit in clause.body:
-            body.append(f"body_literal({slot},{_sym(lit.pred)},{len(lit.args)},"
-                        f"{_tuple([names[v] for v in lit.args])})")
+            body.append(
+                f"body_literal({slot},{_sym(lit.pred)},{len(lit.args)},"
+                f"{_tuple([names[v] for v in lit.args])})"
+            )
         body += [f"{a}!={b}" for a, b in itertools.combinations(own, 2)]
         body += [f"{v}>={arity}" for v in own]
         if kind in ("gen", "exact"):
@@ -131,7 +138,9 @@ def variant_nogoods(gen: Any, program: Sequence[tuple[int, Clause]]) -> Iterator
             mapping = dict(zip(own, image))
             lits = [head, size]
             for lit in clause.body:
-                found = gen.body_lit.get((slot, lit.pred, tuple(mapping.get(v, v) for v in lit.args)))
+                found = gen.body_lit.get(
+                    (slot, lit.pred, tuple(mapping.get(v, v) for v in lit.args))
+                )
                 if found is None:
                     break
                 lits.append(found)
@@ -160,7 +169,7 @@ def spec_nogoods(gen: Any, clause: Clause, any_program: bool) -> Iterator[list[i
             for lits in _containing(gen, slot, clause):
                 yield sorted(set([head, *tail, *lits]))
         if not any_program:
-            break                      # a one-clause program has its clause in slot 0
+            break  # a one-clause program has its clause in slot 0
 
 
 def _containing(gen: Any, slot: int, clause: Clause) -> Iterator[list[int]]:
@@ -194,7 +203,7 @@ def redundancy_nogoods(gen: Any, program: list[Clause], kind: str) -> Iterator[l
         per_clause: list[list[list[int]]] = []
         for slot, clause in zip(slots, program):
             fixed = [gen.head_lit.get((slot, clause.head.pred, clause.head.args))]
-            if kind == "rec_spec":       # None in slot 0: a recursive clause is never there
+            if kind == "rec_spec":  # None in slot 0: a recursive clause is never there
                 fixed.append(gen.recursive_lit.get((slot, clause.head.pred)))
             if None in fixed:
                 break

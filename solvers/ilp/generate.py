@@ -25,7 +25,7 @@ from solvers.errors import SolverError, SolverTimeout
 from solvers.ilp.bias import IlpBias
 from solvers.ilp.clauses import Clause, Literal
 
-Program = tuple[tuple[int, Clause], ...]     # (slot, clause) pairs in slot order
+Program = tuple[tuple[int, Clause], ...]  # (slot, clause) pairs in slot order
 
 
 class Generator:
@@ -41,7 +41,7 @@ class Generator:
         self._deadline = 0.0
         self._pending: list = []
         self._parts = 0
-        self._ground_rate = 0.0           # seconds per learned rule at the last grounding
+        self._ground_rate = 0.0  # seconds per learned rule at the last grounding
         self.constraints = 0
         self._asp.add_statements(_encoding(), bias.user_asp, "bias statements")
         self._asp.add_facts(self._facts())
@@ -91,7 +91,7 @@ class Generator:
     def sizes(self) -> range:
         """The program sizes (literals, heads included) the generator can produce."""
         largest = (self.bias.max_body + 1) * self.slots
-        if self.bias.max_size is not None:     # custom_max_size(K), as Popper d48951f's alan.pl
+        if self.bias.max_size is not None:  # custom_max_size(K), as Popper d48951f's alan.pl
             largest = min(largest, self.bias.max_size)
         return range(2, largest + 1)
 
@@ -179,8 +179,9 @@ class Generator:
 
         self._flush(deadline)
         if self._size is not None:
-            self._ctl.assign_external(clingo.Function("size_is", [clingo.Number(self._size)]),
-                                      False)
+            self._ctl.assign_external(
+                clingo.Function("size_is", [clingo.Number(self._size)]), False
+            )
         self._ctl.assign_external(clingo.Function("size_is", [clingo.Number(size)]), True)
         self._size = size
         if time.monotonic() >= deadline:
@@ -205,8 +206,9 @@ class Generator:
         self._deadline = deadline
         if self._watchdog is not None:
             return
-        self._watchdog = threading.Thread(target=self._watch_loop, name="ilp-clingo-watchdog",
-                                          daemon=True)
+        self._watchdog = threading.Thread(
+            target=self._watch_loop, name="ilp-clingo-watchdog", daemon=True
+        )
         self._watchdog.start()
 
     def _watch_loop(self) -> None:
@@ -231,8 +233,12 @@ def _parse_resource(name: str) -> tuple:
     statements: list = []
     messages: list[str] = []
     try:
-        ast.parse_string(resources.read_text("asp", name), statements.append,
-                         logger=lambda _code, msg: messages.append(msg), message_limit=5)
+        ast.parse_string(
+            resources.read_text("asp", name),
+            statements.append,
+            logger=lambda _code, msg: messages.append(msg),
+            message_limit=5,
+        )
     except RuntimeError as exc:
         detail = "; ".join(m.strip() for m in messages) or str(exc)
         raise SolverError(f"clingo cannot parse {name}.lp: {detail}") from exc
@@ -252,7 +258,11 @@ def _encoding() -> tuple:
 def _decode_atom(sym) -> tuple[bool, int, Literal]:
     """(is a head, clause slot, literal) of a shown atom (symbols recur across models)."""
     c, pred, _arity, vs = sym.arguments
-    return sym.name == "head_literal", c.number, Literal(pred.name, tuple(v.number for v in vs.arguments))
+    return (
+        sym.name == "head_literal",
+        c.number,
+        Literal(pred.name, tuple(v.number for v in vs.arguments)),
+    )
 
 
 def _decode(symbols) -> Program:

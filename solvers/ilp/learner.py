@@ -47,7 +47,7 @@ class IlpResult:
     mode: str
     clauses: list[Clause] = field(default_factory=list, repr=False)
     noisy: bool = False
-    rechecked: bool = False     # the counts come from scoring the whole program again
+    rechecked: bool = False  # the counts come from scoring the whole program again
 
     @property
     def size(self) -> int:
@@ -65,14 +65,23 @@ class IlpSession:
     reusable for many :meth:`learn` calls (each with its own bias). Use as a context manager.
     """
 
-    def __init__(self, problem: IlpProblem, engine: Any = None,
-                 example_time_limit: float = 0.05, timeout: float = 60.0,
-                 recursive_time_limit: float = RECURSIVE_TIME_LIMIT) -> None:
+    def __init__(
+        self,
+        problem: IlpProblem,
+        engine: Any = None,
+        example_time_limit: float = 0.05,
+        timeout: float = 60.0,
+        recursive_time_limit: float = RECURSIVE_TIME_LIMIT,
+    ) -> None:
         self.problem = problem
         deadline = time.monotonic() + timeout
-        self._tester = Tester(problem, deadline, engine=engine,
-                              example_time_limit=example_time_limit,
-                              recursive_time_limit=recursive_time_limit)
+        self._tester = Tester(
+            problem,
+            deadline,
+            engine=engine,
+            example_time_limit=example_time_limit,
+            recursive_time_limit=recursive_time_limit,
+        )
 
     def __enter__(self) -> IlpSession:
         return self
@@ -84,9 +93,14 @@ class IlpSession:
         """Remove the session's Prolog module."""
         self._tester.close()
 
-    def learn(self, bias: IlpBias | None = None, mode: str | None = None,
-              timeout: float = 60.0, noisy: bool = False,
-              generator: Generator | None = None) -> IlpResult:
+    def learn(
+        self,
+        bias: IlpBias | None = None,
+        mode: str | None = None,
+        timeout: float = 60.0,
+        noisy: bool = False,
+        generator: Generator | None = None,
+    ) -> IlpResult:
         """Learn under ``bias`` (default: the problem's) in ``mode`` (default: the bias's);
         ``noisy``: the program of least FN + FP + size (Popper's --noisy). ``generator``: a
         fresh :class:`~solvers.ilp.generate.Generator` of that bias, grounded by the caller
@@ -99,11 +113,19 @@ class IlpSession:
             status = "solution" if state.program else "no_solution"
         except SolverTimeout:
             status = "timeout"
-        return _result(status, state, bias, self._tester, start + timeout + 1.0,
-                       time.monotonic() - start, noisy)
+        return _result(
+            status,
+            state,
+            bias,
+            self._tester,
+            start + timeout + 1.0,
+            time.monotonic() - start,
+            noisy,
+        )
 
-    def learn_restricted(self, runs: list[tuple[list[tuple[str, int]], tuple[str, ...]]],
-                         timeout: float = 60.0) -> list[IlpResult]:
+    def learn_restricted(
+        self, runs: list[tuple[list[tuple[str, int]], tuple[str, ...]]], timeout: float = 60.0
+    ) -> list[IlpResult]:
         """Partial-mode runs of the problem's bias, each allowing only some body predicates
         and requiring some (the induction track's 45 restricted cross-checks), within
         ``timeout`` s in all. The bias's whole clause space is enumerated once (one
@@ -128,8 +150,20 @@ class IlpSession:
             outcomes = self._tester.test_many(clauses, base.directions, deadline)
         except SolverTimeout:
             seconds = time.monotonic() - start
-            return [IlpResult("timeout", [], 0, self._tester.n_pos, self._tester.n_neg, 0,
-                              seconds, 0, "partial") for _ in runs]
+            return [
+                IlpResult(
+                    "timeout",
+                    [],
+                    0,
+                    self._tester.n_pos,
+                    self._tester.n_neg,
+                    0,
+                    seconds,
+                    0,
+                    "partial",
+                )
+                for _ in runs
+            ]
         finally:
             gen.close()
         seconds = (time.monotonic() - start) / max(len(runs), 1)
@@ -150,15 +184,26 @@ class IlpSession:
             if best is not None:
                 state.program, state.covered = [best[1]], best[2].pos
             bias = base.restricted(body_preds, required_preds=tuple(required))
-            results.append(_result("solution" if best else "no_solution", state, bias,
-                                   self._tester, None, seconds, False))
+            results.append(
+                _result(
+                    "solution" if best else "no_solution",
+                    state,
+                    bias,
+                    self._tester,
+                    None,
+                    seconds,
+                    False,
+                )
+            )
         return results
 
     def _bias(self, bias: IlpBias | None, mode: str | None) -> IlpBias:
         bias = _with_mode(bias or self.problem.bias, mode)
         if bias.head_pred != self.problem.bias.head_pred:
-            raise ConfigError(f"bias head {bias.head_pred} differs from the session's examples "
-                              f"({self.problem.bias.head_pred})")
+            raise ConfigError(
+                f"bias head {bias.head_pred} differs from the session's examples "
+                f"({self.problem.bias.head_pred})"
+            )
         return bias
 
 
@@ -171,8 +216,15 @@ def _with_mode(bias: IlpBias, mode: str | None) -> IlpBias:
     return bias.restricted(bias.body_preds, mode=mode)
 
 
-def _result(status: str, state: SearchState, bias: IlpBias, tester: Tester,
-            recheck_deadline: float | None, seconds: float, noisy: bool) -> IlpResult:
+def _result(
+    status: str,
+    state: SearchState,
+    bias: IlpBias,
+    tester: Tester,
+    recheck_deadline: float | None,
+    seconds: float,
+    noisy: bool,
+) -> IlpResult:
     """The result; with ``recheck_deadline``, the program is scored again by the tester (a
     second, whole-program test) and a disagreement with the search is a SolverError."""
     tp, fp = len(state.covered), len(state.neg_covered)
@@ -185,22 +237,40 @@ def _result(status: str, state: SearchState, bias: IlpBias, tester: Tester,
             status = "timeout"
         else:
             exact = status == "solution" and not noisy and bias.mode == "classic"
-            if (exact and (len(pos) != tester.n_pos or neg)) \
-                    or (noisy and (len(pos), len(neg)) != (tp, fp)):
-                raise SolverError(f"the learned program does not score as the search found "
-                                  f"(TP {len(pos)} vs {tp}, FP {len(neg)} vs {fp})")
+            if (exact and (len(pos) != tester.n_pos or neg)) or (
+                noisy and (len(pos), len(neg)) != (tp, fp)
+            ):
+                raise SolverError(
+                    f"the learned program does not score as the search found "
+                    f"(TP {len(pos)} vs {tp}, FP {len(neg)} vs {fp})"
+                )
             tp, fp, rechecked = len(pos), len(neg), True
-    return IlpResult(status=status, program=[show(canonical(c), bias.directions) for c in state.program],
-                     tp=tp, fn=tester.n_pos - tp, tn=tester.n_neg - fp, fp=fp, seconds=seconds,
-                     candidates_tested=state.tested, mode=bias.mode, clauses=list(state.program),
-                     noisy=noisy, rechecked=rechecked)
+    return IlpResult(
+        status=status,
+        program=[show(canonical(c), bias.directions) for c in state.program],
+        tp=tp,
+        fn=tester.n_pos - tp,
+        tn=tester.n_neg - fp,
+        fp=fp,
+        seconds=seconds,
+        candidates_tested=state.tested,
+        mode=bias.mode,
+        clauses=list(state.program),
+        noisy=noisy,
+        rechecked=rechecked,
+    )
 
 
-def learn_problem(problem: IlpProblem, mode: str | None = None, timeout: float = 60.0,
-                  engine: Any = None, example_time_limit: float = 0.05,
-                  noisy: bool = False,
-                  recursive_time_limit: float = RECURSIVE_TIME_LIMIT,
-                  grounding: Future[Generator] | None = None) -> IlpResult:
+def learn_problem(
+    problem: IlpProblem,
+    mode: str | None = None,
+    timeout: float = 60.0,
+    engine: Any = None,
+    example_time_limit: float = 0.05,
+    noisy: bool = False,
+    recursive_time_limit: float = RECURSIVE_TIME_LIMIT,
+    grounding: Future[Generator] | None = None,
+) -> IlpResult:
     """Learn a program for an in-memory problem (a fresh temporary module for it).
     ``grounding``: the generator of the problem's bias in ``mode``, being grounded by the
     caller (else it is grounded here, while Prolog loads the background knowledge)."""
@@ -215,14 +285,28 @@ def learn_problem(problem: IlpProblem, mode: str | None = None, timeout: float =
         if grounding is None:
             grounding = pool.submit(Generator, bias)
         try:
-            session = IlpSession(problem, engine=engine, example_time_limit=example_time_limit,
-                                 timeout=timeout, recursive_time_limit=recursive_time_limit)
+            session = IlpSession(
+                problem,
+                engine=engine,
+                example_time_limit=example_time_limit,
+                timeout=timeout,
+                recursive_time_limit=recursive_time_limit,
+            )
         except BaseException as exc:
             if grounding.exception() is None:
                 grounding.result().close()
             if isinstance(exc, SolverTimeout):
-                return IlpResult("timeout", [], 0, problem.n_pos, problem.n_neg, 0,
-                                 time.monotonic() - start, 0, bias.mode)
+                return IlpResult(
+                    "timeout",
+                    [],
+                    0,
+                    problem.n_pos,
+                    problem.n_neg,
+                    0,
+                    time.monotonic() - start,
+                    0,
+                    bias.mode,
+                )
             raise
         try:
             generator = grounding.result()
@@ -231,18 +315,27 @@ def learn_problem(problem: IlpProblem, mode: str | None = None, timeout: float =
             raise
     try:
         with session:
-            result = session.learn(bias=bias, timeout=max(timeout - (time.monotonic() - start),
-                                                          0.0),
-                                   noisy=noisy, generator=generator)
+            result = session.learn(
+                bias=bias,
+                timeout=max(timeout - (time.monotonic() - start), 0.0),
+                noisy=noisy,
+                generator=generator,
+            )
     finally:
         generator.close()
     result.seconds = time.monotonic() - start
     return result
 
 
-def learn(folder: Path | str, mode: str | None = None, timeout: float = 60.0,
-          engine: Any = None, example_time_limit: float = 0.05, noisy: bool = False,
-          recursive_time_limit: float = RECURSIVE_TIME_LIMIT) -> IlpResult:
+def learn(
+    folder: Path | str,
+    mode: str | None = None,
+    timeout: float = 60.0,
+    engine: Any = None,
+    example_time_limit: float = 0.05,
+    noisy: bool = False,
+    recursive_time_limit: float = RECURSIVE_TIME_LIMIT,
+) -> IlpResult:
     """Learn from a Popper-format folder (``bk.pl``, ``exs.pl``, ``bias.pl``).
 
     ``mode`` (``classic`` / ``partial``) overrides the bias file's ``mode(...)``. Malformed
@@ -266,10 +359,15 @@ def learn(folder: Path | str, mode: str | None = None, timeout: float = 60.0,
             if grounding.exception() is None:
                 grounding.result().close()
             raise
-        result = learn_problem(problem, mode=mode,
-                               timeout=max(timeout - (time.monotonic() - start), 0.0),
-                               engine=engine, example_time_limit=example_time_limit,
-                               noisy=noisy, recursive_time_limit=recursive_time_limit,
-                               grounding=grounding)
+        result = learn_problem(
+            problem,
+            mode=mode,
+            timeout=max(timeout - (time.monotonic() - start), 0.0),
+            engine=engine,
+            example_time_limit=example_time_limit,
+            noisy=noisy,
+            recursive_time_limit=recursive_time_limit,
+            grounding=grounding,
+        )
     result.seconds = time.monotonic() - start
     return result

@@ -29,8 +29,10 @@ from solvers.ilp.bias import UNBOUNDED_CLAUSES, IlpBias, read_bias
 from solvers.ilp.learner import IlpResult
 
 COMMANDS = ("popper-ilp", "popper")
-_SCORE = re.compile(r"\A\s*Precision:\S+\s+Recall:\S+\s+TP:(\d+)\s+FN:(\d+)\s+TN:(\d+)\s+"
-                    r"FP:(\d+)\s+Size:(\d+)\s*\Z")
+_SCORE = re.compile(
+    r"\A\s*Precision:\S+\s+Recall:\S+\s+TP:(\d+)\s+FN:(\d+)\s+TN:(\d+)\s+"
+    r"FP:(\d+)\s+Size:(\d+)\s*\Z"
+)
 _CLAUSE = re.compile(r"\A\s*([a-z]\w*\(.*\)\s*:-.*\.)\s*\Z")
 GRACE_SECONDS = 10.0
 
@@ -82,7 +84,7 @@ def popper_bias(bias: IlpBias) -> str:
         if getattr(bias, flag):
             lines.append(f"{flag}.")
     if bias.user_asp:
-        lines.append(bias.user_asp)          # the bias file's own ASP statements, as read
+        lines.append(bias.user_asp)  # the bias file's own ASP statements, as read
     return "\n".join(lines) + "\n"
 
 
@@ -97,21 +99,31 @@ def learn_with_popper(folder: Path | str, timeout: float = 60.0) -> IlpResult:
         for name in ("bk.pl", "exs.pl"):
             shutil.copyfile(folder / name, work / name)
         if popper_importable():
-            argv = [sys.executable, "-m", "solvers.ilp.popper_adapter", "--child", str(work),
-                    str(timeout)]
+            argv = [
+                sys.executable,
+                "-m",
+                "solvers.ilp.popper_adapter",
+                "--child",
+                str(work),
+                str(timeout),
+            ]
         elif (command := popper_command()) is not None:
             argv = [command, str(work), "--timeout", str(int(max(timeout, 1)))]
         else:
             raise ConfigError("Popper is not installed (neither importable nor on PATH)")
         try:
-            done = subprocess.run(argv, capture_output=True, text=True,
-                                  timeout=timeout + GRACE_SECONDS)
+            done = subprocess.run(
+                argv, capture_output=True, text=True, timeout=timeout + GRACE_SECONDS
+            )
         except subprocess.TimeoutExpired:
             return IlpResult("timeout", [], 0, 0, 0, 0, time.monotonic() - start, 0, bias.mode)
     if done.returncode != 0:
         raise SolverError(f"Popper failed (exit {done.returncode}): {done.stderr.strip()[-500:]}")
-    program, score = (_read_child(done.stdout) if argv[1:3] == ["-m", "solvers.ilp.popper_adapter"]
-                      else _read_cli(done.stdout))
+    program, score = (
+        _read_child(done.stdout)
+        if argv[1:3] == ["-m", "solvers.ilp.popper_adapter"]
+        else _read_cli(done.stdout)
+    )
     seconds = time.monotonic() - start
     tp, fn, tn, fp = score if score else (0, 0, 0, 0)
     status = "solution" if program and fn == 0 and fp == 0 else "no_solution"

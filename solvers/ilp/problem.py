@@ -30,10 +30,16 @@ class IlpProblem:
     Python only when asked for. ``n_pos`` / ``n_neg`` never fetch.
     """
 
-    def __init__(self, bias: IlpBias, pos: Sequence[Any] = (), neg: Sequence[Any] = (),
-                 bk_facts: dict[str, list[tuple]] | None = None,
-                 bk_files: Sequence[Path | str] = (), name: str = "problem",
-                 examples: ExampleStore | None = None) -> None:
+    def __init__(
+        self,
+        bias: IlpBias,
+        pos: Sequence[Any] = (),
+        neg: Sequence[Any] = (),
+        bk_facts: dict[str, list[tuple]] | None = None,
+        bk_files: Sequence[Path | str] = (),
+        name: str = "problem",
+        examples: ExampleStore | None = None,
+    ) -> None:
         self.bias = bias
         self.bk_facts = dict(bk_facts or {})
         self.bk_files = [Path(p) for p in bk_files]
@@ -43,13 +49,15 @@ class IlpProblem:
             if pos or neg:
                 raise SolverInputError("give the examples either as pos/neg or as a store")
             if examples.head != bias.head_pred:
-                raise SolverInputError(f"the examples are of {examples.head}, the bias head "
-                                       f"is {bias.head_pred}")
+                raise SolverInputError(
+                    f"the examples are of {examples.head}, the bias head is {bias.head_pred}"
+                )
             self._pos: list[tuple] | None = None
             self._neg: list[tuple] | None = None
             if not examples.n_pos:
-                raise SolverInputError(f"problem {name!r} has no positive example",
-                                       file=str(examples.path))
+                raise SolverInputError(
+                    f"problem {name!r} has no positive example", file=str(examples.path)
+                )
             return
         arity = bias.head_pred[1]
         if not pos:
@@ -59,8 +67,10 @@ class IlpProblem:
         for kind, rows in (("positive", self._pos), ("negative", self._neg)):
             for args in rows:
                 if len(args) != arity:
-                    raise SolverInputError(f"{kind} example {args!r} has {len(args)} arguments; "
-                                           f"the head {bias.head_pred[0]} has {arity}")
+                    raise SolverInputError(
+                        f"{kind} example {args!r} has {len(args)} arguments; "
+                        f"the head {bias.head_pred[0]} has {arity}"
+                    )
 
     @property
     def pos(self) -> list[tuple]:
@@ -89,8 +99,10 @@ class IlpProblem:
         return self.examples.n_neg if self._neg is None and self.examples else len(self.neg)
 
     def __repr__(self) -> str:
-        return (f"IlpProblem(name={self.name!r}, head={self.bias.head_pred}, "
-                f"pos={self.n_pos}, neg={self.n_neg})")
+        return (
+            f"IlpProblem(name={self.name!r}, head={self.bias.head_pred}, "
+            f"pos={self.n_pos}, neg={self.n_neg})"
+        )
 
 
 class SkippedExampleWarning(UserWarning):
@@ -114,9 +126,10 @@ class ExampleStore:
         self._finalizer.atexit = False
         try:
             module.consult("ilp_read")
-            answer = module.query_once("ilp_load_examples(File, Head, Arity, Result)",
-                                       {"File": str(self.path.resolve()), "Head": head[0],
-                                        "Arity": head[1]})
+            answer = module.query_once(
+                "ilp_load_examples(File, Head, Arity, Result)",
+                {"File": str(self.path.resolve()), "Head": head[0], "Arity": head[1]},
+            )
         except BaseException:
             self.close()
             raise
@@ -128,8 +141,7 @@ class ExampleStore:
         n_pos, n_neg, warnings_ = result.args
         self.n_pos: int = int(n_pos)
         self.n_neg: int = int(n_neg)
-        self.warnings: list[tuple[int, str]] = [(int(w.args[0]), str(w.args[1]))
-                                                for w in warnings_]
+        self.warnings: list[tuple[int, str]] = [(int(w.args[0]), str(w.args[1])) for w in warnings_]
         for line, message in self.warnings:
             warnings.warn(f"{self.path}:{line}: {message}", SkippedExampleWarning, stacklevel=3)
 
@@ -146,8 +158,9 @@ class ExampleStore:
 
     def example(self, kind: str, index: int) -> tuple | None:
         """The argument tuple of example ``index`` of ``kind`` (``None`` if there is none)."""
-        answer = self._module.query_once("ilp_example(Kind, Id, Atom)",
-                                         {"Kind": kind, "Id": int(index)})
+        answer = self._module.query_once(
+            "ilp_example(Kind, Id, Atom)", {"Kind": kind, "Id": int(index)}
+        )
         if answer is None:
             return None
         atom = answer["Atom"]
@@ -212,8 +225,9 @@ def load_examples(folder: Path, bias: IlpBias, engine: Any) -> IlpProblem:
     return IlpProblem(bias=bias, bk_files=[folder / "bk.pl"], name=folder.name, examples=store)
 
 
-def read_examples(path: Path | str, bias: IlpBias, engine: Any = None
-                  ) -> tuple[list[tuple], list[tuple]]:
+def read_examples(
+    path: Path | str, bias: IlpBias, engine: Any = None
+) -> tuple[list[tuple], list[tuple]]:
     """The positive and negative examples of an ``exs.pl`` file as argument tuples (the slow
     path: every example crosses to Python)."""
     store = ExampleStore(path, bias.head_pred, engine)

@@ -88,9 +88,9 @@ class SearchState:
     neg_covered: frozenset[int] = frozenset()
     tested: int = 0
     variants: int = 0
-    redundant: int = 0       # programs not tested: a clause has a redundant literal
+    redundant: int = 0  # programs not tested: a clause has a redundant literal
     bans: int = 0
-    score: int | None = None     # noisy mode: FN + FP + size of ``program``
+    score: int | None = None  # noisy mode: FN + FP + size of ``program``
 
 
 @lru_cache(maxsize=100_000)
@@ -108,8 +108,14 @@ def is_recursive(program: Program) -> bool:
     return any(lit.pred == c.head.pred for _, c in program for lit in c.body)
 
 
-def search(bias: IlpBias, tester: Tester, deadline: float, state: SearchState,
-           noisy: bool = False, generator: Generator | None = None) -> SearchState:
+def search(
+    bias: IlpBias,
+    tester: Tester,
+    deadline: float,
+    state: SearchState,
+    noisy: bool = False,
+    generator: Generator | None = None,
+) -> SearchState:
     """Run the loop for ``bias`` (its mode decides the goal; ``noisy`` for the MDL goal) and
     fill ``state``; raises SolverTimeout past ``deadline`` (``state`` then holds the best
     program so far). A ``generator`` made by the caller is used (and not closed)."""
@@ -128,22 +134,29 @@ def search(bias: IlpBias, tester: Tester, deadline: float, state: SearchState,
 
 
 class _Loop:
-    def __init__(self, bias: IlpBias, tester: Tester, gen: Generator, deadline: float,
-                 state: SearchState, noisy: bool) -> None:
+    def __init__(
+        self,
+        bias: IlpBias,
+        tester: Tester,
+        gen: Generator,
+        deadline: float,
+        state: SearchState,
+        noisy: bool,
+    ) -> None:
         self.bias, self.tester, self.gen = bias, tester, gen
         self.deadline, self.state, self.noisy = deadline, state, noisy
         self.started = time.monotonic()
         self.partial = bias.mode == "partial" and not noisy
         self.n_pos, self.n_neg = tester.n_pos, tester.n_neg
         self.seen: set[frozenset] = set()
-        self.explained: set[Clause] = set()      # clauses whose unsat core is known
-        self.redundant: set[Clause] = set()      # clauses with a redundant literal, banned
-        self.redundancy_bans: set[tuple] = set()   # red / rec_spec constraints added
-        self.good: dict[Clause, frozenset[int]] = {}       # classic: consistent clauses
+        self.explained: set[Clause] = set()  # clauses whose unsat core is known
+        self.redundant: set[Clause] = set()  # clauses with a redundant literal, banned
+        self.redundancy_bans: set[tuple] = set()  # red / rec_spec constraints added
+        self.good: dict[Clause, frozenset[int]] = {}  # classic: consistent clauses
         # classic: single clauses covering a negative and some positives whose
         # specialisations are not banned yet (see :meth:`subsume_pending`)
         self.pending: dict[Clause, tuple[Program, frozenset[int]]] = {}
-        self.units: dict[Clause, tuple[frozenset[int], frozenset[int]]] = {}   # noisy
+        self.units: dict[Clause, tuple[frozenset[int], frozenset[int]]] = {}  # noisy
         # classic, recursion without invention: good programs (canonical clause sets), whose
         # unions the combine stage tries (invented names would clash in a union)
         self.unite = bias.enable_recursion and not bias.enable_pi
@@ -151,12 +164,11 @@ class _Loop:
         self.united: set[frozenset[Clause]] = set()
         # clauses of the head predicate cover examples directly (no recursion)
         self.direct = bias.multi_clause and not bias.enable_recursion
-        self.invented = {f"inv{i}" for i in range(1, bias.max_clauses)} if bias.enable_pi \
-            else set()
+        self.invented = {f"inv{i}" for i in range(1, bias.max_clauses)} if bias.enable_pi else set()
         self.best_key: tuple | None = None
         self.best_size: int | None = None
         self.combined = 0
-        if noisy:   # the empty program: every positive missed
+        if noisy:  # the empty program: every positive missed
             state.score, state.program = self.n_pos, []
 
     def bound(self) -> int | None:
@@ -248,8 +260,9 @@ class _Loop:
 
     def constrain(self, program: Program, kinds: list[str]) -> None:
         """Add ``kinds`` constraints (for later sizes) learned from ``program``."""
-        self.gen.add_constraints(constraint_rule(program, kind, self.gen.slots)
-                                 for kind in kinds if kind != "exact")
+        self.gen.add_constraints(
+            constraint_rule(program, kind, self.gen.slots) for kind in kinds if kind != "exact"
+        )
         self.state.bans = self.gen.constraints
 
     def visit_batch(self, batch: list[Program], model=None) -> bool:
@@ -260,23 +273,27 @@ class _Loop:
         singles = [p[0][1] for p in batch if len(p) == 1 and not is_recursive(p)]
         known: dict[Clause, Outcome] = {}
         if self.noisy:
-            scored = dict(zip(singles, self.tester.score_many(singles, self.bias.directions,
-                                                               self.deadline)))
+            scored = dict(
+                zip(singles, self.tester.score_many(singles, self.bias.directions, self.deadline))
+            )
             done = False
             for program in batch:
                 if len(program) == 1 and program[0][1] in scored:
                     pos, neg = scored[program[0][1]]
                     self.state.tested += 1
-                    done = self.visit_noisy(program, pos, neg, program[0][1].size, True) \
-                        or done
+                    done = self.visit_noisy(program, pos, neg, program[0][1].size, True) or done
                 else:
                     done = self.visit(program) or done
             return done
         if not self.noisy and singles:
             # with one clause slot, a clause covering no positive needs no negative tested:
             # it gets ``spec`` either way, and ``gen`` would only ban its own variants
-            outcomes = self.tester.test_many(singles, self.bias.directions, self.deadline,
-                                             negatives_without_positives=self.gen.slots > 1)
+            outcomes = self.tester.test_many(
+                singles,
+                self.bias.directions,
+                self.deadline,
+                negatives_without_positives=self.gen.slots > 1,
+            )
             known = dict(zip(singles, outcomes))
             empty = [c for c, o in zip(singles, outcomes) if not o.pos and o.neg is None]
             if empty:
@@ -286,25 +303,32 @@ class _Loop:
             parts = self.explain_incomplete([c for c in useless if len(c.body) > 1], model)
             if self.unite and useless:
                 # recursion: no program's only recursive clause contains them
-                self.ban_redundant_programs([[parts.get(c, c)] for c in useless], "rec_spec",
-                                            model)
+                self.ban_redundant_programs([[parts.get(c, c)] for c in useless], "rec_spec", model)
         # the other programs (recursive, invented predicates, several clauses) in one call too
         others = [i for i, p in enumerate(batch) if not (len(p) == 1 and not is_recursive(p))]
         tested: dict[int, Outcome] = {}
         if not self.noisy and others:
-            outcomes = self.tester.test_programs([[c for _, c in batch[i]] for i in others],
-                                                 self.bias.directions, self.deadline)
+            outcomes = self.tester.test_programs(
+                [[c for _, c in batch[i]] for i in others], self.bias.directions, self.deadline
+            )
             tested = dict(zip(others, outcomes))
             if self.unite:
-                unproductive = [[c for _, c in batch[i]] for i, o in zip(others, outcomes)
-                                if not o.pos and is_recursive(batch[i])]
+                unproductive = [
+                    [c for _, c in batch[i]]
+                    for i, o in zip(others, outcomes)
+                    if not o.pos and is_recursive(batch[i])
+                ]
                 if unproductive:
-                    cores = self.tester.program_cores(unproductive, self.bias.directions,
-                                                      self.deadline)
+                    cores = self.tester.program_cores(
+                        unproductive, self.bias.directions, self.deadline
+                    )
                     self.ban_redundant_programs(cores, "red", model)
-        return any(self.visit(program, tested.get(i) or (
-            known.get(program[0][1]) if len(program) == 1 else None))
-            for i, program in enumerate(batch))
+        return any(
+            self.visit(
+                program, tested.get(i) or (known.get(program[0][1]) if len(program) == 1 else None)
+            )
+            for i, program in enumerate(batch)
+        )
 
     def visit(self, program: Program, outcome: Outcome | None = None) -> bool:
         """Test one generated program (``outcome``: its test's, when known already); True
@@ -375,22 +399,23 @@ class _Loop:
             program, _ = self.pending.pop(key)
             self.constrain(program, ["spec_any" if self.direct else "spec"])
 
-    def ban_redundant_programs(self, programs: list[list[Clause]], kind: str,
-                               model=None) -> None:
+    def ban_redundant_programs(self, programs: list[list[Clause]], kind: str, model=None) -> None:
         """Recursion without invention: the ``red`` (programs of base and recursive clauses
         covering no positive) or ``rec_spec`` (single base clauses covering no positive)
         constraint of each of ``programs`` (:mod:`solvers.ilp.constraints`), from the next
         size on, and at once in the running enumeration when ``model`` is given."""
         for program in programs:
-            if kind == "red" and (all(calls_itself(c) for c in program)
-                                  or not any(calls_itself(c) for c in program)):
+            if kind == "red" and (
+                all(calls_itself(c) for c in program) or not any(calls_itself(c) for c in program)
+            ):
                 continue
             key = (kind, frozenset(canonical(c) for c in program))
             if key in self.redundancy_bans:
                 continue
             self.redundancy_bans.add(key)
-            self.gen.add_constraints([constraint_rule(list(enumerate(program)), kind,
-                                                      self.gen.slots)])
+            self.gen.add_constraints(
+                [constraint_rule(list(enumerate(program)), kind, self.gen.slots)]
+            )
             if model is not None:
                 self.gen.ban_now(redundancy_nogoods(self.gen, program, kind), model)
 
@@ -408,8 +433,7 @@ class _Loop:
             part = Clause(clause.head, known)
             outcome = self.tester.test(part, self.bias.directions, self.deadline)
             if not outcome.pos:
-                self.gen.add_constraints([constraint_rule([(0, part)], "spec_any",
-                                                          self.gen.slots)])
+                self.gen.add_constraints([constraint_rule([(0, part)], "spec_any", self.gen.slots)])
 
     def explain_incomplete(self, clauses: list[Clause], model=None) -> dict[Clause, Clause]:
         """For single non-recursive clauses covering no positive: ban every clause
@@ -423,11 +447,15 @@ class _Loop:
         cores = self.tester.pos_cores(clauses, self.bias.directions, self.deadline)
         any_program = self.direct or self.gen.slots == 1
         kind = "spec_any" if any_program else "spec"
-        found = {c: Clause(c.head, core) for c, core in zip(clauses, cores)
-                 if core and len(core) < len(c.body)}
+        found = {
+            c: Clause(c.head, core)
+            for c, core in zip(clauses, cores)
+            if core and len(core) < len(c.body)
+        }
         parts = sorted(set(found.values()), key=lambda part: (sort_key(part), part.body))
-        self.gen.add_constraints(constraint_rule([(0, part)], kind, self.gen.slots)
-                                 for part in parts)
+        self.gen.add_constraints(
+            constraint_rule([(0, part)], kind, self.gen.slots) for part in parts
+        )
         if model is not None:
             for part in parts:
                 self.gen.ban_now(spec_nogoods(self.gen, part, any_program), model)
@@ -440,11 +468,18 @@ class _Loop:
         if not bodies:
             return
         cores = self.tester.unsat_cores(bodies, self.bias.directions, self.deadline)
-        self.gen.add_constraints(unsat_rule(list(core)) for core in dict.fromkeys(cores)
-                                 if core is not None)
+        self.gen.add_constraints(
+            unsat_rule(list(core)) for core in dict.fromkeys(cores) if core is not None
+        )
 
-    def visit_noisy(self, program: Program, pos: frozenset[int], neg: frozenset[int] | None,
-                    size: int, single: bool) -> bool:
+    def visit_noisy(
+        self,
+        program: Program,
+        pos: frozenset[int],
+        neg: frozenset[int] | None,
+        size: int,
+        single: bool,
+    ) -> bool:
         """Noisy mode (score = FN + FP + size): keep the best program, bound its
         specialisations and generalisations by size as Popper d48951f does (``loop.py``:
         ``spec_size``, ``gen_size``), and keep a non-recursive clause whose positives pay
@@ -508,8 +543,13 @@ class _Loop:
         # searched so far (a combination cut short keeps the best set it found, if any)
         share = max(COMBINE_MIN, COMBINE_SHARE * (time.monotonic() - self.started))
         try:
-            found = combine_noisy(self.units, self.n_pos, self.bias.max_clauses,
-                                  min(time_limit, share), bound=self.noisy_score())
+            found = combine_noisy(
+                self.units,
+                self.n_pos,
+                self.bias.max_clauses,
+                min(time_limit, share),
+                bound=self.noisy_score(),
+            )
         except SolverTimeout:
             # no set found within the share: the search goes on (the next combination,
             # with twice the units, gets a larger share); the deadline is the loop's
@@ -519,10 +559,10 @@ class _Loop:
         chosen, score = found
         if score < self.noisy_score():
             self.state.score, self.state.program = score, chosen
-            self.state.covered = frozenset().union(*(self.units[canonical(c)][0]
-                                                     for c in chosen))
-            self.state.neg_covered = frozenset().union(*(self.units[canonical(c)][1]
-                                                         for c in chosen))
+            self.state.covered = frozenset().union(*(self.units[canonical(c)][0] for c in chosen))
+            self.state.neg_covered = frozenset().union(
+                *(self.units[canonical(c)][1] for c in chosen)
+            )
 
     def combine_good(self, remaining: float) -> None:
         """Classic mode: combine the good clauses found so far, when there are new ones, and
@@ -584,8 +624,9 @@ class _Loop:
 
         new = [k for k in self.programs if k not in self.united]
         self.united.update(new)
-        chosen = unite_pairs(self.programs, new, self.n_pos, self.bias.max_clauses,
-                             self.best_size, test)
+        chosen = unite_pairs(
+            self.programs, new, self.n_pos, self.bias.max_clauses, self.best_size, test
+        )
         if chosen is not None:
             self.best_size = sum(c.size for c in chosen)
             self.state.program = chosen

@@ -64,7 +64,7 @@ class Outcome:
     pos: frozenset[int]
     neg_covered: frozenset[int] = frozenset()
     full: bool = False
-    neg_known: bool = True      # False: no positive covered, the negatives not tested
+    neg_known: bool = True  # False: no positive covered, the negatives not tested
 
     def stopped(self) -> Outcome:
         """This outcome as a ``stop_at_neg`` test would report it."""
@@ -94,8 +94,7 @@ def _outcome(answer: dict[str, Any] | None, full: bool, what: str) -> Outcome:
     if answer is None:
         raise SolverError(f"{what} failed unexpectedly")
     neg = answer["Neg"]
-    return Outcome(_neg(neg), _ids(answer["PosText"]),
-                   _ids(answer["NegText"]), full)
+    return Outcome(_neg(neg), _ids(answer["PosText"]), _ids(answer["NegText"]), full)
 
 
 def _neg(text: str) -> int | None:
@@ -117,21 +116,31 @@ class Tester:
     for tests). ``guard_literals``: single clauses run with their independent literals
     called once (``ilp_guarded_body/3``); False for tests comparing the two."""
 
-    def __init__(self, problem: IlpProblem, deadline: float, engine: Any = None,
-                 example_time_limit: float = 0.05, example_depth_limit: int = DEPTH_LIMIT,
-                 example_inference_limit: int | None = None,
-                 recursive_time_limit: float = RECURSIVE_TIME_LIMIT,
-                 join_min_examples: int | None = None, guard_literals: bool = True) -> None:
+    def __init__(
+        self,
+        problem: IlpProblem,
+        deadline: float,
+        engine: Any = None,
+        example_time_limit: float = 0.05,
+        example_depth_limit: int = DEPTH_LIMIT,
+        example_inference_limit: int | None = None,
+        recursive_time_limit: float = RECURSIVE_TIME_LIMIT,
+        join_min_examples: int | None = None,
+        guard_literals: bool = True,
+    ) -> None:
         from solvers.prolog import Term
 
         self.example_time_limit = float(example_time_limit)
         self.example_inference_limit = int(
-            example_inference_limit if example_inference_limit is not None
-            else max(1, round(self.example_time_limit * INFERENCES_PER_SECOND)))
+            example_inference_limit
+            if example_inference_limit is not None
+            else max(1, round(self.example_time_limit * INFERENCES_PER_SECOND))
+        )
         # recursive programs: the smaller of the two limits
         self.recursive_inference_limit = min(
             self.example_inference_limit,
-            max(1, round(float(recursive_time_limit) * INFERENCES_PER_SECOND)))
+            max(1, round(float(recursive_time_limit) * INFERENCES_PER_SECOND)),
+        )
         self.example_depth_limit = int(example_depth_limit)
         self.n_pos = problem.n_pos
         self.n_neg = problem.n_neg
@@ -144,8 +153,9 @@ class Tester:
         self.prolog_calls = 0
         for pred in problem.bk_facts:
             if pred.startswith(RESERVED_PREFIX):
-                raise SolverInputError(f"background predicate {pred!r} uses the reserved "
-                                       f"prefix {RESERVED_PREFIX!r}")
+                raise SolverInputError(
+                    f"background predicate {pred!r} uses the reserved prefix {RESERVED_PREFIX!r}"
+                )
         engine = engine or (problem.examples.engine if problem.examples else default_engine())
         self._module = engine.module()
         try:
@@ -158,12 +168,17 @@ class Tester:
                 self._module.add_facts(pred, rows)
             head, arity = self.head
             if problem.examples is not None:
-                self._query("ilp_copy_examples(Store)", {"Store": problem.examples.module_name},
-                            deadline)
+                self._query(
+                    "ilp_copy_examples(Store)", {"Store": problem.examples.module_name}, deadline
+                )
             else:
-                self._module.add_facts("ilp_example", [
-                    *(("pos", i, Term(head, args)) for i, args in enumerate(problem.pos)),
-                    *(("neg", i, Term(head, args)) for i, args in enumerate(problem.neg))])
+                self._module.add_facts(
+                    "ilp_example",
+                    [
+                        *(("pos", i, Term(head, args)) for i, args in enumerate(problem.pos)),
+                        *(("neg", i, Term(head, args)) for i, args in enumerate(problem.neg)),
+                    ],
+                )
             self._query("ilp_own(Name, Arity)", {"Name": head, "Arity": arity}, deadline)
             if not guard_literals:
                 self._query("ilp_set_guard(false)", {}, deadline)
@@ -184,24 +199,34 @@ class Tester:
             raise SolverTimeout("ILP search ran out of time")
         return remaining
 
-    def _query(self, goal: str, bindings: dict[str, Any], deadline: float
-               ) -> dict[str, Any] | None:
+    def _query(self, goal: str, bindings: dict[str, Any], deadline: float) -> dict[str, Any] | None:
         return self._module.query_once(goal, bindings, time_limit=self._check_time(deadline))
 
-    def declare(self, preds: Mapping[str, int] | Sequence[tuple[str, int]],
-                deadline: float) -> None:
+    def declare(
+        self, preds: Mapping[str, int] | Sequence[tuple[str, int]], deadline: float
+    ) -> None:
         """Make body predicates that have no clauses fail instead of raising errors."""
         items = preds.items() if isinstance(preds, Mapping) else preds
-        todo = [(name, arity) for name, arity in dict.fromkeys(items)
-                if (name, arity) not in self._declared]
-        if todo:                                   # one call for all
-            self._query("maplist(ilp_declare, Names, Arities)",
-                        {"Names": [n for n, _ in todo], "Arities": [a for _, a in todo]},
-                        deadline)
+        todo = [
+            (name, arity)
+            for name, arity in dict.fromkeys(items)
+            if (name, arity) not in self._declared
+        ]
+        if todo:  # one call for all
+            self._query(
+                "maplist(ilp_declare, Names, Arities)",
+                {"Names": [n for n, _ in todo], "Arities": [a for _, a in todo]},
+                deadline,
+            )
             self._declared.update(todo)
 
-    def test(self, clause: Clause, directions: Mapping[str, tuple[str, ...]],
-             deadline: float, stop_at_neg: bool = True) -> Outcome:
+    def test(
+        self,
+        clause: Clause,
+        directions: Mapping[str, tuple[str, ...]],
+        deadline: float,
+        stop_at_neg: bool = True,
+    ) -> Outcome:
         """Which examples ``clause`` covers (see :class:`Outcome`); outcomes are cached per
         canonical clause for the Tester's lifetime (they depend only on bk and examples).
         A recursive clause is tested as a one-clause program (:meth:`test_program`)."""
@@ -211,19 +236,29 @@ class Tester:
         cached = self._cached(key, stop_at_neg)
         if cached is not None:
             return cached
-        answer = self._query("ilp_data(Text, _Clause), "
-                             "ilp_test_clause(_Clause, Limit, Stop, Neg, _Pos, _NegAll), "
-                             "ilp_ids_text(_Pos, PosText), ilp_ids_text(_NegAll, NegText)",
-                             {"Text": clause_text(clause, directions),
-                              "Limit": self.example_inference_limit,
-                              "Stop": "true" if stop_at_neg else "false"}, deadline)
+        answer = self._query(
+            "ilp_data(Text, _Clause), "
+            "ilp_test_clause(_Clause, Limit, Stop, Neg, _Pos, _NegAll), "
+            "ilp_ids_text(_Pos, PosText), ilp_ids_text(_NegAll, NegText)",
+            {
+                "Text": clause_text(clause, directions),
+                "Limit": self.example_inference_limit,
+                "Stop": "true" if stop_at_neg else "false",
+            },
+            deadline,
+        )
         self.prolog_calls += 1
         outcome = _outcome(answer, not stop_at_neg, "ilp_test_clause")
         self._cache[(key, outcome.full)] = outcome
         return outcome
 
-    def test_program(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
-                     deadline: float, stop_at_neg: bool = True) -> Outcome:
+    def test_program(
+        self,
+        clauses: list[Clause],
+        directions: Mapping[str, tuple[str, ...]],
+        deadline: float,
+        stop_at_neg: bool = True,
+    ) -> Outcome:
         """Which examples the program ``clauses`` covers (see :class:`Outcome`): several
         clauses, possibly recursive, possibly defining invented predicates (any head other
         than the problem's). They are asserted for the call (non-recursive clauses first)
@@ -233,34 +268,57 @@ class Tester:
         clauses. Raises SolverInputError if bk defines a predicate the program defines."""
         return self.test_programs([clauses], directions, deadline, stop_at_neg)[0]
 
-    def test_programs(self, programs: list[list[Clause]],
-                      directions: Mapping[str, tuple[str, ...]], deadline: float,
-                      stop_at_neg: bool = True) -> list[Outcome]:
+    def test_programs(
+        self,
+        programs: list[list[Clause]],
+        directions: Mapping[str, tuple[str, ...]],
+        deadline: float,
+        stop_at_neg: bool = True,
+    ) -> list[Outcome]:
         """:meth:`test_program` for each of ``programs``, in one Prolog call (a call costs
         about a millisecond of its own: most of a small program's test)."""
         keys: list[tuple] = []
-        todo: dict[tuple, int] = {}             # program key -> its per-example limit
+        todo: dict[tuple, int] = {}  # program key -> its per-example limit
         for clauses in programs:
             # recursive clauses sort last
-            key = tuple(sorted({canonical(c) for c in clauses},
-                               key=lambda c: (is_recursive(c), sort_key(c))))
+            key = tuple(
+                sorted(
+                    {canonical(c) for c in clauses}, key=lambda c: (is_recursive(c), sort_key(c))
+                )
+            )
             keys.append(key)
             if key and key not in todo and self._cached(key, stop_at_neg) is None:
-                todo[key] = self.recursive_inference_limit if is_recursive(key[-1]) \
+                todo[key] = (
+                    self.recursive_inference_limit
+                    if is_recursive(key[-1])
                     else self.example_inference_limit
+                )
         if todo:
-            text = _list_text(f"p({limit},{_list_text(clause_text(c, directions) for c in key)})"
-                              for key, limit in todo.items())
-            lines = self._lines("ilp_test_programs_text(Text, Depth, Stop, Lines)",
-                                {"Text": text, "Depth": self.example_depth_limit,
-                                 "Stop": "true" if stop_at_neg else "false"}, deadline,
-                                len(todo))
+            text = _list_text(
+                f"p({limit},{_list_text(clause_text(c, directions) for c in key)})"
+                for key, limit in todo.items()
+            )
+            lines = self._lines(
+                "ilp_test_programs_text(Text, Depth, Stop, Lines)",
+                {
+                    "Text": text,
+                    "Depth": self.example_depth_limit,
+                    "Stop": "true" if stop_at_neg else "false",
+                },
+                deadline,
+                len(todo),
+            )
             for key, line in zip(todo, lines):
                 neg, pos, neg_all = line.split("|")
                 self._cache[(key, not stop_at_neg)] = Outcome(
-                    _neg(neg), _ids(pos), _ids(neg_all), not stop_at_neg)
-        return [self._known(key, stop_at_neg) if key
-                else Outcome(None, frozenset(), frozenset(), not stop_at_neg) for key in keys]
+                    _neg(neg), _ids(pos), _ids(neg_all), not stop_at_neg
+                )
+        return [
+            self._known(key, stop_at_neg)
+            if key
+            else Outcome(None, frozenset(), frozenset(), not stop_at_neg)
+            for key in keys
+        ]
 
     def _known(self, key: tuple, stop_at_neg: bool) -> Outcome:
         """The cached outcome of a program just tested (SolverError if it is missing)."""
@@ -269,8 +327,7 @@ class Tester:
             raise SolverError("a tested program's outcome is missing from the cache (internal)")
         return outcome
 
-    def _lines(self, goal: str, bindings: dict[str, Any], deadline: float,
-               count: int) -> list[str]:
+    def _lines(self, goal: str, bindings: dict[str, Any], deadline: float, count: int) -> list[str]:
         """The ``Lines`` string of ``goal`` (one line per item tested), split."""
         answer = self._query(goal, bindings, deadline)
         name = goal.partition("(")[0]
@@ -288,89 +345,131 @@ class Tester:
             return full.stopped() if stop_at_neg else full
         return self._cache.get((key, False)) if stop_at_neg else None
 
-    def score(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
-              deadline: float) -> tuple[frozenset[int], frozenset[int]]:
+    def score(
+        self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]], deadline: float
+    ) -> tuple[frozenset[int], frozenset[int]]:
         """The positive and negative example ids covered by the program ``clauses``
         (recursive and invented-predicate programs included)."""
         outcome = self.test_program(clauses, directions, deadline, stop_at_neg=False)
         return outcome.pos, outcome.neg_covered
 
-    def score_many(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
-                   deadline: float) -> list[tuple[frozenset[int], frozenset[int] | None]]:
+    def score_many(
+        self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]], deadline: float
+    ) -> list[tuple[frozenset[int], frozenset[int] | None]]:
         """Noisy mode, non-recursive clauses, one Prolog call: for each, the positives it
         covers and, when they outnumber its literals, the negatives it covers (else None:
         not tested, as Popper tests such a clause's positives only)."""
         if not clauses:
             return []
-        lines = self._lines("ilp_score_clauses_text(Text, Limit, Lines)",
-                            {"Text": _list_text(clause_text(c, directions) for c in clauses),
-                             "Limit": self.example_inference_limit},
-                            deadline, len(clauses))
+        lines = self._lines(
+            "ilp_score_clauses_text(Text, Limit, Lines)",
+            {
+                "Text": _list_text(clause_text(c, directions) for c in clauses),
+                "Limit": self.example_inference_limit,
+            },
+            deadline,
+            len(clauses),
+        )
         scored = []
         for line in lines:
             pos, _, neg = line.partition("|")
             negs = neg.split()
-            scored.append((frozenset(map(int, pos.split())),
-                           None if negs == ["?"] else frozenset(map(int, negs))))
+            scored.append(
+                (
+                    frozenset(map(int, pos.split())),
+                    None if negs == ["?"] else frozenset(map(int, negs)),
+                )
+            )
         return scored
 
-    def test_many(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
-                  deadline: float, negatives_without_positives: bool = True) -> list[Outcome]:
+    def test_many(
+        self,
+        clauses: list[Clause],
+        directions: Mapping[str, tuple[str, ...]],
+        deadline: float,
+        negatives_without_positives: bool = True,
+    ) -> list[Outcome]:
         """:meth:`test` (stopping at the first negative, but with every positive covered
         even when a negative is) for many non-recursive clauses in one Prolog call; outcomes
         cached as ``test`` caches them. ``negatives_without_positives=False``: the
         positives are tested first, and for a clause covering none the negatives are not
         tested at all (its outcome has ``neg_known`` False; not cached for ``test``)."""
         keys = [(canonical(c),) for c in clauses]
-        todo = [(i, c) for i, (c, key) in enumerate(zip(clauses, keys))
-                if (key, "pos") not in self._cache and (key, True) not in self._cache
-                and (negatives_without_positives or (key, "posfirst") not in self._cache)]
+        todo = [
+            (i, c)
+            for i, (c, key) in enumerate(zip(clauses, keys))
+            if (key, "pos") not in self._cache
+            and (key, True) not in self._cache
+            and (negatives_without_positives or (key, "posfirst") not in self._cache)
+        ]
         if todo:
-            lines = self._lines("ilp_test_clauses_text(Text, Limit, Mode, Lines)",
-                                {"Text": _list_text(clause_text(c, directions)
-                                                    for _, c in todo),
-                                 "Limit": self.example_inference_limit,
-                                 "Mode": "pos" if negatives_without_positives else "posfirst"},
-                                deadline, len(todo))
+            lines = self._lines(
+                "ilp_test_clauses_text(Text, Limit, Mode, Lines)",
+                {
+                    "Text": _list_text(clause_text(c, directions) for _, c in todo),
+                    "Limit": self.example_inference_limit,
+                    "Mode": "pos" if negatives_without_positives else "posfirst",
+                },
+                deadline,
+                len(todo),
+            )
             for (i, _), line in zip(todo, lines):
                 neg, *pos = line.split(" ")
                 if neg == "unknown":
-                    self._cache[(keys[i], "posfirst")] = Outcome(None, frozenset(),
-                                                                 neg_known=False)
+                    self._cache[(keys[i], "posfirst")] = Outcome(None, frozenset(), neg_known=False)
                     continue
                 first = _neg(neg)
-                outcome = Outcome(first, frozenset(map(int, pos)),
-                                  frozenset() if first is None else frozenset({first}), False)
+                outcome = Outcome(
+                    first,
+                    frozenset(map(int, pos)),
+                    frozenset() if first is None else frozenset({first}),
+                    False,
+                )
                 self._cache[(keys[i], False)] = outcome
                 self._cache[(keys[i], "pos")] = outcome
-        return [self._cache.get((key, "pos")) or _every_positive(self._cache.get((key, True)))
-                or self._cache[(key, "posfirst")] for key in keys]
+        return [
+            self._cache.get((key, "pos"))
+            or _every_positive(self._cache.get((key, True)))
+            or self._cache[(key, "posfirst")]
+            for key in keys
+        ]
 
-    def unsat_cores(self, bodies: list[tuple[Literal, ...]],
-                    directions: Mapping[str, tuple[str, ...]], deadline: float,
-                    limit: int = SAT_INFERENCES) -> list[tuple[Literal, ...] | None]:
+    def unsat_cores(
+        self,
+        bodies: list[tuple[Literal, ...]],
+        directions: Mapping[str, tuple[str, ...]],
+        deadline: float,
+        limit: int = SAT_INFERENCES,
+    ) -> list[tuple[Literal, ...] | None]:
         """For each conjunction of background literals (every variable free): None when it
         has a solution in the background knowledge (running out of ``limit`` inferences or
         an error counts as one), else a minimal part of it that has none. One Prolog call
         for all; cached per body."""
         todo = [b for b in dict.fromkeys(bodies) if b not in self._sat_cache]
         if todo:
-            ordered = [execution_order(Clause(Literal("ilp_none", ()), body), directions)
-                       for body in todo]
-            answer = self._query("ilp_data(Text, _Bodies), ilp_unsat_cores(_Bodies, Limit, Cores)",
-                                 {"Text": _list_text(_list_text(map(literal_text, body))
-                                                     for body in ordered), "Limit": limit},
-                                 deadline)
+            ordered = [
+                execution_order(Clause(Literal("ilp_none", ()), body), directions) for body in todo
+            ]
+            answer = self._query(
+                "ilp_data(Text, _Bodies), ilp_unsat_cores(_Bodies, Limit, Cores)",
+                {
+                    "Text": _list_text(_list_text(map(literal_text, body)) for body in ordered),
+                    "Limit": limit,
+                },
+                deadline,
+            )
             if answer is None:
                 raise SolverError("ilp_unsat_cores failed unexpectedly")
             self.prolog_calls += 1
             for body, core in zip(todo, answer["Cores"]):
-                self._sat_cache[body] = None if core == "sat" else tuple(
-                    Literal(t.name, tuple(t.args)) for t in core)
+                self._sat_cache[body] = (
+                    None if core == "sat" else tuple(Literal(t.name, tuple(t.args)) for t in core)
+                )
         return [self._sat_cache[b] for b in bodies]
 
-    def pos_cores(self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]],
-                  deadline: float) -> list[tuple[Literal, ...]]:
+    def pos_cores(
+        self, clauses: list[Clause], directions: Mapping[str, tuple[str, ...]], deadline: float
+    ) -> list[tuple[Literal, ...]]:
         """For non-recursive clauses known to cover no positive example: for each, a part of
         its body (literals dropped one at a time, in execution order) with which the head
         still surely covers no positive (an error or running out of the per-example
@@ -379,9 +478,14 @@ class Tester:
         program). One Prolog call for all; cached per clause."""
         todo = [c for c in dict.fromkeys(clauses) if c not in self._core_cache]
         if todo:
-            answer = self._query("ilp_data(Text, _Clauses), ilp_pos_cores(_Clauses, Limit, Cores)",
-                                 {"Text": _list_text(clause_text(c, directions) for c in todo),
-                                  "Limit": self.example_inference_limit}, deadline)
+            answer = self._query(
+                "ilp_data(Text, _Clauses), ilp_pos_cores(_Clauses, Limit, Cores)",
+                {
+                    "Text": _list_text(clause_text(c, directions) for c in todo),
+                    "Limit": self.example_inference_limit,
+                },
+                deadline,
+            )
             if answer is None:
                 raise SolverError("ilp_pos_cores failed unexpectedly")
             self.prolog_calls += 1
@@ -389,9 +493,12 @@ class Tester:
                 self._core_cache[clause] = tuple(Literal(t.name, tuple(t.args)) for t in core)
         return [self._core_cache[c] for c in clauses]
 
-    def program_cores(self, programs: list[list[Clause]],
-                      directions: Mapping[str, tuple[str, ...]],
-                      deadline: float) -> list[list[Clause]]:
+    def program_cores(
+        self,
+        programs: list[list[Clause]],
+        directions: Mapping[str, tuple[str, ...]],
+        deadline: float,
+    ) -> list[list[Clause]]:
         """For recursive programs known to cover no positive example (clauses in the order
         to assert them): for each, a more general program -- the same clauses, some body
         literals dropped (never a recursive call; a clause keeps a literal, a recursive
@@ -400,18 +507,26 @@ class Tester:
         literals are called as before (``ilp_program_cores_text/3``). One Prolog call for
         all; cached per program."""
         keys = [tuple(canonical(c) for c in program) for program in programs]
-        todo = {key: program for key, program in zip(keys, programs)
-                if key not in self._program_core_cache}
+        todo = {
+            key: program
+            for key, program in zip(keys, programs)
+            if key not in self._program_core_cache
+        }
         if todo:
             head, _ = self.head
             inputs = [i for i, mode in enumerate(directions.get(head, ())) if mode == "in"]
             limit = self.recursive_inference_limit
-            text = _list_text(f"p({limit},{_list_text([str(i) for i in inputs])},"
-                              f"{_list_text(clause_text(c, directions) for c in program)})"
-                              for program in todo.values())
-            lines = self._lines("ilp_program_cores_text(Text, Depth, Lines)",
-                                {"Text": text, "Depth": self.example_depth_limit}, deadline,
-                                len(todo))
+            text = _list_text(
+                f"p({limit},{_list_text([str(i) for i in inputs])},"
+                f"{_list_text(clause_text(c, directions) for c in program)})"
+                for program in todo.values()
+            )
+            lines = self._lines(
+                "ilp_program_cores_text(Text, Depth, Lines)",
+                {"Text": text, "Depth": self.example_depth_limit},
+                deadline,
+                len(todo),
+            )
             for (key, program), line in zip(todo.items(), lines):
                 core = []
                 for clause, kept in zip(program, line.split("|")):

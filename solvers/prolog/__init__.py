@@ -19,5 +19,13 @@ from solvers.prolog.engine import (
 )
 from solvers.prolog.terms import Term, Var
 
-__all__ = ["BRIDGES", "ENV_VAR", "Engine", "PrologModule", "Term", "Var", "available_bridges",
-           "select_bridge"]
+__all__ = [
+    "BRIDGES",
+    "ENV_VAR",
+    "Engine",
+    "PrologModule",
+    "Term",
+    "Var",
+    "available_bridges",
+    "select_bridge",
+]

@@ -45,8 +45,10 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "PL_cut_query": (ctypes.c_int, [_ptr]),
     "PL_exception": (_term, [_ptr]),
     "PL_term_type": (ctypes.c_int, [_term]),
-    "PL_get_nchars": (ctypes.c_int, [_term, ctypes.POINTER(ctypes.c_size_t),
-                                     ctypes.POINTER(ctypes.c_char_p), ctypes.c_uint]),
+    "PL_get_nchars": (
+        ctypes.c_int,
+        [_term, ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_char_p), ctypes.c_uint],
+    ),
     "PL_get_int64": (ctypes.c_int, [_term, ctypes.POINTER(ctypes.c_int64)]),
     "PL_get_float": (ctypes.c_int, [_term, ctypes.POINTER(ctypes.c_double)]),
     "PL_get_list": (ctypes.c_int, [_term, _term, _term]),
@@ -128,8 +130,13 @@ def swipl_location() -> tuple[str, str] | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     try:
-        out = subprocess.run([executable, "--dump-runtime-variables"], capture_output=True,
-                             text=True, timeout=30, check=False).stdout
+        out = subprocess.run(
+            [executable, "--dump-runtime-variables"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
     values = {}
@@ -140,11 +147,10 @@ def swipl_location() -> tuple[str, str] | None:
     library, home = values.get("PLLIBSWIPL"), values.get("PLBASE")
     if not library or not home or not os.path.exists(library):
         return None
-    try:           # best effort: a read-only home only costs the subprocess next time
+    try:  # best effort: a read-only home only costs the subprocess next time
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"key": key, "library": library, "home": home}),
-                       encoding="utf-8")
+        tmp.write_text(json.dumps({"key": key, "library": library, "home": home}), encoding="utf-8")
         os.replace(tmp, cache)
     except OSError:
         pass
@@ -160,7 +166,7 @@ class PyswipTransport:
         lib = _libswipl()
         self._f: dict[str, Any] = {}
         for fname, (restype, argtypes) in _PROTOTYPES.items():
-            fn = lib[fname]            # a fresh function object: pyswip's stay as they are
+            fn = lib[fname]  # a fresh function object: pyswip's stay as they are
             fn.restype, fn.argtypes = restype, argtypes
             self._f[fname] = fn
         with _LOCK:
@@ -246,8 +252,9 @@ class PyswipTransport:
         if kind in (_PL_ATOM, _PL_STRING):
             size = ctypes.c_size_t()
             chars = ctypes.c_char_p()
-            if not f["PL_get_nchars"](t, ctypes.byref(size), ctypes.byref(chars),
-                                      _CVT_ATOM | _CVT_STRING | _REP_UTF8):
+            if not f["PL_get_nchars"](
+                t, ctypes.byref(size), ctypes.byref(chars), _CVT_ATOM | _CVT_STRING | _REP_UTF8
+            ):
                 raise SolverError("could not read text from Prolog")
             return ctypes.string_at(chars, size.value).decode("utf-8")
         if kind == _PL_INTEGER:

@@ -43,15 +43,24 @@ ENV_VAR = "SCIR_PROLOG_BRIDGE"
 JANUS_MIN_SWI = (9, 1, 12)
 _IMPORT_NAMES = {"janus": "janus_swi", "pyswip": "pyswip"}
 _ERRORS: dict[str, type[SolverError]] = {
-    "input": SolverInputError, "timeout": SolverTimeout, "resource": SolverResourceLimit,
-    "violation": SandboxViolation, "error": SolverError,
+    "input": SolverInputError,
+    "timeout": SolverTimeout,
+    "resource": SolverResourceLimit,
+    "violation": SandboxViolation,
+    "error": SolverError,
 }
 _TRANSPORTS: dict[str, Any] = {}
 _TRANSPORT_LOCK = threading.Lock()
 
 
-def select_bridge(requested: str | None, env: str | None, *, loaded: str | None,
-                  janus_installed: bool, swi_version: tuple[int, int, int] | None) -> str:
+def select_bridge(
+    requested: str | None,
+    env: str | None,
+    *,
+    loaded: str | None,
+    janus_installed: bool,
+    swi_version: tuple[int, int, int] | None,
+) -> str:
     """Decide the bridge from the request, the environment and what this machine has."""
     choice = requested if requested is not None else (env.strip() if env else None)
     if choice:
@@ -59,8 +68,10 @@ def select_bridge(requested: str | None, env: str | None, *, loaded: str | None,
         if choice not in BRIDGES:
             raise ConfigError(f"unknown Prolog bridge {choice!r}; expected one of {BRIDGES}")
         if loaded is not None and loaded != choice:
-            raise ConfigError(f"cannot use the {choice} bridge: {loaded} is already loaded in "
-                              "this process (the two cannot share a process)")
+            raise ConfigError(
+                f"cannot use the {choice} bridge: {loaded} is already loaded in "
+                "this process (the two cannot share a process)"
+            )
         return choice
     if loaded is not None:
         return loaded
@@ -81,8 +92,9 @@ def loaded_bridge() -> str | None:
 def swi_version_of_executable() -> tuple[int, int, int] | None:
     """The version printed by ``swipl --version`` (``None`` if swipl is not on PATH)."""
     try:
-        out = subprocess.run(["swipl", "--version"], capture_output=True, text=True,
-                             timeout=30, check=False).stdout
+        out = subprocess.run(
+            ["swipl", "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = re.match(r"SWI-Prolog version (\d+)\.(\d+)\.(\d+)\b", out)
@@ -102,9 +114,11 @@ def _make_transport(bridge: str) -> Any:
             bridge_file = resources.path("prolog", "bridge.pl")
             if bridge == "janus":
                 from solvers.prolog._janus import JanusTransport
+
                 _TRANSPORTS[bridge] = JanusTransport(bridge_file)
             else:
                 from solvers.prolog._pyswip import PyswipTransport
+
                 _TRANSPORTS[bridge] = PyswipTransport(bridge_file)
         return _TRANSPORTS[bridge]
 
@@ -121,13 +135,20 @@ def _probe(bridge: str) -> int:
 @cache
 def _probe_in_subprocess(bridge: str) -> bool:
     root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p),
+    )
     env.pop(ENV_VAR, None)
     code = "import sys; from solvers.prolog.engine import _probe; sys.exit(_probe(sys.argv[1]))"
     try:
-        proc = subprocess.run([sys.executable, "-c", code, bridge], env=env, timeout=120,
-                              capture_output=True, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", code, bridge],
+            env=env,
+            timeout=120,
+            capture_output=True,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return False
     return proc.returncode == 0
@@ -163,18 +184,22 @@ class Engine:
         env = os.environ.get(ENV_VAR)
         janus_installed = loaded is None and _installed("janus")
         version = swi_version_of_executable() if janus_installed else None
-        chosen = select_bridge(bridge, env, loaded=loaded, janus_installed=janus_installed,
-                               swi_version=version)
+        chosen = select_bridge(
+            bridge, env, loaded=loaded, janus_installed=janus_installed, swi_version=version
+        )
         try:
             self._transport = _make_transport(chosen)
         except ConfigError:
             if bridge or env or chosen != "janus":
                 raise
-            self._transport = _make_transport("pyswip")   # janus chosen by default but broken
+            self._transport = _make_transport("pyswip")  # janus chosen by default but broken
         self.bridge: str = self._transport.name
         number = int(self.invoke("version", []))
-        self.swi_version: tuple[int, int, int] = (number // 10000, number // 100 % 100,
-                                                  number % 100)
+        self.swi_version: tuple[int, int, int] = (
+            number // 10000,
+            number // 100 % 100,
+            number % 100,
+        )
 
     def __repr__(self) -> str:
         return f"Engine(bridge={self.bridge!r}, swi_version={self.swi_version})"
@@ -276,29 +301,37 @@ class PrologModule:
         """Assert one fact (or a rule ``Term(':-', (Head, Body))``) given as a term."""
         self._invoke("add_clauses", [[to_wire(fact)]])
 
-    def run_wire(self, goal: str, bindings: list[list], options: list[list]
-                 ) -> tuple[list, int, float]:
+    def run_wire(
+        self, goal: str, bindings: list[list], options: list[list]
+    ) -> tuple[list, int, float]:
         """Low level: run ``goal`` with wire bindings ``[[name, wire], ...]`` and bridge
         options; returns (wire solutions, inferences, seconds)."""
         solutions, inferences, seconds = self._invoke("run", [goal, bindings, options])
         return solutions, int(inferences), float(seconds)
 
-    def query(self, goal: str, bindings: dict[str, Any] | None = None,
-              time_limit: float | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    def query(
+        self,
+        goal: str,
+        bindings: dict[str, Any] | None = None,
+        time_limit: float | None = None,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
         """All answers (at most ``limit``) of the fixed goal text ``goal``, as dicts of the
         goal's variables (minus the bound ones and those starting with ``_``)."""
         wire_bindings = [[k, to_wire(v)] for k, v in sorted((bindings or {}).items())]
         solutions, _, _ = self.run_wire(goal, wire_bindings, _options(time_limit, limit))
         return [{str(k): from_wire(w) for k, w in solution} for solution in solutions]
 
-    def query_once(self, goal: str, bindings: dict[str, Any] | None = None,
-                   time_limit: float | None = None) -> dict[str, Any] | None:
+    def query_once(
+        self, goal: str, bindings: dict[str, Any] | None = None, time_limit: float | None = None
+    ) -> dict[str, Any] | None:
         """The first answer of ``goal``, or ``None`` if it fails."""
         answers = self.query(goal, bindings, time_limit=time_limit, limit=1)
         return answers[0] if answers else None
 
     def call(self, name: str, *args: Any, time_limit: float | None = None) -> bool:
         """Whether ``name(*args)`` succeeds (at least once) in this module."""
-        solutions, _, _ = self._invoke("call", [name, [to_wire(a) for a in args],
-                                                _options(time_limit, 1)])
+        solutions, _, _ = self._invoke(
+            "call", [name, [to_wire(a) for a in args], _options(time_limit, 1)]
+        )
         return bool(solutions)

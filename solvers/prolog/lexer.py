@@ -13,9 +13,22 @@ from typing import Any, NamedTuple
 
 from solvers.errors import SolverInputError
 
-ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
-           "\\": "\\", "'": "'", '"': '"', "`": "`", "e": "\x1b", "s": " "}
-MAX_NUMBER_CHARS = 4000            # below Python's int-conversion limit (4300 digits)
+ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "`": "`",
+    "e": "\x1b",
+    "s": " ",
+}
+MAX_NUMBER_CHARS = 4000  # below Python's int-conversion limit (4300 digits)
 
 
 class Token(NamedTuple):
@@ -36,8 +49,10 @@ def syntax_error(message: str, line: int, column: int) -> SolverInputError:
 _error = syntax_error
 _LAYOUT = re.compile(r"(?:\s+|%[^\n]*|/\*.*?\*/)+", re.S)
 _WORD = re.compile(r"[^\W\d]\w*")
-_NUMBER = re.compile(r"0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+"
-                     r"|\d+(?:_\d+)*(?P<frac>\.\d+)?(?P<exp>[eE][+-]?\d+)?")
+_NUMBER = re.compile(
+    r"0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+"
+    r"|\d+(?:_\d+)*(?P<frac>\.\d+)?(?P<exp>[eE][+-]?\d+)?"
+)
 _SYMBOLS = re.compile(r"[#$&*+\-./:<=>?@^~\\]+")
 _QUOTED_RUN = re.compile(r"[^'\\]+")
 _OCTAL = re.compile(r"[0-7]+")
@@ -79,20 +94,23 @@ class Lexer:
         ch = text[pos]
         if ch == "_" or ch.isalpha():
             m = _WORD.match(text, pos)
-            assert m is not None            # a letter or underscore starts a word
+            assert m is not None  # a letter or underscore starts a word
             word = m.group()
             if len(word) > self.max_atom:
-                raise _error(f"name of {len(word)} characters (limit {self.max_atom})",
-                             *self.where(pos))
+                raise _error(
+                    f"name of {len(word)} characters (limit {self.max_atom})", *self.where(pos)
+                )
             kind = "var" if ch == "_" or ch.isupper() or ch.istitle() else "name"
             return kind, word, m.end()
         if ch.isdigit():
             return self._number(pos)
         if ch == "'":
             return self._quoted(pos)
-        if ch in "\"`":
-            raise _error("double- and back-quoted strings are not supported; use 'quoted atoms'",
-                         *self.where(pos))
+        if ch in '"`':
+            raise _error(
+                "double- and back-quoted strings are not supported; use 'quoted atoms'",
+                *self.where(pos),
+            )
         if ch in "()[]{},|":
             return "punct", ch, pos + 1
         if ch in "!;":
@@ -101,9 +119,11 @@ class Lexer:
         if m is not None:
             word = m.group()
             if len(word) > self.max_atom:
-                raise _error(f"symbol atom of {len(word)} characters (limit {self.max_atom})",
-                             *self.where(pos))
-            nxt = text[m.end():m.end() + 1]
+                raise _error(
+                    f"symbol atom of {len(word)} characters (limit {self.max_atom})",
+                    *self.where(pos),
+                )
+            nxt = text[m.end() : m.end() + 1]
             if word == "." and (nxt == "" or nxt.isspace() or nxt == "%"):
                 return "end", ".", m.end()
             return "name", word, m.end()
@@ -112,7 +132,7 @@ class Lexer:
     def _number(self, pos: int) -> tuple[str, Any, int]:
         text = self.text
         if text.startswith("0'", pos):
-            ch = text[pos + 2:pos + 3]
+            ch = text[pos + 2 : pos + 3]
             if ch == "\\":
                 value, end = self._escape(pos + 2, pos)
                 return "num", ord(value), end
@@ -122,11 +142,12 @@ class Lexer:
                 raise _error("end of text in character code", *self.where(pos))
             return "num", ord(ch), pos + 3
         m = _NUMBER.match(text, pos)
-        if m is None:                       # a digit outside 0-9, such as a superscript
+        if m is None:  # a digit outside 0-9, such as a superscript
             raise _error(f"unexpected character {text[pos]!r}", *self.where(pos))
         if m.end() - pos > MAX_NUMBER_CHARS:
-            raise _error(f"number of {m.end() - pos} characters (limit {MAX_NUMBER_CHARS})",
-                         *self.where(pos))
+            raise _error(
+                f"number of {m.end() - pos} characters (limit {MAX_NUMBER_CHARS})", *self.where(pos)
+            )
         word = m.group().replace("_", "")
         if word[:2] in ("0x", "0o", "0b"):
             return "num", int(word[2:], {"x": 16, "o": 8, "b": 2}[word[1]]), m.end()
@@ -140,21 +161,24 @@ class Lexer:
     def _escape(self, pos: int, start: int) -> tuple[str, int]:
         """At a backslash inside quotes: the escaped character and the position after it."""
         text = self.text
-        ch = text[pos + 1:pos + 2]
+        ch = text[pos + 1 : pos + 2]
         if ch in ESCAPES:
             return ESCAPES[ch], pos + 2
         if ch == "x" or (ch and ch in "01234567"):
             digits_at = pos + 2 if ch == "x" else pos + 1
             m = (_HEX if ch == "x" else _OCTAL).match(text, digits_at)
-            if m is None or text[m.end():m.end() + 1] != "\\":
-                raise _error("malformed numeric escape (expected \\x<hex>\\ or \\<octal>\\)",
-                             *self.where(start))
+            if m is None or text[m.end() : m.end() + 1] != "\\":
+                raise _error(
+                    "malformed numeric escape (expected \\x<hex>\\ or \\<octal>\\)",
+                    *self.where(start),
+                )
             code = int(m.group(), 16 if ch == "x" else 8)
             if code > 0x10FFFF:
                 raise _error("character code out of range in escape", *self.where(start))
             if 0xD800 <= code <= 0xDFFF:
-                raise _error(f"escape \\x{code:X}\\ is a lone surrogate, not a character",
-                             *self.where(start))
+                raise _error(
+                    f"escape \\x{code:X}\\ is a lone surrogate, not a character", *self.where(start)
+                )
             return chr(code), m.end() + 1
         raise _error(f"undefined escape sequence \\{ch}", *self.where(start))
 
@@ -174,10 +198,12 @@ class Lexer:
                     continue
                 name = "".join(out)
                 if len(name) > self.max_atom:
-                    raise _error(f"quoted atom of {len(name)} characters (limit "
-                                 f"{self.max_atom})", *self.where(start))
+                    raise _error(
+                        f"quoted atom of {len(name)} characters (limit {self.max_atom})",
+                        *self.where(start),
+                    )
                 return "qname", name, pos + 1
-            if text.startswith("\\\n", pos):          # backslash-newline: continuation
+            if text.startswith("\\\n", pos):  # backslash-newline: continuation
                 pos += 2
                 continue
             value, pos = self._escape(pos, start)

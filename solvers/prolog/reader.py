@@ -24,22 +24,67 @@ from solvers.prolog.lexer import syntax_error as _error
 from solvers.prolog.terms import Term, Var, term_depth
 
 INFIX: dict[str, tuple[int, str]] = {
-    ":-": (1200, "xfx"), "-->": (1200, "xfx"), ";": (1100, "xfy"), "->": (1050, "xfy"),
-    "*->": (1050, "xfy"), ",": (1000, "xfy"), ":=": (990, "xfx"),
-    **{op: (700, "xfx") for op in ("=", "\\=", "==", "\\==", "@<", "@>", "@=<", "@>=", "=..",
-                                   "is", "=:=", "=\\=", "<", ">", "=<", ">=", ">:<", ":<", "as")},
+    ":-": (1200, "xfx"),
+    "-->": (1200, "xfx"),
+    ";": (1100, "xfy"),
+    "->": (1050, "xfy"),
+    "*->": (1050, "xfy"),
+    ",": (1000, "xfy"),
+    ":=": (990, "xfx"),
+    **{
+        op: (700, "xfx")
+        for op in (
+            "=",
+            "\\=",
+            "==",
+            "\\==",
+            "@<",
+            "@>",
+            "@=<",
+            "@>=",
+            "=..",
+            "is",
+            "=:=",
+            "=\\=",
+            "<",
+            ">",
+            "=<",
+            ">=",
+            ">:<",
+            ":<",
+            "as",
+        )
+    },
     ":": (600, "xfy"),
     **{op: (500, "yfx") for op in ("+", "-", "/\\", "\\/", "xor")},
-    **{op: (400, "yfx") for op in ("*", "/", "//", "rem", "mod", "div", "<<", ">>", "divmod",
-                                   "rdiv")},
-    "**": (200, "xfx"), "^": (200, "xfy"),
+    **{
+        op: (400, "yfx")
+        for op in ("*", "/", "//", "rem", "mod", "div", "<<", ">>", "divmod", "rdiv")
+    },
+    "**": (200, "xfx"),
+    "^": (200, "xfy"),
 }
 PREFIX: dict[str, tuple[int, str]] = {
-    ":-": (1200, "fx"), "?-": (1200, "fx"), "\\+": (900, "fy"),
-    "-": (200, "fy"), "+": (200, "fy"), "\\": (200, "fy"),
-    **{op: (1150, "fx") for op in ("dynamic", "discontiguous", "initialization", "meta_predicate",
-                                   "module_transparent", "multifile", "public", "thread_local",
-                                   "table")},
+    ":-": (1200, "fx"),
+    "?-": (1200, "fx"),
+    "\\+": (900, "fy"),
+    "-": (200, "fy"),
+    "+": (200, "fy"),
+    "\\": (200, "fy"),
+    **{
+        op: (1150, "fx")
+        for op in (
+            "dynamic",
+            "discontiguous",
+            "initialization",
+            "meta_predicate",
+            "module_transparent",
+            "multifile",
+            "public",
+            "thread_local",
+            "table",
+        )
+    },
 }
 TERMINATORS = {")", ",", "|", "]", "}"}
 
@@ -174,14 +219,13 @@ class _Parser:
         if nxt.kind == "punct" and nxt.value == "(" and not nxt.layout_before:
             self.next()
             return Term(name, tuple(self.arglist(")"))), 0
-        if (name == "-" and tok.kind == "name" and nxt.kind == "num"
-                and not nxt.layout_before):
+        if name == "-" and tok.kind == "name" and nxt.kind == "num" and not nxt.layout_before:
             self.next()
             return -nxt.value, 0
         if name in PREFIX and not self._ends_operand(nxt):
             prio, typ = PREFIX[name]
             if prio > max_prec:
-                if max_prec != 999:          # like SWI: lenient in arguments, not elsewhere
+                if max_prec != 999:  # like SWI: lenient in arguments, not elsewhere
                     raise self.fail("operator priority clash", tok)
                 prio = 999
             arg, _ = self.parse(prio if typ == "fy" else prio - 1)
@@ -217,7 +261,7 @@ class _Parser:
             self.expect("]")
             if tail is None:
                 return items, 0
-            if isinstance(tail, list):          # [a|[b]] is the proper list [a, b]
+            if isinstance(tail, list):  # [a|[b]] is the proper list [a, b]
                 return items + tail, 0
             for item in reversed(items):
                 tail = Term("[|]", (item, tail))
@@ -225,9 +269,14 @@ class _Parser:
         raise self.fail(f"unexpected {tok.value!r}", tok)
 
 
-def read_program(text: str, *, max_chars: int = 2_000_000, max_depth: int = 200,
-                 max_atom_chars: int = 65_536,
-                 max_term_depth: int = 10_000) -> list[ReadClause]:
+def read_program(
+    text: str,
+    *,
+    max_chars: int = 2_000_000,
+    max_depth: int = 200,
+    max_atom_chars: int = 65_536,
+    max_term_depth: int = 10_000,
+) -> list[ReadClause]:
     """Read every clause of ``text``; raises ``SolverInputError`` with line and column.
 
     Limits: ``max_chars`` of text, ``max_depth`` levels of nested brackets and prefix
@@ -243,22 +292,28 @@ def read_program(text: str, *, max_chars: int = 2_000_000, max_depth: int = 200,
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise _error(f"character U+{ord(text[exc.start]):04X} cannot be encoded (a lone "
-                         f"surrogate)", *lexer.where(exc.start)) from None
+            raise _error(
+                f"character U+{ord(text[exc.start]):04X} cannot be encoded (a lone surrogate)",
+                *lexer.where(exc.start),
+            ) from None
     tokens = lexer.tokens()
     clauses: list[ReadClause] = []
     start = 0
     for i, tok in enumerate(tokens):
         if tok.kind != "end":
             continue
-        chunk = tokens[start:i + 1]
+        chunk = tokens[start : i + 1]
         if len(chunk) == 1:
             raise _error("full stop without a clause", tok.line, tok.column)
         parser = _Parser(chunk, max_depth)
         term = parser.clause()
         if term_depth(term, max_term_depth) > max_term_depth:
-            raise _error(f"clause nested deeper than {max_term_depth} levels (operator chains "
-                         f"and partial lists included)", chunk[0].line, chunk[0].column)
+            raise _error(
+                f"clause nested deeper than {max_term_depth} levels (operator chains "
+                f"and partial lists included)",
+                chunk[0].line,
+                chunk[0].column,
+            )
         clauses.append(ReadClause(term, chunk[0].line, chunk[0].column, tuple(chunk)))
         start = i + 1
     if start < len(tokens):

@@ -38,13 +38,23 @@ from solvers.terms import Compound, normalise
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
-MAX_NESTED_DEPTH = 300             # levels of the nested wire form (Terms and lists)
+MAX_NESTED_DEPTH = 300  # levels of the nested wire form (Terms and lists)
 
 _PLAIN_ATOM = re.compile(r"[a-z][a-zA-Z0-9_]*\Z")
 _SYMBOL_ATOM = re.compile(r"[#$&*+\-./:<=>?@^~\\]+\Z")
 _SOLO_ATOMS = frozenset({"!", ";", "{}"})
-_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a",
-            "\b": "\\b", "\f": "\\f", "\v": "\\v", "\0": "\\0\\"}
+_ESCAPES = {
+    "\\": "\\\\",
+    "'": "\\'",
+    "\n": "\\n",
+    "\t": "\\t",
+    "\r": "\\r",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\v": "\\v",
+    "\0": "\\0\\",
+}
 
 
 def quote_atom(name: str) -> str:
@@ -129,7 +139,8 @@ def _text(value: str) -> str:
         except UnicodeEncodeError as exc:
             raise SolverInputError(
                 f"text with a character that UTF-8 cannot encode (U+{ord(value[exc.start]):04X} "
-                f"at position {exc.start})") from None
+                f"at position {exc.start})"
+            ) from None
     return value
 
 
@@ -137,7 +148,8 @@ def _leaf(value: Any) -> Any:
     """The wire form of a leaf (atom, number, variable), or None for a container."""
     if isinstance(value, bool) or value is None:
         raise SolverInputError(
-            f"{value!r} is not a Prolog value (use the atoms 'true'/'false' or a Term)")
+            f"{value!r} is not a Prolog value (use the atoms 'true'/'false' or a Term)"
+        )
     if isinstance(value, str):
         return _text(value)
     if isinstance(value, int):
@@ -145,9 +157,11 @@ def _leaf(value: Any) -> Any:
             return value
         try:
             return ["I", str(value)]
-        except ValueError:          # over Python's int-to-str limit (4300 digits)
-            raise SolverInputError(f"an integer of more than {sys.get_int_max_str_digits()} "
-                                   f"digits cannot be sent to Prolog") from None
+        except ValueError:  # over Python's int-to-str limit (4300 digits)
+            raise SolverInputError(
+                f"an integer of more than {sys.get_int_max_str_digits()} "
+                f"digits cannot be sent to Prolog"
+            ) from None
     if isinstance(value, float):
         return value
     if isinstance(value, Term):
@@ -186,7 +200,7 @@ def to_flat_wire(value: Any) -> list:
     stack: list[tuple[Any, bool]] = [(value, False)]
     while stack:
         item, header = stack.pop()
-        if header:                 # every child is already out: the node itself
+        if header:  # every child is already out: the node itself
             nodes.append(item)
             continue
         leaf = _leaf(item)
@@ -212,14 +226,14 @@ def to_wire(value: Any, *, deep: str = "refuse") -> Any:
     if leaf is not None:
         return leaf
     if isinstance(value, Term) and not any(isinstance(a, (list, tuple, Term)) for a in value.args):
-        return ["c", _text(value.name), [_leaf(a) for a in value.args]]    # a fact: flat
+        return ["c", _text(value.name), [_leaf(a) for a in value.args]]  # a fact: flat
     _, nodes = to_flat_wire(value)
-    built: list[tuple[Any, int]] = []          # (wire, depth) of the values so far
+    built: list[tuple[Any, int]] = []  # (wire, depth) of the values so far
     for node in nodes:
         if isinstance(node, list) and node[0] in ("c", "l"):
             n = node[-1]
-            parts = built[len(built) - n:] if n else []
-            del built[len(built) - n:]
+            parts = built[len(built) - n :] if n else []
+            del built[len(built) - n :]
             depth = 1 + max((d for _, d in parts), default=0)
             if depth > MAX_NESTED_DEPTH:
                 if deep == "flat":
@@ -238,9 +252,10 @@ def from_wire(wire: Any) -> Any:
         return _from_wire(wire)
     except RecursionError as exc:
         raise SolverError("Prolog answer is nested too deeply to convert") from exc
-    except ValueError as exc:       # an integer over Python's int-to-str limit
-        raise SolverResourceLimit(f"the Prolog answer holds an integer of more than "
-                                  f"{sys.get_int_max_str_digits()} digits") from exc
+    except ValueError as exc:  # an integer over Python's int-to-str limit
+        raise SolverResourceLimit(
+            f"the Prolog answer holds an integer of more than {sys.get_int_max_str_digits()} digits"
+        ) from exc
 
 
 def _from_wire(wire: Any) -> Any:

@@ -25,11 +25,22 @@ def get_regressor(name: str) -> Regressor:
     """The baseline called ``name`` (one of :data:`REGRESSORS`) with its default settings;
     raises :class:`ConfigError` for another name."""
     if name not in REGRESSORS:
-        raise ConfigError(f"regressor must be one of {', '.join(REGRESSORS)}, got {name!r}",
-                          field="regressor")
+        raise ConfigError(
+            f"regressor must be one of {', '.join(REGRESSORS)}, got {name!r}", field="regressor"
+        )
     return REGRESSORS[name]()
 
 
-__all__ = ["REGRESSORS", "SR_STATUSES", "GplearnRegressor", "OperonRegressor", "PySRRegressor",
-           "Regressor", "RegressorUnavailable", "SRResult", "check_data", "get_regressor",
-           "program_to_sympy"]
+__all__ = [
+    "REGRESSORS",
+    "SR_STATUSES",
+    "GplearnRegressor",
+    "OperonRegressor",
+    "PySRRegressor",
+    "Regressor",
+    "RegressorUnavailable",
+    "SRResult",
+    "check_data",
+    "get_regressor",
+    "program_to_sympy",
+]

@@ -48,8 +48,9 @@ class Regressor(Protocol):
 
     name: str
 
-    def fit(self, X: np.ndarray, y: np.ndarray, inputs: Sequence[str], *, seconds: float,
-            seed: int) -> SRResult:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, inputs: Sequence[str], *, seconds: float, seed: int
+    ) -> SRResult:
         """Fit and return the best expression found (see :class:`SRResult`)."""
         ...
 
@@ -60,12 +61,14 @@ def library_class(module: str, name: str, package: str) -> type:
     try:
         return getattr(importlib.import_module(module), name)
     except ImportError as exc:
-        raise RegressorUnavailable(f"{package} is not installed (pip install {package}, or "
-                                   f"the project's `symreg` extra)") from exc
+        raise RegressorUnavailable(
+            f"{package} is not installed (pip install {package}, or the project's `symreg` extra)"
+        ) from exc
 
 
-def check_data(X: object, y: object, inputs: Sequence[str], seconds: float
-               ) -> tuple[np.ndarray, np.ndarray]:
+def check_data(
+    X: object, y: object, inputs: Sequence[str], seconds: float
+) -> tuple[np.ndarray, np.ndarray]:
     """``X`` as a finite float matrix with one column per input and ``y`` as a finite vector
     of as many rows; raises :class:`SolverInputError` otherwise, and :class:`ConfigError` for
     a time limit that is not positive or input names the equation language does not accept
@@ -88,19 +91,24 @@ def check_data(X: object, y: object, inputs: Sequence[str], seconds: float
         Xa = Xa.reshape(-1, 1)
     names = list(validate_inputs(inputs))
     if Xa.ndim != 2 or Xa.shape[1] != len(names) or not names:
-        raise SolverInputError(f"X must have one column per input ({len(names)}), "
-                               f"got shape {Xa.shape}")
+        raise SolverInputError(
+            f"X must have one column per input ({len(names)}), got shape {Xa.shape}"
+        )
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0] or Xa.shape[0] < 2:
-        raise SolverInputError(f"y must be a vector of {Xa.shape[0]} values (at least 2), "
-                               f"got shape {ya.shape}")
+        raise SolverInputError(
+            f"y must be a vector of {Xa.shape[0]} values (at least 2), got shape {ya.shape}"
+        )
     if not (np.isfinite(Xa).all() and np.isfinite(ya).all()):
         raise SolverInputError("data contain NaN or infinite values")
-    return (np.array(Xa, dtype=np.float64, order="C", copy=True),
-            np.array(ya, dtype=np.float64, order="C", copy=True))
+    return (
+        np.array(Xa, dtype=np.float64, order="C", copy=True),
+        np.array(ya, dtype=np.float64, order="C", copy=True),
+    )
 
 
-def subsample(X: np.ndarray, y: np.ndarray, max_rows: int, seed: int
-              ) -> tuple[np.ndarray, np.ndarray]:
+def subsample(
+    X: np.ndarray, y: np.ndarray, max_rows: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """At most ``max_rows`` rows of ``X`` and ``y``, drawn without replacement by ``seed``
     (kept in their order); all rows when there are no more (``max_rows`` 0: no limit).
     Public problems have thousands of training rows (LLM-SR's oscillators 10,000): a search
@@ -144,13 +152,34 @@ def parse_model(text: str, inputs: Sequence[str]) -> sympy.Expr:
     """A library's infix model text over the placeholders (``v0`` ...; ``^`` for powers) as a
     sympy expression; raises :class:`SolverError` when it does not parse."""
     symbols = {p: symbol(p) for p in placeholders(len(inputs))}
-    allowed = {name: getattr(sympy, name) for name in
-               ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "Abs", "Float", "Integer",
-                "Rational", "Symbol", "Pow", "Mul", "Add")}
+    allowed = {
+        name: getattr(sympy, name)
+        for name in (
+            "exp",
+            "log",
+            "sqrt",
+            "sin",
+            "cos",
+            "tan",
+            "tanh",
+            "Abs",
+            "Float",
+            "Integer",
+            "Rational",
+            "Symbol",
+            "Pow",
+            "Mul",
+            "Add",
+        )
+    }
     allowed["abs"] = sympy.Abs
     try:
-        expr = parse_expr(text, local_dict=symbols, global_dict=allowed,
-                          transformations=standard_transformations + (convert_xor,))
+        expr = parse_expr(
+            text,
+            local_dict=symbols,
+            global_dict=allowed,
+            transformations=standard_transformations + (convert_xor,),
+        )
     except (SyntaxError, TypeError, NameError, ValueError, AttributeError) as exc:
         raise SolverError(f"cannot read the model {text!r}: {exc}") from exc
     if not isinstance(expr, sympy.Expr) or expr.free_symbols - set(symbols.values()):

@@ -37,8 +37,8 @@ from solvers.symreg.base import (
 )
 
 FUNCTIONS = ("add", "sub", "mul", "div", "sqrt", "log", "sin", "cos", "exp", "tanh")
-EXACT = 1e-12            # a fit this close (mean absolute error / mean |y|) ends the search
-EXP_CLIP = 50.0          # gplearn has no exp: ours computes exp(clip(a, -50, 50))
+EXACT = 1e-12  # a fit this close (mean absolute error / mean |y|) ends the search
+EXP_CLIP = 50.0  # gplearn has no exp: ours computes exp(clip(a, -50, 50))
 
 
 def _exp(a: np.ndarray) -> np.ndarray:
@@ -49,9 +49,12 @@ def _functions(names: Sequence[str]) -> list[object]:
     """gplearn's function objects for ``names``: its own, plus ``exp`` and ``tanh``."""
     from gplearn.functions import make_function
 
-    extra = {"exp": make_function(function=_exp, name="exp", arity=1),
-             "tanh": make_function(function=np.tanh, name="tanh", arity=1)}
+    extra = {
+        "exp": make_function(function=_exp, name="exp", arity=1),
+        "tanh": make_function(function=np.tanh, name="tanh", arity=1),
+    }
     return [extra.get(name, name) for name in names]
+
 
 # gplearn function name -> its formula on sympy arguments (the protection dropped, see above)
 SYMPY_OF: dict[str, Callable[..., sympy.Expr]] = {
@@ -80,7 +83,7 @@ def program_to_sympy(program: Sequence[object], n_inputs: int) -> sympy.Expr:
     ``v0 ...``; raises :class:`SolverError` for a function without a formula here, a column
     out of range or a malformed list."""
     names = placeholders(n_inputs)
-    stack: list[tuple[Any, list[sympy.Expr]]] = []     # (gplearn function, args so far)
+    stack: list[tuple[Any, list[sympy.Expr]]] = []  # (gplearn function, args so far)
     result: sympy.Expr | None = None
     for node in program:
         if result is not None:
@@ -132,12 +135,13 @@ class GplearnRegressor:
     tournament_size: int = 20
     parsimony_coefficient: float = 0.001
     functions: tuple[str, ...] = FUNCTIONS
-    max_rows: int = 1000           # a seeded sample of larger train splits (0: every row)
-    scale_target: bool = False     # search on the standardised target (linear scaling)
+    max_rows: int = 1000  # a seeded sample of larger train splits (0: every row)
+    scale_target: bool = False  # search on the standardised target (linear scaling)
     name: str = "gplearn"
 
-    def fit(self, X: np.ndarray, y: np.ndarray, inputs: Sequence[str], *, seconds: float,
-            seed: int) -> SRResult:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, inputs: Sequence[str], *, seconds: float, seed: int
+    ) -> SRResult:
         """Fit within ``seconds`` (checked between generations: a generation is not started
         when the last one's duration would pass the limit) and return the best program."""
         Xa, ya = subsample(*check_data(X, y, inputs, seconds), self.max_rows, seed)
@@ -145,10 +149,17 @@ class GplearnRegressor:
         scaled = self.scale_target and std > 0 and np.isfinite(std)
         target = (ya - mean) / std if scaled else ya
         model = library_class("gplearn.genetic", "SymbolicRegressor", "gplearn")(
-            population_size=self.population_size, generations=1,
-            tournament_size=self.tournament_size, function_set=_functions(self.functions),
-            parsimony_coefficient=self.parsimony_coefficient, const_range=(-5.0, 5.0),
-            init_depth=(2, 6), warm_start=True, n_jobs=1, random_state=seed)
+            population_size=self.population_size,
+            generations=1,
+            tournament_size=self.tournament_size,
+            function_set=_functions(self.functions),
+            parsimony_coefficient=self.parsimony_coefficient,
+            const_range=(-5.0, 5.0),
+            init_depth=(2, 6),
+            warm_start=True,
+            n_jobs=1,
+            random_state=seed,
+        )
         exact = EXACT * float(np.mean(np.abs(target)))  # mean absolute error of an exact fit
         start = time.monotonic()
         ran, last = 0, 0.0
@@ -162,7 +173,7 @@ class GplearnRegressor:
                 tick = time.monotonic()
                 model.fit(Xa, target)
                 last, ran = time.monotonic() - tick, ran + 1
-                if model._program.raw_fitness_ <= exact:    # nothing left to find
+                if model._program.raw_fitness_ <= exact:  # nothing left to find
                     break
         elapsed = time.monotonic() - start
         program = model._program
@@ -174,12 +185,19 @@ class GplearnRegressor:
         scaling = f", target scaled (std {std:.6g}, mean {mean:.6g})" if scaled else ""
         found = ran < self.generations and program.raw_fitness_ <= exact
         status = "ok" if ran >= self.generations or found else "timeout"
-        return SRResult(expression=expression, seconds=elapsed, status=status,
-                        complexity=complexity,
-                        log=f"gplearn: {ran} generations on {len(ya)} rows{scaling}, "
-                            f"program {program}, max_guard_deviation {deviation:.3g}",
-                        extra={"generations": float(ran), "max_guard_deviation": deviation,
-                               "rows": float(len(ya))})
+        return SRResult(
+            expression=expression,
+            seconds=elapsed,
+            status=status,
+            complexity=complexity,
+            log=f"gplearn: {ran} generations on {len(ya)} rows{scaling}, "
+            f"program {program}, max_guard_deviation {deviation:.3g}",
+            extra={
+                "generations": float(ran),
+                "max_guard_deviation": deviation,
+                "rows": float(len(ya)),
+            },
+        )
 
 
 def guard_deviation(expr: sympy.Expr, predicted: np.ndarray, X: np.ndarray) -> float:
@@ -188,7 +206,8 @@ def guard_deviation(expr: sympy.Expr, predicted: np.ndarray, X: np.ndarray) -> f
     finite)."""
     symbols = [symbol(p) for p in placeholders(X.shape[1])]
     with np.errstate(all="ignore"):
-        values = np.broadcast_to(sympy.lambdify(symbols, expr, "numpy")(*X.T),
-                                 predicted.shape).astype(float)
+        values = np.broadcast_to(
+            sympy.lambdify(symbols, expr, "numpy")(*X.T), predicted.shape
+        ).astype(float)
         diff = np.abs(values - predicted) / np.maximum(np.abs(predicted), 1e-12)
     return float(np.max(np.where(np.isfinite(diff), diff, np.inf), initial=0.0))

@@ -40,27 +40,35 @@ class OperonRegressor:
     generations: int = 1000
     max_length: int = 40
     symbols: str = SYMBOLS
-    precision: int = 15            # digits of the constants in the model text (float32 inside)
-    max_rows: int = 2000           # a seeded sample of larger train splits (0: every row)
+    precision: int = 15  # digits of the constants in the model text (float32 inside)
+    max_rows: int = 2000  # a seeded sample of larger train splits (0: every row)
     name: str = "pyoperon"
 
-    def fit(self, X: np.ndarray, y: np.ndarray, inputs: Sequence[str], *, seconds: float,
-            seed: int) -> SRResult:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, inputs: Sequence[str], *, seconds: float, seed: int
+    ) -> SRResult:
         """Fit within ``seconds`` (Operon checks the clock between generations; whole seconds,
         at least 1) and return the Pareto front's model of least BIC."""
         Xa, ya = subsample(*check_data(X, y, inputs, seconds), self.max_rows, seed)
         model = library_class("pyoperon.sklearn", "SymbolicRegressor", "pyoperon")(
-            allowed_symbols=self.symbols, objectives=["r2", "length"],
-            population_size=self.population_size, generations=self.generations,
-            max_length=self.max_length, n_threads=1, random_state=seed,
-            max_time=max(1, math.floor(seconds)), model_selection_criterion=SELECTION)
+            allowed_symbols=self.symbols,
+            objectives=["r2", "length"],
+            population_size=self.population_size,
+            generations=self.generations,
+            max_length=self.max_length,
+            n_threads=1,
+            random_state=seed,
+            max_time=max(1, math.floor(seconds)),
+            model_selection_criterion=SELECTION,
+        )
         start = time.monotonic()
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")        # the MDL noise-level default warning
+                warnings.simplefilter("ignore")  # the MDL noise-level default warning
                 model.fit(Xa, ya)
-            text = model.get_model_string(model.model_, precision=self.precision,
-                                          names=placeholders(len(inputs)))
+            text = model.get_model_string(
+                model.model_, precision=self.precision, names=placeholders(len(inputs))
+            )
         except (TypeError, ValueError, RuntimeError, MemoryError) as exc:
             # a failure inside the library (its bindings, its own checks) is the baseline's
             # error on these data, never a traceback
@@ -69,7 +77,11 @@ class OperonRegressor:
         expression, complexity = to_expression(parse_model(text, inputs), inputs)
         ran = int(model.stats_["generations"])
         status = "ok" if ran >= self.generations else "timeout"
-        return SRResult(expression=expression, seconds=elapsed, status=status,
-                        complexity=complexity,
-                        log=f"pyoperon: {ran} generations on {len(ya)} rows, model {text}",
-                        extra={"generations": float(ran), "rows": float(len(ya))})
+        return SRResult(
+            expression=expression,
+            seconds=elapsed,
+            status=status,
+            complexity=complexity,
+            log=f"pyoperon: {ran} generations on {len(ya)} rows, model {text}",
+            extra={"generations": float(ran), "rows": float(len(ya))},
+        )

@@ -49,8 +49,9 @@ class PySRRegressor:
     niterations: int = 40
     name: str = "pysr"
 
-    def fit(self, X: np.ndarray, y: np.ndarray, inputs: Sequence[str], *, seconds: float,
-            seed: int) -> SRResult:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, inputs: Sequence[str], *, seconds: float, seed: int
+    ) -> SRResult:
         """Fit within ``seconds`` (PySR's own ``timeout_in_seconds``); raises
         :class:`RegressorUnavailable` when PySR or Julia is missing (checked first)."""
         reason = availability()
@@ -61,13 +62,20 @@ class PySRRegressor:
         os.environ["PYTHON_JULIAPKG_EXE"] = shutil.which("julia") or "julia"
         try:
             from pysr import PySRRegressor as Model
-        except Exception as exc:                  # juliacall's failures are plain Exceptions
+        except Exception as exc:  # juliacall's failures are plain Exceptions
             raise RegressorUnavailable(f"PySR cannot start offline here: {exc}") from exc
-        model = Model(niterations=self.niterations, timeout_in_seconds=seconds,
-                      binary_operators=["+", "-", "*", "/"],
-                      unary_operators=["exp", "log", "sqrt", "sin", "cos"],
-                      parallelism="serial", deterministic=True, random_state=seed,
-                      progress=False, verbosity=0, temp_equation_file=True)
+        model = Model(
+            niterations=self.niterations,
+            timeout_in_seconds=seconds,
+            binary_operators=["+", "-", "*", "/"],
+            unary_operators=["exp", "log", "sqrt", "sin", "cos"],
+            parallelism="serial",
+            deterministic=True,
+            random_state=seed,
+            progress=False,
+            verbosity=0,
+            temp_equation_file=True,
+        )
         start = time.monotonic()
         try:
             model.fit(Xa, ya, variable_names=placeholders(len(inputs)))
@@ -77,5 +85,10 @@ class PySRRegressor:
         elapsed = time.monotonic() - start
         expression, complexity = to_expression(expr, inputs)
         status = "timeout" if elapsed >= seconds else "ok"
-        return SRResult(expression=expression, seconds=elapsed, status=status,
-                        complexity=complexity, log=f"pysr: model {expr}")
+        return SRResult(
+            expression=expression,
+            seconds=elapsed,
+            status=status,
+            complexity=complexity,
+            log=f"pysr: model {expr}",
+        )

@@ -58,15 +58,19 @@ class ExperienceBuffer:
             old = best.get(record.canonical)
             if old is None:
                 best[record.canonical] = (index, record)
-            elif (_score(record.mape), _score(record.mse)) < (_score(old[1].mape),
-                                                               _score(old[1].mse)):
+            elif (_score(record.mape), _score(record.mse)) < (
+                _score(old[1].mape),
+                _score(old[1].mse),
+            ):
                 best[record.canonical] = (old[0], record)
         return list(best.values())
 
     def top(self, k: int) -> list[Record]:
         """The ``k`` best distinct equations by MAPE (then MSE, then first appearance)."""
-        ranked = sorted(self._best_per_equation(),
-                        key=lambda item: (_score(item[1].mape), _score(item[1].mse), item[0]))
+        ranked = sorted(
+            self._best_per_equation(),
+            key=lambda item: (_score(item[1].mape), _score(item[1].mse), item[0]),
+        )
         return [record for _, record in ranked[:k]]
 
     def best_mape(self) -> float | None:

@@ -61,15 +61,17 @@ class TextDialog:
         files = importlib_resources.files(__package__)
         how = files.joinpath(self.how_file).read_text("utf-8").strip()
         return Template(files.joinpath("system.txt").read_text("utf-8")).substitute(
-            how=how, steps=settings.steps)
+            how=how, steps=settings.steps
+        )
 
     def read(self, response: LLMResponse) -> Turn:
         """The action of a response."""
         action, error = _read(response.text)
         return Turn(action, error, Message("assistant", response.text))
 
-    def reply(self, turn: Turn, kind: str, output: str, note: str = "",
-              steps_left: int | None = None) -> list[Message]:
+    def reply(
+        self, turn: Turn, kind: str, output: str, note: str = "", steps_left: int | None = None
+    ) -> list[Message]:
         """The messages answering ``turn`` (``kind``: the action's, or ``error``)."""
         return [Message("user", tool_message(kind, output, note=note, steps_left=steps_left))]
 
@@ -92,13 +94,16 @@ class ToolDialog(TextDialog):
         except FormalizationError as exc:
             return Turn(None, exc.message, assistant, ids)
 
-    def reply(self, turn: Turn, kind: str, output: str, note: str = "",
-              steps_left: int | None = None) -> list[Message]:
+    def reply(
+        self, turn: Turn, kind: str, output: str, note: str = "", steps_left: int | None = None
+    ) -> list[Message]:
         if not turn.call_ids:
             return super().reply(turn, kind, output, note, steps_left)
         first = tool_message(kind, output, note=note, steps_left=steps_left)
-        return [Message("tool", first, tool_call_id=turn.call_ids[0]),
-                *(Message("tool", NOT_RUN, tool_call_id=i) for i in turn.call_ids[1:])]
+        return [
+            Message("tool", first, tool_call_id=turn.call_ids[0]),
+            *(Message("tool", NOT_RUN, tool_call_id=i) for i in turn.call_ids[1:]),
+        ]
 
 
 def choose(backend: Backend, settings: AgentSettings) -> TextDialog:
@@ -107,9 +112,12 @@ def choose(backend: Backend, settings: AgentSettings) -> TextDialog:
     (:data:`AUTO_TOOL_PROVIDERS`), text elsewhere (tiny, hf, local servers)."""
     protocol = settings.tool_protocol
     if protocol == "tools" and not backend.tool_calls:
-        raise ConfigError(f"{backend.name} does not take tool calls; use --tool-protocol text",
-                          field="tool_protocol")
-    if protocol == "tools" or (protocol == "auto" and backend.tool_calls
-                               and backend.provider in AUTO_TOOL_PROVIDERS):
+        raise ConfigError(
+            f"{backend.name} does not take tool calls; use --tool-protocol text",
+            field="tool_protocol",
+        )
+    if protocol == "tools" or (
+        protocol == "auto" and backend.tool_calls and backend.provider in AUTO_TOOL_PROVIDERS
+    ):
         return ToolDialog()
     return TextDialog()

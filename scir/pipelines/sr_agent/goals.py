@@ -16,11 +16,11 @@ def power_below(value: float) -> float:
     if not (value > 0 and math.isfinite(value)):
         raise ValueError(f"a power of ten below {value!r} is not defined")
     exponent = math.floor(math.log10(value))
-    if 10.0 ** exponent >= value:       # value is a power of ten (or log10 rounded up)
+    if 10.0**exponent >= value:  # value is a power of ten (or log10 rounded up)
         exponent -= 1
-    while 10.0 ** exponent >= value:
+    while 10.0**exponent >= value:
         exponent -= 1
-    return 10.0 ** exponent
+    return 10.0**exponent
 
 
 def met(best: float | None, goal: float) -> bool:

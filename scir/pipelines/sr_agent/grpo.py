@@ -55,28 +55,29 @@ class TrainSettings:
     """A GRPO run's settings (stored in the run folder; a resumed run must use the same)."""
 
     steps: int = 10
-    group: int = 4                  # G: rollouts per problem
-    problems: int = 1               # problems per step
+    group: int = 4  # G: rollouts per problem
+    problems: int = 1  # problems per step
     lr: float = 1e-4
-    lora_rank: int = 8              # 0: full fine-tuning
+    lora_rank: int = 8  # 0: full fine-tuning
     lora_alpha: int = 16
-    max_turns: int = 2              # model calls per rollout (one iteration of the loop)
-    max_tokens: int = 256           # new tokens per model call
+    max_turns: int = 2  # model calls per rollout (one iteration of the loop)
+    max_tokens: int = 256  # new tokens per model call
     temperature: float = 1.0
-    beta: float = 0.0               # KL weight (TRL's default; the KL is logged either way)
+    beta: float = 0.0  # KL weight (TRL's default; the KL is logged either way)
     save_every: int = 5
-    keep: int = 2                   # checkpoints kept (the newest)
+    keep: int = 2  # checkpoints kept (the newest)
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("steps", "group", "problems", "max_turns", "max_tokens", "save_every",
-                     "keep"):
+        for name in ("steps", "group", "problems", "max_turns", "max_tokens", "save_every", "keep"):
             if type(getattr(self, name)) is not int or getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be an integer >= 1, got "
-                                  f"{getattr(self, name)!r}", field=name)
+                raise ConfigError(
+                    f"{name} must be an integer >= 1, got {getattr(self, name)!r}", field=name
+                )
         if self.group < 2:
-            raise ConfigError("group must be >= 2 (GRPO compares rollouts of one problem)",
-                              field="group")
+            raise ConfigError(
+                "group must be >= 2 (GRPO compares rollouts of one problem)", field="group"
+            )
         if self.lora_rank < 0:
             raise ConfigError("lora_rank must be >= 0 (0: full fine-tuning)", field="lora_rank")
         for name in ("lr", "temperature"):
@@ -117,11 +118,16 @@ class Rollout:
 
     def summary(self) -> dict[str, Any]:
         """The JSON-ready record of the rollout (no token ids)."""
-        return {"task_id": self.task_id, "reward": self.reward, "best_mape": self.best_mape,
-                "best_equation": self.best_equation, "best_skeleton": self.best_skeleton,
-                "end": self.end,
-                "turns": len(self.turns),
-                "tokens": sum(len(t.completion) for t in self.turns)}
+        return {
+            "task_id": self.task_id,
+            "reward": self.reward,
+            "best_mape": self.best_mape,
+            "best_equation": self.best_equation,
+            "best_skeleton": self.best_skeleton,
+            "end": self.end,
+            "turns": len(self.turns),
+            "tokens": sum(len(t.completion) for t in self.turns),
+        }
 
 
 # ---- the policy ----------------------------------------------------------------------------
@@ -154,7 +160,7 @@ def _gguf_copy(gguf: Path) -> Path:
         model.save_pretrained(tmp)
         tmp.rename(target)
     except OSError:
-        if not (target / "config.json").is_file():     # not a concurrent builder's copy
+        if not (target / "config.json").is_file():  # not a concurrent builder's copy
             raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -176,12 +182,15 @@ def model_folder(model: str) -> Path:
 
         return _gguf_copy(model_path(name.model))
     if name.provider != "hf":
-        raise ConfigError(f"scir train needs a local model (hf:PATH, smollm2, gguf:FILE or "
-                          f"tiny), got {model!r}", field="model")
+        raise ConfigError(
+            f"scir train needs a local model (hf:PATH, smollm2, gguf:FILE or tiny), got {model!r}",
+            field="model",
+        )
     path = Path(name.model).expanduser()
     if not (path / "config.json").is_file():
-        raise ConfigError(f"hf:{name.model}: no transformers model folder (config.json) there",
-                          field="model")
+        raise ConfigError(
+            f"hf:{name.model}: no transformers model folder (config.json) there", field="model"
+        )
     return path
 
 
@@ -195,15 +204,17 @@ class Policy:
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         self.chat = bool(getattr(tokenizer, "chat_template", None))
-        self.reference: Any = None     # full fine-tuning: the starting model (for the KL)
+        self.reference: Any = None  # full fine-tuning: the starting model (for the KL)
 
     def encode(self, messages: Sequence[Message]) -> list[int]:
         """The prompt's token ids (the chat template, or plain role lines without one)."""
-        chat = [{"role": m.role if m.role != "tool" else "user", "content": m.content}
-                for m in messages]
+        chat = [
+            {"role": m.role if m.role != "tool" else "user", "content": m.content} for m in messages
+        ]
         if self.chat:
-            ids = self.tokenizer.apply_chat_template(chat, add_generation_prompt=True,
-                                                     tokenize=True, return_dict=False)
+            ids = self.tokenizer.apply_chat_template(
+                chat, add_generation_prompt=True, tokenize=True, return_dict=False
+            )
             return [int(i) for i in (ids["input_ids"] if isinstance(ids, dict) else ids)]
         text = "\n\n".join(f"{m['role'].capitalize()}: {m['content']}" for m in chat)
         return [int(i) for i in self.tokenizer(text + "\n\nAssistant:")["input_ids"]]
@@ -219,15 +230,24 @@ class Policy:
             out = self.model.generate(
                 torch.tensor([prompt], device=device),
                 attention_mask=torch.ones(1, len(prompt), dtype=torch.long, device=device),
-                do_sample=True, temperature=self.settings.temperature, top_p=1.0, top_k=0,
+                do_sample=True,
+                temperature=self.settings.temperature,
+                top_p=1.0,
+                top_k=0,
                 max_new_tokens=self.settings.max_tokens,
                 pad_token_id=self.tokenizer.pad_token_id,
-                eos_token_id=self.tokenizer.eos_token_id)
-        return [int(i) for i in out[0, len(prompt):]]
+                eos_token_id=self.tokenizer.eos_token_id,
+            )
+        return [int(i) for i in out[0, len(prompt) :]]
 
 
-def load_policy(model: str, settings: TrainSettings, adapter: Path | None = None,
-                full: Path | None = None, threads: int | None = None) -> Policy:
+def load_policy(
+    model: str,
+    settings: TrainSettings,
+    adapter: Path | None = None,
+    full: Path | None = None,
+    threads: int | None = None,
+) -> Policy:
     """The policy: the base model with new LoRA adapters, with the ``adapter`` of a checkpoint,
     or (full fine-tuning) the base model or a checkpoint's ``full`` weights. ``threads``:
     torch's CPU threads (default: the idle cores, as for llama.cpp -- threads beyond them
@@ -253,21 +273,36 @@ def load_policy(model: str, settings: TrainSettings, adapter: Path | None = None
         if adapter is not None:
             net = PeftModel.from_pretrained(net, str(adapter), is_trainable=True)
         else:
-            targets = [t for t in LORA_TARGETS
-                       if any(n.endswith(t) for n, _ in net.named_modules())]
+            targets = [
+                t for t in LORA_TARGETS if any(n.endswith(t) for n, _ in net.named_modules())
+            ]
             if not targets:
-                raise ConfigError(f"{model}: none of {', '.join(LORA_TARGETS)} to put LoRA "
-                                  "adapters on; use --lora-rank 0", field="lora_rank")
-            net = get_peft_model(net, LoraConfig(r=settings.lora_rank,
-                                                 lora_alpha=settings.lora_alpha,
-                                                 lora_dropout=0.0, target_modules=targets,
-                                                 task_type="CAUSAL_LM"))
+                raise ConfigError(
+                    f"{model}: none of {', '.join(LORA_TARGETS)} to put LoRA "
+                    "adapters on; use --lora-rank 0",
+                    field="lora_rank",
+                )
+            net = get_peft_model(
+                net,
+                LoraConfig(
+                    r=settings.lora_rank,
+                    lora_alpha=settings.lora_alpha,
+                    lora_dropout=0.0,
+                    target_modules=targets,
+                    task_type="CAUSAL_LM",
+                ),
+            )
     return Policy(net, tokenizer, settings)
 
 
 # ---- rollouts ------------------------------------------------------------------------------
-def rollout(policy: Policy, problem: AgentProblem, agent: AgentSettings, seed: int,
-            say: Callable[[str], None] = lambda _: None) -> Rollout:
+def rollout(
+    policy: Policy,
+    problem: AgentProblem,
+    agent: AgentSettings,
+    seed: int,
+    say: Callable[[str], None] = lambda _: None,
+) -> Rollout:
     """One rollout of the agent's loop on ``problem`` with the policy sampling each turn."""
     result = Rollout(problem.task_id)
 
@@ -279,14 +314,20 @@ def rollout(policy: Policy, problem: AgentProblem, agent: AgentSettings, seed: i
         text = policy.tokenizer.decode(completion, skip_special_tokens=True)
         seconds = time.monotonic() - start
         say(f"  turn {len(result.turns)}: {len(completion)} tokens, {seconds:.1f} s")
-        return LLMResponse(text=text, prompt_tokens=len(prompt),
-                           completion_tokens=len(completion), latency_s=seconds, cost_usd=0.0,
-                           raw_finish_reason="stop", backend="train", model="policy")
+        return LLMResponse(
+            text=text,
+            prompt_tokens=len(prompt),
+            completion_tokens=len(completion),
+            latency_s=seconds,
+            cost_usd=0.0,
+            raw_finish_reason="stop",
+            backend="train",
+            model="policy",
+        )
 
     toolbox = Toolbox(problem, agent)
     buffer = ExperienceBuffer()
-    it, _ = run_iteration(problem, ask, toolbox, agent, buffer, 0, agent.goal_start,
-                          TextDialog())
+    it, _ = run_iteration(problem, ask, toolbox, agent, buffer, 0, agent.goal_start, TextDialog())
     result.best_mape, result.best_equation = it.best_mape, it.best_equation
     top = buffer.top(1)
     result.best_skeleton = top[0].skeleton if top else None
@@ -306,12 +347,13 @@ def _token_logps(model: Any, turn: Turn) -> Any:
     from trl.trainer.utils import selective_log_softmax
 
     ids = torch.tensor([turn.prompt + turn.completion], device=model.device)
-    logits = model(ids).logits[:, len(turn.prompt) - 1:-1, :]
-    return selective_log_softmax(logits, ids[:, len(turn.prompt):])[0]
+    logits = model(ids).logits[:, len(turn.prompt) - 1 : -1, :]
+    return selective_log_softmax(logits, ids[:, len(turn.prompt) :])[0]
 
 
-def policy_update(policy: Policy, optimizer: Any, rollouts: Sequence[Rollout],
-                  advs: Sequence[float], beta: float) -> tuple[float, float | None]:
+def policy_update(
+    policy: Policy, optimizer: Any, rollouts: Sequence[Rollout], advs: Sequence[float], beta: float
+) -> tuple[float, float | None]:
     """One GRPO update over the rollouts; returns (loss, mean KL per token). Without a KL
     term and with every advantage 0 (every group's rewards equal) the gradient is 0: no
     update is made (the KL is then not measured: None)."""
@@ -352,14 +394,15 @@ def checkpoints(run: Path) -> list[tuple[int, Path]]:
     """The run's finished checkpoints (state.json written), oldest first."""
     found = []
     for path in run.glob(CHECKPOINT + "*"):
-        step = path.name[len(CHECKPOINT):]
+        step = path.name[len(CHECKPOINT) :]
         if step.isdigit() and (path / "state.json").is_file():
             found.append((int(step), path))
     return sorted(found)
 
 
-def _save(policy: Policy, optimizer: Any, run: Path, step: int, settings: TrainSettings,
-          model: str) -> Path:
+def _save(
+    policy: Policy, optimizer: Any, run: Path, step: int, settings: TrainSettings, model: str
+) -> Path:
     import torch
 
     target = run / f"{CHECKPOINT}{step}"
@@ -374,32 +417,43 @@ def _save(policy: Policy, optimizer: Any, run: Path, step: int, settings: TrainS
     merged.save_pretrained(target / "model")
     policy.tokenizer.save_pretrained(target / "model")
     torch.save(optimizer.state_dict(), target / "optimizer.pt")
-    (target / "state.json").write_text(json.dumps(
-        {"step": step, "model": model, "settings": asdict(settings)}, indent=1))
-    for _, old in checkpoints(run)[:-settings.keep]:
+    (target / "state.json").write_text(
+        json.dumps({"step": step, "model": model, "settings": asdict(settings)}, indent=1)
+    )
+    for _, old in checkpoints(run)[: -settings.keep]:
         shutil.rmtree(old, ignore_errors=True)
     return target
 
 
-def _pick(problems: Sequence[AgentProblem], settings: TrainSettings,
-          step: int) -> list[AgentProblem]:
+def _pick(
+    problems: Sequence[AgentProblem], settings: TrainSettings, step: int
+) -> list[AgentProblem]:
     rng = random.Random(f"{settings.seed}:{step}")
     return [problems[rng.randrange(len(problems))] for _ in range(settings.problems)]
 
 
-def mean_reward(policy: Policy, problems: Sequence[AgentProblem], agent: AgentSettings,
-                samples: int, seed: int, say: Callable[[str], None] = lambda _: None
-                ) -> dict[str, Any]:
+def mean_reward(
+    policy: Policy,
+    problems: Sequence[AgentProblem],
+    agent: AgentSettings,
+    samples: int,
+    seed: int,
+    say: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
     """The mean reward of ``samples`` rollouts on each problem (seeds fixed by ``seed``:
     the same before and after training)."""
     rewards = []
     for i, problem in enumerate(problems):
         for k in range(samples):
             say(f"held-out {problem.task_id} sample {k + 1}/{samples}")
-            rewards.append(rollout(policy, problem, agent, seed + 7919 * (i * samples + k),
-                                   say).reward)
-    return {"mean_reward": statistics.fmean(rewards), "rewards": rewards,
-            "solved": sum(r > 0 for r in rewards)}
+            rewards.append(
+                rollout(policy, problem, agent, seed + 7919 * (i * samples + k), say).reward
+            )
+    return {
+        "mean_reward": statistics.fmean(rewards),
+        "rewards": rewards,
+        "solved": sum(r > 0 for r in rewards),
+    }
 
 
 def plot(log: Path, target: Path) -> None:
@@ -415,8 +469,12 @@ def plot(log: Path, target: Path) -> None:
     std = [r["std_reward"] for r in rows]
     fig, (a, b) = plt.subplots(2, 1, figsize=(6, 5), sharex=True)
     a.plot(steps, mean, marker="o")
-    a.fill_between(steps, [m - s for m, s in zip(mean, std, strict=True)],
-                   [m + s for m, s in zip(mean, std, strict=True)], alpha=0.2)
+    a.fill_between(
+        steps,
+        [m - s for m, s in zip(mean, std, strict=True)],
+        [m + s for m, s in zip(mean, std, strict=True)],
+        alpha=0.2,
+    )
     a.set_ylabel("reward (mean ± std)")
     a.set_ylim(-0.05, 1.05)
     b.plot(steps, [r["loss"] for r in rows], marker="o", color="tab:red")
@@ -437,17 +495,25 @@ class TrainReport:
     heldout: list[dict[str, Any]] = field(default_factory=list)
 
 
-def train(problems: Sequence[AgentProblem], model: str, run: Path, settings: TrainSettings,
-          agent: AgentSettings, heldout: Sequence[AgentProblem] = (),
-          say: Callable[[str], None] = print, threads: int | None = None) -> TrainReport:
+def train(
+    problems: Sequence[AgentProblem],
+    model: str,
+    run: Path,
+    settings: TrainSettings,
+    agent: AgentSettings,
+    heldout: Sequence[AgentProblem] = (),
+    say: Callable[[str], None] = print,
+    threads: int | None = None,
+) -> TrainReport:
     """Train (or continue training) in ``run`` up to ``settings.steps`` steps (``threads``:
     see :func:`load_policy`)."""
     import torch
+
     if not problems:
         raise ConfigError("no training problems", field="tasks")
     agent = replace(agent, steps=settings.max_turns)
     agent.check_isolation()
-    model_folder(model)                # a bad model name fails before the run folder is made
+    model_folder(model)  # a bad model name fails before the run folder is made
     run.mkdir(parents=True, exist_ok=True)
     stored = run / "settings.json"
     if stored.is_file():
@@ -455,8 +521,11 @@ def train(problems: Sequence[AgentProblem], model: str, run: Path, settings: Tra
         mine = {"model": model, **settings.identity()}
         if old != mine:
             diff = sorted(k for k in set(old) | set(mine) if old.get(k) != mine.get(k))
-            raise ConfigError(f"{run} was started with other settings ({', '.join(diff)}); "
-                              "use the same, or a new --run", field="run")
+            raise ConfigError(
+                f"{run} was started with other settings ({', '.join(diff)}); "
+                "use the same, or a new --run",
+                field="run",
+            )
     else:
         stored.write_text(json.dumps({"model": model, **settings.identity()}, indent=1))
     done = checkpoints(run)
@@ -464,10 +533,13 @@ def train(problems: Sequence[AgentProblem], model: str, run: Path, settings: Tra
     last = done[-1][1] if done else None
     if last is not None:
         say(f"resuming {run} from {last.name}")
-    policy = load_policy(model, settings,
-                         adapter=last / "adapter" if last and settings.lora_rank else None,
-                         full=last / "model" if last and not settings.lora_rank else None,
-                         threads=threads)
+    policy = load_policy(
+        model,
+        settings,
+        adapter=last / "adapter" if last and settings.lora_rank else None,
+        full=last / "model" if last and not settings.lora_rank else None,
+        threads=threads,
+    )
     params = [p for p in policy.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=settings.lr)
     if last is not None:
@@ -479,17 +551,22 @@ def train(problems: Sequence[AgentProblem], model: str, run: Path, settings: Tra
 
     def evaluate(step: int) -> None:
         if heldout:
-            row = {"step": step, **mean_reward(policy, heldout, agent, settings.group,
-                                               settings.seed, say)}
+            row = {
+                "step": step,
+                **mean_reward(policy, heldout, agent, settings.group, settings.seed, say),
+            }
             report.heldout.append(row)
             with open(heldout_log, "a") as f:
                 f.write(json.dumps(row) + "\n")
             say(f"held-out mean reward at step {step}: {row['mean_reward']:.4f}")
 
     log = run / "log.jsonl"
-    if log.is_file():          # steps after the last checkpoint are done again
-        rows = [line for line in log.read_text().splitlines()
-                if line.strip() and json.loads(line)["step"] <= start]
+    if log.is_file():  # steps after the last checkpoint are done again
+        rows = [
+            line
+            for line in log.read_text().splitlines()
+            if line.strip() and json.loads(line)["step"] <= start
+        ]
         log.write_text("".join(line + "\n" for line in rows))
     if start == 0:
         evaluate(0)
@@ -500,25 +577,34 @@ def train(problems: Sequence[AgentProblem], model: str, run: Path, settings: Tra
         for j, problem in enumerate(_pick(problems, settings, step)):
             group = []
             for k in range(settings.group):
-                say(f"step {step}/{settings.steps} {problem.task_id} rollout "
-                    f"{k + 1}/{settings.group}")
+                say(
+                    f"step {step}/{settings.steps} {problem.task_id} rollout "
+                    f"{k + 1}/{settings.group}"
+                )
                 seed = ((settings.seed * 100_003 + step) * 101 + j) * 1009 + k
                 group.append(rollout(policy, problem, agent, seed, say))
             rollouts += group
             advs += advantages([r.reward for r in group])
         loss, kl = policy_update(policy, optimizer, rollouts, advs, settings.beta)
         rewards = [r.reward for r in rollouts]
-        row = {"step": step, "mean_reward": statistics.fmean(rewards),
-               "std_reward": statistics.pstdev(rewards), "loss": loss, "kl": kl,
-               "tokens": sum(len(t.completion) for r in rollouts for t in r.turns),
-               "seconds": round(time.monotonic() - t0, 2),
-               "rollouts": [r.summary() for r in rollouts]}
+        row = {
+            "step": step,
+            "mean_reward": statistics.fmean(rewards),
+            "std_reward": statistics.pstdev(rewards),
+            "loss": loss,
+            "kl": kl,
+            "tokens": sum(len(t.completion) for r in rollouts for t in r.turns),
+            "seconds": round(time.monotonic() - t0, 2),
+            "rollouts": [r.summary() for r in rollouts],
+        }
         with open(log, "a") as f:
             f.write(json.dumps(row) + "\n")
-        say(f"step {step}/{settings.steps}: mean reward {row['mean_reward']:.4f} "
+        say(
+            f"step {step}/{settings.steps}: mean reward {row['mean_reward']:.4f} "
             f"(std {row['std_reward']:.4f}), loss {loss:.4g}, "
             f"kl {'-' if kl is None else format(kl, '.3g')}, "
-            f"{row['tokens']} tokens, {row['seconds']} s")
+            f"{row['tokens']} tokens, {row['seconds']} s"
+        )
         report.end_step = step
         if step % settings.save_every == 0 or step == settings.steps:
             report.checkpoint = _save(policy, optimizer, run, step, settings, model)

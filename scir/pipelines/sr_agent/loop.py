@@ -35,20 +35,25 @@ def _pct(fraction: float) -> str:
     return f"{fraction * 100:.6g}%"
 
 
-def first_message(problem: AgentProblem, goal: float, top: list[Record], index: int = 0,
-                  total: int = 1) -> str:
+def first_message(
+    problem: AgentProblem, goal: float, top: list[Record], index: int = 0, total: int = 1
+) -> str:
     """The user message that opens iteration ``index`` of ``total``: problem, variables,
     goal, best equations. (The iteration's number keeps two iterations that see the same
     buffer from being the same request.)"""
-    lines = [problem.text.strip(), "", f"Iteration {index + 1} of {total}.",
-             f"Inputs: {', '.join(problem.inputs)}. Output: {problem.output}. The tools use "
-             f"the {len(problem.y)} training points.",
-             f"Goal of this iteration: an equation with MAPE below {_pct(goal)} on the "
-             "training data."]
+    lines = [
+        problem.text.strip(),
+        "",
+        f"Iteration {index + 1} of {total}.",
+        f"Inputs: {', '.join(problem.inputs)}. Output: {problem.output}. The tools use "
+        f"the {len(problem.y)} training points.",
+        f"Goal of this iteration: an equation with MAPE below {_pct(goal)} on the training data.",
+    ]
     if top:
         lines.append("Best equations so far (skeleton; MAPE; fitted):")
-        lines += [f"{i}. {r.canonical}; MAPE {_pct(r.mape)}; {r.expression}"
-                  for i, r in enumerate(top, 1)]
+        lines += [
+            f"{i}. {r.canonical}; MAPE {_pct(r.mape)}; {r.expression}" for i, r in enumerate(top, 1)
+        ]
     else:
         lines.append("No equation has been evaluated yet.")
     return "\n".join(lines)
@@ -74,7 +79,7 @@ class Iteration:
 
     index: int
     goal: float
-    messages: list[dict[str, Any]] = field(default_factory=list)   # OpenAI form
+    messages: list[dict[str, Any]] = field(default_factory=list)  # OpenAI form
     steps: list[Step] = field(default_factory=list)
     # final (Final: written), goal (met), steps (budget spent), size (the conversation grew
     # past max_conversation_chars; ``note`` says so)
@@ -95,7 +100,7 @@ class AgentOutcome:
 
     buffer: ExperienceBuffer
     iterations: list[Iteration]
-    stop: str                      # goal_stop (best MAPE < goal_stop) or iterations (budget)
+    stop: str  # goal_stop (best MAPE < goal_stop) or iterations (budget)
     tool_calls: int = 0
     parse_failures: int = 0
 
@@ -107,21 +112,26 @@ class AgentOutcome:
     def extras(self) -> dict[str, Any]:
         """The per-result numbers stored with the pipeline result."""
         best = self.buffer.best_mape()
-        return {"iterations": len(self.iterations),
-                "steps": sum(len(it.steps) for it in self.iterations),
-                "tool_calls": self.tool_calls, "parse_failures": self.parse_failures,
-                "evaluated": len(self.buffer), "best_mape": best, "stop": self.stop,
-                "final_goal": self.iterations[-1].goal if self.iterations else None}
+        return {
+            "iterations": len(self.iterations),
+            "steps": sum(len(it.steps) for it in self.iterations),
+            "tool_calls": self.tool_calls,
+            "parse_failures": self.parse_failures,
+            "evaluated": len(self.buffer),
+            "best_mape": best,
+            "stop": self.stop,
+            "final_goal": self.iterations[-1].goal if self.iterations else None,
+        }
 
 
 def _chars(message: Message) -> int:
     """The characters of a message: its content and its tool calls."""
-    return len(message.content) + sum(len(c.name) + len(c.arguments)
-                                      for c in message.tool_calls)
+    return len(message.content) + sum(len(c.name) + len(c.arguments) for c in message.tool_calls)
 
 
-def _act(action: Action, toolbox: Toolbox, buffer: ExperienceBuffer, it: Iteration,
-         step: Step) -> None:
+def _act(
+    action: Action, toolbox: Toolbox, buffer: ExperienceBuffer, it: Iteration, step: Step
+) -> None:
     """Run one action's tool, filling ``step`` and adding an evaluation to the buffer."""
     if action.kind == "analyze":
         step.output = toolbox.analyze(action.text)
@@ -131,27 +141,49 @@ def _act(action: Action, toolbox: Toolbox, buffer: ExperienceBuffer, it: Iterati
     if not result.ok:
         return
     step.mape = result.mape
-    buffer.add(Record(action.text, result.canonical, result.expression, result.mape,
-                      result.mse, it.index, step.step))
+    buffer.add(
+        Record(
+            action.text,
+            result.canonical,
+            result.expression,
+            result.mape,
+            result.mse,
+            it.index,
+            step.step,
+        )
+    )
     if it.best_mape is None or result.mape < it.best_mape:
         it.best_mape, it.best_equation = result.mape, result.expression
 
 
-def run_iteration(problem: AgentProblem, ask: Ask, toolbox: Toolbox, settings: AgentSettings,
-                  buffer: ExperienceBuffer, index: int, goal: float,
-                  dialog: TextDialog) -> tuple[Iteration, int]:
+def run_iteration(
+    problem: AgentProblem,
+    ask: Ask,
+    toolbox: Toolbox,
+    settings: AgentSettings,
+    buffer: ExperienceBuffer,
+    index: int,
+    goal: float,
+    dialog: TextDialog,
+) -> tuple[Iteration, int]:
     """One iteration; returns it and the number of tool calls it made."""
     it = Iteration(index, goal)
-    messages = [Message("system", dialog.system_prompt(settings)),
-                Message("user", first_message(problem, goal, buffer.top(settings.top_k), index,
-                                              settings.iterations))]
+    messages = [
+        Message("system", dialog.system_prompt(settings)),
+        Message(
+            "user",
+            first_message(problem, goal, buffer.top(settings.top_k), index, settings.iterations),
+        ),
+    ]
     tools = 0
     size = sum(_chars(m) for m in messages)
     for n in range(settings.steps):
         if size > settings.max_conversation_chars:
             it.end = "size"
-            it.note = (f"[conversation cut at {settings.max_conversation_chars} characters: "
-                       f"{size} characters after {n} steps; the iteration ended]")
+            it.note = (
+                f"[conversation cut at {settings.max_conversation_chars} characters: "
+                f"{size} characters after {n} steps; the iteration ended]"
+            )
             break
         response = cut_response(ask(list(messages), dialog.tools), settings.max_response_chars)
         turn = dialog.read(response)
@@ -182,9 +214,14 @@ def run_iteration(problem: AgentProblem, ask: Ask, toolbox: Toolbox, settings: A
     return it, tools
 
 
-def run_agent(problem: AgentProblem, ask: Ask, toolbox: Toolbox, settings: AgentSettings,
-              on_iteration: Callable[[Iteration], None] | None = None,
-              dialog: TextDialog | None = None) -> AgentOutcome:
+def run_agent(
+    problem: AgentProblem,
+    ask: Ask,
+    toolbox: Toolbox,
+    settings: AgentSettings,
+    on_iteration: Callable[[Iteration], None] | None = None,
+    dialog: TextDialog | None = None,
+) -> AgentOutcome:
     """The whole run: iterations under the goal schedule until the stop goal or the budget.
     ``on_iteration`` is called with each finished iteration (e.g. to store it); ``dialog``
     is the protocol (default: the text protocol)."""

@@ -38,14 +38,22 @@ def agent_problem(track: Track, task: Task, text: str) -> AgentProblem:
     formal = track.formal(task)
     try:
         train = formal.splits["train"]
-        X, y = ((train["X"], train["y"]) if isinstance(train, dict) else (train.X, train.y))
-        return AgentProblem(task.task_id, text, tuple(formal.inputs), str(formal.output),
-                            tuple(tuple(float(v) for v in row) for row in X),
-                            tuple(float(v) for v in y))
+        X, y = (train["X"], train["y"]) if isinstance(train, dict) else (train.X, train.y)
+        return AgentProblem(
+            task.task_id,
+            text,
+            tuple(formal.inputs),
+            str(formal.output),
+            tuple(tuple(float(v) for v in row) for row in X),
+            tuple(float(v) for v in y),
+        )
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"--arch {ARCH} needs an equation task (inputs, output and a train "
-                          f"split in its formal object): {exc}", task_id=task.task_id,
-                          field="formal") from exc
+        raise ConfigError(
+            f"--arch {ARCH} needs an equation task (inputs, output and a train "
+            f"split in its formal object): {exc}",
+            task_id=task.task_id,
+            field="formal",
+        ) from exc
 
 
 def problem_prompt(task: Task, text: str) -> str:
@@ -54,24 +62,34 @@ def problem_prompt(task: Task, text: str) -> str:
     return text if not question or question in text else f"{text.rstrip()}\n\n{question}"
 
 
-def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
-        ) -> PipelineResult:
+def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings) -> PipelineResult:
     """Run the agent on a task and score its answer (BackendError propagates: the runner
     records ``backend_error`` and a rerun continues from the stored calls)."""
     agent = settings.agent
     dialog = choose(backend, agent)
     text = problem_text(task, settings.presentation)
     calls = Calls(backend, settings)
-    result = new_result(task, ARCH, settings, backend.name, input_chars=len(text),
-                        reference_items=track.reference_items(task))
+    result = new_result(
+        task,
+        ARCH,
+        settings,
+        backend.name,
+        input_chars=len(text),
+        reference_items=track.reference_items(task),
+    )
     problem = agent_problem(track, task, problem_prompt(task, text))
     # tool results and iterations are kept in a run store; a remote worker's call recorder
     # (scir.pipelines.remote) keeps calls only, so there the tools run uncached
     store = backend.store if isinstance(backend, CachingBackend) else None
     store = store if isinstance(store, RunStore) else None
     toolbox = Toolbox(problem, agent, store)
-    key = {"task_id": task.task_id, "arch": ARCH, "presentation": settings.presentation,
-           "model": backend.name, "seed": settings.seed}
+    key = {
+        "task_id": task.task_id,
+        "arch": ARCH,
+        "presentation": settings.presentation,
+        "model": backend.name,
+        "seed": settings.seed,
+    }
 
     def keep(it: Iteration) -> None:
         if store is not None:
@@ -82,15 +100,21 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings
 
     outcome = run_agent(problem, ask, toolbox, agent, keep, dialog)
     extras: dict[str, Any] = outcome.extras()
-    extras.update(tool_calls_made=toolbox.made, tool_calls_served=toolbox.served,
-                  tool_calls_crashed=toolbox.crashed, protocol=dialog.name)
+    extras.update(
+        tool_calls_made=toolbox.made,
+        tool_calls_served=toolbox.served,
+        tool_calls_crashed=toolbox.crashed,
+        protocol=dialog.name,
+    )
     result.extras = extras
     answer = outcome.answer
     if answer is None:
         result.status = Status.NO_ANSWER.value
-        result.error = (f"no equation was fitted in {extras['iterations']} iterations "
-                        f"({extras['steps']} steps, {outcome.parse_failures} responses "
-                        "without a usable action)")
+        result.error = (
+            f"no equation was fitted in {extras['iterations']} iterations "
+            f"({extras['steps']} steps, {outcome.parse_failures} responses "
+            "without a usable action)"
+        )
     else:
         result.formalization = answer.skeleton
         set_answer(track, task, result, answer.expression)

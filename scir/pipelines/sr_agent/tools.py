@@ -36,12 +36,14 @@ from scir.llm.store_rows import BadRow, check_fields
 from scir.pipelines.sr_agent.settings import AgentSettings
 
 FIT_SEED = 0
-MAX_STARTS = 2                     # starts of one tool call without a result, then "crashed"
-CRASHED = ("crashed: this tool call did not finish -- the process running it ended (killed or "
-           "crashed) each of the {n} times it was started, so it is not run again; try "
-           "something else")
-PERCENT = 100.0                    # eqtools reports MAPE in percent; the agent keeps fractions
-OK_FITS = ("ok", "time_limit")     # a fit stopped by its time budget keeps its best so far
+MAX_STARTS = 2  # starts of one tool call without a result, then "crashed"
+CRASHED = (
+    "crashed: this tool call did not finish -- the process running it ended (killed or "
+    "crashed) each of the {n} times it was started, so it is not run again; try "
+    "something else"
+)
+PERCENT = 100.0  # eqtools reports MAPE in percent; the agent keeps fractions
+OK_FITS = ("ok", "time_limit")  # a fit stopped by its time budget keeps its best so far
 
 
 @dataclass(frozen=True)
@@ -60,17 +62,25 @@ class AgentProblem:
         if not self.inputs:
             raise ConfigError("an equation problem needs at least one input", field="inputs")
         if len(self.X) != len(self.y) or not self.y:
-            raise ConfigError(f"the training data needs as many rows as values (got "
-                              f"{len(self.X)} and {len(self.y)}), at least one",
-                              field="splits", task_id=self.task_id)
+            raise ConfigError(
+                f"the training data needs as many rows as values (got "
+                f"{len(self.X)} and {len(self.y)}), at least one",
+                field="splits",
+                task_id=self.task_id,
+            )
         if any(len(row) != len(self.inputs) for row in self.X):
-            raise ConfigError(f"every training row needs {len(self.inputs)} values",
-                              field="splits", task_id=self.task_id)
+            raise ConfigError(
+                f"every training row needs {len(self.inputs)} values",
+                field="splits",
+                task_id=self.task_id,
+            )
 
     def digest(self) -> str:
         """sha256 of the names and the training data (part of every tool-cache key)."""
-        data = json.dumps([list(self.inputs), self.output, [list(r) for r in self.X],
-                           list(self.y)], separators=(",", ":"))
+        data = json.dumps(
+            [list(self.inputs), self.output, [list(r) for r in self.X], list(self.y)],
+            separators=(",", ":"),
+        )
         return hashlib.sha256(data.encode()).hexdigest()
 
 
@@ -97,8 +107,9 @@ class Toolbox:
     """T1 and T2 on one problem, cached in ``store`` (None: no cache) ; counts calls made and
     served from the store."""
 
-    def __init__(self, problem: AgentProblem, settings: AgentSettings,
-                 store: RunStore | None = None) -> None:
+    def __init__(
+        self, problem: AgentProblem, settings: AgentSettings, store: RunStore | None = None
+    ) -> None:
         self.problem = problem
         self.settings = settings
         self.store = store
@@ -109,16 +120,30 @@ class Toolbox:
 
     def _key(self, tool: str, text: str) -> str:
         s = self.settings
-        limits = ({"seconds": s.analyze_seconds, "memory_mb": s.analyze_memory_mb,
-                   "max_output": s.max_tool_chars} if tool == "analyze"
-                  else {"starts": s.fit_starts, "seed": FIT_SEED, "seconds": s.fit_seconds})
-        data = json.dumps({"tool": tool, "input": text, "problem": self._digest,
-                           "limits": limits}, sort_keys=True, separators=(",", ":"))
+        limits = (
+            {
+                "seconds": s.analyze_seconds,
+                "memory_mb": s.analyze_memory_mb,
+                "max_output": s.max_tool_chars,
+            }
+            if tool == "analyze"
+            else {"starts": s.fit_starts, "seed": FIT_SEED, "seconds": s.fit_seconds}
+        )
+        data = json.dumps(
+            {"tool": tool, "input": text, "problem": self._digest, "limits": limits},
+            sort_keys=True,
+            separators=(",", ":"),
+        )
         return hashlib.sha256(data.encode()).hexdigest()
 
-    def _cached(self, tool: str, text: str, run: Callable[[str], dict[str, Any]],
-                check: Callable[[dict[str, Any]], None],
-                crashed: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    def _cached(
+        self,
+        tool: str,
+        text: str,
+        run: Callable[[str], dict[str, Any]],
+        check: Callable[[dict[str, Any]], None],
+        crashed: Callable[[str], dict[str, Any]],
+    ) -> dict[str, Any]:
         """The output of ``run(text)``, served from the store when stored (``check`` raises
         BadRow for a stored output of the wrong shape); for a call started
         :data:`MAX_STARTS` times without finishing, the output ``crashed`` makes of the
@@ -151,13 +176,21 @@ class Toolbox:
 
     def analyze(self, code: str) -> str:
         """T1: run ``code`` on the training data; the text shown to the model."""
-        return self._cached("analyze", code, self._analyze, _check_analysis,
-                            lambda why: {"text": why})["text"]
+        return self._cached(
+            "analyze", code, self._analyze, _check_analysis, lambda why: {"text": why}
+        )["text"]
 
     def evaluate(self, skeleton: str) -> Evaluation:
         """T2: fit ``skeleton`` on the training data."""
-        return Evaluation(**self._cached("evaluate", skeleton, self._evaluate, _check_evaluation,
-                                         lambda why: asdict(Evaluation("crashed", why))))
+        return Evaluation(
+            **self._cached(
+                "evaluate",
+                skeleton,
+                self._evaluate,
+                _check_evaluation,
+                lambda why: asdict(Evaluation("crashed", why)),
+            )
+        )
 
     # ---- the tools themselves ---------------------------------------------------------------
     def _analyze(self, code: str) -> dict[str, Any]:
@@ -166,9 +199,15 @@ class Toolbox:
         p, s = self.problem, self.settings
         columns = [*p.inputs, p.output]
         data = [[*row, value] for row, value in zip(p.X, p.y)]
-        result = analyze(code, data, columns, seconds=s.analyze_seconds,
-                         memory_mb=s.analyze_memory_mb, max_output=s.max_tool_chars,
-                         isolate=not s.unsafe_unisolated_analyzer)
+        result = analyze(
+            code,
+            data,
+            columns,
+            seconds=s.analyze_seconds,
+            memory_mb=s.analyze_memory_mb,
+            max_output=s.max_tool_chars,
+            isolate=not s.unsafe_unisolated_analyzer,
+        )
         return {"text": _cut(valid_text(result.text()), s.max_tool_chars)}
 
     def _evaluate(self, skeleton: str) -> dict[str, Any]:
@@ -178,16 +217,30 @@ class Toolbox:
         p = self.problem
         try:
             equation = parse_equation(skeleton, p.inputs)
-            result = fit(equation, _array(p.X), _array(p.y), p.inputs,
-                         starts=self.settings.fit_starts, seed=FIT_SEED,
-                         seconds=self.settings.fit_seconds)
+            result = fit(
+                equation,
+                _array(p.X),
+                _array(p.y),
+                p.inputs,
+                starts=self.settings.fit_starts,
+                seed=FIT_SEED,
+                seconds=self.settings.fit_seconds,
+            )
         except ScirError as exc:
             return asdict(Evaluation("error", _cut(f"error: {exc}", self.settings.max_tool_chars)))
         mape = _finite(result.mape) / PERCENT
         mse = _finite(result.mse)
         status = "ok" if str(result.status) in OK_FITS and math.isfinite(mape) else "error"
-        return asdict(Evaluation(status, _cut(report(result), self.settings.max_tool_chars),
-                                 equation.text, str(result.expression), mape, mse))
+        return asdict(
+            Evaluation(
+                status,
+                _cut(report(result), self.settings.max_tool_chars),
+                equation.text,
+                str(result.expression),
+                mape,
+                mse,
+            )
+        )
 
 
 def _check_analysis(output: dict[str, Any]) -> None:

@@ -23,9 +23,14 @@ from scir.outputs import staged
 from scir.pipelines.sr_agent.reward import reward
 
 
-def export_trajectories(run_dir: str | os.PathLike, out: str | os.PathLike, *,
-                        arch: str = "sr-agent", s_max: float | None = None,
-                        warn: Callable[[str], None] | None = None) -> int:
+def export_trajectories(
+    run_dir: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    arch: str = "sr-agent",
+    s_max: float | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> int:
     """Write the iterations stored in ``run_dir`` (of ``arch``) to the JSONL file ``out``
     (written whole or not at all); returns the number of lines. Damaged rows are skipped,
     each reported to ``warn``."""
@@ -48,6 +53,7 @@ def export_trajectories(run_dir: str | os.PathLike, out: str | os.PathLike, *,
                     except ValueError as exc:
                         raise ConfigError(str(exc), field="s_max") from exc
                     record["s_max"] = s_max
-                fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True,
-                                    allow_nan=False) + "\n")
+                fh.write(
+                    json.dumps(record, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
+                )
     return len(records)

@@ -49,15 +49,16 @@ import numpy as np
 from scir.tracks.causal.graph import NEW_PROTEIN, TaskGraph, sorted_nodes
 from scir.tracks.causal.scm import SCM
 
-R2_RANGE = (0.5, 0.8)          # parental R² of a subgraph node; an XYZ edge's strength r_e
-WEIGHT_SIZE = (0.5, 1.5)       # relative sizes of a node's (positive) parent weights
-SCALE_RANGE = (0.1, 0.5)       # printed standard deviation tau_j (log-uniform)
-LEVEL = 20.0                   # printed mean in standard deviations above 0
-PARENT_SCALE_PENALTY = 0.1     # keeps an out-partner's other parents' weights near their draw
+R2_RANGE = (0.5, 0.8)  # parental R² of a subgraph node; an XYZ edge's strength r_e
+WEIGHT_SIZE = (0.5, 1.5)  # relative sizes of a node's (positive) parent weights
+SCALE_RANGE = (0.1, 0.5)  # printed standard deviation tau_j (log-uniform)
+LEVEL = 20.0  # printed mean in standard deviations above 0
+PARENT_SCALE_PENALTY = 0.1  # keeps an out-partner's other parents' weights near their draw
 
 
-def _covariance(order: list[str], weights: dict[tuple[str, str], float],
-                noise: dict[str, float]) -> np.ndarray:
+def _covariance(
+    order: list[str], weights: dict[tuple[str, str], float], noise: dict[str, float]
+) -> np.ndarray:
     """The covariance of a linear SCM (``noise``: variances) over ``order``."""
     index = {v: i for i, v in enumerate(order)}
     b = np.zeros((len(order), len(order)))
@@ -73,8 +74,9 @@ def precision_ratio(cov: np.ndarray) -> np.ndarray:
     return np.diag(cov) * np.diag(np.linalg.inv(cov))
 
 
-def _subgraph_model(sub: nx.DiGraph, order: list[str], rank: dict[str, int],
-                    rng: np.random.Generator) -> tuple[dict, dict]:
+def _subgraph_model(
+    sub: nx.DiGraph, order: list[str], rank: dict[str, int], rng: np.random.Generator
+) -> tuple[dict, dict]:
     """Step 1: standardised weights and noise variances over the subgraph (``order``: its
     nodes, topologically sorted)."""
     weights: dict[tuple[str, str], float] = {}
@@ -99,8 +101,9 @@ def _subgraph_model(sub: nx.DiGraph, order: list[str], rank: dict[str, int],
     return weights, noise
 
 
-def _attach_xyz(task_graph: TaskGraph, order: list[str], weights: dict, noise: dict,
-                rng: np.random.Generator) -> tuple[dict, dict]:
+def _attach_xyz(
+    task_graph: TaskGraph, order: list[str], weights: dict, noise: dict, rng: np.random.Generator
+) -> tuple[dict, dict]:
     """Step 2: XYZ's edge weights (and each out-partner's noise and parents' weights) solved
     so that XYZ and its partners have the R² of the direction-free reference (module
     docstring)."""
@@ -113,18 +116,21 @@ def _attach_xyz(task_graph: TaskGraph, order: list[str], weights: dict, noise: d
     into = [b == NEW_PROTEIN for _, b in edges]
     noise = {**noise, NEW_PROTEIN: 1.0}
     # the reference: every edge into XYZ, weights sqrt(lambda_e), whatever the true directions
-    sub_order = [v for v in order if v != NEW_PROTEIN]     # a topological order of it
-    reference = {**weights, **{(v, NEW_PROTEIN): float(np.sqrt(x))
-                               for v, x in zip(partners, lam)}}
-    ratio = dict(zip(sub_order + [NEW_PROTEIN],
-                     precision_ratio(_covariance(sub_order + [NEW_PROTEIN], reference, noise))))
+    sub_order = [v for v in order if v != NEW_PROTEIN]  # a topological order of it
+    reference = {**weights, **{(v, NEW_PROTEIN): float(np.sqrt(x)) for v, x in zip(partners, lam)}}
+    ratio = dict(
+        zip(
+            sub_order + [NEW_PROTEIN],
+            precision_ratio(_covariance(sub_order + [NEW_PROTEIN], reference, noise)),
+        )
+    )
     target = np.log([ratio[NEW_PROTEIN]] + [ratio[v] for v in partners])
     parents = {v: [p for (p, c) in weights if c == v] for v in partners}
 
     def model(theta) -> tuple[dict, dict, list[float]]:
         w, s, k, scales = dict(weights), dict(noise), 0, []
         for e, v in enumerate(partners):
-            if into[e]:                       # v -> XYZ: its weight in XYZ's equation
+            if into[e]:  # v -> XYZ: its weight in XYZ's equation
                 w[(v, NEW_PROTEIN)] = float(np.exp(theta[k]))
                 k += 1
                 continue
@@ -146,13 +152,15 @@ def _attach_xyz(task_graph: TaskGraph, order: list[str], weights: dict, noise: d
         fit = np.log([got[NEW_PROTEIN]] + [got[v] for v in partners]) - target
         return np.concatenate([fit, PARENT_SCALE_PENALTY * np.array(scales)])
 
-    start: list[float] = []           # the reference itself when every edge points into XYZ
+    start: list[float] = []  # the reference itself when every edge points into XYZ
     for e, v in enumerate(partners):
         if into[e]:
             start.append(0.5 * np.log(lam[e]))
-        else:                          # XYZ takes the share r_e of v's noise
-            start += [0.5 * np.log(strength[e] * noise[v]),
-                      np.log((1.0 - strength[e]) * noise[v])] + ([0.0] if parents[v] else [])
+        else:  # XYZ takes the share r_e of v's noise
+            start += [
+                0.5 * np.log(strength[e] * noise[v]),
+                np.log((1.0 - strength[e]) * noise[v]),
+            ] + ([0.0] if parents[v] else [])
     fit = least_squares(residual, np.array(start), method="trf", bounds=(-8.0, 8.0))
     w, s, _ = model(fit.x)
     return w, s
@@ -166,8 +174,7 @@ def balanced_scm(task_graph: TaskGraph, rng: np.random.Generator) -> SCM:
     rank = {v: i for i, v in enumerate(nodes)}
     order = list(nx.lexicographical_topological_sort(g, key=rank.__getitem__))
     # the subgraph's own order, so that its draws do not depend on XYZ's edges
-    sub_order = list(nx.lexicographical_topological_sort(task_graph.subgraph,
-                                                         key=rank.__getitem__))
+    sub_order = list(nx.lexicographical_topological_sort(task_graph.subgraph, key=rank.__getitem__))
     weights, noise = _subgraph_model(task_graph.subgraph, sub_order, rank, rng)
     weights, noise = _attach_xyz(task_graph, order, weights, noise, rng)
     sd = dict(zip(order, np.sqrt(np.diag(_covariance(order, weights, noise)))))

@@ -43,17 +43,22 @@ def read_edges(text: str, nodes: list[str], known: list[Edge]) -> list[Edge]:
     from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
     if len(text) > MAX_CHARS:
-        raise FormalizationError(f"edge list too long ({len(text)} characters; at most "
-                                 f"{MAX_CHARS})")
+        raise FormalizationError(
+            f"edge list too long ({len(text)} characters; at most {MAX_CHARS})"
+        )
     try:
         tree = generic_parser("causal_edges.lark").parse(text + "\n")
     except UnexpectedCharacters as exc:
-        raise syntax_error(exc, f"unexpected character {exc.char!r}; expected edges "
-                                "'A -> B' separated by newlines or ';'") from exc
+        raise syntax_error(
+            exc,
+            f"unexpected character {exc.char!r}; expected edges "
+            "'A -> B' separated by newlines or ';'",
+        ) from exc
     except UnexpectedToken as exc:
         got = "the end" if exc.token.type == "$END" else repr(exc.token.value)
-        raise syntax_error(exc, f"unexpected {got}; expected edges 'A -> B' separated by "
-                                "newlines or ';'") from exc
+        raise syntax_error(
+            exc, f"unexpected {got}; expected edges 'A -> B' separated by newlines or ';'"
+        ) from exc
     except UnexpectedInput as exc:
         raise syntax_error(exc, "expected edges 'A -> B'") from exc
     names = {n.casefold(): n for n in nodes}
@@ -65,24 +70,28 @@ def read_edges(text: str, nodes: list[str], known: list[Edge]) -> list[Edge]:
         a_tok, b_tok = item.children
         for tok in (a_tok, b_tok):
             if str(tok).casefold() not in names:
-                raise token_error(f"unknown protein {str(tok)!r}; this task's proteins are "
-                                  f"{', '.join(nodes)}", tok)
+                raise token_error(
+                    f"unknown protein {str(tok)!r}; this task's proteins are {', '.join(nodes)}",
+                    tok,
+                )
         a, b = names[str(a_tok).casefold()], names[str(b_tok).casefold()]
         if a == b:
             raise token_error(f"self-loop {a} -> {a}", a_tok)
         if (a, b) in seen:
-            raise token_error(f"edge {a} -> {b} is listed twice (first on line "
-                              f"{seen[(a, b)]})", a_tok)
+            raise token_error(
+                f"edge {a} -> {b} is listed twice (first on line {seen[(a, b)]})", a_tok
+            )
         seen[(a, b)] = a_tok.line
         edges.append((a, b))
         if (a, b) in graph.edges:
-            continue                                   # a known edge, listed
+            continue  # a known edge, listed
         graph.add_edge(a, b)
         if not nx.is_directed_acyclic_graph(graph):
             cycle = nx.find_cycle(graph, source=b)
             path = " -> ".join([e[0] for e in cycle] + [cycle[-1][1]])
-            raise token_error(f"edge {a} -> {b} closes the cycle {path} (the task's known "
-                              "edges count)", a_tok)
+            raise token_error(
+                f"edge {a} -> {b} closes the cycle {path} (the task's known edges count)", a_tok
+            )
     return edges
 
 
@@ -94,8 +103,16 @@ def _score(ds: Dataset, edges: list[Edge], score: Any) -> float:
     return float(score.graph_score(adjacency))
 
 
-def _check_open(task: Task, ds: Dataset, graph: list[Edge], edges: list[Edge],
-                known: list[Edge], mine: list[Edge], new: str, gold_formal: Any) -> HandCheck:
+def _check_open(
+    task: Task,
+    ds: Dataset,
+    graph: list[Edge],
+    edges: list[Edge],
+    known: list[Edge],
+    mine: list[Edge],
+    new: str,
+    gold_formal: Any,
+) -> HandCheck:
     """An open task: the graph's set of XYZ's directed edges against the gold set (exact
     match passes), with edge precision, recall, F1 and SHD, and the BIC scores."""
     from solvers.gies import GaussIntScore, fit
@@ -105,27 +122,47 @@ def _check_open(task: Task, ds: Dataset, graph: list[Edge], edges: list[Edge],
     gies = fit(ds.data, ds.targets, names=ds.columns)
     gies_xyz = xyz_directed(gies.directed_edges(), new)
     score = GaussIntScore(ds.data, ds.targets)
-    scores = {"yours": _score(ds, graph, score), "gies": float(gies.score),
-              "gold": _score(ds, known + gold_xyz, score)}
+    scores = {
+        "yours": _score(ds, graph, score),
+        "gies": float(gies.score),
+        "gold": _score(ds, known + gold_xyz, score),
+    }
     passed = metrics["shd"] == 0
     lines = [
-        ("graph", f"{len(graph)} edges ({len(edges)} listed, {len(known)} known; "
-                  f"{len([e for e in known if e not in edges])} known edges not listed)"),
+        (
+            "graph",
+            f"{len(graph)} edges ({len(edges)} listed, {len(known)} known; "
+            f"{len([e for e in known if e not in edges])} known edges not listed)",
+        ),
         (new, option_text(mine, new) or "no directed edge"),
         ("gold", option_text(gold_xyz, new)),
-        ("edges", f"precision {metrics['edge_precision']:.2f}, recall "
-                  f"{metrics['edge_recall']:.2f}, F1 {metrics['edge_f1']:.2f}, SHD "
-                  f"{metrics['shd']}"),
-        ("BIC", f"yours {scores['yours']:.2f}, GIES's graph {scores['gies']:.2f} "
-                f"({option_text(gies_xyz, new) or 'no directed XYZ edge'}), gold graph "
-                f"{scores['gold']:.2f} (higher is better)"),
+        (
+            "edges",
+            f"precision {metrics['edge_precision']:.2f}, recall "
+            f"{metrics['edge_recall']:.2f}, F1 {metrics['edge_f1']:.2f}, SHD "
+            f"{metrics['shd']}",
+        ),
+        (
+            "BIC",
+            f"yours {scores['yours']:.2f}, GIES's graph {scores['gies']:.2f} "
+            f"({option_text(gies_xyz, new) or 'no directed XYZ edge'}), gold graph "
+            f"{scores['gold']:.2f} (higher is better)",
+        ),
     ]
-    summary = ("states exactly the gold edge set" if passed else
-               f"differs from the gold edge set (SHD {metrics['shd']})")
+    summary = (
+        "states exactly the gold edge set"
+        if passed
+        else f"differs from the gold edge set (SHD {metrics['shd']})"
+    )
     data: dict[str, Any] = {
-        "edges": [list(e) for e in graph], "xyz_edges": [list(e) for e in mine],
-        "answer": task.answer, "exact": passed, **metrics, "bic": scores,
-        "gies_xyz_edges": [list(e) for e in gies_xyz]}
+        "edges": [list(e) for e in graph],
+        "xyz_edges": [list(e) for e in mine],
+        "answer": task.answer,
+        "exact": passed,
+        **metrics,
+        "bic": scores,
+        "gies_xyz_edges": [list(e) for e in gies_xyz],
+    }
     return HandCheck(task.task_id, task.domain, passed, summary, lines, data)
 
 
@@ -136,8 +173,11 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
 
     track = get_track(task.domain)
     if not isinstance(track, CausalTrack):
-        raise ConfigError(f"track {task.domain!r} is not a CausalTrack "
-                          f"(got {type(track).__name__})", task_id=task.task_id, field="track")
+        raise ConfigError(
+            f"track {task.domain!r} is not a CausalTrack (got {type(track).__name__})",
+            task_id=task.task_id,
+            field="track",
+        )
     new = task.domain_metadata.get("new_protein") or NEW_PROTEIN
     gold_formal = track.formal(task)
     ds = dataset(gold_formal, task_id=task.task_id, new_protein=new)
@@ -149,33 +189,49 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
         return _check_open(task, ds, graph, edges, known, mine, new, gold_formal)
     options = track.option_sets(task)
     match = match_options(mine, options)
-    gies = fit(ds.data, ds.targets, names=ds.columns)       # the reference solver's run
+    gies = fit(ds.data, ds.targets, names=ds.columns)  # the reference solver's run
     gies_match = match_options(xyz_directed(gies.directed_edges(), new), options)
     score = GaussIntScore(ds.data, ds.targets)
     gold_xyz = [tuple(e) for e in (gold_formal.xyz_edges or ())]
-    scores = {"yours": _score(ds, graph, score),
-              "gies": float(gies.score),
-              "gold": _score(ds, known + gold_xyz, score)}
+    scores = {
+        "yours": _score(ds, graph, score),
+        "gies": float(gies.score),
+        "gold": _score(ds, known + gold_xyz, score),
+    }
     found = match.letter
     passed = found == task.answer
-    matched = (f"option {found} ({match.how} match: {task.options[match.index]})"
-               if found and match.index is not None else "no option")
+    matched = (
+        f"option {found} ({match.how} match: {task.options[match.index]})"
+        if found and match.index is not None
+        else "no option"
+    )
     lines = [
-        ("graph", f"{len(graph)} edges ({len(edges)} listed, {len(known)} known; "
-                  f"{len([e for e in known if e not in edges])} known edges not listed)"),
+        (
+            "graph",
+            f"{len(graph)} edges ({len(edges)} listed, {len(known)} known; "
+            f"{len([e for e in known if e not in edges])} known edges not listed)",
+        ),
         (new, option_text(mine, new) or "no directed edge"),
         ("option", f"{matched}; gold answer {task.answer} ({option_text(gold_xyz, new)})"),
-        ("BIC", f"yours {scores['yours']:.2f}, GIES's graph {scores['gies']:.2f} (option "
-                f"{gies_match.letter or 'none'}), gold graph {scores['gold']:.2f} (higher is "
-                "better)"),
+        (
+            "BIC",
+            f"yours {scores['yours']:.2f}, GIES's graph {scores['gies']:.2f} (option "
+            f"{gies_match.letter or 'none'}), gold graph {scores['gold']:.2f} (higher is "
+            "better)",
+        ),
     ]
-    summary = (f"matches option {found}, the gold answer" if passed else
-               f"matches {'option ' + found if found else 'no option'}, gold answer "
-               f"{task.answer}")
+    summary = (
+        f"matches option {found}, the gold answer"
+        if passed
+        else f"matches {'option ' + found if found else 'no option'}, gold answer {task.answer}"
+    )
     data: dict[str, Any] = {
-        "edges": [list(e) for e in graph], "xyz_edges": [list(e) for e in mine],
-        "option": found, "match": match.how, "answer": task.answer,
-        "bic": scores, "gies_option": gies_match.letter,
+        "edges": [list(e) for e in graph],
+        "xyz_edges": [list(e) for e in mine],
+        "option": found,
+        "match": match.how,
+        "answer": task.answer,
+        "bic": scores,
+        "gies_option": gies_match.letter,
     }
     return HandCheck(task.task_id, task.domain, passed, summary, lines, data)
-

@@ -49,8 +49,10 @@ def metadata(task: Task) -> dict[str, Any]:
         "columns": list(formal.column_order),
         "new_protein": task.domain_metadata.get("new_protein", "XYZ"),
         "known_edges": [list(e) for e in formal.known_edges],
-        "environments": [{"name": e.name, "kind": e.kind, "targets": list(e.targets),
-                          "rows": len(e.rows)} for e in formal.environments],
+        "environments": [
+            {"name": e.name, "kind": e.kind, "targets": list(e.targets), "rows": len(e.rows)}
+            for e in formal.environments
+        ],
         "targets": {e.name: list(e.targets) for e in formal.environments},
         "options": list(task.options),
     }
@@ -71,9 +73,11 @@ def export_csv(tasks: list[Task], out_dir: Path) -> int:
 
         with path(".csv").open("w", encoding="utf-8", newline="") as handle:
             csv.writer(handle, lineterminator="\n").writerows(rows)
-        path(".json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
-                                 encoding="utf-8")
-        path(".targets.json").write_text(json.dumps(meta["targets"], ensure_ascii=False)
-                                         + "\n", encoding="utf-8")
+        path(".json").write_text(
+            json.dumps(meta, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
+        path(".targets.json").write_text(
+            json.dumps(meta["targets"], ensure_ascii=False) + "\n", encoding="utf-8"
+        )
         written += 3
     return written

@@ -22,9 +22,9 @@ from scir.errors import TaskFormatError
 from scir.tracks.causal.scm import KINDS
 from scir.tracks.shapes import bounded_list, number_row
 
-MAX_NODES = 64               # Sachs has 11 proteins, plus XYZ
+MAX_NODES = 64  # Sachs has 11 proteins, plus XYZ
 MAX_ENVIRONMENTS = 64
-MAX_ROWS = 100_000           # rows per environment (the default is 16)
+MAX_ROWS = 100_000  # rows per environment (the default is 16)
 
 Edge = tuple[str, str]
 
@@ -37,7 +37,7 @@ class CausalEnvironment:
     name: str
     targets: tuple[str, ...]
     rows: tuple[tuple[float, ...], ...]
-    kind: str | None = None          # observational | inhibition | activation (optional)
+    kind: str | None = None  # observational | inhibition | activation (optional)
 
     def dump(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "targets": list(self.targets)}
@@ -64,8 +64,10 @@ class CausalFormal:
 
     def dump(self) -> dict[str, Any]:
         """The JSON form stored in ``Task.formal`` (fields that are None are left out)."""
-        out: dict[str, Any] = {"nodes": list(self.nodes),
-                               "known_edges": [list(e) for e in self.known_edges]}
+        out: dict[str, Any] = {
+            "nodes": list(self.nodes),
+            "known_edges": [list(e) for e in self.known_edges],
+        }
         if self.xyz_edges is not None:
             out["xyz_edges"] = [list(e) for e in self.xyz_edges]
         out["environments"] = [e.dump() for e in self.environments]
@@ -78,8 +80,7 @@ class CausalFormal:
         """Validate a formal object (TaskFormatError naming the field) and read it."""
         if not isinstance(data, dict):
             raise _fail("a causal formal object must be an object", "formal")
-        nodes = _names(bounded_list(data.get("nodes"), "formal.nodes", MAX_NODES),
-                       "formal.nodes")
+        nodes = _names(bounded_list(data.get("nodes"), "formal.nodes", MAX_NODES), "formal.nodes")
         known = {v.casefold() for v in nodes}
         columns = None
         if data.get("columns") is not None:
@@ -95,8 +96,11 @@ class CausalFormal:
         width = len(columns if columns is not None else nodes)
         environments: list[CausalEnvironment] = []
         for e, env in enumerate(envs):
-            environments.append(_environment(env, f"formal.environments[{e}]", nodes, width,
-                                             {x.name for x in environments}))
+            environments.append(
+                _environment(
+                    env, f"formal.environments[{e}]", nodes, width, {x.name for x in environments}
+                )
+            )
         return cls(nodes, tuple(environments), known_edges, xyz_edges, columns)
 
 
@@ -105,8 +109,11 @@ def _fail(message: str, field: str) -> TaskFormatError:
 
 
 def _names(value: Any, field: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip()
-                                                           for v in value):
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, str) and v.strip() for v in value)
+    ):
         raise _fail("expected a non-empty list of protein names", field)
     bounded_list(value, field, MAX_NODES)
     folded = [v.casefold() for v in value]
@@ -135,8 +142,9 @@ def _edges(value: Any, field: str, nodes: tuple[str, ...]) -> tuple[Edge, ...]:
     return tuple(edges)
 
 
-def _environment(env: Any, where: str, nodes: tuple[str, ...], width: int,
-                 seen: set[str]) -> CausalEnvironment:
+def _environment(
+    env: Any, where: str, nodes: tuple[str, ...], width: int, seen: set[str]
+) -> CausalEnvironment:
     if not isinstance(env, dict):
         raise _fail("an environment must be an object", where)
     name = env.get("name")

@@ -33,16 +33,15 @@ from scir.tracks.formal_text import (
     unfence,
 )
 
-MAX_ABS = 1e6                  # |value| above this is not a concentration
-MAX_ENVIRONMENTS = 64          # parser limits (the per-task grammar is far tighter)
-MAX_ROWS = 10_000              # per environment (the generator's --samples maximum)
+MAX_ABS = 1e6  # |value| above this is not a concentration
+MAX_ENVIRONMENTS = 64  # parser limits (the per-task grammar is far tighter)
+MAX_ROWS = 10_000  # per environment (the generator's --samples maximum)
 MAX_TEXT_CHARS = 2_000_000
-EDGE_MARGIN = 2                # known-edge lines the grammar allows beyond the gold count
+EDGE_MARGIN = 2  # known-edge lines the grammar allows beyond the gold count
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
-_KEYWORDS = frozenset({"columns", "environment", "observational", "inhibition", "activation",
-                       "of"})
+_KEYWORDS = frozenset({"columns", "environment", "observational", "inhibition", "activation", "of"})
 _KIND_OF = {"observational": OBSERVATIONAL, "inhibition": INHIBITION, "activation": ACTIVATION}
-_FENCE = re.compile(r"[ \t]*```[A-Za-z0-9_-]*[ \t]*")       # a code fence line (no \r)
+_FENCE = re.compile(r"[ \t]*```[A-Za-z0-9_-]*[ \t]*")  # a code fence line (no \r)
 
 
 # ---- the task's proteins and the grammar's bounds ------------------------------------------
@@ -56,16 +55,25 @@ def task_nodes(task: Task) -> tuple[list[str], str]:
     else:
         nodes = list(load_formal(CausalFormal, task).nodes)
     if not isinstance(new, str) or new not in nodes:
-        raise TaskFormatError("the new protein is not among the task's proteins",
-                              task_id=task.task_id, field="domain_metadata.new_protein")
+        raise TaskFormatError(
+            "the new protein is not among the task's proteins",
+            task_id=task.task_id,
+            field="domain_metadata.new_protein",
+        )
     for name in nodes:
         if not isinstance(name, str) or not _NAME.fullmatch(name) or name in _KEYWORDS:
-            raise TaskFormatError(f"protein name {name!r} cannot be formalized (expected "
-                                  f"{_NAME.pattern}, not a keyword)", task_id=task.task_id,
-                                  field="domain_metadata.subgraph_nodes")
+            raise TaskFormatError(
+                f"protein name {name!r} cannot be formalized (expected "
+                f"{_NAME.pattern}, not a keyword)",
+                task_id=task.task_id,
+                field="domain_metadata.subgraph_nodes",
+            )
     if len({n.casefold() for n in nodes}) != len(nodes):
-        raise TaskFormatError("a protein is listed twice", task_id=task.task_id,
-                              field="domain_metadata.subgraph_nodes")
+        raise TaskFormatError(
+            "a protein is listed twice",
+            task_id=task.task_id,
+            field="domain_metadata.subgraph_nodes",
+        )
     return [n for n in nodes if n != new] + [new], new
 
 
@@ -76,11 +84,11 @@ class GrammarBounds:
     nodes: tuple[str, ...]
     new_protein: str
     column_order: tuple[str, ...]  # the printed order: the columns line beyond PERMUTATION_MAX
-    max_edges: int             # known-edge lines
+    max_edges: int  # known-edge lines
     max_environments: int
-    max_rows: int              # rows per environment (at least 2)
-    max_targets: int           # intervention targets per environment
-    int_digits: int            # integer digits of a number (the decimals are DECIMALS)
+    max_rows: int  # rows per environment (at least 2)
+    max_targets: int  # intervention targets per environment
+    int_digits: int  # integer digits of a number (the decimals are DECIMALS)
 
     @property
     def width(self) -> int:
@@ -108,11 +116,21 @@ def grammar_bounds(task: Task) -> GrammarBounds:
         targets = 1
     digits = len(str(int(max(values)))) if values else 3
     printed = formal.columns
-    order = tuple(printed) if printed is not None and sorted(
-        map(str, printed)) == sorted(nodes) else tuple(nodes)
-    return GrammarBounds(tuple(nodes), new, order, min(edges + EDGE_MARGIN, sub * (sub - 1)),
-                         max(1, min(n_envs, MAX_ENVIRONMENTS)), max(2, min(rows, MAX_ROWS)),
-                         max(1, min(targets, len(nodes))), max(1, min(digits, 6)))
+    order = (
+        tuple(printed)
+        if printed is not None and sorted(map(str, printed)) == sorted(nodes)
+        else tuple(nodes)
+    )
+    return GrammarBounds(
+        tuple(nodes),
+        new,
+        order,
+        min(edges + EDGE_MARGIN, sub * (sub - 1)),
+        max(1, min(n_envs, MAX_ENVIRONMENTS)),
+        max(2, min(rows, MAX_ROWS)),
+        max(1, min(targets, len(nodes))),
+        max(1, min(digits, 6)),
+    )
 
 
 # ---- the per-task grammar (scir.tracks.causal.grammar) ---------------------------------------
@@ -134,8 +152,9 @@ def max_output_chars(b: GrammarBounds) -> int:
     columns = len("columns: ") + sum(len(n) for n in b.nodes) + 2 * (b.width - 1) + 1
     edges = b.max_edges * (sum(subs[:2]) + len(" -> ") + 1) if len(subs) > 1 else 0
     targets = b.max_targets * longest + 2 * (b.max_targets - 1)
-    kind = max(len("observational"), len("inhibition of ") + targets,
-               len("activation of ") + targets)
+    kind = max(
+        len("observational"), len("inhibition of ") + targets, len("activation of ") + targets
+    )
     header = len("environment: ") + kind + 1
     row = b.width * (b.int_digits + 1 + DECIMALS) + (b.width - 1) + 1
     return columns + edges + b.max_environments * (header + b.max_rows * row)
@@ -168,8 +187,12 @@ def format_formal(task: Task, formal: CausalFormal | None = None) -> str:
 # ---- parsing ---------------------------------------------------------------------------------
 def _describe(terminal: str) -> str:
     """A terminal of the generic grammar as the model should read it."""
-    words = {"_NL": "a line break", "NAME": "a protein name", "NUMBER": "a number",
-             "$END": "the end of the text"}
+    words = {
+        "_NL": "a line break",
+        "NAME": "a protein name",
+        "NUMBER": "a number",
+        "$END": "the end of the text",
+    }
     if terminal in words:
         return words[terminal]
     terminals = generic_parser("causal.lark").terminals
@@ -182,8 +205,10 @@ def _syntax_error(exc: Exception) -> FormalizationError:
 
     if isinstance(exc, UnexpectedToken) and exc.token.type != "$END":
         expected = sorted(_describe(name) for name in (exc.accepts or exc.expected))
-        what = (f"unexpected {str(exc.token)[:40]!r} (expected {' or '.join(expected[:6])}"
-                f"{' ...' if len(expected) > 6 else ''})")
+        what = (
+            f"unexpected {str(exc.token)[:40]!r} (expected {' or '.join(expected[:6])}"
+            f"{' ...' if len(expected) > 6 else ''})"
+        )
     elif isinstance(exc, UnexpectedCharacters):
         what = f"unexpected character {exc.char!r}"
     else:
@@ -202,8 +227,11 @@ class _Reader:
     def name(self, token: Any, what: str) -> str:
         found = self.known.get(str(token).casefold())
         if found is None:
-            raise self.fail(f"unknown protein {str(token)!r} in {what} (known: "
-                            f"{', '.join(self.known.values())})", token)
+            raise self.fail(
+                f"unknown protein {str(token)!r} in {what} (known: "
+                f"{', '.join(self.known.values())})",
+                token,
+            )
         return found
 
     def number(self, token: Any) -> float:
@@ -235,8 +263,9 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     body = "\n".join(unfence(text.split("\n"), _FENCE))
     decoded = read_decoded(grammar_bounds(task), nodes, body)
     if decoded is not None:
-        return formalization(decoded["nodes"], decoded["columns"], decoded["known_edges"],
-                             decoded["environments"])
+        return formalization(
+            decoded["nodes"], decoded["columns"], decoded["known_edges"], decoded["environments"]
+        )
     return parse_generic(task, body)
 
 
@@ -262,22 +291,33 @@ def parse_generic(task: Task, body: str) -> Formalization:
             if edge not in edges:
                 edges.append(edge)
         elif len(environments) == MAX_ENVIRONMENTS:
-            raise FormalizationError(f"more than {MAX_ENVIRONMENTS} environments",
-                                     line=item.meta.line, column=item.meta.column)
+            raise FormalizationError(
+                f"more than {MAX_ENVIRONMENTS} environments",
+                line=item.meta.line,
+                column=item.meta.column,
+            )
         else:
             environments.append(_environment(reader, item, len(columns), environments))
     return formalization(nodes, columns, edges, environments)
 
 
-def formalization(nodes: list[str], columns: list[str], edges: list[list[str]],
-                  environments: list[dict[str, Any]]) -> Formalization:
+def formalization(
+    nodes: list[str], columns: list[str], edges: list[list[str]], environments: list[dict[str, Any]]
+) -> Formalization:
     """The typed formal object of a parsed formalization (both readers build it here); items
     = rows + edges."""
     formal = CausalFormal(
-        tuple(nodes), tuple(CausalEnvironment(e["name"], tuple(e["targets"]),
-                                              tuple(tuple(r) for r in e["rows"]), e["kind"])
-                            for e in environments),
-        tuple((a, b) for a, b in edges), None, tuple(columns))
+        tuple(nodes),
+        tuple(
+            CausalEnvironment(
+                e["name"], tuple(e["targets"]), tuple(tuple(r) for r in e["rows"]), e["kind"]
+            )
+            for e in environments
+        ),
+        tuple((a, b) for a, b in edges),
+        None,
+        tuple(columns),
+    )
     return Formalization(formal, sum(len(e["rows"]) for e in environments) + len(edges))
 
 
@@ -290,9 +330,11 @@ def _columns(reader: _Reader, tree: Any, nodes: list[str]) -> list[str]:
         columns.append(name)
     missing = [n for n in nodes if n not in columns]
     if missing:
-        raise FormalizationError(f"columns must name every protein once; missing "
-                                 f"{', '.join(missing)}", line=tree.meta.line,
-                                 column=tree.meta.column)
+        raise FormalizationError(
+            f"columns must name every protein once; missing {', '.join(missing)}",
+            line=tree.meta.line,
+            column=tree.meta.column,
+        )
     return columns
 
 
@@ -300,15 +342,17 @@ def _edge(reader: _Reader, tree: Any, new: str) -> list[str]:
     a_tok, b_tok = tree.children
     a, b = reader.name(a_tok, "a known edge"), reader.name(b_tok, "a known edge")
     if new in (a, b):
-        raise reader.fail(f"the edges of {new} are unknown: list only known edges among the "
-                          "other proteins", a_tok)
+        raise reader.fail(
+            f"the edges of {new} are unknown: list only known edges among the other proteins", a_tok
+        )
     if a == b:
         raise reader.fail(f"edge {a} -> {b} is a self-loop", a_tok)
     return [a, b]
 
 
-def _environment(reader: _Reader, tree: Any, width: int, seen: list[dict[str, Any]]
-                 ) -> dict[str, Any]:
+def _environment(
+    reader: _Reader, tree: Any, width: int, seen: list[dict[str, Any]]
+) -> dict[str, Any]:
     header, *rows = tree.children
     (kind_tree,) = header.children
     kind = _KIND_OF[kind_tree.data]
@@ -319,16 +363,19 @@ def _environment(reader: _Reader, tree: Any, width: int, seen: list[dict[str, An
             targets.append(target)
     where = {"line": header.meta.line, "column": header.meta.column}
     if len(rows) < 2:
-        raise FormalizationError(f"an environment has {len(rows)} row; at least 2 are needed",
-                                 **where)
+        raise FormalizationError(
+            f"an environment has {len(rows)} row; at least 2 are needed", **where
+        )
     if len(rows) > MAX_ROWS:
         raise FormalizationError(f"an environment has more than {MAX_ROWS} rows", **where)
     table = []
     for row in rows:
         if len(row.children) != width:
-            raise FormalizationError(f"a row has {len(row.children)} numbers; expected "
-                                     f"{width} (one per column)", line=row.meta.line,
-                                     column=row.meta.column)
+            raise FormalizationError(
+                f"a row has {len(row.children)} numbers; expected {width} (one per column)",
+                line=row.meta.line,
+                column=row.meta.column,
+            )
         table.append([reader.number(t) for t in row.children])
     name = environment_name(kind, targets, [e["name"] for e in seen])
     return {"name": name, "kind": kind, "targets": targets, "rows": table}
@@ -344,17 +391,34 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
     """The ``cot``, ``formalize`` or ``symbcot`` prompt of a task. ``extra``: ``problem`` (the
     text the solver sees; default the task's ``nl``/``obf`` text) and, for ``symbcot``,
     ``formalization`` (required)."""
+
     def values() -> dict[str, str]:
         nodes, new = task_nodes(task)
-        return {"options": options_text(task), "new_protein": new, "proteins": ", ".join(nodes),
-                "columns": str(len(nodes)), "decimals": str(DECIMALS)}
+        return {
+            "options": options_text(task),
+            "new_protein": new,
+            "proteins": ", ".join(nodes),
+            "columns": str(len(nodes)),
+            "decimals": str(DECIMALS),
+        }
 
     is_open = task.params.get("answer", "options") == "open"
     template = f"{kind}_open" if is_open and kind in ("cot", "symbcot") else None
     return task_prompt("causal", kind, task, presentation, extra, values, template)
 
 
-__all__ = ["GrammarBounds", "build_grammar", "environment_name", "format_formal",
-           "formalization_grammar", "grammar_bounds", "max_formalization_chars",
-           "max_output_chars", "options_text", "parse_formalization", "parse_generic", "prompt",
-           "task_nodes"]
+__all__ = [
+    "GrammarBounds",
+    "build_grammar",
+    "environment_name",
+    "format_formal",
+    "formalization_grammar",
+    "grammar_bounds",
+    "max_formalization_chars",
+    "max_output_chars",
+    "options_text",
+    "parse_formalization",
+    "parse_generic",
+    "prompt",
+    "task_nodes",
+]

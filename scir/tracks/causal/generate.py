@@ -46,8 +46,8 @@ from scir.tracks.causal.scm import (
 )
 from scir.tracks.causal.solve import Dataset, Solution, run_gies
 
-MAX_ATTEMPTS = 500          # GIES runs per task, both constructions
-DATA_DRAWS = 25             # balanced: SCM and row redraws per structure
+MAX_ATTEMPTS = 500  # GIES runs per task, both constructions
+DATA_DRAWS = 25  # balanced: SCM and row redraws per structure
 
 
 def task_rng(seed: int, index: int, salt: str = "") -> np.random.Generator:
@@ -79,19 +79,21 @@ class Problem:
     options: list[frozenset[Edge]]
     answer_index: int
     solution: Solution
-    attempts: int                      # draws made; attempts - 1 were regenerated
-    failures: dict[str, int]           # why the regenerated draws were rejected
+    attempts: int  # draws made; attempts - 1 were regenerated
+    failures: dict[str, int]  # why the regenerated draws were rejected
 
     def formal(self) -> dict[str, Any]:
         """The task's formal object, in its JSON form (:meth:`CausalFormal.dump`)."""
         return CausalFormal(
             nodes=tuple(self.graph.nodes),
-            environments=tuple(CausalEnvironment(e.name, tuple(e.targets),
-                                                 tuple(tuple(r) for r in e.rows), e.kind)
-                               for e in self.environments),
+            environments=tuple(
+                CausalEnvironment(e.name, tuple(e.targets), tuple(tuple(r) for r in e.rows), e.kind)
+                for e in self.environments
+            ),
             known_edges=tuple((a, b) for a, b in self.graph.known_edges),
             xyz_edges=tuple((a, b) for a, b in self.graph.xyz_edges),
-            columns=tuple(self.columns)).dump()
+            columns=tuple(self.columns),
+        ).dump()
 
 
 def is_open(params: dict[str, Any]) -> bool:
@@ -106,15 +108,22 @@ def check_params(params: dict[str, Any]) -> None:
     if c > n:
         raise ConfigError(f"--connections ({c}) cannot exceed --nodes ({n})", field="connections")
     if not is_open(params) and k > max_options(n, c):
-        raise ConfigError(f"{n} nodes and {c} connections allow at most {max_options(n, c)} "
-                          f"distinct options; --options is {k}", field="options")
+        raise ConfigError(
+            f"{n} nodes and {c} connections allow at most {max_options(n, c)} "
+            f"distinct options; --options is {k}",
+            field="options",
+        )
     if params["interventions"] > n:
-        raise ConfigError(f"--interventions ({params['interventions']}) cannot exceed the "
-                          f"{n + 1} proteins minus one", field="interventions")
+        raise ConfigError(
+            f"--interventions ({params['interventions']}) cannot exceed the "
+            f"{n + 1} proteins minus one",
+            field="interventions",
+        )
 
 
-def draw(params: dict[str, Any], rng: np.random.Generator) -> tuple[TaskGraph, list[str],
-                                                                   list[Environment]]:
+def draw(
+    params: dict[str, Any], rng: np.random.Generator
+) -> tuple[TaskGraph, list[str], list[Environment]]:
     """One draw of graph, column order and environments (no solver involved)."""
     sub = connected_subgraph(sachs_graph(params["graph"]), params["nodes"], rng)
     task_graph = add_xyz(sub, params["connections"], rng)
@@ -134,8 +143,9 @@ def build(params: dict[str, Any], rng: np.random.Generator, task_id: str) -> Pro
     return _build_balanced(params, rng, task_id)
 
 
-def _options(params: dict[str, Any], task_graph: TaskGraph, rng: np.random.Generator
-             ) -> tuple[list[frozenset[Edge]], int]:
+def _options(
+    params: dict[str, Any], task_graph: TaskGraph, rng: np.random.Generator
+) -> tuple[list[frozenset[Edge]], int]:
     """The options of a draw and the index of the right one; an open task's only "option" is
     the gold edge set itself (no random numbers drawn), matched exactly by ``_solved``."""
     if is_open(params):
@@ -143,25 +153,39 @@ def _options(params: dict[str, Any], task_graph: TaskGraph, rng: np.random.Gener
     return choose_options(task_graph.subgraph, task_graph.xyz_edges, params["options"], rng)
 
 
-def _solved(columns: list[str], task_graph: TaskGraph, envs: list[Environment],
-            options: list[frozenset[Edge]], answer: int,
-            failures: dict[str, int], exact: bool = False) -> Solution | None:
+def _solved(
+    columns: list[str],
+    task_graph: TaskGraph,
+    envs: list[Environment],
+    options: list[frozenset[Edge]],
+    answer: int,
+    failures: dict[str, int],
+    exact: bool = False,
+) -> Solution | None:
     """GIES's solution of one draw when it picks the ``answer`` option (``exact``: when its
     set of XYZ's directed edges is that option's set, as open tasks need); else None, with the
     reason counted in ``failures`` (solver_input, no_match, wrong_option)."""
-    ds = Dataset(columns, task_graph.nodes,
-                 [np.array(e.rows, dtype=np.float64) for e in envs],
-                 [sorted(columns.index(t) for t in e.targets) for e in envs],
-                 task_graph.known_edges)
+    ds = Dataset(
+        columns,
+        task_graph.nodes,
+        [np.array(e.rows, dtype=np.float64) for e in envs],
+        [sorted(columns.index(t) for t in e.targets) for e in envs],
+        task_graph.known_edges,
+    )
     try:
         solution = run_gies(ds, options, NEW_PROTEIN)
-    except SolverInputError:            # e.g. a column constant after clipping
+    except SolverInputError:  # e.g. a column constant after clipping
         reason = "solver_input"
     else:
         if solution.match.index == answer and (not exact or solution.match.how == EXACT):
             return solution
-        reason = ("no_match" if solution.match.index is None
-                  else "extra_edges" if solution.match.index == answer else "wrong_option")
+        reason = (
+            "no_match"
+            if solution.match.index is None
+            else "extra_edges"
+            if solution.match.index == answer
+            else "wrong_option"
+        )
     failures[reason] = failures.get(reason, 0) + 1
     return None
 
@@ -186,16 +210,24 @@ def _build_balanced(params: dict[str, Any], rng: np.random.Generator, task_id: s
             attempt += 1
             scm = balanced_scm(task_graph, rng)
             envs = sample_environments(scm, interventions, params["samples"], columns, rng)
-            solution = _solved(columns, task_graph, envs, options, answer, failures,
-                               is_open(params))
+            solution = _solved(
+                columns, task_graph, envs, options, answer, failures, is_open(params)
+            )
             if solution is not None:
-                return Problem(task_graph, columns, envs, options, answer, solution, attempt,
-                               dict(sorted(failures.items())))
+                return Problem(
+                    task_graph,
+                    columns,
+                    envs,
+                    options,
+                    answer,
+                    solution,
+                    attempt,
+                    dict(sorted(failures.items())),
+                )
             if attempt >= MAX_ATTEMPTS:
                 break
         failures["new_structure"] = failures.get("new_structure", 0) + 1
-    raise GenerationError(f"GIES solved none of {MAX_ATTEMPTS} draws ({failures})",
-                          task_id=task_id)
+    raise GenerationError(f"GIES solved none of {MAX_ATTEMPTS} draws ({failures})", task_id=task_id)
 
 
 def _build_paper(params: dict[str, Any], rng: np.random.Generator, task_id: str) -> Problem:
@@ -208,10 +240,16 @@ def _build_paper(params: dict[str, Any], rng: np.random.Generator, task_id: str)
         except GenerationError:
             failures["too_few_options"] = failures.get("too_few_options", 0) + 1
             continue
-        solution = _solved(columns, task_graph, envs, options, answer, failures,
-                               is_open(params))
+        solution = _solved(columns, task_graph, envs, options, answer, failures, is_open(params))
         if solution is not None:
-            return Problem(task_graph, columns, envs, options, answer, solution, attempt,
-                           dict(sorted(failures.items())))
-    raise GenerationError(f"GIES solved none of {MAX_ATTEMPTS} draws ({failures})",
-                          task_id=task_id)
+            return Problem(
+                task_graph,
+                columns,
+                envs,
+                options,
+                answer,
+                solution,
+                attempt,
+                dict(sorted(failures.items())),
+            )
+    raise GenerationError(f"GIES solved none of {MAX_ATTEMPTS} draws ({failures})", task_id=task_id)

@@ -13,9 +13,12 @@ from typing import Any
 from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL
 from solvers.grammar import Choice, Grammar, Lit, Pat, Ref, Rep, literals, rep, rule, seq
 
-PERMUTATION_MAX = 8            # columns as a permutation in the grammar up to this many
-_KINDS = {"observational": OBSERVATIONAL, "inhibition of ": INHIBITION,
-          "activation of ": ACTIVATION}
+PERMUTATION_MAX = 8  # columns as a permutation in the grammar up to this many
+_KINDS = {
+    "observational": OBSERVATIONAL,
+    "inhibition of ": INHIBITION,
+    "activation of ": ACTIVATION,
+}
 
 
 def _columns_rules(b: Any) -> list:
@@ -30,10 +33,12 @@ def _columns_rules(b: Any) -> list:
         for i, name in enumerate(b.nodes):
             if not used & (1 << i):
                 after = used | (1 << i)
-                options.append(Lit(name) if after == full
-                               else seq(name + ", ", Ref(f"cols_{after}")))
-        rules.append(rule(f"cols_{used}", options[0] if len(options) == 1
-                          else Choice(tuple(options))))
+                options.append(
+                    Lit(name) if after == full else seq(name + ", ", Ref(f"cols_{after}"))
+                )
+        rules.append(
+            rule(f"cols_{used}", options[0] if len(options) == 1 else Choice(tuple(options)))
+        )
     return rules
 
 
@@ -45,27 +50,49 @@ def task_grammar(b: Any) -> Grammar:
     pairs = [f"{x} -> {y}\n" for x in sub for y in sub if x != y]
     edges = b.max_edges if pairs else 0
     digits = f"{{1,{b.int_digits}}}" if b.int_digits > 1 else ""
-    start = [Ref("columns")] + ([Rep(Ref("edge"), 0, edges)] if edges else []) \
+    start = (
+        [Ref("columns")]
+        + ([Rep(Ref("edge"), 0, edges)] if edges else [])
         + [rep(Ref("environment"), 1, b.max_environments)]
+    )
     rules = [
         rule("start", seq(*start)),
         *_columns_rules(b),
-        rule("environment", seq("environment: ", Ref("kind"), "\n",
-                                Rep(Ref("row"), 2, b.max_rows))),
-        rule("kind", Choice((Lit("observational"), seq("inhibition of ", Ref("targets")),
-                             seq("activation of ", Ref("targets"))))),
-        rule("targets", seq(Ref("node"), Rep(seq(", ", Ref("node")), 0, b.max_targets - 1))
-             if b.max_targets > 1 else Ref("node")),
-        rule("row", seq(Ref("NUMBER"), Rep(seq(" ", Ref("NUMBER")), b.width - 1, b.width - 1),
-                        "\n") if b.width > 1 else seq(Ref("NUMBER"), "\n")),
+        rule(
+            "environment", seq("environment: ", Ref("kind"), "\n", Rep(Ref("row"), 2, b.max_rows))
+        ),
+        rule(
+            "kind",
+            Choice(
+                (
+                    Lit("observational"),
+                    seq("inhibition of ", Ref("targets")),
+                    seq("activation of ", Ref("targets")),
+                )
+            ),
+        ),
+        rule(
+            "targets",
+            seq(Ref("node"), Rep(seq(", ", Ref("node")), 0, b.max_targets - 1))
+            if b.max_targets > 1
+            else Ref("node"),
+        ),
+        rule(
+            "row",
+            seq(Ref("NUMBER"), Rep(seq(" ", Ref("NUMBER")), b.width - 1, b.width - 1), "\n")
+            if b.width > 1
+            else seq(Ref("NUMBER"), "\n"),
+        ),
         rule("node", literals(b.nodes)),
         rule("NUMBER", Pat(f"[0-9]{digits}\\.[0-9]{{{DECIMALS}}}")),
     ]
     if edges:
         rules.append(rule("edge", *(Lit(p) for p in pairs)))
-    comment = (f"Per-task grammar of a causal formalization, built by scir.tracks.causal."
-               f"grammar\nfrom grammars/causal.lark: {b.width} columns, at most {edges} known "
-               f"edges, 1..{b.max_environments} environments of 2..{b.max_rows} rows.")
+    comment = (
+        f"Per-task grammar of a causal formalization, built by scir.tracks.causal."
+        f"grammar\nfrom grammars/causal.lark: {b.width} columns, at most {edges} known "
+        f"edges, 1..{b.max_environments} environments of 2..{b.max_rows} rows."
+    )
     return Grammar(tuple(rules), comment=comment)
 
 
@@ -80,14 +107,14 @@ def read_decoded(b: Any, nodes: list[str], text: str) -> dict[str, Any] | None:
 
     try:
         tree = task_grammar(b).unbounded().parse(text, keep_all_tokens=True)
-    except LarkError:     # not in the language (or, a bug, no LALR tables): the other reader
+    except LarkError:  # not in the language (or, a bug, no LALR tables): the other reader
         return None
 
     def tokens(node: Any) -> list[str]:
         return [str(t) for t in node.scan_values(lambda v: isinstance(v, Token))]
 
     columns_tree, *rest = [c for c in tree.children if not isinstance(c, Token)]
-    columns = "".join(tokens(columns_tree))[len("columns: "):-1].split(", ")
+    columns = "".join(tokens(columns_tree))[len("columns: ") : -1].split(", ")
     edges: list[list[str]] = []
     environments: list[dict[str, Any]] = []
     n_edges = 0
@@ -104,15 +131,22 @@ def read_decoded(b: Any, nodes: list[str], text: str) -> dict[str, Any] | None:
         for node in kind_tree.find_data("node"):
             if str(node.children[0]) not in targets:
                 targets.append(str(node.children[0]))
-        rows = [[float(t) for t in r.children if isinstance(t, Token) and t.type == "NUMBER"]
-                for r in item.children if getattr(r, "data", None) == "row"]
+        rows = [
+            [float(t) for t in r.children if isinstance(t, Token) and t.type == "NUMBER"]
+            for r in item.children
+            if getattr(r, "data", None) == "row"
+        ]
         if len(rows) > b.max_rows:
             return None
         kind = _KINDS[head]
-        environments.append({"name": environment_name(kind, targets,
-                                                      [e["name"] for e in environments]),
-                             "kind": kind, "targets": targets, "rows": rows})
+        environments.append(
+            {
+                "name": environment_name(kind, targets, [e["name"] for e in environments]),
+                "kind": kind,
+                "targets": targets,
+                "rows": rows,
+            }
+        )
     if n_edges > b.max_edges or len(environments) > b.max_environments:
         return None
-    return {"nodes": nodes, "columns": columns, "known_edges": edges,
-            "environments": environments}
+    return {"nodes": nodes, "columns": columns, "known_edges": edges, "environments": environments}

@@ -20,18 +20,28 @@ GRAPHS = ("19", "20", "17")
 NEW_PROTEIN = "XYZ"
 # data name -> display name, in the data's canonical protein order
 DISPLAY: dict[str, str] = {
-    "raf": "Raf", "mek": "Mek", "plc": "Plcg", "pip2": "PIP2", "pip3": "PIP3", "erk": "Erk",
-    "akt": "Akt", "pka": "PKA", "pkc": "PKC", "p38": "P38", "jnk": "Jnk",
+    "raf": "Raf",
+    "mek": "Mek",
+    "plc": "Plcg",
+    "pip2": "PIP2",
+    "pip3": "PIP3",
+    "erk": "Erk",
+    "akt": "Akt",
+    "pka": "PKA",
+    "pkc": "PKC",
+    "p38": "P38",
+    "jnk": "Jnk",
 }
-ORDER = [DISPLAY[p] for p in PROTEINS]          # canonical node order
+ORDER = [DISPLAY[p] for p in PROTEINS]  # canonical node order
 Edge = tuple[str, str]
 
 
 @cache
 def _edges(graph: str) -> tuple[Edge, ...]:
     if graph not in GRAPHS:
-        raise ConfigError(f"unknown Sachs edge list {graph!r}; expected one of {list(GRAPHS)}",
-                          field="graph")
+        raise ConfigError(
+            f"unknown Sachs edge list {graph!r}; expected one of {list(GRAPHS)}", field="graph"
+        )
     return tuple(sorted((DISPLAY[a], DISPLAY[b]) for a, b in ground_truth_edges(graph)))
 
 
@@ -56,8 +66,9 @@ def sorted_nodes(nodes) -> list[str]:
 def sorted_edges(edges) -> list[Edge]:
     """Edges sorted by (source, target) in canonical node order."""
     rank = {name: i for i, name in enumerate(ORDER + [NEW_PROTEIN])}
-    return sorted(edges, key=lambda e: (rank.get(e[0], len(rank)), e[0],
-                                        rank.get(e[1], len(rank)), e[1]))
+    return sorted(
+        edges, key=lambda e: (rank.get(e[0], len(rank)), e[0], rank.get(e[1], len(rank)), e[1])
+    )
 
 
 def connected_subgraph(g: nx.DiGraph, n: int, rng: np.random.Generator) -> nx.DiGraph:
@@ -67,9 +78,11 @@ def connected_subgraph(g: nx.DiGraph, n: int, rng: np.random.Generator) -> nx.Di
     undirected = g.to_undirected(as_view=True)
     eligible = [v for v in ORDER if v in g and len(nx.node_connected_component(undirected, v)) >= n]
     if n < 1 or not eligible:
-        raise ConfigError(f"the Sachs graph has no connected subgraph of {n} nodes "
-                          f"(largest component: {max(len(c) for c in nx.connected_components(undirected))})",
-                          field="nodes")
+        raise ConfigError(
+            f"the Sachs graph has no connected subgraph of {n} nodes "
+            f"(largest component: {max(len(c) for c in nx.connected_components(undirected))})",
+            field="nodes",
+        )
     chosen = [eligible[int(rng.integers(len(eligible)))]]
     while len(chosen) < n:
         frontier = sorted_nodes({w for v in chosen for w in undirected[v]} - set(chosen))
@@ -121,18 +134,22 @@ def is_acyclic_with(subgraph: nx.DiGraph, xyz_edges, reach: dict | None = None) 
     return not any(v in into or reach[v] & into for v in out)
 
 
-def add_xyz(subgraph: nx.DiGraph, c: int, rng: np.random.Generator,
-            max_tries: int = 200) -> TaskGraph:
+def add_xyz(
+    subgraph: nx.DiGraph, c: int, rng: np.random.Generator, max_tries: int = 200
+) -> TaskGraph:
     """Wire XYZ to ``c`` distinct random subgraph nodes, each edge in a random direction,
     redrawing until the graph stays acyclic."""
     nodes = sorted_nodes(subgraph.nodes)
     if not 1 <= c <= len(nodes):
-        raise ConfigError(f"--connections must lie in 1..{len(nodes)} (the subgraph's nodes), "
-                          f"got {c}", field="connections")
+        raise ConfigError(
+            f"--connections must lie in 1..{len(nodes)} (the subgraph's nodes), got {c}",
+            field="connections",
+        )
     reach = reachability(subgraph)
     for _ in range(max_tries):
-        partners = sorted_nodes(nodes[int(i)] for i in rng.choice(len(nodes), size=c,
-                                                                   replace=False))
+        partners = sorted_nodes(
+            nodes[int(i)] for i in rng.choice(len(nodes), size=c, replace=False)
+        )
         edges = [(NEW_PROTEIN, v) if rng.random() < 0.5 else (v, NEW_PROTEIN) for v in partners]
         if is_acyclic_with(subgraph, edges, reach):
             return TaskGraph(subgraph, sorted_edges(edges))

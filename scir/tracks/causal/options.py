@@ -28,7 +28,7 @@ from scir.tracks.causal.graph import (
     sorted_nodes,
 )
 
-MAX_OPTIONS = 20                                 # letters A..T
+MAX_OPTIONS = 20  # letters A..T
 _NAME = r"[A-Za-z][A-Za-z0-9_]*"
 _ONE = rf"({_NAME})\s*->\s*({_NAME})"
 _OPTION = re.compile(rf"\s*{_ONE}(?:\s*;\s*{_ONE})*\s*")
@@ -44,17 +44,20 @@ def option_text(edges: Iterable[Edge], new_protein: str = NEW_PROTEIN) -> str:
     return "; ".join(f"{a} -> {b}" for _, (a, b) in ranked)
 
 
-def parse_option(text: str, *, task_id: str | None = None, index: int | None = None
-                 ) -> frozenset[Edge]:
+def parse_option(
+    text: str, *, task_id: str | None = None, index: int | None = None
+) -> frozenset[Edge]:
     """The edge set of an option text; raises TaskFormatError on anything else."""
     if _OPTION.fullmatch(text) is None:
-        raise TaskFormatError(f"option {index if index is not None else ''} is not a list "
-                              f"of 'A -> B' edges separated by ';': {text!r}",
-                              task_id=task_id, field="options")
+        raise TaskFormatError(
+            f"option {index if index is not None else ''} is not a list "
+            f"of 'A -> B' edges separated by ';': {text!r}",
+            task_id=task_id,
+            field="options",
+        )
     edges = [(m.group(1), m.group(2)) for m in _EDGE.finditer(text)]
     if len(set(edges)) != len(edges):
-        raise TaskFormatError(f"option repeats an edge: {text!r}", task_id=task_id,
-                              field="options")
+        raise TaskFormatError(f"option repeats an edge: {text!r}", task_id=task_id, field="options")
     return frozenset(edges)
 
 
@@ -66,8 +69,10 @@ def candidate_sets(subgraph: nx.DiGraph, c: int) -> list[frozenset[Edge]]:
     out = []
     for partners in itertools.combinations(nodes, c):
         for directions in itertools.product((0, 1), repeat=c):
-            edges = [(NEW_PROTEIN, v) if d == 0 else (v, NEW_PROTEIN)
-                     for v, d in zip(partners, directions)]
+            edges = [
+                (NEW_PROTEIN, v) if d == 0 else (v, NEW_PROTEIN)
+                for v, d in zip(partners, directions)
+            ]
             if is_acyclic_with(subgraph, edges, reach):
                 out.append(frozenset(edges))
     return out
@@ -77,11 +82,12 @@ def max_options(n: int, c: int) -> int:
     """Upper bound on the distinct options for ``n`` subgraph nodes and ``c`` edges."""
     from math import comb
 
-    return comb(n, c) * 2 ** c
+    return comb(n, c) * 2**c
 
 
-def choose_options(subgraph: nx.DiGraph, correct: Sequence[Edge], k: int,
-                   rng: np.random.Generator) -> tuple[list[frozenset[Edge]], int]:
+def choose_options(
+    subgraph: nx.DiGraph, correct: Sequence[Edge], k: int, rng: np.random.Generator
+) -> tuple[list[frozenset[Edge]], int]:
     """``k`` distinct acyclic option sets, one of them ``correct``, in random order; returns
     (sets, index of the correct one)."""
     if not 2 <= k <= MAX_OPTIONS:
@@ -89,8 +95,9 @@ def choose_options(subgraph: nx.DiGraph, correct: Sequence[Edge], k: int,
     right = frozenset(correct)
     pool = [s for s in candidate_sets(subgraph, len(right)) if s != right]
     if len(pool) < k - 1:
-        raise GenerationError(f"only {len(pool) + 1} acyclic edge sets exist for XYZ; "
-                              f"{k} options are asked for")
+        raise GenerationError(
+            f"only {len(pool) + 1} acyclic edge sets exist for XYZ; {k} options are asked for"
+        )
     picked = [pool[int(i)] for i in rng.choice(len(pool), size=k - 1, replace=False)]
     sets = [right] + picked
     order = [int(i) for i in rng.permutation(k)]
@@ -102,9 +109,9 @@ def choose_options(subgraph: nx.DiGraph, correct: Sequence[Edge], k: int,
 class Match:
     """The outcome of mapping a found graph to the options."""
 
-    found: tuple[Edge, ...]                 # XYZ's directed edges in the found graph
-    index: int | None                       # matched option, or None
-    how: str | None                         # "exact" | "subset" | None
+    found: tuple[Edge, ...]  # XYZ's directed edges in the found graph
+    index: int | None  # matched option, or None
+    how: str | None  # "exact" | "subset" | None
 
     @property
     def letter(self) -> str | None:
@@ -132,7 +139,7 @@ def match_options(found: Iterable[Edge], options: Sequence[Iterable[Edge]]) -> M
 
 # ---- open answers: the exact edge set, no options ------------------------------------------
 
-OPEN = "open"                # Task.params["answer"] of an open task (absent: options)
+OPEN = "open"  # Task.params["answer"] of an open task (absent: options)
 _ARROW = r"(?:-+>|→|⟶|=>|\bcauses\b|\bregulates\b|\bactivates\b)"
 _FREE_EDGE = re.compile(rf"({_NAME})\s*{_ARROW}\s*({_NAME})", re.IGNORECASE)
 _FINAL = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*(?:is)?\s*[*_]*\s*[:=]")
@@ -153,7 +160,7 @@ def parse_open_answer(text: str, names: Sequence[str]) -> frozenset[Edge] | None
     compare ignoring case and are returned as ``names`` spells them; an edge naming another
     word is skipped. ``none`` / ``no edges`` is the empty set. None when nothing is stated."""
     finals = list(_FINAL.finditer(text))
-    part = text[finals[-1].end():] if finals else text
+    part = text[finals[-1].end() :] if finals else text
     if finals:
         part = part.strip().strip("*_`\"'").strip()
     known = {n.casefold(): n for n in names}

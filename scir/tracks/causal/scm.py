@@ -54,9 +54,9 @@ class Environment:
     """One experimental condition: its intervention and its (rounded) rows."""
 
     name: str
-    kind: str                                  # observational | inhibition | activation
+    kind: str  # observational | inhibition | activation
     targets: list[str]
-    rows: list[list[float]] = field(default_factory=list)   # columns in the task's order
+    rows: list[list[float]] = field(default_factory=list)  # columns in the task's order
 
 
 def random_scm(task_graph: TaskGraph, rng: np.random.Generator) -> SCM:
@@ -70,30 +70,38 @@ def random_scm(task_graph: TaskGraph, rng: np.random.Generator) -> SCM:
     return SCM(g, weights, base, noise)
 
 
-def environment_name(kind: str, targets: str | Sequence[str] | None = (),
-                     taken: Collection[str] = ()) -> str:
+def environment_name(
+    kind: str, targets: str | Sequence[str] | None = (), taken: Collection[str] = ()
+) -> str:
     """An environment's name, the one naming scheme (the generator, the formalization parser
     and the codecs' readers use it): ``observational``, ``inhibit_Raf``, ``activate_XYZ``,
     ``activate_Raf_Mek`` for several targets (``targets``: one protein, several, or None);
     ``_2``, ``_3``, ... appended while the name is in ``taken``."""
     if isinstance(targets, str):
         targets = [targets]
-    base = OBSERVATIONAL if kind == OBSERVATIONAL else "_".join(
-        ["inhibit" if kind == INHIBITION else "activate", *(targets or ())])
+    base = (
+        OBSERVATIONAL
+        if kind == OBSERVATIONAL
+        else "_".join(["inhibit" if kind == INHIBITION else "activate", *(targets or ())])
+    )
     name, k = base, 2
     while name in taken:
         name, k = f"{base}_{k}", k + 1
     return name
 
 
-def choose_interventions(task_graph: TaskGraph, k: int, rng: np.random.Generator
-                         ) -> list[tuple[str, str]]:
+def choose_interventions(
+    task_graph: TaskGraph, k: int, rng: np.random.Generator
+) -> list[tuple[str, str]]:
     """``k`` single-node interventions ``(kind, target)`` on distinct nodes, at least one on XYZ
     or a neighbour of XYZ, in random order; each an inhibition or an activation (even odds)."""
     nodes = task_graph.nodes
     if not 1 <= k <= len(nodes) - 1:
-        raise ConfigError(f"--interventions must lie in 1..{len(nodes) - 1} (one node is never "
-                          f"intervened on), got {k}", field="interventions")
+        raise ConfigError(
+            f"--interventions must lie in 1..{len(nodes) - 1} (one node is never "
+            f"intervened on), got {k}",
+            field="interventions",
+        )
     near = [NEW_PROTEIN] + task_graph.neighbours()
     first = near[int(rng.integers(len(near)))]
     rest = [v for v in nodes if v != first]
@@ -102,28 +110,34 @@ def choose_interventions(task_graph: TaskGraph, k: int, rng: np.random.Generator
     return [(INHIBITION if rng.random() < 0.5 else ACTIVATION, v) for v in picked]
 
 
-def choose_interventions_blind(task_graph: TaskGraph, k: int, rng: np.random.Generator
-                               ) -> list[tuple[str, str]]:
+def choose_interventions_blind(
+    task_graph: TaskGraph, k: int, rng: np.random.Generator
+) -> list[tuple[str, str]]:
     """The balanced construction's targets, blind to where XYZ attaches: XYZ itself (which
     orients every XYZ edge for GIES, whatever its partners) plus ``k - 1`` distinct subgraph
     nodes drawn uniformly, in random order; each an inhibition or an activation (even
     odds). True partners are therefore intervened on exactly as often as other nodes."""
     nodes = task_graph.nodes
     if not 1 <= k <= len(nodes) - 1:
-        raise ConfigError(f"--interventions must lie in 1..{len(nodes) - 1} (one node is never "
-                          f"intervened on), got {k}", field="interventions")
-    others = nodes[:-1]                                   # the subgraph nodes, canonical order
-    picked = [NEW_PROTEIN] + [others[int(i)] for i in rng.choice(len(others), size=k - 1,
-                                                                  replace=False)]
+        raise ConfigError(
+            f"--interventions must lie in 1..{len(nodes) - 1} (one node is never "
+            f"intervened on), got {k}",
+            field="interventions",
+        )
+    others = nodes[:-1]  # the subgraph nodes, canonical order
+    picked = [NEW_PROTEIN] + [
+        others[int(i)] for i in rng.choice(len(others), size=k - 1, replace=False)
+    ]
     picked = [picked[int(i)] for i in rng.permutation(k)]
     return [(INHIBITION if rng.random() < 0.5 else ACTIVATION, v) for v in picked]
 
 
-def _draw(scm: SCM, n: int, fixed: dict[str, float], rng: np.random.Generator
-          ) -> dict[str, np.ndarray]:
+def _draw(
+    scm: SCM, n: int, fixed: dict[str, float], rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     values: dict[str, np.ndarray] = {}
     for v in scm.order:
-        noise = rng.normal(0.0, scm.noise[v], size=n)    # drawn for every node: same stream
+        noise = rng.normal(0.0, scm.noise[v], size=n)  # drawn for every node: same stream
         if v in fixed:
             values[v] = np.full(n, fixed[v])
             continue
@@ -139,8 +153,13 @@ def _rounded_rows(values: dict[str, np.ndarray], columns: list[str]) -> list[lis
     return [[round(float(x), DECIMALS) + 0.0 for x in row] for row in table]
 
 
-def sample_environments(scm: SCM, interventions: list[tuple[str, str]], samples: int,
-                        columns: list[str], rng: np.random.Generator) -> list[Environment]:
+def sample_environments(
+    scm: SCM,
+    interventions: list[tuple[str, str]],
+    samples: int,
+    columns: list[str],
+    rng: np.random.Generator,
+) -> list[Environment]:
     """The observational environment, then one per intervention, ``samples`` rows each, with
     values rounded to ``DECIMALS`` decimals and columns in ``columns`` order."""
     if samples < 2:
@@ -151,6 +170,9 @@ def sample_environments(scm: SCM, interventions: list[tuple[str, str]], samples:
         level = 0.0 if kind == INHIBITION else ACTIVATION_FACTOR * float(observed[target].mean())
         level = round(level, DECIMALS)
         values = _draw(scm, samples, {target: level}, rng)
-        envs.append(Environment(environment_name(kind, target), kind, [target],
-                                _rounded_rows(values, columns)))
+        envs.append(
+            Environment(
+                environment_name(kind, target), kind, [target], _rounded_rows(values, columns)
+            )
+        )
     return envs

@@ -40,17 +40,21 @@ from scir.tracks.causal.solve import Solution, dataset, run_ges, run_gies
 GENERATOR = "scir.tracks.causal"
 VERSION = "1.0"
 NO_MATCH = "none"
-_ANSWER = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*(?:is)?\s*[*_]*\s*[:=]?"
-                     r"[\s*_\"'`(\[]*(?:option\s+)?[*_(\[]*(?-i:([A-T]))(?![A-Za-z0-9])")
-_WORD_AFTER = re.compile(r"[ \t]+[a-z]")     # "Answer: I think ..." / "Answer: a graph ..."
+_ANSWER = re.compile(
+    r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*(?:is)?\s*[*_]*\s*[:=]?"
+    r"[\s*_\"'`(\[]*(?:option\s+)?[*_(\[]*(?-i:([A-T]))(?![A-Za-z0-9])"
+)
+_WORD_AFTER = re.compile(r"[ \t]+[a-z]")  # "Answer: I think ..." / "Answer: a graph ..."
 
 
 class CausalTrack(Track):
     """Causal discovery: recover the edges of the new protein XYZ from interventional data."""
 
     name = "causal"
-    description = ("causal discovery on the Sachs protein network plus a new protein XYZ: "
-                   "choose XYZ's edges from interventional data")
+    description = (
+        "causal discovery on the Sachs protein network plus a new protein XYZ: "
+        "choose XYZ's edges from interventional data"
+    )
     n_blocks = 2
     answer_kind = "option"
     scoring = "option"
@@ -61,25 +65,66 @@ class CausalTrack(Track):
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
         return [
-            TrackParam("nodes", int, "proteins in the connected Sachs subgraph", 5, 6,
-                       minimum=2, maximum=11),
-            TrackParam("connections", int, "directed edges between XYZ and the subgraph", 1, 2,
-                       minimum=1, maximum=11),
-            TrackParam("samples", int, "rows (cells) per environment", 16, 16, minimum=2,
-                       maximum=10000),
-            TrackParam("graph", str, "Sachs edge list: 19 (the paper's), 20 (curated "
-                       "consensus) or 17 (bnlearn)", "19", "19", choices=GRAPHS),
-            TrackParam("options", int, "answer options (one correct)", 10, 20, minimum=2,
-                       maximum=MAX_OPTIONS),
-            TrackParam("interventions", int, "interventional environments besides the "
-                       "observational one (balanced: XYZ plus uniformly drawn proteins; "
-                       "paper: at least one on XYZ or a neighbour)", 3, 3,
-                       minimum=1, maximum=11),
+            TrackParam(
+                "nodes",
+                int,
+                "proteins in the connected Sachs subgraph",
+                5,
+                6,
+                minimum=2,
+                maximum=11,
+            ),
+            TrackParam(
+                "connections",
+                int,
+                "directed edges between XYZ and the subgraph",
+                1,
+                2,
+                minimum=1,
+                maximum=11,
+            ),
+            TrackParam(
+                "samples", int, "rows (cells) per environment", 16, 16, minimum=2, maximum=10000
+            ),
+            TrackParam(
+                "graph",
+                str,
+                "Sachs edge list: 19 (the paper's), 20 (curated consensus) or 17 (bnlearn)",
+                "19",
+                "19",
+                choices=GRAPHS,
+            ),
+            TrackParam(
+                "options",
+                int,
+                "answer options (one correct)",
+                10,
+                20,
+                minimum=2,
+                maximum=MAX_OPTIONS,
+            ),
+            TrackParam(
+                "interventions",
+                int,
+                "interventional environments besides the "
+                "observational one (balanced: XYZ plus uniformly drawn proteins; "
+                "paper: at least one on XYZ or a neighbour)",
+                3,
+                3,
+                minimum=1,
+                maximum=11,
+            ),
             construction_param(),
-            TrackParam("answer", str, "options (choose one of --options edge sets) or open "
-                       "(state the exact set of XYZ's directed edges; --options is ignored)",
-                       "options", "options", choices=("options", OPEN),
-                       affects_difficulty=False),
+            TrackParam(
+                "answer",
+                str,
+                "options (choose one of --options edge sets) or open "
+                "(state the exact set of XYZ's directed edges; --options is ignored)",
+                "options",
+                "options",
+                choices=("options", OPEN),
+                affects_difficulty=False,
+            ),
         ]
 
     def tier(self, params: dict[str, Any]) -> str:
@@ -94,8 +139,9 @@ class CausalTrack(Track):
         an option task always has options)."""
         return is_open(task.params) or not task.options
 
-    def resolve_params(self, difficulty: str, overrides: dict[str, Any] | None = None
-                       ) -> tuple[str, dict[str, Any]]:
+    def resolve_params(
+        self, difficulty: str, overrides: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         """The base's, without ``answer`` when it is ``options`` (the default): option tasks
         record the parameters they recorded before open tasks existed."""
         level, params = super().resolve_params(difficulty, overrides)
@@ -112,52 +158,91 @@ class CausalTrack(Track):
             return self._open_task(params, seed, index, task_id, problem)
         graph, envs = problem.graph, problem.environments
         subgraph_nodes = graph.nodes[:-1]
-        blocks = [templates.block_network(subgraph_nodes, graph.known_edges, NEW_PROTEIN,
-                                          params["connections"], envs),
-                  templates.block_data(envs, problem.columns)]
+        blocks = [
+            templates.block_network(
+                subgraph_nodes, graph.known_edges, NEW_PROTEIN, params["connections"], envs
+            ),
+            templates.block_data(envs, problem.columns),
+        ]
         answer = letter(problem.answer_index)
         return Task(
-            task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
-            tier=self.tier(params), seed=seed, params=dict(params),
+            task_id=task_id,
+            domain=self.name,
+            difficulty=self.difficulty_of(params),
+            tier=self.tier(params),
+            seed=seed,
+            params=dict(params),
             question=templates.question(NEW_PROTEIN),
             options=[option_text(o) for o in problem.options],
-            answer=answer, answer_pool=[answer], chance=1 / len(problem.options),
-            chance_constrained=1 / len(problem.options),   # every option is an allowed answer
-            formal=problem.formal(), blocks=blocks, problem_nl="\n\n".join(blocks),
-            domain_metadata={"subgraph_nodes": subgraph_nodes,
-                             "subgraph_edges": [list(e) for e in graph.known_edges],
-                             "new_protein": NEW_PROTEIN},
-            provenance={"generator": GENERATOR, "version": VERSION,
-                        "attempts": problem.attempts, "regenerated": problem.attempts - 1,
-                        "rejected": problem.failures, "solver": "solvers.gies",
-                        "match": problem.solution.match.how},
+            answer=answer,
+            answer_pool=[answer],
+            chance=1 / len(problem.options),
+            chance_constrained=1 / len(problem.options),  # every option is an allowed answer
+            formal=problem.formal(),
+            blocks=blocks,
+            problem_nl="\n\n".join(blocks),
+            domain_metadata={
+                "subgraph_nodes": subgraph_nodes,
+                "subgraph_edges": [list(e) for e in graph.known_edges],
+                "new_protein": NEW_PROTEIN,
+            },
+            provenance={
+                "generator": GENERATOR,
+                "version": VERSION,
+                "attempts": problem.attempts,
+                "regenerated": problem.attempts - 1,
+                "rejected": problem.failures,
+                "solver": "solvers.gies",
+                "match": problem.solution.match.how,
+            },
         )
 
-    def _open_task(self, params: dict[str, Any], seed: int, index: int, task_id: str,
-                   problem: Any) -> Task:
+    def _open_task(
+        self, params: dict[str, Any], seed: int, index: int, task_id: str, problem: Any
+    ) -> Task:
         """An open task: no options; the answer is the canonical text of XYZ's edge set
         (:func:`option_text`); chance 1 / the number of acyclic sets of as many edges."""
         graph, envs = problem.graph, problem.environments
         subgraph_nodes = graph.nodes[:-1]
-        blocks = [templates.block_network(subgraph_nodes, graph.known_edges, NEW_PROTEIN,
-                                          params["connections"], envs),
-                  templates.block_data(envs, problem.columns)]
+        blocks = [
+            templates.block_network(
+                subgraph_nodes, graph.known_edges, NEW_PROTEIN, params["connections"], envs
+            ),
+            templates.block_data(envs, problem.columns),
+        ]
         answer = option_text(graph.xyz_edges)
         admissible = len(candidate_sets(graph.subgraph, params["connections"]))
         return Task(
-            task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
-            tier=self.tier(params), seed=seed, params=dict(params),
+            task_id=task_id,
+            domain=self.name,
+            difficulty=self.difficulty_of(params),
+            tier=self.tier(params),
+            seed=seed,
+            params=dict(params),
             question=templates.open_question(NEW_PROTEIN, params["connections"]),
-            options=[], answer=answer, answer_pool=[answer], chance=1 / admissible,
+            options=[],
+            answer=answer,
+            answer_pool=[answer],
+            chance=1 / admissible,
             chance_constrained=1 / admissible,
-            formal=problem.formal(), blocks=blocks, problem_nl="\n\n".join(blocks),
-            domain_metadata={"subgraph_nodes": subgraph_nodes,
-                             "subgraph_edges": [list(e) for e in graph.known_edges],
-                             "new_protein": NEW_PROTEIN, "admissible_answers": admissible},
-            provenance={"generator": GENERATOR, "version": VERSION,
-                        "attempts": problem.attempts, "regenerated": problem.attempts - 1,
-                        "rejected": problem.failures, "solver": "solvers.gies",
-                        "match": problem.solution.match.how},
+            formal=problem.formal(),
+            blocks=blocks,
+            problem_nl="\n\n".join(blocks),
+            domain_metadata={
+                "subgraph_nodes": subgraph_nodes,
+                "subgraph_edges": [list(e) for e in graph.known_edges],
+                "new_protein": NEW_PROTEIN,
+                "admissible_answers": admissible,
+            },
+            provenance={
+                "generator": GENERATOR,
+                "version": VERSION,
+                "attempts": problem.attempts,
+                "regenerated": problem.attempts - 1,
+                "rejected": problem.failures,
+                "solver": "solvers.gies",
+                "match": problem.solution.match.how,
+            },
         )
 
     def open_chance(self, task: Task) -> float:
@@ -177,8 +262,11 @@ class CausalTrack(Track):
         the task's proteins (``domain_metadata``, so release records without a formal object
         score too)."""
         nodes = task.domain_metadata.get("subgraph_nodes")
-        names = ([str(n) for n in nodes] + [self._new_protein(task)]
-                 if isinstance(nodes, list) and nodes else list(self.formal(task).nodes))
+        names = (
+            [str(n) for n in nodes] + [self._new_protein(task)]
+            if isinstance(nodes, list) and nodes
+            else list(self.formal(task).nodes)
+        )
         return parse_open_answer(text, names)
 
     def open_gold(self, task: Task) -> frozenset[tuple[str, str]]:
@@ -213,11 +301,13 @@ class CausalTrack(Track):
     def option_sets(self, task: Task) -> list[frozenset[tuple[str, str]]]:
         """The edge sets of a task's options (TaskFormatError if an option is malformed)."""
         if not task.options:
-            raise TaskFormatError("causal tasks need options", task_id=task.task_id,
-                                  field="options")
+            raise TaskFormatError(
+                "causal tasks need options", task_id=task.task_id, field="options"
+            )
         if len(task.options) > MAX_OPTIONS:
-            raise TaskFormatError(f"at most {MAX_OPTIONS} options (A..T)", task_id=task.task_id,
-                                  field="options")
+            raise TaskFormatError(
+                f"at most {MAX_OPTIONS} options (A..T)", task_id=task.task_id, field="options"
+            )
         return [parse_option(t, task_id=task.task_id, index=i) for i, t in enumerate(task.options)]
 
     def option_items(self, task: Task) -> list[frozenset[tuple[str, str]]]:
@@ -244,8 +334,9 @@ class CausalTrack(Track):
         """GIES on a formal object's environments (targets used, known edges not), mapped to
         the task's options."""
         new = self._new_protein(task)
-        return run_gies(dataset(formal, task_id=task.task_id, new_protein=new),
-                        self.option_sets(task), new)
+        return run_gies(
+            dataset(formal, task_id=task.task_id, new_protein=new), self.option_sets(task), new
+        )
 
     def verify(self, task: Task) -> Check:
         """Re-run GIES on the stored rows: the option it matches must be the stored answer,
@@ -261,65 +352,93 @@ class CausalTrack(Track):
         sizes = {len(s) for s in sets}
         if len(sizes) != 1:
             problems.append(f"options differ in their number of edges ({sorted(sizes)})")
-        for name, value in (("chance", task.chance),
-                            ("chance_constrained", task.chance_constrained)):
+        for name, value in (
+            ("chance", task.chance),
+            ("chance_constrained", task.chance_constrained),
+        ):
             if value is None:  # Task.__post_init__ fills chance_constrained from chance
                 value = task.chance
             if abs(float(value) - 1 / len(sets)) > 1e-9:
                 problems.append(f"stored {name} {value} is not 1/{len(sets)} options")
         if task.answer_pool != [task.answer]:
             problems.append(f"answer_pool must be [{task.answer!r}]")
-        if task.answer not in LETTERS[:len(sets)]:
-            problems.append(f"answer {task.answer!r} is not an option letter "
-                            f"(A..{letter(len(sets) - 1)})")
+        if task.answer not in LETTERS[: len(sets)]:
+            problems.append(
+                f"answer {task.answer!r} is not an option letter (A..{letter(len(sets) - 1)})"
+            )
         formal = self.formal(task)
         if formal.xyz_edges is None:
-            raise TaskFormatError("formal.xyz_edges must be a list of [from, to] pairs",
-                                  task_id=task.task_id, field="formal.xyz_edges")
+            raise TaskFormatError(
+                "formal.xyz_edges must be a list of [from, to] pairs",
+                task_id=task.task_id,
+                field="formal.xyz_edges",
+            )
         stored = frozenset(formal.xyz_edges)
-        if task.answer in LETTERS[:len(sets)] and sets[LETTERS.index(task.answer)] != stored:
-            problems.append(f"formal.xyz_edges ({option_text(stored)}) are not the edges of "
-                            f"option {task.answer} ({task.options[LETTERS.index(task.answer)]})")
+        if task.answer in LETTERS[: len(sets)] and sets[LETTERS.index(task.answer)] != stored:
+            problems.append(
+                f"formal.xyz_edges ({option_text(stored)}) are not the edges of "
+                f"option {task.answer} ({task.options[LETTERS.index(task.answer)]})"
+            )
         solution = self.solve_gies(task, formal)
         found = solution.letter
         if found != task.answer:
             what = option_text(solution.match.found) or "no directed XYZ edge"
-            problems.append(f"stored answer {task.answer!r}, GIES finds {what}, which "
-                            f"{'is option ' + found if found else 'matches no option'}")
-        return Check(task.task_id, not problems, task.answer, found,
-                     details={"found": [list(e) for e in solution.match.found],
-                              "match": solution.match.how},
-                     message="; ".join(problems))
+            problems.append(
+                f"stored answer {task.answer!r}, GIES finds {what}, which "
+                f"{'is option ' + found if found else 'matches no option'}"
+            )
+        return Check(
+            task.task_id,
+            not problems,
+            task.answer,
+            found,
+            details={"found": [list(e) for e in solution.match.found], "match": solution.match.how},
+            message="; ".join(problems),
+        )
 
     def _verify_open(self, task: Task) -> Check:
         problems = []
         formal = self.formal(task)
         if formal.xyz_edges is None:
-            raise TaskFormatError("formal.xyz_edges must be a list of [from, to] pairs",
-                                  task_id=task.task_id, field="formal.xyz_edges")
+            raise TaskFormatError(
+                "formal.xyz_edges must be a list of [from, to] pairs",
+                task_id=task.task_id,
+                field="formal.xyz_edges",
+            )
         new = self._new_protein(task)
         gold = option_text(formal.xyz_edges, new)
         if task.answer != gold:
-            problems.append(f"stored answer {task.answer!r} is not the canonical text of "
-                            f"formal.xyz_edges ({gold!r})")
+            problems.append(
+                f"stored answer {task.answer!r} is not the canonical text of "
+                f"formal.xyz_edges ({gold!r})"
+            )
         if task.answer_pool != [task.answer]:
             problems.append(f"answer_pool must be [{task.answer!r}]")
         chance = self.open_chance(task)
         for name in ("chance", "chance_constrained"):
             value = getattr(task, name)
             if abs(float(value) - chance) > 1e-12:
-                problems.append(f"stored {name} {value} is not {chance} (1 / the admissible "
-                                "edge sets)")
-        solution = run_gies(dataset(formal, task_id=task.task_id, new_protein=new),
-                            [frozenset(formal.xyz_edges)], new)
+                problems.append(
+                    f"stored {name} {value} is not {chance} (1 / the admissible edge sets)"
+                )
+        solution = run_gies(
+            dataset(formal, task_id=task.task_id, new_protein=new),
+            [frozenset(formal.xyz_edges)],
+            new,
+        )
         found = option_text(solution.match.found, new)
         if found != gold:
-            problems.append(f"stored answer {gold!r}, GIES finds "
-                            f"{found or 'no directed XYZ edge'!r}")
-        return Check(task.task_id, not problems, task.answer, found,
-                     details={"found": [list(e) for e in solution.match.found],
-                              "match": solution.match.how},
-                     message="; ".join(problems))
+            problems.append(
+                f"stored answer {gold!r}, GIES finds {found or 'no directed XYZ edge'!r}"
+            )
+        return Check(
+            task.task_id,
+            not problems,
+            task.answer,
+            found,
+            details={"found": [list(e) for e in solution.match.found], "match": solution.match.how},
+            message="; ".join(problems),
+        )
 
     def validate_formal(self, task: Task) -> None:
         """Options, answer letter, pool and the formal object's shapes (``validate.py``)."""
@@ -343,8 +462,9 @@ class CausalTrack(Track):
         if self.is_open(task):
             solution = run_ges(dataset(formal, task_id=task.task_id, new_protein=new), [], new)
             return option_text(solution.match.found, new) or NO_MATCH
-        solution = run_ges(dataset(formal, task_id=task.task_id, new_protein=new),
-                           self.option_sets(task), new)
+        solution = run_ges(
+            dataset(formal, task_id=task.task_id, new_protein=new), self.option_sets(task), new
+        )
         return solution.letter or NO_MATCH
 
     def parse_answer(self, task: Task, text: str) -> str | None:
@@ -356,10 +476,12 @@ class CausalTrack(Track):
         for a stated empty set, None when no edge set is stated."""
         if self.is_open(task):
             got = self.open_answer(task, text)
-            return None if got is None else (option_text(got, self._new_protein(task))
-                                             or NO_MATCH)
-        accepted = [m.group(1) for m in _ANSWER.finditer(text)
-                    if not (m.group(1) in "AI" and _WORD_AFTER.match(text, m.end()))]
+            return None if got is None else (option_text(got, self._new_protein(task)) or NO_MATCH)
+        accepted = [
+            m.group(1)
+            for m in _ANSWER.finditer(text)
+            if not (m.group(1) in "AI" and _WORD_AFTER.match(text, m.end()))
+        ]
         return accepted[-1] if accepted else None
 
     # ---- pipeline hooks (scir/tracks/causal/formalize.py) ------------------------------
@@ -401,14 +523,22 @@ class CausalTrack(Track):
 
         def items(f: CausalFormal) -> list[tuple[Any, ...]]:
             columns = list(f.column_order)
-            index = ([columns.index(c) for c in order] if sorted(columns) == sorted(order)
-                     else list(range(len(columns))))
+            index = (
+                [columns.index(c) for c in order]
+                if sorted(columns) == sorted(order)
+                else list(range(len(columns)))
+            )
             out: list[tuple[Any, ...]] = []
             for env in f.environments:
                 key = tuple(sorted(env.targets))
-                out += [("row", key, tuple(round(float(row[i]), DECIMALS) + 0.0
-                                           for i in index if i < len(row)))
-                        for row in env.rows]
+                out += [
+                    (
+                        "row",
+                        key,
+                        tuple(round(float(row[i]), DECIMALS) + 0.0 for i in index if i < len(row)),
+                    )
+                    for row in env.rows
+                ]
             return out + [("edge", a, b) for a, b in f.known_edges]
 
         def show(item: tuple[Any, ...]) -> str:
@@ -416,6 +546,7 @@ class CausalTrack(Track):
                 return f"{item[1]} -> {item[2]}"
             where = ", ".join(item[1]) or "observational"
             return f"row ({where}): " + " ".join(f"{v:.{DECIMALS}f}" for v in item[2])
+
         return match_items(items(formal), items(gold), show)
 
     def codec(self) -> RenderCodec:
@@ -431,10 +562,12 @@ class CausalTrack(Track):
         """The Sachs network the subgraphs are sampled from (CC0)."""
         from scir.data.sachs import LICENSE, SOURCE
 
-        return [f"The protein network (nodes and known edges) is the Sachs consensus graph: "
-                f"{SOURCE}. Licence of the source data: {LICENSE} (public domain dedication). "
-                "The measurements in the tasks are simulated from a linear-Gaussian model over "
-                "the sampled subgraph, not copied from the Sachs data."]
+        return [
+            f"The protein network (nodes and known edges) is the Sachs consensus graph: "
+            f"{SOURCE}. Licence of the source data: {LICENSE} (public domain dedication). "
+            "The measurements in the tasks are simulated from a linear-Gaussian model over "
+            "the sampled subgraph, not copied from the Sachs data."
+        ]
 
 
 __all__ = ["CausalTrack", "NO_MATCH"]

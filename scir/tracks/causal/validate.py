@@ -40,17 +40,18 @@ def validate(task: Task) -> None:
         if len(text) > MAX_OPTION_CHARS:
             raise _fail(f"option {i} is longer than {MAX_OPTION_CHARS} characters", "options")
         parse_option(text, index=i)
-    letters = LETTERS[:len(task.options)]
+    letters = LETTERS[: len(task.options)]
     if task.answer not in letters:
-        raise _fail(f"expected an option letter A..{letters[-1]}, got {shorten(task.answer)}",
-                    "answer")
+        raise _fail(
+            f"expected an option letter A..{letters[-1]}, got {shorten(task.answer)}", "answer"
+        )
     if task.answer_pool != [task.answer]:
         raise _fail(f"must be [{task.answer!r}] (the answer alone)", "answer_pool")
     _formal(task)
 
 
 def _formal(task: Task) -> None:
-    formal = load_formal(CausalFormal, task)     # the formal object: CausalFormal.load
+    formal = load_formal(CausalFormal, task)  # the formal object: CausalFormal.load
     new = task.domain_metadata.get("new_protein", NEW_PROTEIN)
     if not isinstance(new, str) or not new:
         raise _fail("expected a protein name", "domain_metadata.new_protein")

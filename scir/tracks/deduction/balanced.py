@@ -65,21 +65,33 @@ from scir.tracks.deduction.logic import (
 )
 from scir.tracks.deduction.vocabulary import Context, FreshNames
 
-RETRY_REASONS = ("vocabulary", "duplicate_premise", "unbreakable_tree", "unsatisfiable",
-                 "not_proved", "redundant_premise", "distractors_decide", "unknown_decided",
-                 "import_flip", "prover9_limit")
-BREAKABLE = CONVERSE_KINDS          # a leaf is broken by stating its (non-equivalent) converse
+RETRY_REASONS = (
+    "vocabulary",
+    "duplicate_premise",
+    "unbreakable_tree",
+    "unsatisfiable",
+    "not_proved",
+    "redundant_premise",
+    "distractors_decide",
+    "unknown_decided",
+    "import_flip",
+    "prover9_limit",
+)
+BREAKABLE = CONVERSE_KINDS  # a leaf is broken by stating its (non-equivalent) converse
 
 
 def check_width(width: int) -> None:
     """ConfigError unless ``1 + width`` trees split evenly between the two polarities."""
     if width < 1 or width % 2 == 0:
-        raise ConfigError(f"the balanced construction needs an odd width (the proof and the "
-                          f"distractor trees split evenly between the conclusion and its "
-                          f"negation), got {width}", field="width")
+        raise ConfigError(
+            f"the balanced construction needs an odd width (the proof and the "
+            f"distractor trees split evenly between the conclusion and its "
+            f"negation), got {width}",
+            field="width",
+        )
 
 
-Break = tuple[Node, Formula]                # a leaf and the converse stated instead
+Break = tuple[Node, Formula]  # a leaf and the converse stated instead
 
 
 @dataclass
@@ -91,13 +103,13 @@ class Candidate:
     fresh: FreshNames
     conclusion: Formula
     trees: list[Node]
-    subs: list[Node]                       # per tree, the subtree its decoy copies
+    subs: list[Node]  # per tree, the subtree its decoy copies
     decoys: list[Node]
     proof_index: int
     route_breaks: list[Break]
     decoy_breaks: list[Break]
-    order: list[tuple[int, int, int]]      # (part: 0 tree / 1 decoy, tree, leaf)
-    coin: bool                             # Unknown asks the conclusion (True) or its negation
+    order: list[tuple[int, int, int]]  # (part: 0 tree / 1 decoy, tree, leaf)
+    coin: bool  # Unknown asks the conclusion (True) or its negation
 
     def applied(self, break_proof: bool) -> list[Break]:
         """The breaks of a variant, one per tree: Unknown (``break_proof``) every tree's
@@ -105,16 +117,19 @@ class Candidate:
         break."""
         if break_proof:
             return list(self.route_breaks)
-        return [self.decoy_breaks[i] if i == self.proof_index else b
-                for i, b in enumerate(self.route_breaks)]
+        return [
+            self.decoy_breaks[i] if i == self.proof_index else b
+            for i, b in enumerate(self.route_breaks)
+        ]
 
     def premises(self, break_proof: bool) -> list[Formula]:
         """The stated premises of the Unknown (``break_proof``) or the True/False variant."""
-        parts = [[list(tree.leaves()) for tree in self.trees],
-                 [list(decoy.leaves()) for decoy in self.decoys]]
+        parts = [
+            [list(tree.leaves()) for tree in self.trees],
+            [list(decoy.leaves()) for decoy in self.decoys],
+        ]
         replaced = {id(leaf): new for leaf, new in self.applied(break_proof)}
-        return [replaced.get(id(parts[p][t][k]), parts[p][t][k].formula)
-                for p, t, k in self.order]
+        return [replaced.get(id(parts[p][t][k]), parts[p][t][k].formula) for p, t, k in self.order]
 
     @property
     def proof(self) -> Node:
@@ -133,8 +148,12 @@ def spots(tree: Node) -> list[Node]:
         for child in node.children:
             stack.append(child)
             args = child.formula.args
-            if child.rule is not None and len(args) == 2 and len(set(args) & hubs) == 1 \
-                    and len(set(args) - hubs) == 1:
+            if (
+                child.rule is not None
+                and len(args) == 2
+                and len(set(args) & hubs) == 1
+                and len(set(args) - hubs) == 1
+            ):
                 found.append(child)
     most = max((len(list(s.leaves())) for s in found), default=0)
     return [s for s in found if len(list(s.leaves())) == most]
@@ -162,6 +181,7 @@ def copy_decoy(tree: Node, sub: Node, fresh: FreshNames) -> Node:
     def copy(node: Node) -> Node:
         formula = Formula(node.formula.kind, tuple(renaming[a] for a in node.formula.args))
         return Node(formula, node.rule, [copy(c) for c in node.children])
+
     return copy(sub)
 
 
@@ -182,14 +202,17 @@ def _shape(depth: int, width: int, rng: random.Random) -> Candidate:
     decoys = [copy_decoy(tree, sub, fresh) for tree, sub in zip(trees, subs)]
     proof_index = rng.randrange(len(trees))
     coin = rng.random() < 0.5
-    return Candidate(context, fresh, conclusion, trees, subs, decoys, proof_index, [], [], [],
-                     coin)
+    return Candidate(context, fresh, conclusion, trees, subs, decoys, proof_index, [], [], [], coin)
 
 
 def _shuffle_order(candidate: Candidate, rng: random.Random) -> None:
     """The premise order: every leaf of the trees and the decoys, shuffled once."""
-    order = [(p, t, k) for p, part in enumerate((candidate.trees, candidate.decoys))
-             for t, tree in enumerate(part) for k in range(len(list(tree.leaves())))]
+    order = [
+        (p, t, k)
+        for p, part in enumerate((candidate.trees, candidate.decoys))
+        for t, tree in enumerate(part)
+        for k in range(len(list(tree.leaves())))
+    ]
     rng.shuffle(order)
     candidate.order = order
 
@@ -199,27 +222,36 @@ def _unknown_alone(tree: Node, replaced: dict[int, Formula]) -> bool:
     return checks.asp_label(stated, tree.formula).label == "Unknown"
 
 
-def _fork_breaks(tree: Node, sub: Node, decoy: Node, taken: set[Formula],
-                 rng: random.Random) -> tuple[Break, Break] | None:
+def _fork_breaks(
+    tree: Node, sub: Node, decoy: Node, taken: set[Formula], rng: random.Random
+) -> tuple[Break, Break] | None:
     """A route break and its decoy break: a leaf of ``sub`` at the anchor (not at a hub; a
     form with a non-equivalent converse, stated nowhere else in the task) whose converse
     leaves the tree alone Unknown, and the same leaf of the copy, whose converse leaves the
     decoy alone Unknown; drawn uniformly among such leaves. None when there is none."""
     hubs, anchor = set(tree.formula.args), anchor_of(tree, sub)
-    pairs = [(a, b) for a, b in zip(sub.leaves(), decoy.leaves())
-             if a.formula.kind in BREAKABLE and anchor in a.formula.args
-             and not set(a.formula.args) & hubs
-             and converse(a.formula) not in taken and converse(b.formula) not in taken]
-    pairs = [(a, b) for a, b in pairs
-             if _unknown_alone(tree, {id(a): converse(a.formula)})
-             and _unknown_alone(decoy, {id(b): converse(b.formula)})]
+    pairs = [
+        (a, b)
+        for a, b in zip(sub.leaves(), decoy.leaves())
+        if a.formula.kind in BREAKABLE
+        and anchor in a.formula.args
+        and not set(a.formula.args) & hubs
+        and converse(a.formula) not in taken
+        and converse(b.formula) not in taken
+    ]
+    pairs = [
+        (a, b)
+        for a, b in pairs
+        if _unknown_alone(tree, {id(a): converse(a.formula)})
+        and _unknown_alone(decoy, {id(b): converse(b.formula)})
+    ]
     if not pairs:
         return None
     a, b = rng.choice(pairs)
     return (a, converse(a.formula)), (b, converse(b.formula))
 
 
-MAX_ATTEMPTS = 200      # candidates per task: most retries are cheap (names run out, no
+MAX_ATTEMPTS = 200  # candidates per task: most retries are cheap (names run out, no
 #                         solver called)
 
 
@@ -227,8 +259,12 @@ def _break_all(candidate: Candidate, rng: random.Random) -> bool:
     """Every tree's route break and decoy break (:func:`_fork_breaks`); False when some
     tree has none."""
     taken = {candidate.conclusion, candidate.conclusion.negated()}
-    taken |= {leaf.formula for part in (candidate.trees, candidate.decoys)
-              for t in part for leaf in t.leaves()}
+    taken |= {
+        leaf.formula
+        for part in (candidate.trees, candidate.decoys)
+        for t in part
+        for leaf in t.leaves()
+    }
     for tree, sub, decoy in zip(candidate.trees, candidate.subs, candidate.decoys):
         found = _fork_breaks(tree, sub, decoy, taken, rng)
         if found is None:
@@ -260,15 +296,23 @@ def _reject(candidate: Candidate) -> str | None:
         return "unknown_decided"
     # True asks goal, False its negation: the same premises, both read with import; Unknown
     # asks goal or its negation (the same models either way)
-    if not (checks.import_agrees(intact, goal, "True")
-            and checks.import_agrees(intact, goal.negated(), "False")
-            and checks.import_agrees(broken, goal, "Unknown")):
+    if not (
+        checks.import_agrees(intact, goal, "True")
+        and checks.import_agrees(intact, goal.negated(), "False")
+        and checks.import_agrees(broken, goal, "Unknown")
+    ):
         return "import_flip"
     return None
 
 
-def generate(depth: int, width: int, rng: random.Random, target: str,
-             task_id: str | None = None, max_seconds: int = 10) -> Problem:
+def generate(
+    depth: int,
+    width: int,
+    rng: random.Random,
+    target: str,
+    task_id: str | None = None,
+    max_seconds: int = 10,
+) -> Problem:
     """A balanced problem whose label, established by ASP and Prover9, is ``target``.
 
     Raises GenerationError after MAX_ATTEMPTS candidates, VerificationError when the two
@@ -285,8 +329,12 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
         if not _break_all(candidate, rng):
             retries["unbreakable_tree"] += 1
             continue
-        leaves = [leaf.formula for part in (candidate.trees, candidate.decoys)
-                  for tree in part for leaf in tree.leaves()]
+        leaves = [
+            leaf.formula
+            for part in (candidate.trees, candidate.decoys)
+            for tree in part
+            for leaf in tree.leaves()
+        ]
         if len(set(leaves)) != len(leaves):
             retries["duplicate_premise"] += 1
             continue
@@ -297,28 +345,40 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
             continue
         problem = _variant(candidate, target)
         try:
-            verdict = checks.double_check(problem.premises, problem.statement, max_seconds,
-                                          task_id=task_id)
+            verdict = checks.double_check(
+                problem.premises, problem.statement, max_seconds, task_id=task_id
+            )
             # the import reading, double-checked too (ASP already agreed, label-blind)
-            with_import = checks.prover9_import_label(problem.premises, problem.statement,
-                                                      max_seconds)
+            with_import = checks.prover9_import_label(
+                problem.premises, problem.statement, max_seconds
+            )
         except (SolverTimeout, SolverResourceLimit):
             retries["prover9_limit"] += 1
             continue
         if verdict.label != target:
-            raise GenerationError(f"ASP and Prover9 establish {verdict.label}, the balanced "
-                                  f"construction built {target}", task_id=task_id)
+            raise GenerationError(
+                f"ASP and Prover9 establish {verdict.label}, the balanced "
+                f"construction built {target}",
+                task_id=task_id,
+            )
         if with_import != target:
-            raise VerificationError(f"under existential import ASP agrees with {target}, "
-                                    f"Prover9 says {with_import}", task_id=task_id)
+            raise VerificationError(
+                f"under existential import ASP agrees with {target}, Prover9 says {with_import}",
+                task_id=task_id,
+            )
         problem.retries = retries
         return problem
     if retries["vocabulary"] >= MAX_ATTEMPTS * 9 // 10:
-        raise ConfigError(f"depth {depth} and width {width} need more names than a context "
-                          f"offers once every tree has its decoy ({MAX_ATTEMPTS} draws ran out "
-                          f"of names); lower depth or width", field="depth")
-    raise GenerationError(f"no balanced problem with label {target} after {MAX_ATTEMPTS} "
-                          f"attempts ({retries})", task_id=task_id)
+        raise ConfigError(
+            f"depth {depth} and width {width} need more names than a context "
+            f"offers once every tree has its decoy ({MAX_ATTEMPTS} draws ran out "
+            f"of names); lower depth or width",
+            field="depth",
+        )
+    raise GenerationError(
+        f"no balanced problem with label {target} after {MAX_ATTEMPTS} attempts ({retries})",
+        task_id=task_id,
+    )
 
 
 def _variant(candidate: Candidate, target: str) -> Problem:
@@ -342,8 +402,19 @@ def _variant(candidate: Candidate, target: str) -> Problem:
     sources = [names[t] + ("_decoy" if p else "") for p, t, _ in candidate.order]
     distractors = [tree for t, tree in enumerate(candidate.trees) if t != candidate.proof_index]
     decoys = [candidate.decoys[candidate.proof_index]] + [
-        d for t, d in enumerate(candidate.decoys) if t != candidate.proof_index]
+        d for t, d in enumerate(candidate.decoys) if t != candidate.proof_index
+    ]
     fresh = candidate.fresh
-    return Problem(candidate.context, goal, candidate.proof, distractors, premises,
-                   sources, statement, target, sorted(set(fresh.predicates)),
-                   sorted(set(fresh.individuals)), decoys=decoys)
+    return Problem(
+        candidate.context,
+        goal,
+        candidate.proof,
+        distractors,
+        premises,
+        sources,
+        statement,
+        target,
+        sorted(set(fresh.predicates)),
+        sorted(set(fresh.individuals)),
+        decoys=decoys,
+    )

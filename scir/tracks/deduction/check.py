@@ -62,14 +62,12 @@ def label(premises: Sequence[str], goal: str, seconds: int) -> str:
     return UNDECIDED if proved is None or refuted is None else "Unknown"
 
 
-def _entailed(premises: Sequence[str], formulas: Sequence[str], seconds: int
-              ) -> list[bool | None]:
+def _entailed(premises: Sequence[str], formulas: Sequence[str], seconds: int) -> list[bool | None]:
     return [_proves(premises, f, seconds) for f in formulas]
 
 
 def _not_entailed(formulas: Sequence[str], verdicts: Sequence[bool | None]) -> list[str]:
-    return [f + (" (undecided)" if v is None else "") for f, v in zip(formulas, verdicts)
-            if not v]
+    return [f + (" (undecided)" if v is None else "") for f, v in zip(formulas, verdicts) if not v]
 
 
 def _statements(text: str) -> tuple[str, dict[int, int]]:
@@ -85,18 +83,25 @@ def _statements(text: str) -> tuple[str, dict[int, int]]:
         if opened:
             kind = _KINDS.get(opened.group(1))
             if kind is None:
-                raise FormalizationError(f"unknown list formulas({opened.group(1)}); expected "
-                                         "assumptions or goals", line=number, column=1)
+                raise FormalizationError(
+                    f"unknown list formulas({opened.group(1)}); expected assumptions or goals",
+                    line=number,
+                    column=1,
+                )
             lines.append("")
         elif stripped == "end_of_list.":
             kind = None
             lines.append("")
-        elif not stripped or stripped.startswith("%") or (kind is None
-                                                         and _SETTING.fullmatch(stripped)):
+        elif (
+            not stripped
+            or stripped.startswith("%")
+            or (kind is None and _SETTING.fullmatch(stripped))
+        ):
             lines.append("")
         elif kind is None:
-            raise FormalizationError("a formula outside formulas(assumptions) / "
-                                     "formulas(goals)", line=number, column=1)
+            raise FormalizationError(
+                "a formula outside formulas(assumptions) / formulas(goals)", line=number, column=1
+            )
         else:
             lines.append(f"{kind}: {line}")
             shift[number] = len(kind) + 2
@@ -126,8 +131,9 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     missing, extra = _not_entailed(gold, gold_in_mine), _not_entailed(mine, mine_in_gold)
     if _proves([my_goal], gold_goal, seconds) and _proves([gold_goal], my_goal, seconds):
         goal = "equivalent to the gold goal"
-    elif (_proves([my_goal], negated_goal(gold_goal), seconds)
-          and _proves([negated_goal(gold_goal)], my_goal, seconds)):
+    elif _proves([my_goal], negated_goal(gold_goal), seconds) and _proves(
+        [negated_goal(gold_goal)], my_goal, seconds
+    ):
         goal = "equivalent to the NEGATION of the gold goal (True and False swap)"
     else:
         goal = f"not equivalent to the gold goal {gold_goal}"
@@ -135,19 +141,31 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     lines = [
         ("label", f"{found} (gold: {task.answer})"),
         ("goal", goal),
-        ("premises", f"{len(mine)} yours, {len(gold)} gold; {len(gold) - len(missing)} of the "
-                     f"gold premises follow from yours, {len(mine) - len(extra)} of yours "
-                     "follow from the gold ones"),
-        ("missing", "; ".join(missing) if missing else "none (every gold premise follows from "
-                                                     "yours)"),
-        ("extra", "; ".join(extra) if extra else "none (each of yours follows from the gold "
-                                               "premises)"),
+        (
+            "premises",
+            f"{len(mine)} yours, {len(gold)} gold; {len(gold) - len(missing)} of the "
+            f"gold premises follow from yours, {len(mine) - len(extra)} of yours "
+            "follow from the gold ones",
+        ),
+        (
+            "missing",
+            "; ".join(missing) if missing else "none (every gold premise follows from yours)",
+        ),
+        (
+            "extra",
+            "; ".join(extra) if extra else "none (each of yours follows from the gold premises)",
+        ),
     ]
-    summary = (f"label {found} is the gold label" if passed
-               else f"label {found}, gold label {task.answer}")
+    summary = (
+        f"label {found} is the gold label" if passed else f"label {found}, gold label {task.answer}"
+    )
     data: dict[str, Any] = {
-        "label": found, "gold_label": task.answer, "goal": goal,
-        "premises": mine, "missing": missing, "extra": extra,
+        "label": found,
+        "gold_label": task.answer,
+        "goal": goal,
+        "premises": mine,
+        "missing": missing,
+        "extra": extra,
         "gold_entailed": [{"premise": f, "entailed": v} for f, v in zip(gold, gold_in_mine)],
         "yours_entailed": [{"premise": f, "entailed": v} for f, v in zip(mine, mine_in_gold)],
     }

@@ -23,7 +23,8 @@ from scir.errors import SolverError, VerificationError
 from scir.tracks.deduction import predicates as preds
 from scir.tracks.deduction.logic import Formula, Node, fragment, negation_table
 
-PROVER9_MEGS = 200   # Prover9's max_megs for every label
+PROVER9_MEGS = 200  # Prover9's max_megs for every label
+
 
 @dataclass(frozen=True)
 class AspVerdict:
@@ -45,9 +46,13 @@ def _facts(premises: Sequence[Formula], statement: Formula) -> list[preds.Formul
     return rows
 
 
-def _model(premises: Sequence[Formula], statement: Formula, mode: str,
-           time_limit: float, existential_import: bool = False
-           ) -> list[tuple[str, str]] | None:
+def _model(
+    premises: Sequence[Formula],
+    statement: Formula,
+    mode: str,
+    time_limit: float,
+    existential_import: bool = False,
+) -> list[tuple[str, str]] | None:
     from solvers.asp import AspProgram
 
     program = AspProgram().load("deduction")
@@ -62,8 +67,12 @@ def _model(premises: Sequence[Formula], statement: Formula, mode: str,
     return sorted((h.pred, str(h.element)) for h in models[0].records(preds.Holds))
 
 
-def asp_label(premises: Sequence[Formula], statement: Formula,
-              time_limit: float = 10.0, existential_import: bool = False) -> AspVerdict:
+def asp_label(
+    premises: Sequence[Formula],
+    statement: Formula,
+    time_limit: float = 10.0,
+    existential_import: bool = False,
+) -> AspVerdict:
     """True iff premises + not statement has no model; False iff premises + statement has
     none; Unknown iff both have one; label None when neither has (unsatisfiable premises).
 
@@ -84,8 +93,9 @@ def asp_label(premises: Sequence[Formula], statement: Formula,
     return AspVerdict(label, affirm, deny, time.perf_counter() - start)
 
 
-def redundant_premises(premises: Sequence[Formula], statement: Formula,
-                       candidates: Sequence[Formula]) -> list[Formula]:
+def redundant_premises(
+    premises: Sequence[Formula], statement: Formula, candidates: Sequence[Formula]
+) -> list[Formula]:
     """The ``candidates`` (premises of a proof) that are not necessary: removing one from
     ``premises`` leaves the statement's ASP label True or False (instead of Unknown).
     Empty for a minimal proof."""
@@ -97,8 +107,9 @@ def redundant_premises(premises: Sequence[Formula], statement: Formula,
     return redundant
 
 
-def import_agrees(premises: Sequence[Formula], statement: Formula,
-                  label: str | None = None) -> bool:
+def import_agrees(
+    premises: Sequence[Formula], statement: Formula, label: str | None = None
+) -> bool:
     """Whether the ASP label is the same with and without existential import (``label``:
     the label without import, when already known)."""
     if label is None:
@@ -122,8 +133,9 @@ def _with_import(formula: Formula) -> str:
     return f"(({text}) & ({existence.to_prover9()}))" if existence else text
 
 
-def prover9_import_label(premises: Sequence[Formula], statement: Formula,
-                         max_seconds: int = 10) -> str | None:
+def prover9_import_label(
+    premises: Sequence[Formula], statement: Formula, max_seconds: int = 10
+) -> str | None:
     """Prover9's label under existential import, the second check of ``reading(import)``:
     every asserted universal formula's subject has an element. True iff the premises (with
     their existence) and the negated statement (with its existence) are inconsistent, i.e.
@@ -135,8 +147,9 @@ def prover9_import_label(premises: Sequence[Formula], statement: Formula,
     base += [e.to_prover9() for e in map(_import_of, premises) if e is not None]
     negation = statement.negated()
     proved = proves(base, f"-({_with_import(negation)})", max_seconds, PROVER9_MEGS)
-    refuted = proves(base, f"-({_with_import(statement)})", max_seconds, PROVER9_MEGS,
-                     what="negated goal")
+    refuted = proves(
+        base, f"-({_with_import(statement)})", max_seconds, PROVER9_MEGS, what="negated goal"
+    )
     if proved and refuted:
         return None
     return "True" if proved else "False" if refuted else "Unknown"
@@ -150,15 +163,13 @@ def prover9_entails(premises: Sequence[str], goal: str, max_seconds: int = 10) -
     return entails(premises, goal, max_seconds=max_seconds, max_megs=PROVER9_MEGS)
 
 
-def prover9_label(premises: Sequence[Formula], statement: Formula,
-                  max_seconds: int = 10) -> str:
+def prover9_label(premises: Sequence[Formula], statement: Formula, max_seconds: int = 10) -> str:
     """Prover9 on the statement and on its negation (:func:`prover9_entails`).
 
     Raises SolverTimeout / SolverResourceLimit on a limit, SolverError when Prover9 proves
     both (inconsistent premises).
     """
-    return prover9_entails([p.to_prover9() for p in premises], statement.to_prover9(),
-                           max_seconds)
+    return prover9_entails([p.to_prover9() for p in premises], statement.to_prover9(), max_seconds)
 
 
 @dataclass(frozen=True)
@@ -171,8 +182,13 @@ class Verdict:
     prover9_seconds: float
 
 
-def double_check(premises: Sequence[Formula], statement: Formula, max_seconds: int = 10,
-                 task_id: str | None = None, asp: AspVerdict | None = None) -> Verdict:
+def double_check(
+    premises: Sequence[Formula],
+    statement: Formula,
+    max_seconds: int = 10,
+    task_id: str | None = None,
+    asp: AspVerdict | None = None,
+) -> Verdict:
     """The label by ASP (``asp`` when already computed) and by Prover9; VerificationError
     when they disagree.
 
@@ -185,17 +201,20 @@ def double_check(premises: Sequence[Formula], statement: Formula, max_seconds: i
     try:
         found: str | None = prover9_label(premises, statement, max_seconds)
     except SolverError as exc:
-        if type(exc) is not SolverError:        # limits and input errors keep their type
+        if type(exc) is not SolverError:  # limits and input errors keep their type
             raise
-        found = None                            # Prover9 proves both: inconsistent premises
+        found = None  # Prover9 proves both: inconsistent premises
         if asp.label is not None:
-            raise VerificationError(f"ASP finds the premises satisfiable, Prover9 does not: "
-                                    f"{exc.message}", task_id=task_id) from exc
+            raise VerificationError(
+                f"ASP finds the premises satisfiable, Prover9 does not: {exc.message}",
+                task_id=task_id,
+            ) from exc
     seconds = time.perf_counter() - start
     if found != asp.label:
-        raise VerificationError(f"the solvers disagree: ASP says "
-                                f"{asp.label or 'unsatisfiable'}, Prover9 says {found}",
-                                task_id=task_id)
+        raise VerificationError(
+            f"the solvers disagree: ASP says {asp.label or 'unsatisfiable'}, Prover9 says {found}",
+            task_id=task_id,
+        )
     return Verdict(asp.label, asp, found, seconds)
 
 
@@ -233,8 +252,9 @@ def _describe(term) -> str:
     name = getattr(term, "name", None)
     if name == "bad_step":
         f, rule, fs = term.args
-        return (f"{_formula(f).to_prover9()} does not follow by {rule} from "
-                + "; ".join(_formula(x).to_prover9() for x in fs))
+        return f"{_formula(f).to_prover9()} does not follow by {rule} from " + "; ".join(
+            _formula(x).to_prover9() for x in fs
+        )
     if name == "not_stated":
         return f"leaf {_formula(term.args[0]).to_prover9()} is not among the premises"
     if name == "stated_missing":
@@ -247,8 +267,10 @@ def check_trees(trees: Sequence[Node], premises: Sequence[Formula]) -> list[Tree
     (one query in a fresh module; the trees and premises are passed as bindings)."""
     with prolog_engine().module("scir_deduction_") as module:
         module.consult("deduction")
-        answer = module.query_once("check_trees(Ts, Ps, Rs)", {
-            "Ts": [t.to_term() for t in trees], "Ps": [p.to_term() for p in premises]})
+        answer = module.query_once(
+            "check_trees(Ts, Ps, Rs)",
+            {"Ts": [t.to_term() for t in trees], "Ps": [p.to_term() for p in premises]},
+        )
     if answer is None:
         raise SolverError("check_trees/3 failed on the proof trees")
     results = []
@@ -264,8 +286,14 @@ def _negation_term(formula: Formula) -> object:
     return formula.negated().to_term() if formula.kind in negation_table() else "none"
 
 
-def shape_problems(construction: str, label: str, statement: Formula, trees: Sequence[Node],
-                   premises: Sequence[Formula], decoys: Sequence[Node] = ()) -> list[str]:
+def shape_problems(
+    construction: str,
+    label: str,
+    statement: Formula,
+    trees: Sequence[Node],
+    premises: Sequence[Formula],
+    decoys: Sequence[Node] = (),
+) -> list[str]:
     """What is wrong with the shape of a task's trees ``[proof, *distractors]`` (and the
     balanced construction's ``decoys``, one per tree) for its label and construction
     (``paper`` or ``balanced``): ``shape_error/9`` of ``prolog/deduction.pl`` (the one
@@ -275,13 +303,22 @@ def shape_problems(construction: str, label: str, statement: Formula, trees: Seq
     paper = construction == "paper"
     with prolog_engine().module("scir_deduction_") as module:
         module.consult("deduction")
-        module.add_records([preds.NegativeForm(k) for k in sorted(negative_kinds())],
-                           preds.NegativeForm)
-        rows = module.query("shape_error(C, L, S, N, Ts, Ds, RN, Ps, E)", {
-            "C": "paper" if paper else "balanced", "L": label, "S": statement.to_term(),
-            "N": _negation_term(statement), "Ts": [t.to_term() for t in trees],
-            "Ds": [d.to_term() for d in decoys],
-            "RN": _negation_term(trees[0].formula), "Ps": [p.to_term() for p in premises]})
+        module.add_records(
+            [preds.NegativeForm(k) for k in sorted(negative_kinds())], preds.NegativeForm
+        )
+        rows = module.query(
+            "shape_error(C, L, S, N, Ts, Ds, RN, Ps, E)",
+            {
+                "C": "paper" if paper else "balanced",
+                "L": label,
+                "S": statement.to_term(),
+                "N": _negation_term(statement),
+                "Ts": [t.to_term() for t in trees],
+                "Ds": [d.to_term() for d in decoys],
+                "RN": _negation_term(trees[0].formula),
+                "Ps": [p.to_term() for p in premises],
+            },
+        )
     problems = []
     for row in rows:
         error = row["E"]
@@ -291,30 +328,48 @@ def shape_problems(construction: str, label: str, statement: Formula, trees: Seq
             what = _formula(wanted).to_prover9() if hasattr(wanted, "name") else "the statement"
             problems.append(f"proof: a {label} task needs a complete proof of {what}")
         elif name == "unknown_proof":
-            problems.append("proof: an Unknown task needs a proof of the statement or its "
-                            "negation with exactly one premise "
-                            + ("missing" if paper else "replaced by its converse"))
+            problems.append(
+                "proof: an Unknown task needs a proof of the statement or its "
+                "negation with exactly one premise "
+                + ("missing" if paper else "replaced by its converse")
+            )
         elif name == "distractor":
-            problems.append(f"distractor {error.args[0]}: " + (
-                "needs the proof's conclusion and exactly one missing premise" if paper else
-                "needs the proof's conclusion or its negation and "
-                + ("one premise replaced by its converse" if decoys else
-                   "one or two premises replaced by their converses")))
+            problems.append(
+                f"distractor {error.args[0]}: "
+                + (
+                    "needs the proof's conclusion and exactly one missing premise"
+                    if paper
+                    else "needs the proof's conclusion or its negation and "
+                    + (
+                        "one premise replaced by its converse"
+                        if decoys
+                        else "one or two premises replaced by their converses"
+                    )
+                )
+            )
         elif name == "half_negated":
             problems.append("trees: half of them must conclude the negation of the others")
         elif name == "converse_count":
-            problems.append("trees: there must be as many converse premises as trees"
-                            + (" (decoys included)" if decoys else ""))
+            problems.append(
+                "trees: there must be as many converse premises as trees"
+                + (" (decoys included)" if decoys else "")
+            )
         elif name == "decoy_count":
             problems.append("decoys: there must be one decoy per tree")
         elif name == "decoy":
             which = error.args[0]
-            problems.append(f"decoy {which}: needs the shape of a subtree of its tree "
-                            f"(or, before balanced 4.0, a conclusion of the other polarity "
-                            f"than its tree's), a conclusion about one term of that tree "
-                            f"(not of its conclusion) and one term of no tree, and "
-                            + ("one converse premise" if which == 1 and label != "Unknown"
-                               else "no converse premise") + " (none deleted)")
+            problems.append(
+                f"decoy {which}: needs the shape of a subtree of its tree "
+                f"(or, before balanced 4.0, a conclusion of the other polarity "
+                f"than its tree's), a conclusion about one term of that tree "
+                f"(not of its conclusion) and one term of no tree, and "
+                + (
+                    "one converse premise"
+                    if which == 1 and label != "Unknown"
+                    else "no converse premise"
+                )
+                + " (none deleted)"
+            )
         else:
             raise SolverError(f"shape_error/8 gave an unknown error {error!r}")
     return problems
@@ -327,6 +382,7 @@ def proof_steps(tree: Node) -> list[tuple[Formula, str, list[Formula]]]:
         answer = module.query_once("tree_steps(T, Steps)", {"T": tree.to_term()})
     if answer is None:
         raise SolverError("tree_steps/2 failed on a proof tree")
-    return [(_formula(s.args[0]), str(s.args[1]), [_formula(f) for f in s.args[2]])
-            for s in answer["Steps"]]
-
+    return [
+        (_formula(s.args[0]), str(s.args[1]), [_formula(f) for f in s.args[2]])
+        for s in answer["Steps"]
+    ]

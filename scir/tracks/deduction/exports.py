@@ -16,13 +16,16 @@ from scir.tracks.base import load_formal
 from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.deduction.validate import LABELS
 
-PROVER9_SECONDS = 10     # assign(max_seconds, ...) written into every exported file
+PROVER9_SECONDS = 10  # assign(max_seconds, ...) written into every exported file
 PROVER9_MEGS = 200
 
 EXPECTED = {
-    ("True", "goal"): "proved (exit 0)", ("True", "negated"): "not proved (exit 2)",
-    ("False", "goal"): "not proved (exit 2)", ("False", "negated"): "proved (exit 0)",
-    ("Unknown", "goal"): "not proved (exit 2)", ("Unknown", "negated"): "not proved (exit 2)",
+    ("True", "goal"): "proved (exit 0)",
+    ("True", "negated"): "not proved (exit 2)",
+    ("False", "goal"): "not proved (exit 2)",
+    ("False", "negated"): "proved (exit 0)",
+    ("Unknown", "goal"): "not proved (exit 2)",
+    ("Unknown", "negated"): "not proved (exit 2)",
 }
 
 
@@ -35,21 +38,26 @@ def prover9_input(task: Task, which: str) -> str:
     from solvers.prover9 import build_input, negated_goal
 
     if not is_safe_task_id(task.task_id):
-        raise TaskFormatError(f"task_id {shorten(task.task_id)} is not a safe id",
-                              field="task_id")
+        raise TaskFormatError(f"task_id {shorten(task.task_id)} is not a safe id", field="task_id")
     if which not in ("goal", "negated"):
         raise ValueError(f"which must be 'goal' or 'negated', got {which!r}")
     if task.answer not in LABELS:
-        raise TaskFormatError(f"expected one of {', '.join(LABELS)}, got "
-                              f"{shorten(task.answer)}", task_id=task.task_id, field="answer")
+        raise TaskFormatError(
+            f"expected one of {', '.join(LABELS)}, got {shorten(task.answer)}",
+            task_id=task.task_id,
+            field="answer",
+        )
     premises, goal = load_formal(DeductionFormal, task).formulas
     printed = [premise.to_prover9() for premise in premises]
     statement = goal.to_prover9()
     target = statement if which == "goal" else negated_goal(statement)
-    header = [f"SciR deduction task {task.task_id} ({which} file)",
-              f"answer {task.answer}: Prover9 should report {EXPECTED[(task.answer, which)]}"]
+    header = [
+        f"SciR deduction task {task.task_id} ({which} file)",
+        f"answer {task.answer}: Prover9 should report {EXPECTED[(task.answer, which)]}",
+    ]
     return "".join(f"% {line}\n" for line in header) + build_input(
-        printed, target, PROVER9_SECONDS, PROVER9_MEGS)
+        printed, target, PROVER9_SECONDS, PROVER9_MEGS
+    )
 
 
 def export_prover9(tasks: list[Task], out_dir: Path) -> int:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from scir.errors import SolverResourceLimit, SolverTimeout
 from scir.tracks.base import MAX_LISTED, Extraction
 
-SECONDS = 2                 # Prover9 per run
+SECONDS = 2  # Prover9 per run
 MEGS = 200
 
 
@@ -90,7 +90,13 @@ def extraction(premises: list[str], goal: str, gold: list[str], gold_goal: str) 
         said = "negated"
     else:
         said = "other"
-    return Extraction(items=len(premises), correct=correct, gold_items=len(gold),
-                      recalled=len(gold) - len(missing), missing=missing[:MAX_LISTED],
-                      extra=extra[:MAX_LISTED],
-                      goal=said, undecided=undecided)
+    return Extraction(
+        items=len(premises),
+        correct=correct,
+        gold_items=len(gold),
+        recalled=len(gold) - len(missing),
+        missing=missing[:MAX_LISTED],
+        extra=extra[:MAX_LISTED],
+        goal=said,
+        undecided=undecided,
+    )

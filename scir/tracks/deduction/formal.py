@@ -22,10 +22,10 @@ from scir.tasks import shorten
 from scir.tracks.deduction.logic import Formula, Node, parse
 from scir.tracks.shapes import bounded_list, fail, string
 
-MAX_PREMISES = 2000          # a Hard task has about 30
-MAX_FORMULA_CHARS = 2000     # a premise is under 100 characters
-MAX_TREES = 64               # distractor trees (the generator allows 6)
-MAX_NAMES = 4000             # predicates, constants, lexicon entries
+MAX_PREMISES = 2000  # a Hard task has about 30
+MAX_FORMULA_CHARS = 2000  # a premise is under 100 characters
+MAX_TREES = 64  # distractor trees (the generator allows 6)
+MAX_NAMES = 4000  # predicates, constants, lexicon entries
 MAX_NAME_CHARS = 200
 
 
@@ -39,9 +39,9 @@ class DeductionFormal:
     proof: Node | None = None
     distractors: tuple[Node, ...] | None = None
     premise_sources: tuple[Any, ...] | None = None
-    predicates: tuple[tuple[str, int], ...] | None = None     # name -> arity, in order
+    predicates: tuple[tuple[str, int], ...] | None = None  # name -> arity, in order
     constants: tuple[str, ...] | None = None
-    decoys: tuple[Node, ...] | None = None    # balanced: one per tree, in ``trees`` order
+    decoys: tuple[Node, ...] | None = None  # balanced: one per tree, in ``trees`` order
 
     # ---- the JSON form ------------------------------------------------------------------
     def dump(self) -> dict[str, Any]:
@@ -66,19 +66,28 @@ class DeductionFormal:
         """Validate a gold formal object (TaskFormatError naming the field) and read it."""
         if not isinstance(data, dict):
             raise fail(f"expected an object, got {type(data).__name__}", "formal")
-        premises = tuple(_formula(p, f"formal.premises[{i}]") for i, p in
-                         enumerate(bounded_list(data.get("premises"), "formal.premises",
-                                                MAX_PREMISES)))
+        premises = tuple(
+            _formula(p, f"formal.premises[{i}]")
+            for i, p in enumerate(
+                bounded_list(data.get("premises"), "formal.premises", MAX_PREMISES)
+            )
+        )
         goal = _formula(data.get("goal"), "formal.goal")
         proof = _tree(data["proof"], "formal.proof") if "proof" in data else None
         distractors = None
         if "distractors" in data:
-            distractors = tuple(_tree(t, f"formal.distractors[{i}]") for i, t in enumerate(
-                bounded_list(data["distractors"], "formal.distractors", MAX_TREES)))
+            distractors = tuple(
+                _tree(t, f"formal.distractors[{i}]")
+                for i, t in enumerate(
+                    bounded_list(data["distractors"], "formal.distractors", MAX_TREES)
+                )
+            )
         decoys = None
         if "decoys" in data:
-            decoys = tuple(_tree(t, f"formal.decoys[{i}]") for i, t in enumerate(
-                bounded_list(data["decoys"], "formal.decoys", MAX_TREES)))
+            decoys = tuple(
+                _tree(t, f"formal.decoys[{i}]")
+                for i, t in enumerate(bounded_list(data["decoys"], "formal.decoys", MAX_TREES))
+            )
         sources = data.get("premise_sources")
         if sources is not None:
             sources = tuple(bounded_list(sources, "formal.premise_sources", MAX_PREMISES))
@@ -90,8 +99,10 @@ class DeductionFormal:
     def formulas(self) -> tuple[list[Formula], Formula]:
         """(premises, goal) as fragment formulas (TaskFormatError naming the field when one
         is not in the fragment, e.g. a formalization's)."""
-        return ([parse(p, field=f"formal.premises[{i}]") for i, p in enumerate(self.premises)],
-                parse(self.goal, field="formal.goal"))
+        return (
+            [parse(p, field=f"formal.premises[{i}]") for i, p in enumerate(self.premises)],
+            parse(self.goal, field="formal.goal"),
+        )
 
     @property
     def trees(self) -> list[Node]:
@@ -106,11 +117,15 @@ def _formula(value: Any, field: str) -> str:
     try:
         parse(text, field=field)
     except TaskFormatError as exc:  # its message quotes the formula: keep it short
-        cause = exc.__cause__       # a syntax error's position inside the formula
+        cause = exc.__cause__  # a syntax error's position inside the formula
         raise TaskFormatError(
-            exc.message if len(text) <= 80 else
-            f"formula {shorten(text)} is not a formula of the deduction fragment", field=field,
-            line=getattr(cause, "line", None), column=getattr(cause, "column", None)) from exc
+            exc.message
+            if len(text) <= 80
+            else f"formula {shorten(text)} is not a formula of the deduction fragment",
+            field=field,
+            line=getattr(cause, "line", None),
+            column=getattr(cause, "column", None),
+        ) from exc
     return text
 
 
@@ -128,23 +143,29 @@ def _tree(value: Any, field: str) -> Node:
     return Node.from_json(value, field=field)
 
 
-def _signature(formal: dict[str, Any]
-               ) -> tuple[tuple[tuple[str, int], ...] | None, tuple[str, ...] | None]:
+def _signature(
+    formal: dict[str, Any],
+) -> tuple[tuple[tuple[str, int], ...] | None, tuple[str, ...] | None]:
     predicates = formal.get("predicates")
     if predicates is not None:
         if not isinstance(predicates, dict) or len(predicates) > MAX_NAMES:
-            raise fail(f"expected an object of at most {MAX_NAMES} predicate: arity entries",
-                       "formal.predicates")
+            raise fail(
+                f"expected an object of at most {MAX_NAMES} predicate: arity entries",
+                "formal.predicates",
+            )
         for name, arity in predicates.items():
             string(name, "formal.predicates", MAX_NAME_CHARS)
             if isinstance(arity, bool) or not isinstance(arity, int) or not 0 <= arity <= 8:
-                raise fail(f"arity of {shorten(name)} must be an integer in 0..8",
-                           "formal.predicates")
+                raise fail(
+                    f"arity of {shorten(name)} must be an integer in 0..8", "formal.predicates"
+                )
         predicates = tuple(predicates.items())
     constants = formal.get("constants")
     if constants is not None:
-        constants = tuple(string(name, f"formal.constants[{i}]", MAX_NAME_CHARS) for i, name
-                          in enumerate(bounded_list(constants, "formal.constants", MAX_NAMES)))
+        constants = tuple(
+            string(name, f"formal.constants[{i}]", MAX_NAME_CHARS)
+            for i, name in enumerate(bounded_list(constants, "formal.constants", MAX_NAMES))
+        )
     return predicates, constants
 
 

@@ -36,15 +36,14 @@ from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.formal_text import checked_grammar, unfence
 from solvers.grammar import Grammar, Ref, rep, rule, seq
 
-PREMISE_MARGIN = 3             # premise lines the grammar allows beyond the gold count
-DEPTH_MARGIN = 1               # nesting levels beyond the gold formulas' (e.g. -(exists x ..))
-OPERAND_MARGIN = 0             # &/| operands beyond the gold formulas' longest chain
-FRAGMENT_BOUNDS = (2, 2)       # (depth, operands) every form of the fragment fits in
-MAX_TEXT_CHARS = 200_000       # parser limits (the per-task grammar is far tighter)
+PREMISE_MARGIN = 3  # premise lines the grammar allows beyond the gold count
+DEPTH_MARGIN = 1  # nesting levels beyond the gold formulas' (e.g. -(exists x ..))
+OPERAND_MARGIN = 0  # &/| operands beyond the gold formulas' longest chain
+FRAGMENT_BOUNDS = (2, 2)  # (depth, operands) every form of the fragment fits in
+MAX_TEXT_CHARS = 200_000  # parser limits (the per-task grammar is far tighter)
 MAX_FORMULA_CHARS = 1_000
 MAX_PREMISES = 500
-_STATEMENT = re.compile(r"[ \t]*(?P<kind>premise|goal)[ \t]*:[ \t]*(?P<formula>.*?)[ \t\r]*",
-                        re.I)
+_STATEMENT = re.compile(r"[ \t]*(?P<kind>premise|goal)[ \t]*:[ \t]*(?P<formula>.*?)[ \t\r]*", re.I)
 _BAD_CHARACTER = re.compile(r"[^\t\n\r\x20-\x7e]")
 
 
@@ -63,9 +62,11 @@ def task_signature(task: Task) -> tuple[dict[str, int], list[str]]:
             predicates, constants = dict(formal.predicates), list(formal.constants)
         checked, names = check_signature(predicates, constants)
     except SolverInputError as exc:
-        raise TaskFormatError(f"the task's signature cannot be formalized: {exc.message}",
-                              task_id=task.task_id, field=f"formal.{exc.field or 'predicates'}"
-                              ) from exc
+        raise TaskFormatError(
+            f"the task's signature cannot be formalized: {exc.message}",
+            task_id=task.task_id,
+            field=f"formal.{exc.field or 'predicates'}",
+        ) from exc
     return dict(checked), names
 
 
@@ -81,16 +82,21 @@ def _gold_formulas(task: Task) -> list:
     formal = _gold(task)
     premises, goal = formal.premises, formal.goal
     if not premises:
-        raise TaskFormatError("deduction tasks need formal.premises (a non-empty list of "
-                              "strings) and formal.goal", task_id=task.task_id, field="formal")
+        raise TaskFormatError(
+            "deduction tasks need formal.premises (a non-empty list of strings) and formal.goal",
+            task_id=task.task_id,
+            field="formal",
+        )
     parsed = []
-    for field, text in [*((f"premises[{i}]", p) for i, p in enumerate(premises)),
-                        ("goal", goal)]:
+    for field, text in [*((f"premises[{i}]", p) for i, p in enumerate(premises)), ("goal", goal)]:
         try:
             parsed.append(parse_formula(text))
         except SolverInputError as exc:
-            raise TaskFormatError(f"gold formula does not parse: {exc.message}",
-                                  task_id=task.task_id, field=f"formal.{field}") from exc
+            raise TaskFormatError(
+                f"gold formula does not parse: {exc.message}",
+                task_id=task.task_id,
+                field=f"formal.{field}",
+            ) from exc
     return parsed
 
 
@@ -100,9 +106,9 @@ class GrammarBounds:
 
     predicates: tuple[tuple[str, int], ...]
     constants: tuple[str, ...]
-    max_premises: int          # premise lines (one goal line follows)
-    max_depth: int             # nesting of a formula (solvers.fol.grammar_bounds)
-    max_operands: int          # longest &/| chain
+    max_premises: int  # premise lines (one goal line follows)
+    max_depth: int  # nesting of a formula (solvers.fol.grammar_bounds)
+    max_operands: int  # longest &/| chain
 
 
 def grammar_bounds(task: Task) -> GrammarBounds:
@@ -115,10 +121,13 @@ def grammar_bounds(task: Task) -> GrammarBounds:
     predicates, constants = task_signature(task)
     gold = _gold_formulas(task)
     depth, operands = formula_bounds(gold)
-    return GrammarBounds(tuple(predicates.items()), tuple(constants),
-                         len(gold) - 1 + PREMISE_MARGIN,
-                         max(depth, FRAGMENT_BOUNDS[0]) + DEPTH_MARGIN,
-                         max(operands, FRAGMENT_BOUNDS[1]) + OPERAND_MARGIN)
+    return GrammarBounds(
+        tuple(predicates.items()),
+        tuple(constants),
+        len(gold) - 1 + PREMISE_MARGIN,
+        max(depth, FRAGMENT_BOUNDS[0]) + DEPTH_MARGIN,
+        max(operands, FRAGMENT_BOUNDS[1]) + OPERAND_MARGIN,
+    )
 
 
 # ---- the per-task grammar ------------------------------------------------------------------
@@ -129,17 +138,27 @@ def task_grammar(bounds: GrammarBounds) -> Grammar:
     (:func:`parse_formalization`)."""
     from solvers.fol import formula_grammar
 
-    formula = formula_grammar(dict(bounds.predicates), list(bounds.constants), 1,
-                              max_depth=bounds.max_depth, max_operands=bounds.max_operands)
+    formula = formula_grammar(
+        dict(bounds.predicates),
+        list(bounds.constants),
+        1,
+        max_depth=bounds.max_depth,
+        max_operands=bounds.max_operands,
+    )
     n = bounds.max_premises
-    comment = (f"Per-task grammar of a deduction formalization, built by "
-               f"scir.tracks.deduction.formalize\nfrom grammars/fol.lark: 1..{n} premise lines "
-               f"and one goal line; formulas over {len(bounds.predicates)} predicates and "
-               f"{len(bounds.constants)} constants,\nnesting depth <= {bounds.max_depth}, &/| "
-               f"chains <= {bounds.max_operands} operands, canonical spacing.")
-    return formula.replace(rule("start", seq(rep(Ref("premise_line"), 1, n), Ref("goal_line"))),
-                           rule("premise_line", seq("premise: ", Ref("stmt"))),
-                           rule("goal_line", seq("goal: ", Ref("stmt"))), comment=comment)
+    comment = (
+        f"Per-task grammar of a deduction formalization, built by "
+        f"scir.tracks.deduction.formalize\nfrom grammars/fol.lark: 1..{n} premise lines "
+        f"and one goal line; formulas over {len(bounds.predicates)} predicates and "
+        f"{len(bounds.constants)} constants,\nnesting depth <= {bounds.max_depth}, &/| "
+        f"chains <= {bounds.max_operands} operands, canonical spacing."
+    )
+    return formula.replace(
+        rule("start", seq(rep(Ref("premise_line"), 1, n), Ref("goal_line"))),
+        rule("premise_line", seq("premise: ", Ref("stmt"))),
+        rule("goal_line", seq("goal: ", Ref("stmt"))),
+        comment=comment,
+    )
 
 
 def build_grammar(bounds: GrammarBounds) -> str:
@@ -188,8 +207,11 @@ class Checker:
         from solvers.fol import parse_formula
 
         if len(text) > MAX_FORMULA_CHARS:
-            raise FormalizationError(f"formula too long ({len(text)} characters; at most "
-                                     f"{MAX_FORMULA_CHARS})", line=line, column=column)
+            raise FormalizationError(
+                f"formula too long ({len(text)} characters; at most {MAX_FORMULA_CHARS})",
+                line=line,
+                column=column,
+            )
         try:
             formula = parse_formula(text)
         except SolverInputError as exc:
@@ -198,8 +220,7 @@ class Checker:
         try:
             self.names(formula, text, line, column)
         except RecursionError as exc:
-            raise FormalizationError("formula nested too deeply", line=line,
-                                     column=column) from exc
+            raise FormalizationError("formula nested too deeply", line=line, column=column) from exc
         return formula
 
     def names(self, formula: Any, text: str, line: int, column: int) -> None:
@@ -208,18 +229,25 @@ class Checker:
 
         def fail(message: str, name: str) -> FormalizationError:
             found = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text)
-            return FormalizationError(message, line=line,
-                                      column=column + (found.start() if found else 0))
+            return FormalizationError(
+                message, line=line, column=column + (found.start() if found else 0)
+            )
 
         for node in walk(formula):
             if isinstance(node, Atom):
                 arity = self.predicates.get(node.pred)
                 if arity is None:
-                    raise fail(f"unknown predicate {node.pred!r}; this problem's predicates "
-                               f"are {self.known_predicates}", node.pred)
+                    raise fail(
+                        f"unknown predicate {node.pred!r}; this problem's predicates "
+                        f"are {self.known_predicates}",
+                        node.pred,
+                    )
                 if arity != len(node.args):
-                    raise fail(f"predicate {node.pred} takes {arity} argument"
-                               f"{'' if arity == 1 else 's'}, not {len(node.args)}", node.pred)
+                    raise fail(
+                        f"predicate {node.pred} takes {arity} argument"
+                        f"{'' if arity == 1 else 's'}, not {len(node.args)}",
+                        node.pred,
+                    )
                 terms = node.args
             elif isinstance(node, Eq):
                 terms = (node.left, node.right)
@@ -227,9 +255,11 @@ class Checker:
                 continue
             for term in terms:
                 if isinstance(term, Const) and term.name not in self.constants:
-                    raise fail(f"unknown individual {term.name!r}; this problem's individuals "
-                               f"are {self.known_constants} (variables start with u-z)",
-                               term.name)
+                    raise fail(
+                        f"unknown individual {term.name!r}; this problem's individuals "
+                        f"are {self.known_constants} (variables start with u-z)",
+                        term.name,
+                    )
 
 
 def _parse_decoded(task: Task, text: str) -> Formalization | None:
@@ -247,18 +277,17 @@ def _parse_decoded(task: Task, text: str) -> Formalization | None:
         bounds = grammar_bounds(task)
     except TaskFormatError:
         return None
-    try:      # the counts are checked below: building the LALR tables is then ~3x faster
-        tree = task_grammar(bounds).unbounded().parse(text, keep_all_tokens=True,
-                                                      lexer="basic")
-    except LarkError:     # not in the language (or, a bug, no LALR tables): the other reader
+    try:  # the counts are checked below: building the LALR tables is then ~3x faster
+        tree = task_grammar(bounds).unbounded().parse(text, keep_all_tokens=True, lexer="basic")
+    except LarkError:  # not in the language (or, a bug, no LALR tables): the other reader
         return None
-    lines = [c for c in tree.children if getattr(c, "data", None) in ("premise_line",
-                                                                        "goal_line")]
-    chains = (t for t in tree.iter_subtrees() if t.data.startswith(("conjunction_",
-                                                                     "disjunction_")))
+    lines = [c for c in tree.children if getattr(c, "data", None) in ("premise_line", "goal_line")]
+    chains = (
+        t for t in tree.iter_subtrees() if t.data.startswith(("conjunction_", "disjunction_"))
+    )
     if len(lines) - 1 > bounds.max_premises or any(
-            sum(1 for c in t.children if not isinstance(c, str)) > bounds.max_operands
-            for t in chains):
+        sum(1 for c in t.children if not isinstance(c, str)) > bounds.max_operands for t in chains
+    ):
         return None
     formulas = []
     for line in lines:
@@ -283,12 +312,15 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     if not isinstance(text, str):
         raise FormalizationError(f"a formalization is text, got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
-        raise FormalizationError(f"formalization too long ({len(text)} characters; at most "
-                                 f"{MAX_TEXT_CHARS})")
+        raise FormalizationError(
+            f"formalization too long ({len(text)} characters; at most {MAX_TEXT_CHARS})"
+        )
     bad = _BAD_CHARACTER.search(text)
     if bad:
-        raise FormalizationError(f"character {bad.group()!r} is not allowed (plain ASCII "
-                                 "only)", **_position(text, bad.start()))
+        raise FormalizationError(
+            f"character {bad.group()!r} is not allowed (plain ASCII only)",
+            **_position(text, bad.start()),
+        )
     checker = Checker(*task_signature(task))
     lines = unfence(text.split("\n"))
     decoded = _parse_decoded(task, "\n".join(lines))
@@ -308,26 +340,31 @@ def parse_lines(checker: Checker, lines: list[str]) -> Formalization:
             continue
         match = _STATEMENT.fullmatch(line)
         if match is None:
-            raise FormalizationError("expected a line 'premise: FORMULA.' or 'goal: FORMULA.'",
-                                     line=number, column=len(line) - len(line.lstrip()) + 1)
+            raise FormalizationError(
+                "expected a line 'premise: FORMULA.' or 'goal: FORMULA.'",
+                line=number,
+                column=len(line) - len(line.lstrip()) + 1,
+            )
         formula = checker.formula(match.group("formula"), number, match.start("formula") + 1)
         if match.group("kind").lower() == "goal":
             if goal is not None:
-                raise FormalizationError(f"a second goal line (the goal is on line "
-                                         f"{goal_line})", line=number, column=1)
+                raise FormalizationError(
+                    f"a second goal line (the goal is on line {goal_line})", line=number, column=1
+                )
             goal, goal_line = formula, number
         elif len(premises) == MAX_PREMISES:
-            raise FormalizationError(f"more than {MAX_PREMISES} premises", line=number,
-                                     column=1)
+            raise FormalizationError(f"more than {MAX_PREMISES} premises", line=number, column=1)
         else:
             premises.append(formula)
     last: _Position = {"line": len(lines), "column": 1}
     if goal is None:
-        raise FormalizationError("no goal line: end with 'goal: FORMULA.' stating the "
-                                 "statement asked about", **last)
+        raise FormalizationError(
+            "no goal line: end with 'goal: FORMULA.' stating the statement asked about", **last
+        )
     if not premises:
-        raise FormalizationError("no premise line: write one 'premise: FORMULA.' per "
-                                 "statement of the problem", **last)
+        raise FormalizationError(
+            "no premise line: write one 'premise: FORMULA.' per statement of the problem", **last
+        )
     try:
         formal = DeductionFormal(tuple(to_prover9(p) for p in premises), to_prover9(goal))
     except RecursionError as exc:
@@ -365,10 +402,27 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
     """The ``cot``, ``formalize`` or ``symbcot`` prompt of a task. ``extra``: ``problem`` (the
     text the solver sees; default the task's ``nl``/``obf`` text) and, for ``symbcot``,
     ``formalization`` (required)."""
-    return task_prompt("deduction", kind, task, presentation, extra,
-                       lambda: {} if kind == "cot" else {"signature": signature_text(task)})
+    return task_prompt(
+        "deduction",
+        kind,
+        task,
+        presentation,
+        extra,
+        lambda: {} if kind == "cot" else {"signature": signature_text(task)},
+    )
 
 
-__all__ = ["Checker", "GrammarBounds", "build_grammar", "format_formal", "formalization_grammar",
-           "grammar_bounds", "parse_formalization", "parse_lines", "prompt", "signature_text",
-           "task_grammar", "task_signature"]
+__all__ = [
+    "Checker",
+    "GrammarBounds",
+    "build_grammar",
+    "format_formal",
+    "formalization_grammar",
+    "grammar_bounds",
+    "parse_formalization",
+    "parse_lines",
+    "prompt",
+    "signature_text",
+    "task_grammar",
+    "task_signature",
+]

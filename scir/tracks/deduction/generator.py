@@ -51,9 +51,11 @@ def eligible_contexts(depth: int, width: int) -> list[Context]:
     found = [c for c in contexts() if c.capacity >= preds and len(c.individuals) >= inds]
     if not found:
         best = max(c.capacity for c in contexts())
-        raise ConfigError(f"depth {depth} and width {width} may need {preds} predicates and "
-                          f"{inds} individuals; the largest context offers {best} predicates",
-                          field="depth")
+        raise ConfigError(
+            f"depth {depth} and width {width} may need {preds} predicates and "
+            f"{inds} individuals; the largest context offers {best} predicates",
+            field="depth",
+        )
     return found
 
 
@@ -80,7 +82,7 @@ class Problem:
     predicates: list[str]
     constants: list[str]
     retries: dict[str, int] = field(default_factory=dict)
-    decoys: list[Node] = field(default_factory=list)   # balanced: one per tree, proof's first
+    decoys: list[Node] = field(default_factory=list)  # balanced: one per tree, proof's first
 
 
 def _expand(node: Node, rng: random.Random, fresh: FreshNames) -> None:
@@ -116,7 +118,7 @@ def start(depth: int, width: int, rng: random.Random) -> tuple[Context, FreshNam
     context = rng.choice(eligible_contexts(depth, width))
     fresh = FreshNames(context, rng)
     kind = rng.choice(goal_kinds())
-    draw = {"p": fresh.predicate, "c": fresh.individual}        # by the form's argument sorts
+    draw = {"p": fresh.predicate, "c": fresh.individual}  # by the form's argument sorts
     conclusion = Formula(kind, tuple(draw[sort]() for sort in kinds()[kind]))
     return context, fresh, conclusion
 
@@ -145,13 +147,28 @@ def build(depth: int, width: int, target: str, rng: random.Random) -> Problem:
                 stated.setdefault(leaf.formula, source)
     premises = list(stated)
     rng.shuffle(premises)
-    return Problem(context, conclusion, proof, distractors, premises,
-                   [stated[p] for p in premises], statement, target,
-                   sorted(set(fresh.predicates)), sorted(set(fresh.individuals)))
+    return Problem(
+        context,
+        conclusion,
+        proof,
+        distractors,
+        premises,
+        [stated[p] for p in premises],
+        statement,
+        target,
+        sorted(set(fresh.predicates)),
+        sorted(set(fresh.individuals)),
+    )
 
 
-def generate(depth: int, width: int, rng: random.Random, target: str,
-             task_id: str | None = None, max_seconds: int = 10) -> Problem:
+def generate(
+    depth: int,
+    width: int,
+    rng: random.Random,
+    target: str,
+    task_id: str | None = None,
+    max_seconds: int = 10,
+) -> Problem:
     """A problem whose label, established by ASP and Prover9, is ``target``.
 
     Raises GenerationError after MAX_ATTEMPTS candidates, VerificationError when the two
@@ -171,17 +188,19 @@ def generate(depth: int, width: int, rng: random.Random, target: str,
             retries["label_mismatch"] += 1
             continue
         try:
-            verdict = checks.double_check(problem.premises, problem.statement, max_seconds,
-                                          task_id=task_id, asp=asp)
+            verdict = checks.double_check(
+                problem.premises, problem.statement, max_seconds, task_id=task_id, asp=asp
+            )
         except (SolverTimeout, SolverResourceLimit):
             retries["prover9_limit"] += 1
             continue
-        assert verdict.label is not None        # ASP's label, the target (checked above)
+        assert verdict.label is not None  # ASP's label, the target (checked above)
         problem.label = verdict.label
         problem.retries = retries
         return problem
-    raise GenerationError(f"no problem with label {target} after {MAX_ATTEMPTS} attempts "
-                          f"({retries})", task_id=task_id)
+    raise GenerationError(
+        f"no problem with label {target} after {MAX_ATTEMPTS} attempts ({retries})", task_id=task_id
+    )
 
 
 def _unknown_alone(tree: Node) -> bool:

@@ -36,10 +36,10 @@ from scir.tracks.deduction import predicates as preds
 class Fragment:
     """The fragment's forms as ``asp/deduction.lp`` states them (the one definition)."""
 
-    kinds: dict[str, tuple[str, ...]]    # kind -> argument sorts (p: predicate, c: constant)
-    negation: dict[str, str]             # kind -> the kind of its negation, within the fragment
-    universal: frozenset[str]            # kinds that carry their subject under import
-    negative: frozenset[str] = frozenset()   # kinds that deny (``negative/1``)
+    kinds: dict[str, tuple[str, ...]]  # kind -> argument sorts (p: predicate, c: constant)
+    negation: dict[str, str]  # kind -> the kind of its negation, within the fragment
+    universal: frozenset[str]  # kinds that carry their subject under import
+    negative: frozenset[str] = frozenset()  # kinds that deny (``negative/1``)
 
 
 @lru_cache(maxsize=1)
@@ -53,17 +53,21 @@ def fragment() -> Fragment:
 
     models = AspProgram().load("deduction").models(limit=2, time_limit=10.0)
     if len(models) != 1:
-        raise ResourceError(f"asp/deduction.lp without input has {len(models)} answer sets, "
-                            "expected 1")
+        raise ResourceError(
+            f"asp/deduction.lp without input has {len(models)} answer sets, expected 1"
+        )
     model = models[0]
     forms = sorted(model.records(preds.Form), key=lambda f: f.index)
     kinds = {f.kind: tuple(s for s in (f.sort1, f.sort2) if s != "none") for f in forms}
     if len(kinds) != len(forms) or not kinds:
         raise ResourceError("asp/deduction.lp: form/4 must list each form once")
     table = {n.kind: n.negation for n in model.records(preds.Negation)}
-    return Fragment(kinds, {k: n for k, n in table.items() if k in kinds and n in kinds},
-                    frozenset(u.kind for u in model.records(preds.Universal)),
-                    frozenset(n.kind for n in model.records(preds.Negative)))
+    return Fragment(
+        kinds,
+        {k: n for k, n in table.items() if k in kinds and n in kinds},
+        frozenset(u.kind for u in model.records(preds.Universal)),
+        frozenset(n.kind for n in model.records(preds.Negative)),
+    )
 
 
 def kinds() -> dict[str, tuple[str, ...]]:
@@ -147,15 +151,23 @@ def from_ast(f: Any) -> Formula | None:
     from solvers.fol import And, Atom, Const, Exists, Forall, Implies, Not, Var
 
     def unary(g: Any, var: str | None) -> str | None:
-        if (isinstance(g, Atom) and len(g.args) == 1 and isinstance(g.args[0], Var)
-                and g.args[0].name == var):
+        if (
+            isinstance(g, Atom)
+            and len(g.args) == 1
+            and isinstance(g.args[0], Var)
+            and g.args[0].name == var
+        ):
             return g.pred
         return None
 
     if isinstance(f, Atom) and len(f.args) == 1 and isinstance(f.args[0], Const):
         return Formula("fact", (f.pred, f.args[0].name))
-    if (isinstance(f, Not) and isinstance(f.body, Atom) and len(f.body.args) == 1
-            and isinstance(f.body.args[0], Const)):
+    if (
+        isinstance(f, Not)
+        and isinstance(f.body, Atom)
+        and len(f.body.args) == 1
+        and isinstance(f.body.args[0], Const)
+    ):
         return Formula("neg_fact", (f.body.pred, f.body.args[0].name))
     if isinstance(f, Forall) and isinstance(f.body, Implies):
         s = unary(f.body.left, f.var)
@@ -197,11 +209,13 @@ def parse(text: str, *, task_id: str | None = None, field: str | None = None) ->
     try:
         formula = _parsed(text)
     except SolverInputError as exc:
-        raise TaskFormatError(f"formula {text!r} does not parse: {exc.message}",
-                              task_id=task_id, field=field) from exc
+        raise TaskFormatError(
+            f"formula {text!r} does not parse: {exc.message}", task_id=task_id, field=field
+        ) from exc
     if formula is None:
-        raise TaskFormatError(f"formula {text!r} is not one of the deduction forms",
-                              task_id=task_id, field=field)
+        raise TaskFormatError(
+            f"formula {text!r} is not one of the deduction forms", task_id=task_id, field=field
+        )
     return formula
 
 
@@ -235,14 +249,17 @@ def catalogue() -> dict[str, Rule]:
     the roles by are ASP's (:func:`kinds`), passed as ``form/3`` facts."""
     from scir.tracks.deduction.checks import prolog_engine
 
-    forms = [preds.FormSorts(k, *sorts, *["none"] * (2 - len(sorts)))
-             for k, sorts in kinds().items()]
+    forms = [
+        preds.FormSorts(k, *sorts, *["none"] * (2 - len(sorts))) for k, sorts in kinds().items()
+    ]
     with prolog_engine().module("scir_deduction_") as module:
         module.consult("deduction")
         module.add_records(forms, preds.FormSorts)
         rows = module.query("rule_schema(N, C, Ps)")
-    rules = {str(row["N"]): Rule(str(row["N"]), _schema(row["C"]),
-                                 tuple(_schema(p) for p in row["Ps"])) for row in rows}
+    rules = {
+        str(row["N"]): Rule(str(row["N"]), _schema(row["C"]), tuple(_schema(p) for p in row["Ps"]))
+        for row in rows
+    }
     if len(rules) != len(rows) or not rules:
         raise ResourceError("prolog/deduction.pl: rule_schema/3 must give one schema per rule")
     return rules
@@ -265,8 +282,9 @@ def rules_for(kind: str) -> list[Rule]:
     return [r for r in catalogue().values() if r.conclusion[0] == kind]
 
 
-def instantiate(rule: Rule, conclusion: Formula, fresh_predicate, fresh_constant,
-                existence: str) -> list[Formula]:
+def instantiate(
+    rule: Rule, conclusion: Formula, fresh_predicate, fresh_constant, existence: str
+) -> list[Formula]:
     """The premises of ``rule`` for ``conclusion``, drawing fresh names on demand.
 
     ``existence`` is ``"exists"`` or ``"fact"``: how an existence premise is stated.
@@ -347,36 +365,52 @@ class Node:
         a replaced leaf is ``{"conclusion": ..., "rule": "replaced", "by": prover9}``."""
         if self.rule is None:
             if self.replaced_by is not None:
-                return {"conclusion": self.formula.to_prover9(), "rule": REPLACED,
-                        "by": self.replaced_by.to_prover9()}
-            return {"conclusion": self.formula.to_prover9(),
-                    "rule": MISSING if self.missing else PREMISE}
-        return {"conclusion": self.formula.to_prover9(), "rule": self.rule,
-                "premises": [c.to_json() for c in self.children]}
+                return {
+                    "conclusion": self.formula.to_prover9(),
+                    "rule": REPLACED,
+                    "by": self.replaced_by.to_prover9(),
+                }
+            return {
+                "conclusion": self.formula.to_prover9(),
+                "rule": MISSING if self.missing else PREMISE,
+            }
+        return {
+            "conclusion": self.formula.to_prover9(),
+            "rule": self.rule,
+            "premises": [c.to_json() for c in self.children],
+        }
 
     @classmethod
-    def from_json(cls, data: Any, *, task_id: str | None = None,
-                  field: str = "formal.proof") -> Node:
+    def from_json(
+        cls, data: Any, *, task_id: str | None = None, field: str = "formal.proof"
+    ) -> Node:
         """Read a tree written by :meth:`to_json` (raises TaskFormatError)."""
-        if not isinstance(data, dict) or not isinstance(data.get("conclusion"), str) \
-                or not isinstance(data.get("rule"), str):
-            raise TaskFormatError("a proof node needs string fields conclusion and rule",
-                                  task_id=task_id, field=field)
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("conclusion"), str)
+            or not isinstance(data.get("rule"), str)
+        ):
+            raise TaskFormatError(
+                "a proof node needs string fields conclusion and rule", task_id=task_id, field=field
+            )
         formula = parse(data["conclusion"], task_id=task_id, field=field)
         rule = data["rule"]
         if rule in (PREMISE, MISSING):
             return cls(formula, None, [], rule == MISSING)
         if rule == REPLACED:
             if not isinstance(data.get("by"), str):
-                raise TaskFormatError("a replaced leaf needs a string field by",
-                                      task_id=task_id, field=field)
+                raise TaskFormatError(
+                    "a replaced leaf needs a string field by", task_id=task_id, field=field
+                )
             return cls(formula, None, [], True, parse(data["by"], task_id=task_id, field=field))
         children = data.get("premises")
         if not isinstance(children, list) or not children:
-            raise TaskFormatError(f"proof step {rule!r} needs a non-empty premises list",
-                                  task_id=task_id, field=field)
-        return cls(formula, rule, [cls.from_json(c, task_id=task_id, field=field)
-                                   for c in children])
+            raise TaskFormatError(
+                f"proof step {rule!r} needs a non-empty premises list", task_id=task_id, field=field
+            )
+        return cls(
+            formula, rule, [cls.from_json(c, task_id=task_id, field=field) for c in children]
+        )
 
     def to_term(self):
         """The Prolog term: ``node(F, Rule, Subtrees)``, ``premise(F)``, ``missing(F)`` or
@@ -387,5 +421,6 @@ class Node:
             return Term(REPLACED, (self.formula.to_term(), self.replaced_by.to_term()))
         if self.rule is None:
             return Term(MISSING if self.missing else PREMISE, (self.formula.to_term(),))
-        return Term("node", (self.formula.to_term(), self.rule,
-                             [c.to_term() for c in self.children]))
+        return Term(
+            "node", (self.formula.to_term(), self.rule, [c.to_term() for c in self.children])
+        )

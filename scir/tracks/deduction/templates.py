@@ -25,12 +25,15 @@ from typing import Any
 from scir.tracks.deduction.logic import Formula
 from scir.tracks.deduction.vocabulary import Context
 
-QUESTION = ("Based on the statements above, is the following statement True, False, or "
-            "Unknown? {statement}")
+QUESTION = (
+    "Based on the statements above, is the following statement True, False, or Unknown? {statement}"
+)
 # the balanced construction states the reading (its labels do not depend on it, but a reader
 # should not have to guess): no existential import
-QUESTION_WITH_CONVENTION = ("Read universal statements ('every ...', 'no ...', 'if a cell is "
-                            "...') as not implying that such cells exist. " + QUESTION)
+QUESTION_WITH_CONVENTION = (
+    "Read universal statements ('every ...', 'no ...', 'if a cell is "
+    "...') as not implying that such cells exist. " + QUESTION
+)
 
 # several wordings per form; slots: {S} {P} singular, {S_pl} {P_pl} plural, {aS} {aP} with
 # article, {c} a cell's name, {C} capitalised
@@ -88,8 +91,13 @@ class Lexicon:
     wording: int | None = None
 
     @classmethod
-    def of(cls, context: Context, predicates: list[str], constants: list[str],
-           wording: int | None = None) -> Lexicon:
+    def of(
+        cls,
+        context: Context,
+        predicates: list[str],
+        constants: list[str],
+        wording: int | None = None,
+    ) -> Lexicon:
         """The lexicon of the given ids of ``context``."""
         nouns = {}
         for pid in predicates:
@@ -100,18 +108,22 @@ class Lexicon:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Lexicon:
         """The inverse of :meth:`to_json`."""
-        nouns = {k: (v["noun"], v["plural"], v["article"])
-                 for k, v in data["predicates"].items()}
+        nouns = {k: (v["noun"], v["plural"], v["article"]) for k, v in data["predicates"].items()}
         wording = data.get("wording")
-        return cls(nouns, dict(data.get("individuals") or {}),
-                   None if wording is None else int(wording))
+        return cls(
+            nouns, dict(data.get("individuals") or {}), None if wording is None else int(wording)
+        )
 
     def to_json(self) -> dict[str, Any]:
         """``{"predicates": {id: {noun, plural, article}}, "individuals": {id: name}}``, plus
         ``"wording": seed`` for the varied sentences."""
-        out: dict[str, Any] = {"predicates": {k: {"noun": n, "plural": pl, "article": a}
-                                              for k, (n, pl, a) in sorted(self.nouns.items())},
-                               "individuals": dict(sorted(self.names.items()))}
+        out: dict[str, Any] = {
+            "predicates": {
+                k: {"noun": n, "plural": pl, "article": a}
+                for k, (n, pl, a) in sorted(self.nouns.items())
+            },
+            "individuals": dict(sorted(self.names.items())),
+        }
         if self.wording is not None:
             out["wording"] = self.wording
         return out
@@ -159,14 +171,20 @@ def _varied(formula: Formula, lexicon: Lexicon, sg, pl, a) -> str:
     key = f"{lexicon.wording}:{formula.to_prover9()}".encode()
     template = bank[zlib.crc32(key) % len(bank)]
     args = formula.args
-    if formula.constants:                        # a singular form (ASP's form/4 sorts)
+    if formula.constants:  # a singular form (ASP's form/4 sorts)
         name = lexicon.names[args[1]]
         values = {"P": sg(args[0]), "aP": a(args[0]), "c": name, "C": _capitalised(name)}
     elif formula.kind == "exists":
         values = {"P": sg(args[0]), "aP": a(args[0])}
     else:
-        values = {"S": sg(args[0]), "P": sg(args[1]), "S_pl": pl(args[0]),
-                  "P_pl": pl(args[1]), "aS": a(args[0]), "aP": a(args[1])}
+        values = {
+            "S": sg(args[0]),
+            "P": sg(args[1]),
+            "S_pl": pl(args[0]),
+            "P_pl": pl(args[1]),
+            "aS": a(args[0]),
+            "aP": a(args[1]),
+        }
     return _capitalised(template.format(**values))
 
 
@@ -177,7 +195,7 @@ def blocks(premises: list[Formula], lexicon: Lexicon, n_blocks: int = 2) -> list
     start = 0
     for i in range(n_blocks):
         size = -(-(len(sentences) - start) // (n_blocks - i))
-        out.append(" ".join(sentences[start:start + size]))
+        out.append(" ".join(sentences[start : start + size]))
         start += size
     return out
 

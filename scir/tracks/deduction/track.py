@@ -37,16 +37,18 @@ from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.deduction.logic import Formula, Node
 
 GENERATOR = "scir.tracks.deduction"
-VERSION = "1.0"                # the paper construction (unchanged output)
+VERSION = "1.0"  # the paper construction (unchanged output)
 BALANCED_VERSION = "4.0"
 # the paper construction keeps its own presets (today's tasks, byte for byte); the
 # parameters' easy/hard values are the balanced construction's
 PAPER_PRESETS = {"easy": {"depth": 4, "width": 1}, "hard": {"depth": 5, "width": 2}}
 WORKERS_ENV = "SCIR_WORKERS"
-POOL_MIN_TASKS = 12           # below this a process pool costs more than it saves
+POOL_MIN_TASKS = 12  # below this a process pool costs more than it saves
 _FINAL_LABEL = re.compile(r"\b(true|false|unknown|uncertain)[\s.!*_`\"')\]]*\Z", re.I)
-_ANSWER_LINE = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*(?:is)?\s*[*_]*\s*[:=]?"
-                          r"[\s*_\"'`(\[]*(true|false|unknown|uncertain)\b")
+_ANSWER_LINE = re.compile(
+    r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*(?:is)?\s*[*_]*\s*[:=]?"
+    r"[\s*_\"'`(\[]*(true|false|unknown|uncertain)\b"
+)
 _CANONICAL = {"true": "True", "false": "False", "unknown": "Unknown", "uncertain": "Unknown"}
 
 
@@ -54,8 +56,9 @@ class DeductionTrack(Track):
     """Deduction: is a statement True, False or Unknown given syllogistic premises?"""
 
     name = "deduction"
-    description = ("proof trees of syllogisms over developmental-biology vocabulary; "
-                   "labels True/False/Unknown")
+    description = (
+        "proof trees of syllogisms over developmental-biology vocabulary; labels True/False/Unknown"
+    )
     n_blocks = 2
     answer_kind = "label"
     scoring = "label"
@@ -63,7 +66,7 @@ class DeductionTrack(Track):
     architectures = GENERAL_ARCHITECTURES
     solvers = ("prover9", "clingo", "swi-prolog")
     formal_type = DeductionFormal
-    prover9_seconds = 10       # Prover9's max_seconds per run in solve_formal
+    prover9_seconds = 10  # Prover9's max_seconds per run in solve_formal
 
     def __init__(self, workers: int | None = None) -> None:
         self._workers = workers
@@ -71,18 +74,34 @@ class DeductionTrack(Track):
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
         return [
-            TrackParam("depth", int, "expansions of every tree (each replaces a premise by "
-                       "the premises of a syllogism concluding it; a tree has about 2.2 + "
-                       "depth premises); paper presets 4 / 5", 4, 6, minimum=0, maximum=12),
-            TrackParam("width", int, "distractor trees (balanced: odd, half of all trees "
-                       "conclude the negation, each broken by one converse premise; paper: "
-                       "same conclusion, one premise missing); paper presets 1 / 2", 1, 1,
-                       minimum=0, maximum=6),
+            TrackParam(
+                "depth",
+                int,
+                "expansions of every tree (each replaces a premise by "
+                "the premises of a syllogism concluding it; a tree has about 2.2 + "
+                "depth premises); paper presets 4 / 5",
+                4,
+                6,
+                minimum=0,
+                maximum=12,
+            ),
+            TrackParam(
+                "width",
+                int,
+                "distractor trees (balanced: odd, half of all trees "
+                "conclude the negation, each broken by one converse premise; paper: "
+                "same conclusion, one premise missing); paper presets 1 / 2",
+                1,
+                1,
+                minimum=0,
+                maximum=6,
+            ),
             construction_param(),
         ]
 
-    def resolve_params(self, difficulty: str, overrides: dict[str, Any] | None = None
-                       ) -> tuple[str, dict[str, Any]]:
+    def resolve_params(
+        self, difficulty: str, overrides: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         """As :meth:`Track.resolve_params`, with the paper construction's own presets
         (:data:`PAPER_PRESETS`) for ``--construction paper``."""
         level, params = super().resolve_params(difficulty, overrides)
@@ -113,36 +132,54 @@ class DeductionTrack(Track):
         paper = construction_of(params) == "paper"
         if paper:
             rng = self.rng(seed, index, f"{GENERATOR}:{self.tier(params)}")  # tiers independent
-            problem = generator.generate(params["depth"], params["width"], rng, target,
-                                         task_id=task_id)
+            problem = generator.generate(
+                params["depth"], params["width"], rng, target, task_id=task_id
+            )
             wording = None
         else:
             rng = self.rng(seed, index, f"{GENERATOR}:balanced:{self.tier(params)}")
-            problem = balanced.generate(params["depth"], params["width"], rng, target,
-                                        task_id=task_id)
-            wording = rng.randrange(2 ** 31)
-        lexicon = templates.Lexicon.of(problem.context, problem.predicates, problem.constants,
-                                       wording)
+            problem = balanced.generate(
+                params["depth"], params["width"], rng, target, task_id=task_id
+            )
+            wording = rng.randrange(2**31)
+        lexicon = templates.Lexicon.of(
+            problem.context, problem.predicates, problem.constants, wording
+        )
         blocks = templates.blocks(problem.premises, lexicon, self.n_blocks)
         formal = DeductionFormal(
             premises=tuple(p.to_prover9() for p in problem.premises),
-            goal=problem.statement.to_prover9(), proof=problem.proof,
-            distractors=tuple(problem.distractors), premise_sources=tuple(problem.sources),
+            goal=problem.statement.to_prover9(),
+            proof=problem.proof,
+            distractors=tuple(problem.distractors),
+            premise_sources=tuple(problem.sources),
             predicates=tuple((p, 1) for p in problem.predicates),
             constants=tuple(problem.constants),
-            decoys=tuple(problem.decoys) if problem.decoys else None).dump()
+            decoys=tuple(problem.decoys) if problem.decoys else None,
+        ).dump()
         return Task(
-            task_id=task_id, domain=self.name, difficulty=self.difficulty_of(params),
-            tier=self.tier(params), seed=seed, params=dict(params),
+            task_id=task_id,
+            domain=self.name,
+            difficulty=self.difficulty_of(params),
+            tier=self.tier(params),
+            seed=seed,
+            params=dict(params),
             question=templates.question(problem.statement, lexicon, convention=not paper),
-            answer=problem.label, answer_pool=[problem.label], chance=1 / 3, formal=formal,
-            blocks=blocks, problem_nl="\n\n".join(blocks),
-            domain_metadata={"context": problem.context.name,
-                             "context_title": problem.context.title,
-                             "lexicon": lexicon.to_json()},
-            provenance={"generator": GENERATOR,
-                        "version": VERSION if paper else BALANCED_VERSION,
-                        "retries": problem.retries},
+            answer=problem.label,
+            answer_pool=[problem.label],
+            chance=1 / 3,
+            formal=formal,
+            blocks=blocks,
+            problem_nl="\n\n".join(blocks),
+            domain_metadata={
+                "context": problem.context.name,
+                "context_title": problem.context.title,
+                "lexicon": lexicon.to_json(),
+            },
+            provenance={
+                "generator": GENERATOR,
+                "version": VERSION if paper else BALANCED_VERSION,
+                "retries": problem.retries,
+            },
         )
 
     def workers(self, n: int) -> int:
@@ -154,14 +191,16 @@ class DeductionTrack(Track):
         try:
             count = int(wanted)
         except ValueError as exc:
-            raise ConfigError(f"{WORKERS_ENV} must be an integer, got {wanted!r}",
-                              field="workers") from exc
+            raise ConfigError(
+                f"{WORKERS_ENV} must be an integer, got {wanted!r}", field="workers"
+            ) from exc
         if count < 1:
             raise ConfigError(f"workers must be >= 1, got {count}", field="workers")
         return 1 if n < POOL_MIN_TASKS else count
 
-    def generate(self, n: int, seed: int, difficulty: str = "easy",
-                 overrides: dict[str, Any] | None = None) -> Iterator[Task]:
+    def generate(
+        self, n: int, seed: int, difficulty: str = "easy", overrides: dict[str, Any] | None = None
+    ) -> Iterator[Task]:
         """Generate ``n`` tasks, in a process pool when there are enough of them."""
         if n < 0:
             raise ConfigError("the number of tasks must be >= 0", field="n")
@@ -178,8 +217,9 @@ class DeductionTrack(Track):
             return
         pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
         try:
-            results = pool.map(_generate_in_worker, repeat(params), repeat(seed), range(n),
-                               chunksize=4)
+            results = pool.map(
+                _generate_in_worker, repeat(params), repeat(seed), range(n), chunksize=4
+            )
             for outcome in results:
                 if isinstance(outcome, tuple):
                     error_type, message = outcome
@@ -202,27 +242,33 @@ class DeductionTrack(Track):
             problems.append(f"stored answer {task.answer!r}, the solvers establish {found!r}")
         if task.answer_pool != [task.answer]:
             problems.append(f"answer_pool must be [{task.answer!r}]")
-        details = {"asp": verdict.asp.label, "prover9": verdict.prover9,
-                   "premises": len(premises)}
+        details = {"asp": verdict.asp.label, "prover9": verdict.prover9, "premises": len(premises)}
         if found is not None:
             problems += _tree_problems(task, premises, statement, found)
         if found is not None and construction_of(task.params) == "balanced":
             problems += _balanced_problems(task, premises, statement, found, details)
-        return Check(task.task_id, not problems, task.answer, found, details=details,
-                     message="; ".join(problems))
+        return Check(
+            task.task_id,
+            not problems,
+            task.answer,
+            found,
+            details=details,
+            message="; ".join(problems),
+        )
 
     def explain(self, task: Task) -> list[str]:
         """The stored proof in English, one derivation per line in reading order (the steps
         come from ``tree_steps/2`` of ``prolog/deduction.pl``); a deleted premise is marked."""
         proof = self.formal(task).trees[0]
         lexicon = templates.Lexicon.from_json(task.domain_metadata["lexicon"])
-        lines = [templates.step(c, rule, ps, lexicon)
-                 for c, rule, ps in checks.proof_steps(proof)]
+        lines = [templates.step(c, rule, ps, lexicon) for c, rule, ps in checks.proof_steps(proof)]
         for leaf in proof.leaves():
             if leaf.replaced_by is not None:
                 instead = templates.sentence(leaf.replaced_by, lexicon)
-                lines.append(f'Not stated: "{templates.sentence(leaf.formula, lexicon)}" '
-                             f'(stated instead: "{instead}")')
+                lines.append(
+                    f'Not stated: "{templates.sentence(leaf.formula, lexicon)}" '
+                    f'(stated instead: "{instead}")'
+                )
             elif leaf.missing:
                 lines.append(f'Not stated: "{templates.sentence(leaf.formula, lexicon)}"')
         return lines
@@ -314,8 +360,9 @@ def _decoys(task: Task) -> list[Node]:
     return list(load_formal(DeductionFormal, task).decoys or ())
 
 
-def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
-                   label: str) -> list[str]:
+def _tree_problems(
+    task: Task, premises: list[Formula], statement: Formula, label: str
+) -> list[str]:
     """What is wrong with the stored proof and distractor trees, given the established label:
     each tree checked by ``check_trees/3``, their shape for the label by ``shape_error/8``
     (both in ``prolog/deduction.pl``), and every premise a leaf of some tree.
@@ -335,8 +382,9 @@ def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
     for name, result in zip(names, results):
         if not result.ok:
             problems.append(f"{name}: {result.error}")
-    problems += checks.shape_problems(construction_of(task.params), label, statement,
-                                      [proof, *distractors], premises, decoys)
+    problems += checks.shape_problems(
+        construction_of(task.params), label, statement, [proof, *distractors], premises, decoys
+    )
     stated = [leaf.stated for tree in [proof, *distractors, *decoys] for leaf in tree.leaves()]
     leaves = {f for f in stated if f is not None}
     unused = [p.to_prover9() for p in premises if p not in leaves]
@@ -345,8 +393,9 @@ def _tree_problems(task: Task, premises: list[Formula], statement: Formula,
     return problems
 
 
-def _balanced_problems(task: Task, premises: list[Formula], statement: Formula, label: str,
-                       details: dict[str, Any]) -> list[str]:
+def _balanced_problems(
+    task: Task, premises: list[Formula], statement: Formula, label: str, details: dict[str, Any]
+) -> list[str]:
     """Minimality and existential-import agreement (balanced construction): every premise
     of a True/False task's proof is necessary, the other premises decide nothing, and the
     label is the same with existential import."""
@@ -356,8 +405,10 @@ def _balanced_problems(task: Task, premises: list[Formula], statement: Formula, 
         used = [leaf.formula for leaf in proof.leaves() if not leaf.missing]
         redundant = checks.redundant_premises(premises, statement, used)
         if redundant:
-            problems.append("proof: premises not needed for the label: "
-                            + "; ".join(p.to_prover9() for p in redundant))
+            problems.append(
+                "proof: premises not needed for the label: "
+                + "; ".join(p.to_prover9() for p in redundant)
+            )
         rest = [p for p in premises if p not in set(used)]
         if checks.asp_label(rest, statement).label != "Unknown":
             problems.append("the premises outside the proof decide the statement")
@@ -369,6 +420,7 @@ def _balanced_problems(task: Task, premises: list[Formula], statement: Formula, 
     # the double check of the import reading: Prover9 beside ASP
     details["import_prover9"] = checks.prover9_import_label(premises, statement)
     if agrees and details["import_prover9"] != label:
-        problems.append(f"under existential import ASP says {label}, Prover9 "
-                        f"{details['import_prover9']}")
+        problems.append(
+            f"under existential import ASP says {label}, Prover9 {details['import_prover9']}"
+        )
     return problems

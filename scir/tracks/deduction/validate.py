@@ -28,13 +28,19 @@ def _lexicon(metadata: dict[str, Any]) -> None:
     if len(lexicon["predicates"]) > MAX_NAMES:
         raise _fail(f"more than {MAX_NAMES} predicates", field)
     for name, entry in lexicon["predicates"].items():
-        if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str)
-                                                for k in ("noun", "plural", "article"))):
-            raise _fail(f"predicate {shorten(name)} needs string fields noun, plural and "
-                        "article", field)
+        if not (
+            isinstance(entry, dict)
+            and all(isinstance(entry.get(k), str) for k in ("noun", "plural", "article"))
+        ):
+            raise _fail(
+                f"predicate {shorten(name)} needs string fields noun, plural and article", field
+            )
     individuals = lexicon.get("individuals", {})
-    if not (isinstance(individuals, dict) and len(individuals) <= MAX_NAMES
-            and all(isinstance(v, str) for v in individuals.values())):
+    if not (
+        isinstance(individuals, dict)
+        and len(individuals) <= MAX_NAMES
+        and all(isinstance(v, str) for v in individuals.values())
+    ):
         raise _fail("individuals must be an object of names (strings)", field)
 
 
@@ -47,5 +53,5 @@ def validate(task: Task) -> None:
         raise _fail(f"must be [{task.answer!r}] (the answer alone)", "answer_pool")
     if task.options:
         raise _fail("deduction tasks have no options", "options")
-    load_formal(DeductionFormal, task)     # the formal object: DeductionFormal.load
+    load_formal(DeductionFormal, task)  # the formal object: DeductionFormal.load
     _lexicon(task.domain_metadata)

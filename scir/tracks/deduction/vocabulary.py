@@ -22,7 +22,7 @@ from importlib import resources as importlib_resources
 from scir.errors import ConfigError, GenerationError, ResourceError
 
 _ID = re.compile(r"[a-z][a-z0-9_]*\Z")
-_CONSTANT = re.compile(r"[a-t][a-z0-9_]*\Z")     # Prover9 reads names starting u-z as variables
+_CONSTANT = re.compile(r"[a-t][a-z0-9_]*\Z")  # Prover9 reads names starting u-z as variables
 _RESERVED = {"all", "exists", "not", "none", "some", "no", "x"}
 
 
@@ -101,18 +101,28 @@ def _fail(file: str, message: str) -> ResourceError:
 def _load(file: str, data: object) -> Context:
     if not isinstance(data, dict):
         raise _fail(file, "a vocabulary file holds one JSON object")
-    for key in ("context", "title", "description", "predicates", "exclusive_groups",
-                "individuals"):
+    for key in ("context", "title", "description", "predicates", "exclusive_groups", "individuals"):
         if key not in data:
             raise _fail(file, f"missing field {key!r}")
     preds = []
     for entry in data["predicates"]:
         pid, noun = entry.get("id"), entry.get("noun")
-        if not (isinstance(pid, str) and _ID.match(pid) and pid not in _RESERVED
-                and isinstance(noun, str) and noun.strip()):
+        if not (
+            isinstance(pid, str)
+            and _ID.match(pid)
+            and pid not in _RESERVED
+            and isinstance(noun, str)
+            and noun.strip()
+        ):
             raise _fail(file, f"bad predicate entry {entry!r}")
-        preds.append(Predicate(pid, noun, entry.get("plural") or plural_of(noun),
-                               entry.get("article") or article_of(noun)))
+        preds.append(
+            Predicate(
+                pid,
+                noun,
+                entry.get("plural") or plural_of(noun),
+                entry.get("article") or article_of(noun),
+            )
+        )
     ids = [p.id for p in preds]
     if len(set(ids)) != len(ids):
         raise _fail(file, "duplicate predicate ids")
@@ -132,8 +142,14 @@ def _load(file: str, data: object) -> Context:
     cids = [i.id for i in individuals]
     if len(set(cids)) != len(cids) or set(cids) & set(ids):
         raise _fail(file, "individual ids must be unique and differ from predicate ids")
-    return Context(data["context"], data["title"], data["description"], tuple(preds),
-                   tuple(groups), tuple(individuals))
+    return Context(
+        data["context"],
+        data["title"],
+        data["description"],
+        tuple(preds),
+        tuple(groups),
+        tuple(individuals),
+    )
 
 
 @cache
@@ -162,8 +178,10 @@ def get_context(name: str) -> Context:
     for c in contexts():
         if c.name == name:
             return c
-    raise ConfigError(f"unknown deduction context {name!r} "
-                      f"(known: {', '.join(c.name for c in contexts())})", field="context")
+    raise ConfigError(
+        f"unknown deduction context {name!r} (known: {', '.join(c.name for c in contexts())})",
+        field="context",
+    )
 
 
 class FreshNames:

@@ -27,10 +27,10 @@ from scir.tracks.shapes import bounded_list, fail, number, number_row, string
 SCIENCES = ("chemistry", "biology", "physics", "materials")
 SPLITS = ("train", "test_id", "test_ood")
 MAX_INPUTS = 16
-MAX_ROWS = 100_000              # rows per split
-MAX_EXPRESSION = 4000           # characters
+MAX_ROWS = 100_000  # rows per split
+MAX_EXPRESSION = 4000  # characters
 MAX_CONSTANTS = 64
-MAX_DESCRIPTION = 500           # characters of one description or of the context sentence
+MAX_DESCRIPTION = 500  # characters of one description or of the context sentence
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 
 
@@ -69,13 +69,17 @@ class EquationFormal:
 
     def dump(self) -> dict[str, Any]:
         """The JSON form stored in ``Task.formal`` (key order as documented)."""
-        out = {"science": self.science, "inputs": list(self.inputs), "output": self.output,
-               "expression": self.expression, "skeleton": self.skeleton,
-               "constants": list(self.constants),
-               "splits": {k: self.splits[k].dump() for k in SPLITS},
-               "noise": self.noise,
-               "ranges": {k: {v: list(r) for v, r in self.ranges[k].items()}
-                          for k in ("id", "ood")}}
+        out = {
+            "science": self.science,
+            "inputs": list(self.inputs),
+            "output": self.output,
+            "expression": self.expression,
+            "skeleton": self.skeleton,
+            "constants": list(self.constants),
+            "splits": {k: self.splits[k].dump() for k in SPLITS},
+            "noise": self.noise,
+            "ranges": {k: {v: list(r) for v, r in self.ranges[k].items()} for k in ("id", "ood")},
+        }
         if self.context:
             out["context"] = self.context
         if self.descriptions:
@@ -89,8 +93,7 @@ class EquationFormal:
             raise fail("an equation formal object must be an object", "formal")
         science = data.get("science")
         if science not in SCIENCES:
-            raise fail(f"expected one of {', '.join(SCIENCES)}, got {science!r}",
-                       "formal.science")
+            raise fail(f"expected one of {', '.join(SCIENCES)}, got {science!r}", "formal.science")
         inputs = tuple(bounded_list(data.get("inputs"), "formal.inputs", MAX_INPUTS))
         if not inputs:
             raise fail("expected at least one input name", "formal.inputs")
@@ -103,11 +106,14 @@ class EquationFormal:
             raise fail("the output cannot also be an input", "formal.output")
         expression = string(data.get("expression"), "formal.expression", MAX_EXPRESSION)
         if expression and not expression.strip():
-            raise fail("expected an expression, or \"\" for no ground truth",
-                       "formal.expression")
+            raise fail('expected an expression, or "" for no ground truth', "formal.expression")
         skeleton = string(data.get("skeleton"), "formal.skeleton", MAX_EXPRESSION)
-        constants = tuple(number(v, f"formal.constants[{i}]") for i, v in enumerate(
-            bounded_list(data.get("constants"), "formal.constants", MAX_CONSTANTS)))
+        constants = tuple(
+            number(v, f"formal.constants[{i}]")
+            for i, v in enumerate(
+                bounded_list(data.get("constants"), "formal.constants", MAX_CONSTANTS)
+            )
+        )
         if not expression and (skeleton or constants):
             raise fail("a skeleton or constants without an expression", "formal.expression")
         raw = data.get("splits")
@@ -120,8 +126,19 @@ class EquationFormal:
         ranges = _ranges(data.get("ranges"), inputs)
         context = string(data.get("context", ""), "formal.context", MAX_DESCRIPTION)
         descriptions = _descriptions(data.get("descriptions", {}), inputs + (output,))
-        return cls(science, inputs, output, expression, skeleton, constants, splits, noise,
-                   ranges, context, descriptions)
+        return cls(
+            science,
+            inputs,
+            output,
+            expression,
+            skeleton,
+            constants,
+            splits,
+            noise,
+            ranges,
+            context,
+            descriptions,
+        )
 
 
 def _descriptions(value: Any, names: tuple[str, ...]) -> dict[str, str]:
@@ -130,8 +147,11 @@ def _descriptions(value: Any, names: tuple[str, ...]) -> dict[str, str]:
     unknown = [k for k in value if k not in names]
     if unknown:
         raise fail(f"unknown variable(s) {unknown}", "formal.descriptions")
-    return {k: string(value[k], f"formal.descriptions.{k}", MAX_DESCRIPTION)
-            for k in names if k in value}
+    return {
+        k: string(value[k], f"formal.descriptions.{k}", MAX_DESCRIPTION)
+        for k in names
+        if k in value
+    }
 
 
 def _name(value: Any, field: str) -> str:
@@ -181,4 +201,12 @@ def _ranges(value: Any, inputs: tuple[str, ...]) -> dict[str, dict[str, tuple[fl
     return out
 
 
-__all__ = ["EquationFormal", "MAX_DESCRIPTION", "MAX_EXPRESSION", "MAX_ROWS", "SCIENCES", "SPLITS", "Split"]
+__all__ = [
+    "EquationFormal",
+    "MAX_DESCRIPTION",
+    "MAX_EXPRESSION",
+    "MAX_ROWS",
+    "SCIENCES",
+    "SPLITS",
+    "Split",
+]

@@ -46,8 +46,8 @@ CONSTANT_DIGITS = 3
 MAX_ABS = 1e8
 MIN_SPREAD = 0.05
 MIN_SHARE = 0.1
-NOISE_CUT = 4.0                      # the relative noise is a Gaussian cut at 4 sigma
-SIZE_RANGE = (0.5, 2.0)              # a term's rms on the train inputs (before rounding)
+NOISE_CUT = 4.0  # the relative noise is a Gaussian cut at 4 sigma
+SIZE_RANGE = (0.5, 2.0)  # a term's rms on the train inputs (before rounding)
 
 
 @dataclass
@@ -55,7 +55,7 @@ class Problem:
     """A generated problem: its formal object and how it was made."""
 
     formal: EquationFormal
-    terms: list[dict[str, str]]        # name, kind, expression of each term
+    terms: list[dict[str, str]]  # name, kind, expression of each term
     attempts: int
     rejected: dict[str, int] = field(default_factory=dict)
 
@@ -80,10 +80,13 @@ def combinations(science: str, terms: int, operators: int) -> tuple[tuple[str, .
 def check_params(params: dict[str, Any], science: str) -> None:
     """ConfigError when no term combination of ``science`` fits ``terms`` and ``operators``."""
     if not combinations(science, params["terms"], params["operators"]):
-        raise ConfigError(f"no {params['terms']} terms of the {science} library have "
-                          f"{params['operators']} operators in total (with a textbook and a "
-                          f"synthetic term, at most {MAX_PARAMS} constants); change --terms or "
-                          "--operators", field="operators")
+        raise ConfigError(
+            f"no {params['terms']} terms of the {science} library have "
+            f"{params['operators']} operators in total (with a textbook and a "
+            f"synthetic term, at most {MAX_PARAMS} constants); change --terms or "
+            "--operators",
+            field="operators",
+        )
 
 
 def ood_range(low: float, high: float, shift: float) -> tuple[float, float]:
@@ -99,19 +102,26 @@ def _constant(value: float) -> float:
     return rounded(value, CONSTANT_DIGITS)
 
 
-def _draw(science: Science, combo: list[Term], params: dict[str, Any], rng: random.Random,
-          rejected: dict[str, int]) -> Problem | None:
+def _draw(
+    science: Science,
+    combo: list[Term],
+    params: dict[str, Any],
+    rng: random.Random,
+    rejected: dict[str, int],
+) -> Problem | None:
     """One draw of constants and data; None (reason counted) when it is rejected."""
     inputs = science.input_names
     syms = symbols(science.name)
     id_ranges = [(v.low, v.high) for v in science.inputs]
     ood = [ood_range(v.low, v.high, params["ood_shift"]) for v in science.inputs]
-    splits_x = {"train": _rows(rng, id_ranges, params["samples"]),
-                "test_id": _rows(rng, id_ranges, params["test_samples"]),
-                "test_ood": _rows(rng, ood, params["test_samples"])}
+    splits_x = {
+        "train": _rows(rng, id_ranges, params["samples"]),
+        "test_id": _rows(rng, id_ranges, params["test_samples"]),
+        "test_ood": _rows(rng, ood, params["test_samples"]),
+    }
     pnames: list[sympy.Symbol] = []
     constants: list[float] = []
-    skeletons: list[Any] = []                  # sympy expressions
+    skeletons: list[Any] = []  # sympy expressions
     values: list[dict[sympy.Symbol, sympy.Float]] = []
     for term in combo:
         first = len(pnames)
@@ -147,25 +157,44 @@ def _draw(science: Science, combo: list[Term], params: dict[str, Any], rng: rand
         if rms(evaluate(text, inputs, splits_x["train"])) < MIN_SHARE * rms(train):
             rejected["dominated"] = rejected.get("dominated", 0) + 1
             return None
-    noisy = [y * (1 + params["noise"] * max(-NOISE_CUT, min(NOISE_CUT, rng.gauss(0.0, 1.0))))
-             for y in train]
-    targets: dict[str, list[float] | np.ndarray] = {"train": noisy, "test_id": ys["test_id"],
-                                                   "test_ood": ys["test_ood"]}
-    splits = {k: Split(tuple(tuple(r) for r in splits_x[k]),
-                       tuple(rounded(float(y), SIG_Y) for y in targets[k]))
-              for k in splits_x}
-    ranges = {"id": {v.name: (v.low, v.high) for v in science.inputs},
-              "ood": {v.name: r for v, r in zip(science.inputs, ood)}}
-    formal = EquationFormal(science.name, tuple(inputs), science.output, expression,
-                            str(skeleton), tuple(constants), splits, float(params["noise"]),
-                            ranges)
-    terms = [{"name": t.name, "kind": t.kind, "expression": text}
-             for t, text in zip(combo, term_texts)]
+    noisy = [
+        y * (1 + params["noise"] * max(-NOISE_CUT, min(NOISE_CUT, rng.gauss(0.0, 1.0))))
+        for y in train
+    ]
+    targets: dict[str, list[float] | np.ndarray] = {
+        "train": noisy,
+        "test_id": ys["test_id"],
+        "test_ood": ys["test_ood"],
+    }
+    splits = {
+        k: Split(
+            tuple(tuple(r) for r in splits_x[k]),
+            tuple(rounded(float(y), SIG_Y) for y in targets[k]),
+        )
+        for k in splits_x
+    }
+    ranges = {
+        "id": {v.name: (v.low, v.high) for v in science.inputs},
+        "ood": {v.name: r for v, r in zip(science.inputs, ood)},
+    }
+    formal = EquationFormal(
+        science.name,
+        tuple(inputs),
+        science.output,
+        expression,
+        str(skeleton),
+        tuple(constants),
+        splits,
+        float(params["noise"]),
+        ranges,
+    )
+    terms = [
+        {"name": t.name, "kind": t.kind, "expression": text} for t, text in zip(combo, term_texts)
+    ]
     return Problem(formal, terms, 0)
 
 
-def build(params: dict[str, Any], science_name: str, rng: random.Random, task_id: str
-          ) -> Problem:
+def build(params: dict[str, Any], science_name: str, rng: random.Random, task_id: str) -> Problem:
     """Draw until a usable problem of ``science_name`` comes out (GenerationError after
     :data:`MAX_ATTEMPTS` draws)."""
     check_params(params, science_name)
@@ -178,9 +207,17 @@ def build(params: dict[str, Any], science_name: str, rng: random.Random, task_id
         if problem is not None:
             problem.attempts, problem.rejected = attempt, dict(sorted(rejected.items()))
             return problem
-    raise GenerationError(f"no usable equation in {MAX_ATTEMPTS} draws ({rejected})",
-                          task_id=task_id)
+    raise GenerationError(
+        f"no usable equation in {MAX_ATTEMPTS} draws ({rejected})", task_id=task_id
+    )
 
 
-__all__ = ["MAX_PARAMS", "MIN_SHARE", "Problem", "build", "check_params", "combinations",
-           "ood_range"]
+__all__ = [
+    "MAX_PARAMS",
+    "MIN_SHARE",
+    "Problem",
+    "build",
+    "check_params",
+    "combinations",
+    "ood_range",
+]

@@ -17,7 +17,7 @@ from scir.tracks.equation.numeric import SIG_Y, equation, right_side, rounded
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_TRUTH_BYTES = 64 * 1024
-MAX_TRUTH_DEPTH = 8                # equation.json: an object holding a list of constants
+MAX_TRUTH_DEPTH = 8  # equation.json: an object holding a list of constants
 
 
 def inside(root: Path, path: Path) -> Path:
@@ -30,8 +30,10 @@ def inside(root: Path, path: Path) -> Path:
 def read_csv(root: Path, path: Path) -> tuple[list[str], list[list[float]]]:
     """Header and rows of one split file (TaskFormatError naming file and line)."""
     if not path.is_file():
-        raise TaskFormatError("missing (a problem folder needs train.csv, test_id.csv and "
-                              "test_ood.csv)", file=str(path))
+        raise TaskFormatError(
+            "missing (a problem folder needs train.csv, test_id.csv and test_ood.csv)",
+            file=str(path),
+        )
     resolved = inside(root, path)
     if resolved.stat().st_size > MAX_FILE_BYTES:
         raise TaskFormatError(f"larger than {MAX_FILE_BYTES} bytes", file=str(path))
@@ -45,12 +47,16 @@ def read_csv(root: Path, path: Path) -> tuple[list[str], list[list[float]]]:
         raise TaskFormatError("empty file (expected a header line)", file=str(path), line=1)
     header = [c.strip().lstrip("\ufeff").strip() for c in lines[0]]
     if len(header) < 2:
-        raise TaskFormatError("the header needs at least one input and the target",
-                              file=str(path), line=1)
+        raise TaskFormatError(
+            "the header needs at least one input and the target", file=str(path), line=1
+        )
     for name in header:
         if not NAME.fullmatch(name):
-            raise TaskFormatError(f"column name {shorten(name)} is not a variable name "
-                                  "(letters, digits, _)", file=str(path), line=1)
+            raise TaskFormatError(
+                f"column name {shorten(name)} is not a variable name (letters, digits, _)",
+                file=str(path),
+                line=1,
+            )
     if len(set(header)) != len(header):
         raise TaskFormatError("a column name repeats", file=str(path), line=1)
     rows = []
@@ -58,13 +64,15 @@ def read_csv(root: Path, path: Path) -> tuple[list[str], list[list[float]]]:
         if not cells or all(not c.strip() for c in cells):
             continue
         if len(cells) != len(header):
-            raise TaskFormatError(f"{len(cells)} values for {len(header)} columns",
-                                  file=str(path), line=number)
+            raise TaskFormatError(
+                f"{len(cells)} values for {len(header)} columns", file=str(path), line=number
+            )
         try:
             values = [float(c) for c in cells]
         except ValueError:
-            raise TaskFormatError(f"not a number in {shorten(','.join(cells))}",
-                                  file=str(path), line=number) from None
+            raise TaskFormatError(
+                f"not a number in {shorten(','.join(cells))}", file=str(path), line=number
+            ) from None
         if not all(math.isfinite(v) for v in values):
             raise TaskFormatError("a value is not finite", file=str(path), line=number)
         rows.append([rounded(v, SIG_Y) for v in values])
@@ -83,38 +91,56 @@ def _read_small(root: Path, path: Path) -> str:
         raise TaskFormatError(f"not UTF-8 text: {exc}", file=str(path)) from exc
 
 
-def ground_truth(root: Path, folder: Path, inputs: list[str]
-                 ) -> tuple[str, str, list[float]] | None:
+def ground_truth(
+    root: Path, folder: Path, inputs: list[str]
+) -> tuple[str, str, list[float]] | None:
     """(expression, skeleton, constants) from equation.json or equation.txt, or None."""
     js, txt = folder / "equation.json", folder / "equation.txt"
     try:
         if js.is_file():
-            data = parse_json(_read_small(root, js), file=str(js), error=TaskFormatError,
-                              max_depth=MAX_TRUTH_DEPTH)
+            data = parse_json(
+                _read_small(root, js),
+                file=str(js),
+                error=TaskFormatError,
+                max_depth=MAX_TRUTH_DEPTH,
+            )
             if not isinstance(data, dict):
-                raise TaskFormatError("expected an object with expression (or skeleton and "
-                                      "constants)", file=str(js))
+                raise TaskFormatError(
+                    "expected an object with expression (or skeleton and constants)", file=str(js)
+                )
             skeleton, constants = data.get("skeleton", ""), data.get("constants", [])
-            if not isinstance(skeleton, str) or not isinstance(constants, list) or not all(
-                    isinstance(c, (int, float)) and not isinstance(c, bool)
-                    and math.isfinite(c) for c in constants):
-                raise TaskFormatError("skeleton must be text and constants a list of numbers",
-                                      file=str(js))
+            if (
+                not isinstance(skeleton, str)
+                or not isinstance(constants, list)
+                or not all(
+                    isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c)
+                    for c in constants
+                )
+            ):
+                raise TaskFormatError(
+                    "skeleton must be text and constants a list of numbers", file=str(js)
+                )
             expression = data.get("expression")
             if skeleton:
                 skeleton = right_side(skeleton)
                 parsed = equation(skeleton, inputs)
                 if parsed.n_params != len(constants):
-                    raise TaskFormatError(f"the skeleton has {parsed.n_params} parameters, "
-                                          f"constants {len(constants)}", file=str(js))
+                    raise TaskFormatError(
+                        f"the skeleton has {parsed.n_params} parameters, "
+                        f"constants {len(constants)}",
+                        file=str(js),
+                    )
                 if expression is None:
                     expression = parsed.substitute(constants)
             if not isinstance(expression, str) or not expression.strip():
                 raise TaskFormatError("expected an expression (text)", file=str(js))
             expression = right_side(expression)
             if equation(expression, inputs).n_params:
-                raise TaskFormatError("the expression has free parameters; give their values "
-                                      "as skeleton and constants", file=str(js))
+                raise TaskFormatError(
+                    "the expression has free parameters; give their values "
+                    "as skeleton and constants",
+                    file=str(js),
+                )
             return expression, skeleton, [float(c) for c in constants]
         if txt.is_file():
             lines = [ln.strip() for ln in _read_small(root, txt).splitlines()]

@@ -25,18 +25,30 @@ from scir.tracks.equation.llmsr_meta import Table
 
 MAX_GROUP_DEPTH = 16
 # split -> the dataset names that hold it, LLM-SRBench's first
-DATASETS = {"train": ("train_data", "train"),
-            "test_id": ("id_test_data", "test_id", "id_test", "test"),
-            "test_ood": ("ood_test_data", "test_ood", "ood_test")}
-DEFAULT_SYMBOLS = {"chem_react": ["dA_dt", "t", "A"],
-                   "bio_pop_growth": ["dP_dt", "t", "P"],
-                   "phys_osc": ["dv_dt", "x", "t", "v"]}
+DATASETS = {
+    "train": ("train_data", "train"),
+    "test_id": ("id_test_data", "test_id", "id_test", "test"),
+    "test_ood": ("ood_test_data", "test_ood", "ood_test"),
+}
+DEFAULT_SYMBOLS = {
+    "chem_react": ["dA_dt", "t", "A"],
+    "bio_pop_growth": ["dP_dt", "t", "P"],
+    "phys_osc": ["dv_dt", "x", "t", "v"],
+}
 DEFAULT_DESCRIPTIONS = {
-    "chem_react": ["Rate of change of concentration in chemistry reaction kinetics", "Time",
-                   "Concentration at time t"],
+    "chem_react": [
+        "Rate of change of concentration in chemistry reaction kinetics",
+        "Time",
+        "Concentration at time t",
+    ],
     "bio_pop_growth": ["Population growth rate", "Time", "Population at time t"],
-    "phys_osc": ["Acceleration in Non-linear Harmonic Oscillator", "Position at time t", "Time",
-                 "Velocity at time t"]}
+    "phys_osc": [
+        "Acceleration in Non-linear Harmonic Oscillator",
+        "Position at time t",
+        "Time",
+        "Velocity at time t",
+    ],
+}
 
 
 @dataclass
@@ -53,8 +65,10 @@ def _h5py() -> Any:
     try:
         import h5py
     except ImportError as exc:
-        raise ConfigError("reading LLM-SRBench's HDF5 file needs h5py (pip install h5py, or "
-                          "the project's `llmsr` extra)") from exc
+        raise ConfigError(
+            "reading LLM-SRBench's HDF5 file needs h5py (pip install h5py, or "
+            "the project's `llmsr` extra)"
+        ) from exc
     return h5py
 
 
@@ -79,8 +93,9 @@ def read_hdf5(path: Path) -> list[H5Problem]:
             if any(n in known for n in datasets):
                 problems.append(_problem(group, parts, datasets, where))
             if groups and len(parts) + 1 > MAX_GROUP_DEPTH:
-                raise TaskFormatError(f"groups nested more than {MAX_GROUP_DEPTH} levels deep",
-                                      file=where)
+                raise TaskFormatError(
+                    f"groups nested more than {MAX_GROUP_DEPTH} levels deep", file=where
+                )
             stack.extend((group[n], parts + [n]) for n in reversed(groups))
     return sorted(problems, key=lambda p: p.parts)
 
@@ -99,11 +114,13 @@ def _problem(group: Any, parts: list[str], datasets: list[str], where: str) -> H
         data = group[name]
         label = f"{where}:/{'/'.join(parts + [name])}"
         if len(data.shape) != 2 or not 2 <= data.shape[1] <= MAX_INPUTS + 1:
-            raise TaskFormatError(f"expected a table of rows (2 to {MAX_INPUTS + 1} columns, "
-                                  f"output first), got shape {data.shape}", file=label)
+            raise TaskFormatError(
+                f"expected a table of rows (2 to {MAX_INPUTS + 1} columns, "
+                f"output first), got shape {data.shape}",
+                file=label,
+            )
         if not 1 <= data.shape[0] <= MAX_ROWS:
-            raise TaskFormatError(f"expected 1 to {MAX_ROWS} rows, got {data.shape[0]}",
-                                  file=label)
+            raise TaskFormatError(f"expected 1 to {MAX_ROWS} rows, got {data.shape[0]}", file=label)
         if data.dtype.kind not in "fiu":
             raise TaskFormatError(f"expected numbers, got {data.dtype}", file=label)
         problem.arrays[split] = np.asarray(data[...], dtype=np.float64)
@@ -111,8 +128,9 @@ def _problem(group: Any, parts: list[str], datasets: list[str], where: str) -> H
     return problem
 
 
-def names_of(problem: H5Problem, table: Table | None
-             ) -> tuple[str, list[str], dict[str, str], str, str]:
+def names_of(
+    problem: H5Problem, table: Table | None
+) -> tuple[str, list[str], dict[str, str], str, str]:
     """(output, inputs, descriptions, ground-truth expression, note) of a problem group:
     from the table, else the domain's defaults, else generic names."""
     width = next(iter(problem.arrays.values())).shape[1]

@@ -41,11 +41,17 @@ MAX_SPEC_BYTES = 256 * 1024
 TABLE_SUFFIXES = (".parquet", ".json", ".jsonl", ".csv")
 SPLIT_PREFIXES = ("lsr_synth_", "lsr_")
 _SPEC = re.compile(r"specification_(?P<name>.+?)_(?:numpy|torch)\.txt")
-_DOCSTRING = re.compile(r"def\s+equation\s*\((?P<args>[^)]*)\)[^:]*:\s*(?:\"\"\"|''')"
-                        r"(?P<doc>.*?)(?:\"\"\"|''')", re.S)
+_DOCSTRING = re.compile(
+    r"def\s+equation\s*\((?P<args>[^)]*)\)[^:]*:\s*(?:\"\"\"|''')"
+    r"(?P<doc>.*?)(?:\"\"\"|''')",
+    re.S,
+)
 _ARG = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<desc>.+?)\s*$")
-_NUMPY_WORDS = re.compile(r"^(?:an?\s+)?(?:numpy\s+)?array\s+representing\s+"
-                          r"(?:observations\s+of\s+)?", re.I)
+_NUMPY_WORDS = re.compile(
+    r"^(?:an?\s+)?(?:numpy\s+)?array\s+representing\s+"
+    r"(?:observations\s+of\s+)?",
+    re.I,
+)
 _FIND = "Find the mathematical function skeleton that represents "
 _MODULE_DOC = re.compile(r'\A\s*(?:"""|\'\'\')(?P<doc>.*?)(?:"""|\'\'\')', re.S)
 
@@ -71,15 +77,20 @@ class TableEntry:
         names = [clean_symbol(s, self.where) for s in self.symbols]
         keep = list(range(len(names)))
         if len(names) != width:
-            keep = [i for i, p in enumerate(self.properties)
-                    if i == 0 or "V" in str(p).upper()]
+            keep = [i for i, p in enumerate(self.properties) if i == 0 or "V" in str(p).upper()]
         if len(keep) != width or not keep:
-            raise TaskFormatError(f"problem {shorten(self.name)}: the table names "
-                                  f"{len(names)} symbols ({len(keep)} output and variables), "
-                                  f"the data have {width} columns", file=self.where)
+            raise TaskFormatError(
+                f"problem {shorten(self.name)}: the table names "
+                f"{len(names)} symbols ({len(keep)} output and variables), "
+                f"the data have {width} columns",
+                file=self.where,
+            )
         chosen = [names[i] for i in keep]
-        descs = {names[i]: _description(self.descriptions[i]) for i in keep
-                 if i < len(self.descriptions) and _description(self.descriptions[i])}
+        descs = {
+            names[i]: _description(self.descriptions[i])
+            for i in keep
+            if i < len(self.descriptions) and _description(self.descriptions[i])
+        }
         return chosen[0], chosen[1:], descs
 
 
@@ -104,8 +115,10 @@ def clean_symbol(symbol: Any, where: str = "") -> str:
     text = str(symbol).strip().strip("$").replace("\\", "").replace("text", "")
     text = text.replace("{", "").replace("}", "").strip().replace(" ", "_")
     if not NAME.fullmatch(text):
-        raise TaskFormatError(f"symbol {shorten(str(symbol))} is not a variable name (letters, "
-                              "digits, _)", file=where or None)
+        raise TaskFormatError(
+            f"symbol {shorten(str(symbol))} is not a variable name (letters, digits, _)",
+            file=where or None,
+        )
     return text
 
 
@@ -118,7 +131,7 @@ def domain_of_split(split: str) -> str:
     """``lsr_synth_chem_react`` -> ``chem_react`` (``lsr_transform`` -> ``transform``)."""
     for prefix in SPLIT_PREFIXES:
         if split.startswith(prefix):
-            return split[len(prefix):]
+            return split[len(prefix) :]
     return split
 
 
@@ -131,12 +144,12 @@ def _records_of(data: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
         out = []
         for split, rows in data.items():
             if not isinstance(rows, list):
-                raise TaskFormatError(f"split {shorten(str(split))} is not a list of records",
-                                      file=where)
+                raise TaskFormatError(
+                    f"split {shorten(str(split))} is not a list of records", file=where
+                )
             out += [(str(split), r) for r in rows]
         return out
-    raise TaskFormatError("expected a list of problem records or an object of lists",
-                          file=where)
+    raise TaskFormatError("expected a list of problem records or an object of lists", file=where)
 
 
 def _list_cell(value: Any, field_name: str, where: str) -> list[Any]:
@@ -160,15 +173,33 @@ def _entry(split: str, record: Any, file_domain: str, where: str) -> TableEntry:
         raise TaskFormatError("a problem record has no name", file=where)
     symbols = _list_cell(record.get("symbols"), f"{name}: symbols", where)
     descs = _list_cell(record.get("symbol_descs", []) or [], f"{name}: symbol_descs", where)
-    props = _list_cell(record.get("symbol_properties", []) or [],
-                       f"{name}: symbol_properties", where)
+    props = _list_cell(
+        record.get("symbol_properties", []) or [], f"{name}: symbol_properties", where
+    )
     expression = record.get("expression") or ""
     if not isinstance(expression, str):
         raise TaskFormatError(f"{name}: expression is not text", file=where)
-    domain = next((str(record[k]) for k in ("subset", "dataset", "domain")
-                   if isinstance(record.get(k), str) and record[k]), "") or split or file_domain
-    return TableEntry(domain_of_split(domain), name, [str(s) for s in symbols],
-                      [str(d) for d in descs], [str(p) for p in props], expression, where)
+    domain = (
+        next(
+            (
+                str(record[k])
+                for k in ("subset", "dataset", "domain")
+                if isinstance(record.get(k), str) and record[k]
+            ),
+            "",
+        )
+        or split
+        or file_domain
+    )
+    return TableEntry(
+        domain_of_split(domain),
+        name,
+        [str(s) for s in symbols],
+        [str(d) for d in descs],
+        [str(p) for p in props],
+        expression,
+        where,
+    )
 
 
 def _read_table_file(path: Path) -> list[TableEntry]:
@@ -181,11 +212,12 @@ def _read_table_file(path: Path) -> list[TableEntry]:
         try:
             import pyarrow.parquet as pq
         except ImportError as exc:
-            raise ConfigError("reading a .parquet table needs pyarrow (pip install pyarrow)",
-                              file=where) from exc
+            raise ConfigError(
+                "reading a .parquet table needs pyarrow (pip install pyarrow)", file=where
+            ) from exc
         try:
             rows = pq.read_table(path).to_pylist()
-        except Exception as exc:        # pyarrow's own errors (ArrowInvalid, OSError, ...)
+        except Exception as exc:  # pyarrow's own errors (ArrowInvalid, OSError, ...)
             raise TaskFormatError(f"not a readable parquet file: {exc}", file=where) from exc
         pairs = [("", r) for r in rows]
     else:
@@ -196,8 +228,11 @@ def _read_table_file(path: Path) -> list[TableEntry]:
         if suffix == ".json":
             pairs = _records_of(parse_json(text, file=where, error=TaskFormatError), where)
         elif suffix == ".jsonl":
-            pairs = [("", parse_json(line, file=f"{where}:{i}", error=TaskFormatError))
-                     for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+            pairs = [
+                ("", parse_json(line, file=f"{where}:{i}", error=TaskFormatError))
+                for i, line in enumerate(text.splitlines(), start=1)
+                if line.strip()
+            ]
         else:
             pairs = [("", dict(r)) for r in csv.DictReader(io.StringIO(text))]
     return [_entry(split, record, file_domain, where) for split, record in pairs]
@@ -208,15 +243,24 @@ def read_table(path: str | Path) -> Table:
     there is none, TaskFormatError naming the file for a malformed one)."""
     base = Path(path)
     if base.is_dir():
-        files = sorted(p for p in base.rglob("*") if p.is_file() and not p.is_symlink()
-                       and p.suffix.lower() in TABLE_SUFFIXES)
+        files = sorted(
+            p
+            for p in base.rglob("*")
+            if p.is_file() and not p.is_symlink() and p.suffix.lower() in TABLE_SUFFIXES
+        )
         if not files:
-            raise ConfigError(f"no table file ({', '.join(TABLE_SUFFIXES)}) in the folder",
-                              file=str(path), field="table")
+            raise ConfigError(
+                f"no table file ({', '.join(TABLE_SUFFIXES)}) in the folder",
+                file=str(path),
+                field="table",
+            )
     elif base.is_file():
         if base.suffix.lower() not in TABLE_SUFFIXES:
-            raise ConfigError(f"a problem table is one of {', '.join(TABLE_SUFFIXES)}",
-                              file=str(path), field="table")
+            raise ConfigError(
+                f"a problem table is one of {', '.join(TABLE_SUFFIXES)}",
+                file=str(path),
+                field="table",
+            )
         files = [base]
     else:
         raise ConfigError("no such file or folder", file=str(path), field="table")
@@ -256,8 +300,11 @@ def read_spec(path: Path, names: list[str]) -> Spec:
     if found is None:
         return Spec("", {})
     lines = [ln.strip() for ln in found["doc"].strip().splitlines()]
-    context = _description(lines[0].removeprefix("Mathematical function for ")) \
-        if lines and lines[0] else ""
+    context = (
+        _description(lines[0].removeprefix("Mathematical function for "))
+        if lines and lines[0]
+        else ""
+    )
     descriptions: dict[str, str] = {}
     section = ""
     for line in lines[1:]:
@@ -275,11 +322,19 @@ def read_spec(path: Path, names: list[str]) -> Spec:
     module = _MODULE_DOC.search(text)
     sentence = _description(" ".join(module["doc"].split())) if module else ""
     if sentence.startswith(_FIND):
-        context = "The equation sought gives " + sentence[len(_FIND):]
+        context = "The equation sought gives " + sentence[len(_FIND) :]
     elif context:
         context = "The equation sought gives " + context
     return Spec(context, descriptions)
 
 
-__all__ = ["Spec", "Table", "TableEntry", "clean_symbol", "domain_of_split", "read_spec",
-           "read_table", "spec_files"]
+__all__ = [
+    "Spec",
+    "Table",
+    "TableEntry",
+    "clean_symbol",
+    "domain_of_split",
+    "read_spec",
+    "read_table",
+    "spec_files",
+]

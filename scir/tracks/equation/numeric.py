@@ -18,8 +18,8 @@ from solvers.equation.expression import Equation, parse_equation
 
 _LHS = re.compile(r"^\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*(?:\([^()=]*\))?|d[A-Za-z_]+/dt)\s*=(?!=)")
 
-SIG_X = 4                       # significant digits of a generated input value
-SIG_Y = 6                       # significant digits of a target (and of imported values)
+SIG_X = 4  # significant digits of a generated input value
+SIG_Y = 6  # significant digits of a target (and of imported values)
 
 
 def rounded(value: float, digits: int) -> float:
@@ -44,8 +44,9 @@ def equation(text: str, inputs: Sequence[str]) -> Equation:
     return parse_equation(text, list(inputs))
 
 
-def evaluate(text: str, inputs: Sequence[str], X: Sequence[Sequence[float]],
-             params: Sequence[float] = ()) -> np.ndarray:
+def evaluate(
+    text: str, inputs: Sequence[str], X: Sequence[Sequence[float]], params: Sequence[float] = ()
+) -> np.ndarray:
     """``text`` evaluated on the rows of ``X`` (columns in ``inputs`` order)."""
     rows = np.asarray(X, dtype=float).reshape(len(X), len(inputs))
     return equation(text, inputs).evaluate(rows, params)

@@ -15,7 +15,7 @@ from scir.tracks.equation.formal import EquationFormal
 from scir.tracks.equation.numeric import printed
 from scir.tracks.equation.terms import SCIENCES
 
-SHOWN = 30                           # train rows printed in the problem text, at most
+SHOWN = 30  # train rows printed in the problem text, at most
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,9 @@ class Described:
         return f"{self.name} ({self.description}{unit})"
 
 
-def described(science: str, name: str, output: bool = False,
-              given: dict[str, str] | None = None) -> Described:
+def described(
+    science: str, name: str, output: bool = False, given: dict[str, str] | None = None
+) -> Described:
     """The description of input (or output) ``name`` in ``science``; ``given``: the
     descriptions the problem's source states (an imported problem), which come first."""
     if given and given.get(name):
@@ -47,8 +48,7 @@ def described(science: str, name: str, output: bool = False,
     return Described(name, "the measured quantity" if output else "an input variable", "")
 
 
-def context_sentence(science: str, inputs: tuple[str, ...], output: str,
-                     given: str = "") -> str:
+def context_sentence(science: str, inputs: tuple[str, ...], output: str, given: str = "") -> str:
     """The system studied: the source's sentence when it states one (``given``), else the
     science's sentence when the variables are its own."""
     if given:
@@ -71,27 +71,39 @@ def block_context(formal: EquationFormal) -> str:
     inputs = "; ".join(described(formal.science, n, given=given).text() for n in formal.inputs)
     out = described(formal.science, formal.output, output=True, given=given).text()
     sentence = context_sentence(formal.science, formal.inputs, formal.output, formal.context)
-    return (f"Field: {formal.science}. {sentence}\n"
-            f"Inputs: {inputs}.\nOutput: {out}.")
+    return f"Field: {formal.science}. {sentence}\nInputs: {inputs}.\nOutput: {out}."
 
 
 def block_data(formal: EquationFormal) -> str:
     """Block 2: the training table."""
     rows = shown_rows(formal)
     columns = list(formal.inputs) + [formal.output]
-    lines = [f"Training data ({len(rows)} rows):", "| " + " | ".join(columns) + " |",
-             "|" + "|".join("---:" for _ in columns) + "|"]
+    lines = [
+        f"Training data ({len(rows)} rows):",
+        "| " + " | ".join(columns) + " |",
+        "|" + "|".join("---:" for _ in columns) + "|",
+    ]
     lines += ["| " + " | ".join(printed(v) for v in r) + " |" for r in rows]
     return "\n".join(lines)
 
 
 def question(formal: EquationFormal) -> str:
     """The question of a task."""
-    return (f"Which equation gives {formal.output} as a function of "
-            f"{', '.join(formal.inputs)}? Write it as an expression in "
-            f"{', '.join(formal.inputs)}; constants may be numbers or free parameters "
-            "p0, p1, ..., p9, which are fitted to the training data.")
+    return (
+        f"Which equation gives {formal.output} as a function of "
+        f"{', '.join(formal.inputs)}? Write it as an expression in "
+        f"{', '.join(formal.inputs)}; constants may be numbers or free parameters "
+        "p0, p1, ..., p9, which are fitted to the training data."
+    )
 
 
-__all__ = ["SHOWN", "Described", "block_context", "block_data", "context_sentence",
-           "described", "question", "shown_rows"]
+__all__ = [
+    "SHOWN",
+    "Described",
+    "block_context",
+    "block_data",
+    "context_sentence",
+    "described",
+    "question",
+    "shown_rows",
+]

@@ -24,8 +24,8 @@ from scir.tracks.equation.validate import validate
 GENERATOR = "scir.tracks.equation"
 VERSION = "1.0"
 ANY = "any"
-VERIFY_TAU = 0.001               # the stored expression reproduces noise-free targets
-NOISE_FACTOR = 4.5               # train targets with noise: within 4.5 sigma (noise is cut at 4)
+VERIFY_TAU = 0.001  # the stored expression reproduces noise-free targets
+NOISE_FACTOR = 4.5  # train targets with noise: within 4.5 sigma (noise is cut at 4)
 _ANSWER = re.compile(r"(?im)^[\s>*_#-]*(?:final\s+)?answer\s*[*_]*\s*[:=]\s*(.+?)\s*$")
 
 
@@ -34,9 +34,11 @@ class EquationTrack(Track):
     style: textbook terms mixed with synthetic ones, in four sciences)."""
 
     name = "equation"
-    description = ("equation discovery (symbolic regression): find the equation that "
-                   "generated a table of measurements in chemistry, biology, physics or "
-                   "materials science")
+    description = (
+        "equation discovery (symbolic regression): find the equation that "
+        "generated a table of measurements in chemistry, biology, physics or "
+        "materials science"
+    )
     n_blocks = 2
     answer_kind = "expression"
     scoring = "equation"
@@ -51,23 +53,72 @@ class EquationTrack(Track):
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
         return [
-            TrackParam("terms", int, "terms of the equation (at least one textbook term and, "
-                       "from two terms on, one synthetic term)", 2, 4, minimum=1, maximum=6),
-            TrackParam("operators", int, "unary functions (sin, cos, exp, log, sqrt, tanh) in "
-                       "the equation, in total", 1, 2, minimum=0, maximum=8),
-            TrackParam("samples", int, "training rows (the text prints the first "
-                       f"{templates.SHOWN})", 24, 24, minimum=4, maximum=5000),
-            TrackParam("test_samples", int, "rows of each test split (in-domain and "
-                       "out-of-domain)", 50, 50, minimum=4, maximum=5000),
-            TrackParam("noise", float, "std of the relative Gaussian noise on the training "
-                       "targets (0: none; the test splits are always noise-free)", 0.0, 0.0,
-                       minimum=0.0, maximum=0.5),
-            TrackParam("ood_shift", float, "out-of-domain inputs lie in [high, high + shift * "
-                       "(high - low)] of each input's in-domain range", 0.5, 0.5,
-                       minimum=0.05, maximum=5.0),
-            TrackParam("science", str, "the science (any: chemistry, biology, physics, "
-                       "materials in turn by task index)", ANY, ANY,
-                       choices=(ANY,) + SCIENCES, affects_difficulty=False),
+            TrackParam(
+                "terms",
+                int,
+                "terms of the equation (at least one textbook term and, "
+                "from two terms on, one synthetic term)",
+                2,
+                4,
+                minimum=1,
+                maximum=6,
+            ),
+            TrackParam(
+                "operators",
+                int,
+                "unary functions (sin, cos, exp, log, sqrt, tanh) in the equation, in total",
+                1,
+                2,
+                minimum=0,
+                maximum=8,
+            ),
+            TrackParam(
+                "samples",
+                int,
+                f"training rows (the text prints the first {templates.SHOWN})",
+                24,
+                24,
+                minimum=4,
+                maximum=5000,
+            ),
+            TrackParam(
+                "test_samples",
+                int,
+                "rows of each test split (in-domain and out-of-domain)",
+                50,
+                50,
+                minimum=4,
+                maximum=5000,
+            ),
+            TrackParam(
+                "noise",
+                float,
+                "std of the relative Gaussian noise on the training "
+                "targets (0: none; the test splits are always noise-free)",
+                0.0,
+                0.0,
+                minimum=0.0,
+                maximum=0.5,
+            ),
+            TrackParam(
+                "ood_shift",
+                float,
+                "out-of-domain inputs lie in [high, high + shift * "
+                "(high - low)] of each input's in-domain range",
+                0.5,
+                0.5,
+                minimum=0.05,
+                maximum=5.0,
+            ),
+            TrackParam(
+                "science",
+                str,
+                "the science (any: chemistry, biology, physics, materials in turn by task index)",
+                ANY,
+                ANY,
+                choices=(ANY,) + SCIENCES,
+                affects_difficulty=False,
+            ),
         ]
 
     def tier(self, params: dict[str, Any]) -> str:
@@ -80,30 +131,58 @@ class EquationTrack(Track):
             science = SCIENCES[index % len(SCIENCES)]
         rng = self.rng(seed, index, salt=f"{self.name}:{self.tier(params)}:{science}")
         problem = build(params, science, rng, task_id)
-        return self.task_of(problem.formal, task_id=task_id, tier=self.tier(params),
-                            seed=seed, params=dict(params),
-                            difficulty=self.difficulty_of(params),
-                            metadata={"science": science, "terms": problem.terms},
-                            provenance={"generator": GENERATOR, "version": VERSION,
-                                        "attempts": problem.attempts,
-                                        "rejected": problem.rejected,
-                                        "evaluator": "solvers.equation.expression"})
+        return self.task_of(
+            problem.formal,
+            task_id=task_id,
+            tier=self.tier(params),
+            seed=seed,
+            params=dict(params),
+            difficulty=self.difficulty_of(params),
+            metadata={"science": science, "terms": problem.terms},
+            provenance={
+                "generator": GENERATOR,
+                "version": VERSION,
+                "attempts": problem.attempts,
+                "rejected": problem.rejected,
+                "evaluator": "solvers.equation.expression",
+            },
+        )
 
-    def task_of(self, formal: EquationFormal, *, task_id: str, tier: str, seed: int,
-                params: dict[str, Any], difficulty: str, metadata: dict[str, Any],
-                provenance: dict[str, Any]) -> Task:
+    def task_of(
+        self,
+        formal: EquationFormal,
+        *,
+        task_id: str,
+        tier: str,
+        seed: int,
+        params: dict[str, Any],
+        difficulty: str,
+        metadata: dict[str, Any],
+        provenance: dict[str, Any],
+    ) -> Task:
         """The task of a formal object (generated or imported): blocks, question, answer."""
         blocks = [templates.block_context(formal), templates.block_data(formal)]
         return Task(
-            task_id=task_id, domain=self.name, difficulty=difficulty, tier=tier, seed=seed,
-            params=params, question=templates.question(formal), options=[],
+            task_id=task_id,
+            domain=self.name,
+            difficulty=difficulty,
+            tier=tier,
+            seed=seed,
+            params=params,
+            question=templates.question(formal),
+            options=[],
             # no ground truth (an imported problem): answer "" and an empty pool
             answer=formal.expression,
             answer_pool=[formal.expression] if formal.has_truth else [],
             # an equation is not drawn from a finite set: a blind guess is right with
             # probability 0 (the Task format allows 0 for open answers)
-            chance=0.0, formal=formal.dump(), blocks=blocks, problem_nl="\n\n".join(blocks),
-            domain_metadata=metadata, provenance=provenance)
+            chance=0.0,
+            formal=formal.dump(),
+            blocks=blocks,
+            problem_nl="\n\n".join(blocks),
+            domain_metadata=metadata,
+            provenance=provenance,
+        )
 
     # ---- checking and scoring ---------------------------------------------------------
     def validate_formal(self, task: Task) -> None:
@@ -122,12 +201,19 @@ class EquationTrack(Track):
 
         formal = self.formal(task)
         if not formal.has_truth:
-            return Check(task.task_id, True, task.answer, None, details={},
-                         message="no ground truth: the data alone were checked")
+            return Check(
+                task.task_id,
+                True,
+                task.answer,
+                None,
+                details={},
+                message="no ground truth: the data alone were checked",
+            )
         problems = []
         if task.answer != formal.expression or task.answer_pool != [formal.expression]:
-            problems.append(f"stored answer {task.answer!r} is not the formal expression "
-                            f"{formal.expression!r}")
+            problems.append(
+                f"stored answer {task.answer!r} is not the formal expression {formal.expression!r}"
+            )
         details: dict[str, Any] = {}
         try:
             for split in SPLITS:
@@ -138,8 +224,9 @@ class EquationTrack(Track):
                 ok = bool(acc_tau(np.asarray(data.y), predicted, tau, share=1.0))
                 details[split] = ok
                 if not ok:
-                    problems.append(f"the expression does not reproduce the {split} targets "
-                                    f"(Acc_{tau:g} fails)")
+                    problems.append(
+                        f"the expression does not reproduce the {split} targets (Acc_{tau:g} fails)"
+                    )
             if formal.skeleton:
                 train = formal.splits["train"].X
                 filled = evaluate(formal.skeleton, formal.inputs, train, formal.constants)
@@ -149,22 +236,32 @@ class EquationTrack(Track):
         except ScirError as exc:
             problems.append(f"the expression cannot be evaluated: {exc.message}")
         found = formal.expression if not problems else None
-        return Check(task.task_id, not problems, task.answer, found, details=details,
-                     message="; ".join(problems))
+        return Check(
+            task.task_id,
+            not problems,
+            task.answer,
+            found,
+            details=details,
+            message="; ".join(problems),
+        )
 
     def regression_data(self, task: Task, split: str = "train") -> RegressionData:
         """A split's rows, targets and input names (for ``--arch pyoperon|gplearn|pysr``)."""
         formal = self.formal(task)
         data = formal.splits[split]
-        return RegressionData(np.asarray(data.X, dtype=float).reshape(len(data.X),
-                                                                      len(formal.inputs)),
-                              np.asarray(data.y, dtype=float), formal.inputs)
+        return RegressionData(
+            np.asarray(data.X, dtype=float).reshape(len(data.X), len(formal.inputs)),
+            np.asarray(data.y, dtype=float),
+            formal.inputs,
+        )
 
     def solve_formal(self, task: Task, formal: EquationFormal) -> str:
         """The oracle: the ground-truth expression (SolverError when none is known)."""
         if not formal.has_truth:
-            raise SolverError("this problem has no ground truth (imported without "
-                              "equation.json or equation.txt): the oracle has no answer")
+            raise SolverError(
+                "this problem has no ground truth (imported without "
+                "equation.json or equation.txt): the oracle has no answer"
+            )
         return formal.expression
 
     def parse_answer(self, task: Task, text: str) -> str | None:
@@ -180,15 +277,20 @@ class EquationTrack(Track):
         from solvers.equation.expression import FUNCTIONS
 
         if kind != "cot":
-            raise ConfigError(f"the equation track has only the cot prompt, not {kind!r}",
-                              field="kind")
+            raise ConfigError(
+                f"the equation track has only the cot prompt, not {kind!r}", field="kind"
+            )
 
         def values() -> dict[str, str]:
             formal = self.formal(task)
             example = " + ".join(f"p{i}*{name}" for i, name in enumerate(formal.inputs))
-            return {"science": formal.science, "output": formal.output,
-                    "inputs": ", ".join(formal.inputs), "example": example,
-                    "functions": ", ".join(FUNCTIONS)}
+            return {
+                "science": formal.science,
+                "output": formal.output,
+                "inputs": ", ".join(formal.inputs),
+                "example": example,
+                "functions": ", ".join(FUNCTIONS),
+            }
 
         return task_prompt(self.name, kind, task, presentation, extra, values)
 

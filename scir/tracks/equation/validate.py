@@ -22,10 +22,13 @@ def validate(task: Task) -> None:
         raise fail("an equation task has no options", "options")
     answer = string(task.answer, "answer", MAX_EXPRESSION)
     formal = load_formal(EquationFormal, task)
-    if not formal.has_truth:                 # an imported problem without ground truth
+    if not formal.has_truth:  # an imported problem without ground truth
         if answer or task.answer_pool:
-            raise fail("a problem without ground truth (formal.expression \"\") has the "
-                       "answer \"\" and an empty pool", "answer")
+            raise fail(
+                'a problem without ground truth (formal.expression "") has the '
+                'answer "" and an empty pool',
+                "answer",
+            )
         return
     if not answer.strip():
         raise fail("expected a non-empty expression", "answer")

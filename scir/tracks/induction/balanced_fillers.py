@@ -60,14 +60,16 @@ if TYPE_CHECKING:
     from scir.tracks.induction.generate import Core, _Pools
 
 QUERY_TIME_LIMIT = 10.0
-MAX_POOL = 4                   # the paper's largest pool
-FACTS_PER_FILLER_DRUG = 3      # filler drugs: about one per this many filler-drug facts
-PAIR_TRIES = 20                # drug pairs tried for one co-location
+MAX_POOL = 4  # the paper's largest pool
+FACTS_PER_FILLER_DRUG = 3  # filler drugs: about one per this many filler-drug facts
+PAIR_TRIES = 20  # drug pairs tried for one co-location
 
 
 def _roles(core: Core) -> dict[str, list[str]]:
-    return {"pos": sorted({d for p in core.pos for d in p}),
-            "neg": sorted({d for p in core.neg for d in p})}
+    return {
+        "pos": sorted({d for p in core.pos for d in p}),
+        "neg": sorted({d for p in core.neg for d in p}),
+    }
 
 
 def colocations(facts, drugs: set[str], rules: list[Rule]) -> dict[Rule, int]:
@@ -79,8 +81,11 @@ def colocations(facts, drugs: set[str], rules: list[Rule]) -> dict[Rule, int]:
             by_protein[protein][rel].add(drug)
     out = {}
     for r1, r2 in rules:
-        out[(r1, r2)] = sum(1 for rels in by_protein.values()
-                            if any(a != b for a in rels.get(r1, ()) for b in rels.get(r2, ())))
+        out[(r1, r2)] = sum(
+            1
+            for rels in by_protein.values()
+            if any(a != b for a in rels.get(r1, ()) for b in rels.get(r2, ()))
+        )
     return out
 
 
@@ -93,8 +98,14 @@ class _Placer:
         self.args = {"T1": core.target[0], "T2": core.target[1], "TC": core.category}
 
     def _check(self, fact: Fact, goal: str) -> bool:
-        return self.mod.query_once(goal, {"Rel": fact[0], "Drug": fact[1], "Protein": fact[2],
-                                          **self.args}, time_limit=QUERY_TIME_LIMIT) is not None
+        return (
+            self.mod.query_once(
+                goal,
+                {"Rel": fact[0], "Drug": fact[1], "Protein": fact[2], **self.args},
+                time_limit=QUERY_TIME_LIMIT,
+            )
+            is not None
+        )
 
     def _add(self, fact: Fact) -> None:
         self.mod.add_records([preds.Fact(*fact)])
@@ -102,9 +113,11 @@ class _Placer:
 
     def _undo(self, facts: list[Fact]) -> None:
         for f in facts:
-            self.mod.query_once("retract(fact(Rel, Drug, Protein))",
-                                {"Rel": f[0], "Drug": f[1], "Protein": f[2]},
-                                time_limit=QUERY_TIME_LIMIT)
+            self.mod.query_once(
+                "retract(fact(Rel, Drug, Protein))",
+                {"Rel": f[0], "Drug": f[1], "Protein": f[2]},
+                time_limit=QUERY_TIME_LIMIT,
+            )
             del self.core.facts[f]
 
     def place(self, facts: list[Fact]) -> bool:
@@ -112,7 +125,8 @@ class _Placer:
         done: list[Fact] = []
         for fact in facts:
             if fact in self.core.facts or not self._check(
-                    fact, "keeps_pool(Rel, Drug, Protein, T1, T2, TC)"):
+                fact, "keeps_pool(Rel, Drug, Protein, T1, T2, TC)"
+            ):
                 self._undo(done)
                 self.rejected += 1
                 return False
@@ -127,13 +141,16 @@ class _Placer:
         gained = False
         for fact in facts:
             if fact in self.core.facts or not self._check(
-                    fact, "admissible(Rel, Drug, Protein, T1, T2, TC)"):
+                fact, "admissible(Rel, Drug, Protein, T1, T2, TC)"
+            ):
                 self._undo(done)
                 self.rejected += 1
                 return False
-            gain = self.mod.query_once("pool_gain(Rel, Drug, Protein, TC, Gain, Size)",
-                                       {"Rel": fact[0], "Drug": fact[1], "Protein": fact[2],
-                                        "TC": self.core.category}, time_limit=QUERY_TIME_LIMIT)
+            gain = self.mod.query_once(
+                "pool_gain(Rel, Drug, Protein, TC, Gain, Size)",
+                {"Rel": fact[0], "Drug": fact[1], "Protein": fact[2], "TC": self.core.category},
+                time_limit=QUERY_TIME_LIMIT,
+            )
             gained = gained or bool(gain and gain["Gain"] > 0)
             self._add(fact)
             done.append(fact)
@@ -143,8 +160,9 @@ class _Placer:
         return gained
 
     def pool(self) -> set[Rule]:
-        row = self.mod.query_once("pool_rules(TC, Rules)", {"TC": self.core.category},
-                                  time_limit=QUERY_TIME_LIMIT)
+        row = self.mod.query_once(
+            "pool_rules(TC, Rules)", {"TC": self.core.category}, time_limit=QUERY_TIME_LIMIT
+        )
         return {_rule(_pair_args(r)) for r in row["Rules"]} if row else set()
 
 
@@ -160,8 +178,7 @@ def _pair_args(term) -> tuple:
     return tuple(args)
 
 
-def _new_protein(world: World, rng: random.Random, pools: _Pools, core: Core,
-                 category: str) -> str:
+def _new_protein(world: World, rng: random.Random, pools: _Pools, core: Core, category: str) -> str:
     """A protein of ``category`` for one co-location: one that carries no fact yet, of that
     category alone when there is one (proteins of several categories are kept for the
     scarcer ones); else one that carries facts of other categories only (its co-locations
@@ -170,10 +187,11 @@ def _new_protein(world: World, rng: random.Random, pools: _Pools, core: Core,
     for rel, _, protein in core.facts:
         carried[protein].add(world.category_of(rel))
     ids = sorted(p.id for p in world.proteins_with_role(category))
-    for candidates in ([p for p in ids if p not in carried
-                        and world.protein(p).roles == (category,)],
-                       [p for p in ids if p not in carried],
-                       [p for p in ids if category not in carried[p]]):
+    for candidates in (
+        [p for p in ids if p not in carried and world.protein(p).roles == (category,)],
+        [p for p in ids if p not in carried],
+        [p for p in ids if category not in carried[p]],
+    ):
         if candidates:
             protein = candidates[rng.randrange(len(candidates))]
             for role in world.protein(protein).roles:
@@ -183,22 +201,22 @@ def _new_protein(world: World, rng: random.Random, pools: _Pools, core: Core,
     return pools.new_protein(category)
 
 
-def fill_balanced(world: World, rng: random.Random, pools: _Pools, core: Core,
-                  n_fill: int, pool_growth: float) -> FillOutcome:
+def fill_balanced(
+    world: World, rng: random.Random, pools: _Pools, core: Core, n_fill: int, pool_growth: float
+) -> FillOutcome:
     """The balanced fillers (module docstring); ``n_fill`` is the ``facts`` budget left
     after the rules' own facts (the quotas of step 3 are placed even beyond it)."""
     from scir.tracks.induction.fillers import FillOutcome, _ill_posed, _problem
     from scir.tracks.induction.semantics import prolog_module
 
-    if n_fill <= 0:                    # the rules' own facts only, as asked
+    if n_fill <= 0:  # the rules' own facts only, as asked
         return FillOutcome(True, 0)
     goal = len(core.facts) + n_fill
     roles = _roles(core)
     same = [r for c in world.categories for r in category_rules(c, world)]
     positives, negatives = sorted(set(core.pos)), sorted(set(core.neg))
     examples = set(positives) | set(negatives)
-    free = {role: [p for p in combinations(roles[role], 2) if p not in examples]
-            for role in roles}
+    free = {role: [p for p in combinations(roles[role], 2) if p not in examples] for role in roles}
     with prolog_module(_problem(core), world) as mod:
         if _ill_posed(mod, core):
             return FillOutcome(False, 0)
@@ -241,8 +259,12 @@ def fill_balanced(world: World, rng: random.Random, pools: _Pools, core: Core,
 
         # 3. co-location quotas, negatives' drugs first (a rule outside the pool covers a
         # negative before it may cover a positive)
-        quota = {role: max(colocations(core.facts, set(roles[role]), same).values())
-                 if len(roles[role]) >= 2 else 0 for role in roles}
+        quota = {
+            role: max(colocations(core.facts, set(roles[role]), same).values())
+            if len(roles[role]) >= 2
+            else 0
+            for role in roles
+        }
         target_count = sum(1 for r in core.pos_rules if r == core.target)
         for role in ("neg", "pos"):
             have = colocations(core.facts, set(roles[role]), same)
@@ -250,27 +272,29 @@ def fill_balanced(world: World, rng: random.Random, pools: _Pools, core: Core,
                 for _ in range(quota[role] - have[rule]):
                     mine = covered[rule]
                     if rule in pool:
-                        on_positives = (role == "pos"
-                                        and len(mine & set(positives)) < target_count)
+                        on_positives = role == "pos" and len(mine & set(positives)) < target_count
                         pairs = positives if on_positives else free[role]
                     elif role == "neg":
                         pairs = negatives if not mine & set(negatives) else free["neg"]
                     elif mine & set(negatives) and not mine & set(positives):
-                        pairs = positives        # it covers a negative: it stays invalid
+                        pairs = positives  # it covers a negative: it stays invalid
                     else:
                         pairs = free["pos"]
                     if not colocate(rule, pairs, mine):
                         return FillOutcome(False, placer.rejected)
 
         # 4. filler drugs
-        if goal > len(core.facts) and _filler_drugs(world, rng, pools, placer,
-                                                     goal - len(core.facts)) is None:
+        if (
+            goal > len(core.facts)
+            and _filler_drugs(world, rng, pools, placer, goal - len(core.facts)) is None
+        ):
             return FillOutcome(False, placer.rejected)
     return FillOutcome(True, placer.rejected)
 
 
-def _filler_drugs(world: World, rng: random.Random, pools: _Pools, placer: _Placer,
-                  n: int) -> list[str] | None:
+def _filler_drugs(
+    world: World, rng: random.Random, pools: _Pools, placer: _Placer, n: int
+) -> list[str] | None:
     """``n`` facts about fresh drugs, in pairs on proteins already in the task (two filler
     drugs, uniform relation types of a category of the protein): a filler drug meets the
     examples' drugs only in pairs that are no example. The drugs, or None when a fact

@@ -40,13 +40,15 @@ from scir.tracks.induction.semantics import InductionProblem, Pair, coverage, pa
 from scir.tracks.induction.world import all_rules, load_world, rule_key
 
 HEAD = (HEAD_NAME, 2)
-_TEMP_MODULE = re.compile(r"\bscir_sandbox_\d+:")   # the worker's temporary module, in messages
-SHOWN = 6                       # candidate rules named in the text report (JSON: all)
+_TEMP_MODULE = re.compile(r"\bscir_sandbox_\d+:")  # the worker's temporary module, in messages
+SHOWN = 6  # candidate rules named in the text report (JSON: all)
 # The trusted goal run in the sandbox's module after the checked program is loaded: the task's
 # facts are asserted from the binding Facts (terms, never text), then each example
 # Kind-A-B of Examples is tried in both orientations.
-GOAL = ("forall(member(_F, Facts), assertz(_F)), member(Kind-A-B, Examples), "
-        "once((interacts(A, B) ; interacts(B, A)))")
+GOAL = (
+    "forall(member(_F, Facts), assertz(_F)), member(Kind-A-B, Examples), "
+    "once((interacts(A, B) ; interacts(B, A)))"
+)
 
 
 @dataclass
@@ -79,56 +81,77 @@ def declared_predicates(program: str, relations: tuple[str, ...]) -> dict[str, i
     arities: dict[str, int] = {}
     for (name, arity), (line, column) in defined.items():
         if name in relations:
-            raise SandboxViolation(f"the program defines {name}/{arity}, but {name} is a "
-                                   "relation type of the task, defined by its background facts",
-                                   line=line, column=column)
+            raise SandboxViolation(
+                f"the program defines {name}/{arity}, but {name} is a "
+                "relation type of the task, defined by its background facts",
+                line=line,
+                column=column,
+            )
         if (name, arity) in wl.builtins or (name, arity) in wl.meta:
-            raise SandboxViolation(f"the program redefines the built-in {name}/{arity}",
-                                   line=line, column=column)
-        if name in arities:              # the sandbox declares one arity per name
-            raise SandboxViolation(f"{name} is defined with {arities[name]} and with {arity} "
-                                   "arguments; give the two predicates different names",
-                                   line=line, column=column)
+            raise SandboxViolation(
+                f"the program redefines the built-in {name}/{arity}", line=line, column=column
+            )
+        if name in arities:  # the sandbox declares one arity per name
+            raise SandboxViolation(
+                f"{name} is defined with {arities[name]} and with {arity} "
+                "arguments; give the two predicates different names",
+                line=line,
+                column=column,
+            )
         arities[name] = arity
     if HEAD not in defined:
         lines = program.rstrip().splitlines() or [""]
-        raise SandboxViolation("the program defines no interacts/2 (e.g. 'interacts(A, B) :- "
-                               "binds(A, P), binds(B, P).')", line=len(lines), column=1)
+        raise SandboxViolation(
+            "the program defines no interacts/2 (e.g. 'interacts(A, B) :- "
+            "binds(A, P), binds(B, P).')",
+            line=len(lines),
+            column=1,
+        )
     declared = {name: 2 for name in relations}
     declared.update(arities)
     return declared
 
 
-def program_coverage(problem: InductionProblem, program: str, context: CheckContext,
-                     relations: tuple[str, ...]) -> ProgramCoverage:
+def program_coverage(
+    problem: InductionProblem, program: str, context: CheckContext, relations: tuple[str, ...]
+) -> ProgramCoverage:
     """Run ``program`` in the context's sandbox over the problem's facts and examples."""
     from solvers.prolog import Term
 
     declared = declared_predicates(program, relations)
     facts = [Term(rel, (drug, protein)) for rel, drug, protein in problem.facts]
-    examples = [Term("-", (Term("-", (kind, a)), b))
-                for kind, pairs in (("pos", problem.pos), ("neg", problem.neg))
-                for a, b in pairs]
+    examples = [
+        Term("-", (Term("-", (kind, a)), b))
+        for kind, pairs in (("pos", problem.pos), ("neg", problem.neg))
+        for a, b in pairs
+    ]
     try:
-        result = context.sandbox().run(program, declared, GOAL,
-                                       {"Facts": facts, "Examples": examples},
-                                       max_solutions=len(examples))
+        result = context.sandbox().run(
+            program,
+            declared,
+            GOAL,
+            {"Facts": facts, "Examples": examples},
+            max_solutions=len(examples),
+        )
     except (SolverTimeout, SolverResourceLimit, SandboxCrash) as exc:
         # Prolog's report runs over several lines (stack sizes, frames): keep the first
         first = exc.message.strip().splitlines()[0] if exc.message.strip() else "stopped"
-        raise type(exc)(f"{first} (the sandbox stopped the program)", line=exc.line,
-                        column=exc.column) from exc
+        raise type(exc)(
+            f"{first} (the sandbox stopped the program)", line=exc.line, column=exc.column
+        ) from exc
     except (SandboxViolation, SolverInputError):
         raise
-    except SolverError as exc:          # an error the program raised while it ran
+    except SolverError as exc:  # an error the program raised while it ran
         message = _TEMP_MODULE.sub("", exc.message.strip().splitlines()[0])
-        raise SolverError(f"the program raised an error: {message}", line=exc.line,
-                          column=exc.column) from exc
+        raise SolverError(
+            f"the program raised an error: {message}", line=exc.line, column=exc.column
+        ) from exc
     found: dict[str, set[Pair]] = {"pos": set(), "neg": set()}
     for row in result.answers:
         found[row["Kind"]].add(pair(row["A"], row["B"]))
-    return ProgramCoverage(sorted(found["pos"]), sorted(found["neg"]), result.seconds,
-                           result.inferences)
+    return ProgramCoverage(
+        sorted(found["pos"]), sorted(found["neg"]), result.seconds, result.inferences
+    )
 
 
 def _pairs(pairs: list[Pair]) -> str:
@@ -136,13 +159,13 @@ def _pairs(pairs: list[Pair]) -> str:
 
 
 def _rules(keys: list[str], empty: str = "none") -> str:
-    return "; ".join(keys) if keys else empty      # a rule key r1,r2 has a comma itself
+    return "; ".join(keys) if keys else empty  # a rule key r1,r2 has a comma itself
 
 
 def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     """Check a Prolog program defining ``interacts/2`` against an induction task."""
     world = load_world()
-    problem: InductionProblem = get_track(task.domain).formal(task)   # typed, cached
+    problem: InductionProblem = get_track(task.domain).formal(task)  # typed, cached
     cov = program_coverage(problem, text, context, world.relation_names)
     same: list[str] = []
     with prolog_module(problem, world) as module:
@@ -159,25 +182,44 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     else:
         validity = "no (covers no interacting pair)"
     lines = [
-        ("positives", f"covers {len(cov.positives)} of {len(problem.pos)}: "
-                      f"{_pairs(cov.positives)}"),
-        ("negatives", f"covers {len(cov.negatives)} of {len(problem.neg)}: "
-                      f"{_pairs(cov.negatives)}"),
+        (
+            "positives",
+            f"covers {len(cov.positives)} of {len(problem.pos)}: {_pairs(cov.positives)}",
+        ),
+        (
+            "negatives",
+            f"covers {len(cov.negatives)} of {len(problem.neg)}: {_pairs(cov.negatives)}",
+        ),
         ("valid", validity),
-        ("pool", f"agrees on this task with {_rules(agrees, 'no pool member')} "
-                 f"(answer pool: {_rules(pool)})"),
-        ("same as", f"candidate rules with the same coverage: {_rules(same[:SHOWN])}"
-                    + (f" and {len(same) - SHOWN} more" if len(same) > SHOWN else "")),
+        (
+            "pool",
+            f"agrees on this task with {_rules(agrees, 'no pool member')} "
+            f"(answer pool: {_rules(pool)})",
+        ),
+        (
+            "same as",
+            f"candidate rules with the same coverage: {_rules(same[:SHOWN])}"
+            + (f" and {len(same) - SHOWN} more" if len(same) > SHOWN else ""),
+        ),
         ("sandbox", f"{cov.seconds * 1000:.1f} ms, {cov.inferences} inferences"),
     ]
     summary = ("valid" if cov.valid else "not valid") + (
-        f"; agrees with the pool member {agrees[0]}" if len(agrees) == 1 else
-        f"; agrees with the pool members {_rules(agrees)}" if agrees else "")
+        f"; agrees with the pool member {agrees[0]}"
+        if len(agrees) == 1
+        else f"; agrees with the pool members {_rules(agrees)}"
+        if agrees
+        else ""
+    )
     data: dict[str, Any] = {
         "covered_positives": [list(p) for p in cov.positives],
         "covered_negatives": [list(p) for p in cov.negatives],
-        "n_positives": len(problem.pos), "n_negatives": len(problem.neg),
-        "valid": cov.valid, "agrees_with_pool": agrees, "answer_pool": pool,
-        "same_coverage_as": same, "seconds": cov.seconds, "inferences": cov.inferences,
+        "n_positives": len(problem.pos),
+        "n_negatives": len(problem.neg),
+        "valid": cov.valid,
+        "agrees_with_pool": agrees,
+        "answer_pool": pool,
+        "same_coverage_as": same,
+        "seconds": cov.seconds,
+        "inferences": cov.inferences,
     }
     return HandCheck(task.task_id, task.domain, cov.valid, summary, lines, data)

@@ -49,8 +49,10 @@ def bk_text(problem: InductionProblem) -> str:
 
 def exs_text(problem: InductionProblem) -> str:
     """``exs.pl``: positives and negatives, each in both orientations."""
-    lines = [f"% {len(problem.pos)} interacting and {len(problem.neg)} non-interacting pairs, "
-             "each in both orientations"]
+    lines = [
+        f"% {len(problem.pos)} interacting and {len(problem.neg)} non-interacting pairs, "
+        "each in both orientations"
+    ]
     for kind, pairs in (("pos", problem.pos), ("neg", problem.neg)):
         for a, b in both_orientations(pairs):
             lines.append(f"{kind}({HEAD}({quote_atom(a)},{quote_atom(b)})).")
@@ -60,14 +62,16 @@ def exs_text(problem: InductionProblem) -> str:
 def bias_text(problem: InductionProblem) -> str:
     """``bias.pl``: the head, the task's relation types, types and size bounds."""
     relations = problem.relations
-    lines = [f"% language bias: {HEAD}(A,B) :- r1(A,P), r2(B,P) over the task's relation types",
-             f"head_pred({HEAD},2).", f"type({HEAD},(drug,drug))."]
+    lines = [
+        f"% language bias: {HEAD}(A,B) :- r1(A,P), r2(B,P) over the task's relation types",
+        f"head_pred({HEAD},2).",
+        f"type({HEAD},(drug,drug)).",
+    ]
     for rel in relations:
         lines.append(f"body_pred({quote_atom(rel)},2).")
     for rel in relations:
         lines.append(f"type({quote_atom(rel)},(drug,protein)).")
-    lines += [f"max_vars({MAX_VARS}).", f"max_body({MAX_BODY}).",
-              f"max_clauses({MAX_CLAUSES})."]
+    lines += [f"max_vars({MAX_VARS}).", f"max_body({MAX_BODY}).", f"max_clauses({MAX_CLAUSES})."]
     return "\n".join(lines) + "\n"
 
 
@@ -82,12 +86,16 @@ def export_popper(tasks: list[Task], out: Path) -> int:
         except TaskFormatError as exc:
             exc.task_id = safe_id(task.task_id)
             raise
-        texts = (("bk.pl", bk_text(problem)), ("exs.pl", exs_text(problem)),
-                 ("bias.pl", bias_text(problem)))
+        texts = (
+            ("bk.pl", bk_text(problem)),
+            ("exs.pl", exs_text(problem)),
+            ("bias.pl", bias_text(problem)),
+        )
         folder = contained(out, task.task_id, task_id=task.task_id)
         folder.mkdir(parents=True, exist_ok=True)
         for name, text in texts:
             contained(out, task.task_id, name, task_id=task.task_id).write_text(
-                text, encoding="utf-8")
+                text, encoding="utf-8"
+            )
             written += 1
     return written

@@ -22,9 +22,9 @@ from scir.tracks.induction.world import World
 if TYPE_CHECKING:
     from scir.tracks.induction.generate import Core, _Pools
 
-QUERY_TIME_LIMIT = 10.0        # seconds per Prolog check
+QUERY_TIME_LIMIT = 10.0  # seconds per Prolog check
 # paper construction
-P_FILLER_EXAMPLE_DRUG = 0.2    # a filler fact is about a drug of the examples
+P_FILLER_EXAMPLE_DRUG = 0.2  # a filler fact is about a drug of the examples
 FILLER_TRIES_PER_FACT = 40
 
 
@@ -36,8 +36,9 @@ class FillOutcome(NamedTuple):
 
 
 def _problem(core: Core) -> InductionProblem:
-    return InductionProblem(tuple(core.facts), tuple(core.pos), tuple(core.neg), core.category,
-                            core.target)
+    return InductionProblem(
+        tuple(core.facts), tuple(core.pos), tuple(core.neg), core.category, core.target
+    )
 
 
 def _target_args(core: Core) -> dict[str, str]:
@@ -45,18 +46,26 @@ def _target_args(core: Core) -> dict[str, str]:
 
 
 def _ill_posed(mod, core: Core) -> bool:
-    return mod.query_once("ill_posed(T1, T2, TC)", _target_args(core),
-                          time_limit=QUERY_TIME_LIMIT) is not None
+    return (
+        mod.query_once("ill_posed(T1, T2, TC)", _target_args(core), time_limit=QUERY_TIME_LIMIT)
+        is not None
+    )
 
 
 def _admissible(mod, core: Core, fact: Fact) -> bool:
-    return mod.query_once("admissible(Rel, Drug, Protein, T1, T2, TC)",
-                          {"Rel": fact[0], "Drug": fact[1], "Protein": fact[2],
-                           **_target_args(core)}, time_limit=QUERY_TIME_LIMIT) is not None
+    return (
+        mod.query_once(
+            "admissible(Rel, Drug, Protein, T1, T2, TC)",
+            {"Rel": fact[0], "Drug": fact[1], "Protein": fact[2], **_target_args(core)},
+            time_limit=QUERY_TIME_LIMIT,
+        )
+        is not None
+    )
 
 
-def fill_paper(world: World, rng: random.Random, pools: _Pools, core: Core,
-               n_fill: int) -> FillOutcome:
+def fill_paper(
+    world: World, rng: random.Random, pools: _Pools, core: Core, n_fill: int
+) -> FillOutcome:
     """The paper's fillers: ``n_fill`` facts over the rules' own relation types."""
     facts = core.facts
     relations = sorted({r for rule in core.rules for r in rule})

@@ -18,14 +18,13 @@ from typing import Any
 from scir.errors import TaskFormatError
 from scir.tracks.induction.world import IDENT, Rule, World, load_world
 
-Fact = tuple[str, str, str]          # (relation, drug, protein)
-Pair = tuple[str, str]               # an unordered drug pair, stored sorted
+Fact = tuple[str, str, str]  # (relation, drug, protein)
+Pair = tuple[str, str]  # an unordered drug pair, stored sorted
 
-MAX_FACTS = 100_000          # a Hard task has about 140
-MAX_EXAMPLES = 10_000        # positives or negatives (Hard: under 10)
-MAX_RULES = 100              # distractor rules
-LIST_KEYS = {"facts": MAX_FACTS, "pos": MAX_EXAMPLES, "neg": MAX_EXAMPLES,
-             "distractors": MAX_RULES}
+MAX_FACTS = 100_000  # a Hard task has about 140
+MAX_EXAMPLES = 10_000  # positives or negatives (Hard: under 10)
+MAX_RULES = 100  # distractor rules
+LIST_KEYS = {"facts": MAX_FACTS, "pos": MAX_EXAMPLES, "neg": MAX_EXAMPLES, "distractors": MAX_RULES}
 
 
 def pair(a: str, b: str) -> Pair:
@@ -52,9 +51,11 @@ class InductionProblem:
     def dump(self) -> dict[str, Any]:
         """The JSON form stored in ``Task.formal``: facts, pos, neg, then (a gold object, with
         a target) target and distractors, and the category when there is one."""
-        out: dict[str, Any] = {"facts": [list(f) for f in self.facts],
-                               "pos": [list(p) for p in self.pos],
-                               "neg": [list(p) for p in self.neg]}
+        out: dict[str, Any] = {
+            "facts": [list(f) for f in self.facts],
+            "pos": [list(p) for p in self.pos],
+            "neg": [list(p) for p in self.neg],
+        }
         if self.target is not None:
             out["target"] = list(self.target)
             out["distractors"] = [list(r) for r in self.distractors]
@@ -66,9 +67,11 @@ class InductionProblem:
     def formalization(cls, facts: Any, pos: Any, neg: Any) -> InductionProblem:
         """A formalization's object: facts and examples only, each kept once, pairs sorted;
         the names are the parser's to check, and contradictory examples the solver's."""
-        return cls(tuple(dict.fromkeys(tuple(f) for f in facts)),
-                   tuple(dict.fromkeys(pair(*p) for p in pos)),
-                   tuple(dict.fromkeys(pair(*p) for p in neg)))
+        return cls(
+            tuple(dict.fromkeys(tuple(f) for f in facts)),
+            tuple(dict.fromkeys(pair(*p) for p in pos)),
+            tuple(dict.fromkeys(pair(*p) for p in neg)),
+        )
 
     @classmethod
     def load(cls, data: Any, world: World | None = None) -> InductionProblem:
@@ -76,8 +79,9 @@ class InductionProblem:
         problem) and read it: facts and pairs kept once each, pairs sorted."""
         world = world or load_world()
         if not isinstance(data, dict):
-            raise TaskFormatError(f"formal object must be a mapping, got "
-                                  f"{type(data).__name__}", field="formal")
+            raise TaskFormatError(
+                f"formal object must be a mapping, got {type(data).__name__}", field="formal"
+            )
         relations = set(world.relation_names)
         for key, limit in LIST_KEYS.items():
             value = data.get(key, [])
@@ -94,12 +98,14 @@ class InductionProblem:
         facts: list[Fact] = []
         for i, item in enumerate(data.get("facts", [])):
             if not isinstance(item, (list, tuple)) or len(item) != 3:
-                raise _fail(f"item {i}: expected [relation, drug, protein], got {item!r}",
-                            "facts")
+                raise _fail(f"item {i}: expected [relation, drug, protein], got {item!r}", "facts")
             rel, drug, protein = (atom(v, "facts", i) for v in item)
             if rel not in relations:
-                raise _fail(f"item {i}: unknown relation {rel!r} (known: "
-                            f"{', '.join(world.relation_names)})", "facts")
+                raise _fail(
+                    f"item {i}: unknown relation {rel!r} (known: "
+                    f"{', '.join(world.relation_names)})",
+                    "facts",
+                )
             facts.append((rel, drug, protein))
         examples: dict[str, list[Pair]] = {}
         for kind in ("pos", "neg"):
@@ -117,11 +123,15 @@ class InductionProblem:
         if category is not None and category not in world.categories:
             raise _fail(f"unknown category {category!r}", "category")
         target = _rule(data.get("target"), "target", relations)
-        distractors = tuple(_rule(r, "distractors", relations)
-                            for r in data.get("distractors", []))
-        return cls(tuple(dict.fromkeys(facts)), tuple(dict.fromkeys(examples["pos"])),
-                   tuple(dict.fromkeys(examples["neg"])), category, target,
-                   tuple(r for r in distractors if r is not None))
+        distractors = tuple(_rule(r, "distractors", relations) for r in data.get("distractors", []))
+        return cls(
+            tuple(dict.fromkeys(facts)),
+            tuple(dict.fromkeys(examples["pos"])),
+            tuple(dict.fromkeys(examples["neg"])),
+            category,
+            target,
+            tuple(r for r in distractors if r is not None),
+        )
 
 
 def problem_from_formal(formal: Any, world: World | None = None) -> InductionProblem:
@@ -136,8 +146,11 @@ def _fail(message: str, key: str) -> TaskFormatError:
 def _rule(value: Any, key: str, relations: set[str]) -> Rule | None:
     if value is None:
         return None
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or not all(isinstance(v, str) and v in relations for v in value)):
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or not all(isinstance(v, str) and v in relations for v in value)
+    ):
         raise _fail(f"expected a pair of relation names, got {value!r}", key)
     return tuple(sorted(value))
 

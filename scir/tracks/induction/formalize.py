@@ -41,10 +41,10 @@ from solvers.grammar import Grammar, Ref, Rep, literals, rule, seq
 
 HEAD = "interacts"
 EXAMPLE_KINDS = ("pos", "neg")
-FACT_MARGIN_MIN = 3            # fact lines the grammar allows beyond the gold count: at least
-FACT_MARGIN_SHARE = 0.1        # this many, or this share of the gold count (rounded up)
-EXAMPLE_MARGIN = 2             # positive / negative lines beyond the gold counts
-MAX_TEXT_CHARS = 200_000       # parser limits (the per-task grammar is far tighter)
+FACT_MARGIN_MIN = 3  # fact lines the grammar allows beyond the gold count: at least
+FACT_MARGIN_SHARE = 0.1  # this many, or this share of the gold count (rounded up)
+EXAMPLE_MARGIN = 2  # positive / negative lines beyond the gold counts
+MAX_TEXT_CHARS = 200_000  # parser limits (the per-task grammar is far tighter)
 MAX_CLAUSES = 5_000
 MAX_NAME_CHARS = 64
 _RESERVED = frozenset({HEAD, *EXAMPLE_KINDS})
@@ -74,28 +74,47 @@ def task_signature(task: Task) -> Signature:
     out = {}
     for field, names in (("relations", relations), ("drugs", drugs), ("proteins", proteins)):
         if not isinstance(names, (list, tuple, dict)):
-            raise TaskFormatError(f"{field} must be a list of names", task_id=task.task_id,
-                                  field=f"domain_metadata.{field}")
+            raise TaskFormatError(
+                f"{field} must be a list of names",
+                task_id=task.task_id,
+                field=f"domain_metadata.{field}",
+            )
         for name in names:
-            if (not isinstance(name, str) or not IDENT.match(name) or name in _RESERVED
-                    or len(name) > MAX_NAME_CHARS):
-                raise TaskFormatError(f"name {name!r} cannot be formalized (expected a "
-                                      f"lowercase identifier of at most {MAX_NAME_CHARS} "
-                                      f"characters, not {', '.join(sorted(_RESERVED))})",
-                                      task_id=task.task_id, field=f"domain_metadata.{field}")
+            if (
+                not isinstance(name, str)
+                or not IDENT.match(name)
+                or name in _RESERVED
+                or len(name) > MAX_NAME_CHARS
+            ):
+                raise TaskFormatError(
+                    f"name {name!r} cannot be formalized (expected a "
+                    f"lowercase identifier of at most {MAX_NAME_CHARS} "
+                    f"characters, not {', '.join(sorted(_RESERVED))})",
+                    task_id=task.task_id,
+                    field=f"domain_metadata.{field}",
+                )
         out[field] = tuple(sorted(set(names)))
     unknown = sorted(set(out["relations"]) - set(load_world().relation_names))
     if unknown:
-        raise TaskFormatError(f"unknown relation type {unknown[0]!r}", task_id=task.task_id,
-                              field="domain_metadata.relations")
-    clash = sorted((set(out["drugs"]) & set(out["proteins"]))
-                   | (set(out["relations"]) & (set(out["drugs"]) | set(out["proteins"]))))
+        raise TaskFormatError(
+            f"unknown relation type {unknown[0]!r}",
+            task_id=task.task_id,
+            field="domain_metadata.relations",
+        )
+    clash = sorted(
+        (set(out["drugs"]) & set(out["proteins"]))
+        | (set(out["relations"]) & (set(out["drugs"]) | set(out["proteins"])))
+    )
     if clash:
-        raise TaskFormatError(f"name {clash[0]!r} is used for two kinds of things",
-                              task_id=task.task_id, field="domain_metadata")
+        raise TaskFormatError(
+            f"name {clash[0]!r} is used for two kinds of things",
+            task_id=task.task_id,
+            field="domain_metadata",
+        )
     if not out["drugs"]:
-        raise TaskFormatError("the task has no drugs", task_id=task.task_id,
-                              field="domain_metadata.drugs")
+        raise TaskFormatError(
+            "the task has no drugs", task_id=task.task_id, field="domain_metadata.drugs"
+        )
     return Signature(out["relations"], out["drugs"], out["proteins"])
 
 
@@ -105,7 +124,7 @@ class GrammarBounds:
 
     signature: Signature
     max_facts: int
-    max_pos: int               # at least 1 (the learner needs a positive)
+    max_pos: int  # at least 1 (the learner needs a positive)
     max_neg: int
 
 
@@ -144,21 +163,25 @@ def task_grammar(b: GrammarBounds) -> Grammar:
     parts.append(Rep(Ref("pos"), 1, b.max_pos))
     if b.max_neg:
         parts.append(Rep(Ref("neg"), 0, b.max_neg))
-    rules = [rule("start", seq(*parts)),
-             rule("pos", seq("pos(interacts(", Ref("drug"), ", ", Ref("drug"), ")).\n"))]
+    rules = [
+        rule("start", seq(*parts)),
+        rule("pos", seq("pos(interacts(", Ref("drug"), ", ", Ref("drug"), ")).\n")),
+    ]
     if b.max_neg:
-        rules.append(rule("neg", seq("neg(interacts(", Ref("drug"), ", ", Ref("drug"),
-                                     ")).\n")))
+        rules.append(rule("neg", seq("neg(interacts(", Ref("drug"), ", ", Ref("drug"), ")).\n")))
     if b.max_facts:
-        rules += [rule("fact", seq(Ref("relation"), "(", Ref("drug"), ", ", Ref("protein"),
-                                   ").\n")),
-                  rule("relation", literals(sig.relations)),
-                  rule("protein", literals(sig.proteins))]
+        rules += [
+            rule("fact", seq(Ref("relation"), "(", Ref("drug"), ", ", Ref("protein"), ").\n")),
+            rule("relation", literals(sig.relations)),
+            rule("protein", literals(sig.proteins)),
+        ]
     rules.append(rule("drug", literals(sig.drugs)))
-    comment = ("Per-task grammar of an induction formalization, built by "
-               "scir.tracks.induction.formalize\nfrom grammars/prolog_facts.lark: at most "
-               f"{b.max_facts} facts over {len(sig.relations)} relation types, 1..{b.max_pos} pos "
-               f"and 0..{b.max_neg} neg lines; canonical spacing.")
+    comment = (
+        "Per-task grammar of an induction formalization, built by "
+        "scir.tracks.induction.formalize\nfrom grammars/prolog_facts.lark: at most "
+        f"{b.max_facts} facts over {len(sig.relations)} relation types, 1..{b.max_pos} pos "
+        f"and 0..{b.max_neg} neg lines; canonical spacing."
+    )
     return Grammar(tuple(rules), comment=comment)
 
 
@@ -172,8 +195,16 @@ def max_output_chars(b: GrammarBounds) -> int:
     hence an upper bound on the tokens of any byte-level tokenizer, before EOS)."""
     sig = b.signature
     drug = max(len(d) for d in sig.drugs)
-    fact = (max(len(r) for r in sig.relations) + drug + max(len(p) for p in sig.proteins)
-            + len("(, ).\n")) if b.max_facts else 0
+    fact = (
+        (
+            max(len(r) for r in sig.relations)
+            + drug
+            + max(len(p) for p in sig.proteins)
+            + len("(, ).\n")
+        )
+        if b.max_facts
+        else 0
+    )
     example = len("pos(interacts(, )).\n") + 2 * drug
     return b.max_facts * fact + (b.max_pos + b.max_neg) * example
 
@@ -203,8 +234,11 @@ def _syntax_error(exc: Exception) -> FormalizationError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
     if isinstance(exc, UnexpectedToken):
-        what = ("unexpected end of text" if exc.token.type == "$END"
-                else f"unexpected {str(exc.token)[:40]!r}")
+        what = (
+            "unexpected end of text"
+            if exc.token.type == "$END"
+            else f"unexpected {str(exc.token)[:40]!r}"
+        )
         expected = sorted(exc.expected)
         hint = f" (expected {', '.join(expected[:6])}{', ...' if len(expected) > 6 else ''})"
         return syntax_error(exc, f"{what}{hint}; {_FACTS_ONLY}")
@@ -229,8 +263,9 @@ class Reader:
         """A name token in canonical (lower) case, length-checked."""
         text = str(token)
         if len(text) > MAX_NAME_CHARS:
-            raise self.fail(f"a name of {len(text)} characters is too long (at most "
-                            f"{MAX_NAME_CHARS})", token)
+            raise self.fail(
+                f"a name of {len(text)} characters is too long (at most {MAX_NAME_CHARS})", token
+            )
         return text.lower()
 
     def entity(self, token: Any, kind: str) -> str:
@@ -254,27 +289,31 @@ class Reader:
             return name, self.example(head, name, args)
         if name in self.relations:
             if len(args) != 2:
-                raise self.fail(f"{name} takes 2 arguments (drug, protein), not {len(args)}",
-                                head)
+                raise self.fail(f"{name} takes 2 arguments (drug, protein), not {len(args)}", head)
             for arg in args:
                 if arg.data != "name":
-                    raise self.fail(f"the arguments of {name} are names, not terms",
-                                    arg.children[0])
+                    raise self.fail(
+                        f"the arguments of {name} are names, not terms", arg.children[0]
+                    )
             drug, protein = (a.children[0] for a in args)
             return "fact", (name, self.entity(drug, "drug"), self.entity(protein, "protein"))
         if name == HEAD:
-            raise self.fail(f"write examples as pos({HEAD}(A, B)). or neg({HEAD}(A, B)).",
-                            head)
+            raise self.fail(f"write examples as pos({HEAD}(A, B)). or neg({HEAD}(A, B)).", head)
         if name in self.world_relations:
-            raise self.fail(f"relation type {name!r} does not occur in this problem; its "
-                            f"relation types are {', '.join(self.sig.relations)}", head)
-        raise self.fail(f"unknown predicate {str(head)[:40]!r}/{len(args)}; this problem's "
-                        f"predicates are {self.predicates()}", head)
+            raise self.fail(
+                f"relation type {name!r} does not occur in this problem; its "
+                f"relation types are {', '.join(self.sig.relations)}",
+                head,
+            )
+        raise self.fail(
+            f"unknown predicate {str(head)[:40]!r}/{len(args)}; this problem's "
+            f"predicates are {self.predicates()}",
+            head,
+        )
 
     def example(self, head: Any, kind: str, args: list) -> tuple[str, str]:
         if len(args) != 1:
-            raise self.fail(f"{kind} takes 1 argument, a term {HEAD}(A, B), not {len(args)}",
-                            head)
+            raise self.fail(f"{kind} takes 1 argument, a term {HEAD}(A, B), not {len(args)}", head)
         (arg,) = args
         if arg.data != "compound":
             raise self.fail(f"{kind} takes a term {HEAD}(A, B), not a name", arg.children[0])
@@ -297,7 +336,7 @@ def _parse_decoded(task: Task, text: str) -> Formalization | None:
     bounds = grammar_bounds(task)
     try:
         tree = task_grammar(bounds).unbounded().parse(text, keep_all_tokens=True)
-    except LarkError:     # not in the language (or, a bug, no LALR tables): the other reader
+    except LarkError:  # not in the language (or, a bug, no LALR tables): the other reader
         return None
     found: dict[str, dict[tuple[str, ...], None]] = {"fact": {}, "pos": {}, "neg": {}}
     counts = dict.fromkeys(found, 0)
@@ -307,8 +346,10 @@ def _parse_decoded(task: Task, text: str) -> Formalization | None:
         names = [str(n.children[0]) for n in clause.children if not isinstance(n, str)]
         counts[clause.data] += 1
         found[clause.data][tuple(names) if clause.data == "fact" else pair(*names)] = None
-    if any(counts[k] > m for k, m in (("fact", bounds.max_facts), ("pos", bounds.max_pos),
-                                       ("neg", bounds.max_neg))):
+    if any(
+        counts[k] > m
+        for k, m in (("fact", bounds.max_facts), ("pos", bounds.max_pos), ("neg", bounds.max_neg))
+    ):
         return None
     formal = InductionProblem.formalization(found["fact"], found["pos"], found["neg"])
     return Formalization(formal, sum(len(v) for v in found.values()))
@@ -330,8 +371,9 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     if not isinstance(text, str):
         raise FormalizationError(f"a formalization is text, got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
-        raise FormalizationError(f"formalization too long ({len(text)} characters; at most "
-                                 f"{MAX_TEXT_CHARS})")
+        raise FormalizationError(
+            f"formalization too long ({len(text)} characters; at most {MAX_TEXT_CHARS})"
+        )
     reader = Reader(task_signature(task))
     text = "\n".join(unfence(text.split("\n")))
     decoded = _parse_decoded(task, text)
@@ -351,19 +393,36 @@ def parse_generic(reader: Reader, text: str) -> Formalization:
     found: dict[str, dict[tuple[str, ...], None]] = {"fact": {}, "pos": {}, "neg": {}}
     for index, clause in enumerate(tree.children):
         if index == MAX_CLAUSES:
-            raise FormalizationError(f"more than {MAX_CLAUSES} clauses",
-                                     line=clause.meta.line, column=clause.meta.column)
+            raise FormalizationError(
+                f"more than {MAX_CLAUSES} clauses", line=clause.meta.line, column=clause.meta.column
+            )
         kind, item = reader.clause(clause)
         found[kind][item] = None
     if not found["pos"]:
         lines = text.rstrip().split("\n")
-        raise FormalizationError(f"no positive example: write one line pos({HEAD}(A, B)). "
-                                 "for each pair of drugs known to interact",
-                                 line=len(lines), column=1)
+        raise FormalizationError(
+            f"no positive example: write one line pos({HEAD}(A, B)). "
+            "for each pair of drugs known to interact",
+            line=len(lines),
+            column=1,
+        )
     formal = InductionProblem.formalization(found["fact"], found["pos"], found["neg"])
     return Formalization(formal, sum(len(v) for v in found.values()))
 
 
-__all__ = ["GrammarBounds", "Reader", "Signature", "build_grammar", "fact_margin", "format_formal",
-           "formalization_grammar", "grammar_bounds", "max_formalization_chars", "task_grammar",
-           "max_output_chars", "parse_formalization", "parse_generic", "task_signature"]
+__all__ = [
+    "GrammarBounds",
+    "Reader",
+    "Signature",
+    "build_grammar",
+    "fact_margin",
+    "format_formal",
+    "formalization_grammar",
+    "grammar_bounds",
+    "max_formalization_chars",
+    "task_grammar",
+    "max_output_chars",
+    "parse_formalization",
+    "parse_generic",
+    "task_signature",
+]

@@ -26,8 +26,8 @@ from scir.tracks.induction.world import Rule, World, category_rules
 
 MAX_ATTEMPTS = 50
 # Construction knobs (documented in docs/tracks/induction.md).
-P_REUSE_DRUG = 0.25        # an example reuses a drug of an earlier example
-P_REUSE_PROTEIN = 0.35     # an example reuses a protein of an earlier example (same category)
+P_REUSE_DRUG = 0.25  # an example reuses a drug of an earlier example
+P_REUSE_PROTEIN = 0.35  # an example reuses a protein of an earlier example (same category)
 
 
 @dataclass
@@ -37,21 +37,27 @@ class Construction:
     target: Rule
     category: str
     distractors: list[Rule]
-    facts: list[Fact]                  # rules' own facts first, then fillers
+    facts: list[Fact]  # rules' own facts first, then fillers
     core_facts: int
     pos: list[Pair]
-    pos_rules: list[Rule]              # the rule each positive was made for
+    pos_rules: list[Rule]  # the rule each positive was made for
     neg: list[Pair]
-    neg_rules: list[Rule]              # the distractor each negative was made for
-    drugs: list[str]                   # every drug mentioned, sorted
-    proteins: list[str]                # every protein mentioned, sorted
+    neg_rules: list[Rule]  # the distractor each negative was made for
+    drugs: list[str]  # every drug mentioned, sorted
+    proteins: list[str]  # every protein mentioned, sorted
     attempts: int = 1
     rejected_fillers: int = 0
 
     def problem(self) -> InductionProblem:
         """The construction as an :class:`InductionProblem`."""
-        return InductionProblem(tuple(self.facts), tuple(self.pos), tuple(self.neg),
-                                self.category, self.target, tuple(self.distractors))
+        return InductionProblem(
+            tuple(self.facts),
+            tuple(self.pos),
+            tuple(self.neg),
+            self.category,
+            self.target,
+            tuple(self.distractors),
+        )
 
 
 @dataclass
@@ -76,8 +82,11 @@ class _Pools:
     def new_drug(self) -> str:
         """A drug not used yet (GenerationError when the world has none left)."""
         if not self.drugs:
-            raise GenerationError("the induction world has run out of drug names; lower "
-                                  "--facts, --positives or --distractors", field="facts")
+            raise GenerationError(
+                "the induction world has run out of drug names; lower "
+                "--facts, --positives or --distractors",
+                field="facts",
+            )
         return self.drugs.pop()
 
     def new_protein(self, category: str) -> str:
@@ -101,8 +110,9 @@ def pick_rules(world: World, rng: random.Random, k: int) -> tuple[str, Rule, lis
     distractors: list[Rule] = []
     available = sum(len(category_rules(c, world)) for c in world.categories) - 1
     if k > available:
-        raise GenerationError(f"at most {available} distractors are possible, asked for {k}",
-                              field="distractors")
+        raise GenerationError(
+            f"at most {available} distractors are possible, asked for {k}", field="distractors"
+        )
     while len(distractors) < k:
         cat = rng.choice(list(world.categories))
         rule = rng.choice(category_rules(cat, world))
@@ -118,16 +128,17 @@ def construct(world: World, params: dict[str, Any], rng: random.Random) -> Const
     construction = params.get("construction", "balanced")
     rejected_total = 0
     for attempt in range(1, MAX_ATTEMPTS + 1):
-        built = _attempt(world, rng, k, m, total, construction,
-                         params.get("pool_growth", 0.0))
+        built = _attempt(world, rng, k, m, total, construction, params.get("pool_growth", 0.0))
         if isinstance(built, Construction):
             built.attempts = attempt
             built.rejected_fillers += rejected_total
             return built
         rejected_total += built
-    raise GenerationError(f"no well-posed induction task after {MAX_ATTEMPTS} attempts "
-                          f"(distractors {k}, positives {m}, facts {total}, construction "
-                          f"{construction})")
+    raise GenerationError(
+        f"no well-posed induction task after {MAX_ATTEMPTS} attempts "
+        f"(distractors {k}, positives {m}, facts {total}, construction "
+        f"{construction})"
+    )
 
 
 @dataclass
@@ -137,8 +148,8 @@ class Core:
     category: str
     target: Rule
     distractors: list[Rule]
-    facts: dict[Fact, None]            # insertion-ordered set; fillers are appended
-    example_drugs: list[str]           # in order of first use
+    facts: dict[Fact, None]  # insertion-ordered set; fillers are appended
+    example_drugs: list[str]  # in order of first use
     pos: list[Pair]
     pos_rules: list[Rule]
     neg: list[Pair]
@@ -150,8 +161,9 @@ class Core:
         return [self.target] + self.distractors
 
 
-def _core(world: World, rng: random.Random, k: int, m: int, balanced: bool = False
-          ) -> tuple[Core, _Pools]:
+def _core(
+    world: World, rng: random.Random, k: int, m: int, balanced: bool = False
+) -> tuple[Core, _Pools]:
     """Pick the rules and make ``m`` positives per rule and one negative per distractor;
     returns the core and the attempt's entity streams.
 
@@ -163,7 +175,7 @@ def _core(world: World, rng: random.Random, k: int, m: int, balanced: bool = Fal
     pools = _Pools(world, rng)
     core = Core(category, target, distractors, {}, [], [], [], [], [])
     seen_pairs: set[Pair] = set()
-    role_drugs: list[str] = []          # balanced: the drugs of the current kind of example
+    role_drugs: list[str] = []  # balanced: the drugs of the current kind of example
 
     def example(rule: Rule) -> Pair:
         cat = world.rule_category(rule)
@@ -194,15 +206,22 @@ def _core(world: World, rng: random.Random, k: int, m: int, balanced: bool = Fal
         for _ in range(m):
             core.pos.append(example(rule))
             core.pos_rules.append(rule)
-    role_drugs = []                     # negatives: new drugs, or drugs of earlier negatives
+    role_drugs = []  # negatives: new drugs, or drugs of earlier negatives
     for rule in distractors:
         core.neg.append(example(rule))
         core.neg_rules.append(rule)
     return core, pools
 
 
-def _attempt(world: World, rng: random.Random, k: int, m: int, total: int,
-             construction: str, pool_growth: float) -> Construction | int:
+def _attempt(
+    world: World,
+    rng: random.Random,
+    k: int,
+    m: int,
+    total: int,
+    construction: str,
+    pool_growth: float,
+) -> Construction | int:
     """One construction attempt: a Construction, or the number of fillers it rejected."""
     core, pools = _core(world, rng, k, m, balanced=construction != "paper")
     n_core = len(core.facts)
@@ -216,9 +235,20 @@ def _attempt(world: World, rng: random.Random, k: int, m: int, total: int,
     all_facts = list(core.facts)
     drugs = sorted({f[1] for f in all_facts} | {d for p in core.pos + core.neg for d in p})
     proteins = sorted({f[2] for f in all_facts})
-    return Construction(core.target, core.category, core.distractors, all_facts, n_core,
-                        core.pos, core.pos_rules, core.neg, core.neg_rules, drugs, proteins,
-                        rejected_fillers=outcome.rejected)
+    return Construction(
+        core.target,
+        core.category,
+        core.distractors,
+        all_facts,
+        n_core,
+        core.pos,
+        core.pos_rules,
+        core.neg,
+        core.neg_rules,
+        drugs,
+        proteins,
+        rejected_fillers=outcome.rejected,
+    )
 
 
 def _drug(pools: _Pools, rng: random.Random, example_drugs: list[str]) -> str:

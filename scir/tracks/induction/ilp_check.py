@@ -30,11 +30,11 @@ from scir.tracks.induction.world import Rule, World, all_rules, load_world, rule
 class IlpCheck:
     """The learner's verdict on every candidate pair, compared with the clingo pool."""
 
-    learned: list[Rule]                  # pairs for which the learner found a clause
-    valid: list[Rule]                    # clingo's valid rules
-    pool: list[Rule]                     # clingo's answer pool
+    learned: list[Rule]  # pairs for which the learner found a clause
+    valid: list[Rule]  # clingo's valid rules
+    pool: list[Rule]  # clingo's answer pool
     category: str | None
-    learned_pool: list[Rule]             # learned pairs of the target's category
+    learned_pool: list[Rule]  # learned pairs of the target's category
     seconds: float
     per_pair_seconds: dict[Rule, float] = field(default_factory=dict)
     clauses: dict[Rule, str] = field(default_factory=dict)
@@ -53,20 +53,31 @@ class IlpCheck:
         only_ilp = [rule_key(r) for r in self.learned if r not in self.valid]
         only_asp = [rule_key(r) for r in self.valid if r not in self.learned]
         if only_ilp:
-            parts.append(f"the learner finds clauses for {', '.join(only_ilp)}, which clingo "
-                         "does not call valid")
+            parts.append(
+                f"the learner finds clauses for {', '.join(only_ilp)}, which clingo "
+                "does not call valid"
+            )
         if only_asp:
-            parts.append(f"clingo calls {', '.join(only_asp)} valid, but the learner finds no "
-                         "clause")
+            parts.append(
+                f"clingo calls {', '.join(only_asp)} valid, but the learner finds no clause"
+            )
         if self.learned_pool != self.pool:
-            parts.append(f"pool {[rule_key(r) for r in self.pool]} != learned pairs of category "
-                         f"{self.category}: {[rule_key(r) for r in self.learned_pool]}")
+            parts.append(
+                f"pool {[rule_key(r) for r in self.pool]} != learned pairs of category "
+                f"{self.category}: {[rule_key(r) for r in self.learned_pool]}"
+            )
         return "ILP cross-check disagrees: " + "; ".join(parts)
 
     def summary(self) -> dict[str, Any]:
         """A deterministic summary for provenance (no timings)."""
-        return {"learner": "solvers.ilp (partial mode)", "pairs": len(all_rules()),
-                "learned": [rule_key(r) for r in self.learned], "agrees": self.agrees}
+        return {
+            "learner": "solvers.ilp (partial mode)",
+            "pairs": len(all_rules()),
+            "learned": [rule_key(r) for r in self.learned],
+            "agrees": self.agrees,
+        }
+
+
 # seconds per example test: a two-literal clause over ~150 facts is tested in well under a
 # millisecond, but the learner's default (0.05 s, wall clock) counts a test delayed by a loaded
 # machine as "not covered", which once made the cross-check miss a valid pair
@@ -82,13 +93,26 @@ def ilp_problem(problem: InductionProblem, world: World | None = None) -> Any:
     rows: dict[str, list[tuple[str, str]]] = {r: [] for r in world.relation_names}
     for rel, drug, protein in problem.facts:
         rows[rel].append((drug, protein))
-    types: dict[str, tuple[str, ...]] = {HEAD: ("drug", "drug"), **{r: ("drug", "protein") for r in world.relation_names}}
-    bias = IlpBias(head_pred=(HEAD, 2), body_preds=tuple((r, 2) for r in world.relation_names),
-                   types=types, max_vars=MAX_VARS, max_body=MAX_BODY, max_clauses=MAX_CLAUSES,
-                   mode="partial")
-    return IlpProblem(bias=bias, pos=both_orientations(problem.pos),
-                      neg=both_orientations(problem.neg),
-                      bk_facts={r: v for r, v in sorted(rows.items())}, name="induction")
+    types: dict[str, tuple[str, ...]] = {
+        HEAD: ("drug", "drug"),
+        **{r: ("drug", "protein") for r in world.relation_names},
+    }
+    bias = IlpBias(
+        head_pred=(HEAD, 2),
+        body_preds=tuple((r, 2) for r in world.relation_names),
+        types=types,
+        max_vars=MAX_VARS,
+        max_body=MAX_BODY,
+        max_clauses=MAX_CLAUSES,
+        mode="partial",
+    )
+    return IlpProblem(
+        bias=bias,
+        pos=both_orientations(problem.pos),
+        neg=both_orientations(problem.neg),
+        bk_facts={r: v for r, v in sorted(rows.items())},
+        name="induction",
+    )
 
 
 def pair_run(rule: Rule) -> tuple[list[tuple[str, int]], tuple[str, ...]]:
@@ -107,8 +131,9 @@ def _clause_rule(result: Any) -> Rule | None:
     return (preds[0], preds[1])
 
 
-def ilp_cross_check(problem: InductionProblem, pools: PoolResult, world: World | None = None,
-                    timeout: float = 60.0) -> IlpCheck:
+def ilp_cross_check(
+    problem: InductionProblem, pools: PoolResult, world: World | None = None, timeout: float = 60.0
+) -> IlpCheck:
     """Run the learner on each of the 45 pairs and compare with the clingo pool.
 
     Raises :class:`SolverError` (a :class:`SolverTimeout` on time-out) when the learner fails;
@@ -124,26 +149,38 @@ def ilp_cross_check(problem: InductionProblem, pools: PoolResult, world: World |
     per_pair: dict[Rule, float] = {}
     clauses: dict[Rule, str] = {}
     rules = all_rules(world)
-    with IlpSession(ilp_problem(problem, world), timeout=timeout,
-                    example_time_limit=EXAMPLE_TIME_LIMIT) as session:
-        results = session.learn_restricted([pair_run(rule) for rule in rules],
-                                           timeout=max(timeout - (time.monotonic() - start), 0.001))
+    with IlpSession(
+        ilp_problem(problem, world), timeout=timeout, example_time_limit=EXAMPLE_TIME_LIMIT
+    ) as session:
+        results = session.learn_restricted(
+            [pair_run(rule) for rule in rules],
+            timeout=max(timeout - (time.monotonic() - start), 0.001),
+        )
     for rule, result in zip(rules, results):
         per_pair[rule] = result.seconds
         if result.status == "timeout":
-            raise SolverTimeout(f"ILP cross-check of {rule_key(rule)} exceeded the "
-                                f"{timeout:g} s budget")
+            raise SolverTimeout(
+                f"ILP cross-check of {rule_key(rule)} exceeded the {timeout:g} s budget"
+            )
         if result.found:
             found_rule = _clause_rule(result)
             if found_rule != rule:
-                raise VerificationError(f"the learner restricted to {rule_key(rule)} returned "
-                                        f"{result.program}")
+                raise VerificationError(
+                    f"the learner restricted to {rule_key(rule)} returned {result.program}"
+                )
             learned.append(rule)
             clauses[rule] = result.program[0]
     category = problem.category
-    learned_pool = [r for r in learned if category is not None
-                    and world.rule_category(r) == category]
-    return IlpCheck(learned=learned, valid=sorted(pools.valid), pool=sorted(pools.pool),
-                    category=category, learned_pool=learned_pool,
-                    seconds=time.monotonic() - start, per_pair_seconds=per_pair,
-                    clauses=clauses)
+    learned_pool = [
+        r for r in learned if category is not None and world.rule_category(r) == category
+    ]
+    return IlpCheck(
+        learned=learned,
+        valid=sorted(pools.valid),
+        pool=sorted(pools.pool),
+        category=category,
+        learned_pool=learned_pool,
+        seconds=time.monotonic() - start,
+        per_pair_seconds=per_pair,
+        clauses=clauses,
+    )

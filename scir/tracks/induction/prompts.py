@@ -15,8 +15,7 @@ from scir.tracks.induction.world import load_world
 def relations_text() -> str:
     """The nine relation types by category, one category per line."""
     world = load_world()
-    return "\n".join(f"- {cat}: " + ", ".join(world.relations_of(cat))
-                     for cat in world.categories)
+    return "\n".join(f"- {cat}: " + ", ".join(world.relations_of(cat)) for cat in world.categories)
 
 
 def signature_text(task: Task) -> str:
@@ -29,11 +28,14 @@ def signature_text(task: Task) -> str:
         names = meta.get(field)
         shown[field] = names if isinstance(names, dict) else {}
     lines = [f"{r}(Drug, Protein): {world.relation(r).gloss}" for r in sig.relations]
-    lines += [f"pos({HEAD}(Drug1, Drug2)): the two drugs are known to interact",
-              f"neg({HEAD}(Drug1, Drug2)): the two drugs are known not to interact"]
+    lines += [
+        f"pos({HEAD}(Drug1, Drug2)): the two drugs are known to interact",
+        f"neg({HEAD}(Drug1, Drug2)): the two drugs are known not to interact",
+    ]
     for field, names in (("drugs", sig.drugs), ("proteins", sig.proteins)):
-        labels = [f"{n} ({shown[field][n]})" if isinstance(shown[field].get(n), str) else n
-                  for n in names]
+        labels = [
+            f"{n} ({shown[field][n]})" if isinstance(shown[field].get(n), str) else n for n in names
+        ]
         lines.append(f"{field}: " + ", ".join(labels))
     return "\n".join(lines)
 
@@ -42,6 +44,7 @@ def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
     """The ``cot``, ``formalize`` or ``symbcot`` prompt of a task. ``extra``: ``problem`` (the
     text the solver sees; default the task's ``nl``/``obf`` text) and, for ``symbcot``,
     ``formalization`` (required)."""
+
     def values() -> dict[str, str]:
         own = {"relations": relations_text()}
         if kind != "cot":

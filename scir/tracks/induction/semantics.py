@@ -21,6 +21,7 @@ from scir.tracks.induction.world import Rule, World, all_rules, load_world, rule
 
 # ---- answer pools with clingo ---------------------------------------------------------------
 
+
 @dataclass
 class PoolResult:
     """Which of the 45 candidate rules are valid, their categories and the answer pool."""
@@ -59,12 +60,17 @@ def rule_categories(world: World) -> dict[Rule, str]:
 
 
 def _example_rows(problem: InductionProblem) -> list[preds.Example]:
-    return ([preds.Example("pos", a, b) for a, b in problem.pos]
-            + [preds.Example("neg", a, b) for a, b in problem.neg])
+    return [preds.Example("pos", a, b) for a, b in problem.pos] + [
+        preds.Example("neg", a, b) for a, b in problem.neg
+    ]
 
 
-def asp_pool(problem: InductionProblem, category: str | None = None,
-             world: World | None = None, time_limit: float = 10.0) -> PoolResult:
+def asp_pool(
+    problem: InductionProblem,
+    category: str | None = None,
+    world: World | None = None,
+    time_limit: float = 10.0,
+) -> PoolResult:
     """The answer pool enumerated by ``asp/induction.lp`` (one clingo call): its validity is
     the independent check of ``prolog/induction.pl``'s (``independent_check_valid/2``;
     compared with :func:`brute_force_pool` by the tests); the candidate rules and their
@@ -79,8 +85,7 @@ def asp_pool(problem: InductionProblem, category: str | None = None,
     category = category or problem.category
     prog = AspProgram().load("induction")
     prog.add_records(preds.Rule(a, b) for a, b in all_rules(world))
-    categories = {r: c for r in all_rules(world)
-                  if (c := world.rule_category(r)) is not None}
+    categories = {r: c for r in all_rules(world) if (c := world.rule_category(r)) is not None}
     prog.add_records(preds.RuleCategory(a, b, c) for (a, b), c in categories.items())
     prog.add_records(preds.Fact(*f) for f in problem.facts)
     prog.add_records(_example_rows(problem))
@@ -99,6 +104,7 @@ def asp_pool(problem: InductionProblem, category: str | None = None,
 
 
 # ---- coverage with SWI-Prolog -----------------------------------------------------------------
+
 
 @lru_cache(maxsize=1)
 def engine():
@@ -130,25 +136,26 @@ class Coverage:
     rule: Rule
     positives: list[Pair]
     negatives: list[Pair]
-    valid: bool                    # Prolog's valid/2: covers >= 1 positive and no negative
+    valid: bool  # Prolog's valid/2: covers >= 1 positive and no negative
 
 
 def coverage(module: Any, rule: Rule, time_limit: float = 10.0) -> Coverage:
     """The examples ``rule`` covers and whether it is valid (``covered/5`` and ``valid/2``),
     asked of a module made by :func:`prolog_module`."""
     r1, r2 = sorted(rule)
-    rows = module.query("covered(R1, R2, Kind, A, B)", {"R1": r1, "R2": r2},
-                        time_limit=time_limit)
+    rows = module.query("covered(R1, R2, Kind, A, B)", {"R1": r1, "R2": r2}, time_limit=time_limit)
     found: dict[str, set[Pair]] = {"pos": set(), "neg": set()}
     for row in rows:
         found[row["Kind"]].add(pair(row["A"], row["B"]))
-    valid = module.query_once("valid(R1, R2)", {"R1": r1, "R2": r2},
-                              time_limit=time_limit) is not None
+    valid = (
+        module.query_once("valid(R1, R2)", {"R1": r1, "R2": r2}, time_limit=time_limit) is not None
+    )
     return Coverage((r1, r2), sorted(found["pos"]), sorted(found["neg"]), valid)
 
 
-def brute_force_pool(problem: InductionProblem, category: str | None = None,
-                     world: World | None = None) -> PoolResult:
+def brute_force_pool(
+    problem: InductionProblem, category: str | None = None, world: World | None = None
+) -> PoolResult:
     """The answer pool by asking Prolog's coverage about each of the 45 rules in turn."""
     world = world or load_world()
     category = category or problem.category

@@ -33,7 +33,7 @@ from scir.tracks.induction.ilp_check import ilp_cross_check
 from scir.tracks.induction.semantics import asp_pool
 from scir.tracks.induction.world import Rule, World, load_world, rule_key
 
-ILP_TIMEOUT = 30.0             # seconds for the 45 restricted learning runs of one problem
+ILP_TIMEOUT = 30.0  # seconds for the 45 restricted learning runs of one problem
 ASP_TIME_LIMIT = 10.0
 
 
@@ -42,10 +42,10 @@ class LearnedRule:
     """The solver's answer and how it was found."""
 
     rule: Rule
-    clause: str                          # the learned directed clause
-    covered_positives: int               # unordered interacting pairs the rule covers
-    candidates: list[Rule] = field(default_factory=list)   # learned pairs with a category
-    learned: list[Rule] = field(default_factory=list)      # every learned pair
+    clause: str  # the learned directed clause
+    covered_positives: int  # unordered interacting pairs the rule covers
+    candidates: list[Rule] = field(default_factory=list)  # learned pairs with a category
+    learned: list[Rule] = field(default_factory=list)  # every learned pair
 
     @property
     def answer(self) -> str:
@@ -59,17 +59,27 @@ def check_examples(problem: InductionProblem, task_id: str | None = None) -> Non
     for kind, pairs in (("pos", problem.pos), ("neg", problem.neg)):
         same = next((p for p in pairs if p[0] == p[1]), None)
         if same is not None:
-            raise SolverInputError(f"{kind}(interacts({same[0]}, {same[1]})) pairs a drug with "
-                                   "itself", task_id=task_id, field=kind)
+            raise SolverInputError(
+                f"{kind}(interacts({same[0]}, {same[1]})) pairs a drug with itself",
+                task_id=task_id,
+                field=kind,
+            )
     both = sorted(set(problem.pos) & set(problem.neg))
     if both:
         a, b = both[0]
-        raise SolverInputError(f"the pair {a}, {b} is listed both as interacting (pos) and as "
-                               "not interacting (neg)", task_id=task_id, field="neg")
+        raise SolverInputError(
+            f"the pair {a}, {b} is listed both as interacting (pos) and as not interacting (neg)",
+            task_id=task_id,
+            field="neg",
+        )
 
 
-def learn_rule(formal: InductionProblem, world: World | None = None,
-               timeout: float = ILP_TIMEOUT, task_id: str | None = None) -> LearnedRule:
+def learn_rule(
+    formal: InductionProblem,
+    world: World | None = None,
+    timeout: float = ILP_TIMEOUT,
+    task_id: str | None = None,
+) -> LearnedRule:
     """The rule the symbolic side finds for ``formal`` (see the module docstring); only its
     facts and examples are read.
 
@@ -80,8 +90,9 @@ def learn_rule(formal: InductionProblem, world: World | None = None,
     check_examples(formal, task_id)
     problem = InductionProblem(formal.facts, formal.pos, formal.neg)
     if not problem.pos:
-        raise SolverInputError("no known interacting pair (pos) to learn a rule from",
-                               task_id=task_id, field="pos")
+        raise SolverInputError(
+            "no known interacting pair (pos) to learn a rule from", task_id=task_id, field="pos"
+        )
     pools = asp_pool(problem, world=world, time_limit=ASP_TIME_LIMIT)
     try:
         check = ilp_cross_check(problem, pools, world, timeout=timeout)
@@ -91,11 +102,15 @@ def learn_rule(formal: InductionProblem, world: World | None = None,
         raise SolverError(check.message, task_id=task_id)
     candidates = [r for r in check.learned if world.rule_category(r) is not None]
     if not candidates:
-        raise SolverError("no rule of a single category covers a known interacting pair "
-                          "and no known non-interacting pair", task_id=task_id)
+        raise SolverError(
+            "no rule of a single category covers a known interacting pair "
+            "and no known non-interacting pair",
+            task_id=task_id,
+        )
     best = min(candidates, key=lambda r: (-pools.positives.get(r, 0), rule_key(r)))
-    return LearnedRule(best, check.clauses[best], pools.positives.get(best, 0), candidates,
-                       list(check.learned))
+    return LearnedRule(
+        best, check.clauses[best], pools.positives.get(best, 0), candidates, list(check.learned)
+    )
 
 
 __all__ = ["ILP_TIMEOUT", "LearnedRule", "check_examples", "learn_rule"]

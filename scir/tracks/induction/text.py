@@ -17,8 +17,9 @@ from scir.tracks.induction.world import World, display_drug
 def fact_sentence(world: World, fact: Fact) -> str:
     """One background fact as a sentence: "Velorastat inhibits the enzyme KX3A1."."""
     rel, drug, protein = fact
-    return world.relation(rel).sentence.format(drug=display_drug(drug),
-                                               protein=world.protein_name(protein))
+    return world.relation(rel).sentence.format(
+        drug=display_drug(drug), protein=world.protein_name(protein)
+    )
 
 
 def facts_block(world: World, facts: Sequence[Fact], rng: random.Random) -> str:
@@ -58,11 +59,19 @@ def pairs_block(pairs: Sequence[Pair], rng: random.Random, interacting: bool) ->
     return "\n".join(lines)
 
 
-def render_blocks(world: World, facts: Sequence[Fact], pos: Sequence[Pair],
-                  neg: Sequence[Pair], rng: random.Random) -> list[str]:
+def render_blocks(
+    world: World,
+    facts: Sequence[Fact],
+    pos: Sequence[Pair],
+    neg: Sequence[Pair],
+    rng: random.Random,
+) -> list[str]:
     """The three clean-NL blocks of a task."""
-    return [facts_block(world, facts, rng), pairs_block(pos, rng, True),
-            pairs_block(neg, rng, False)]
+    return [
+        facts_block(world, facts, rng),
+        pairs_block(pos, rng, True),
+        pairs_block(neg, rng, False),
+    ]
 
 
 def question(world: World) -> str:
@@ -82,5 +91,6 @@ def question(world: World) -> str:
         "relation type. Which pair of relation types explains the known interactions, that is, "
         "gives a rule that holds for at least one known interacting pair and for none of the "
         "known non-interacting pairs? Give the two relation types in alphabetical order, "
-        "separated by a comma, on a last line of the form 'Answer: r1,r2'.")
+        "separated by a comma, on a last line of the form 'Answer: r1,r2'."
+    )
     return "\n".join(lines)

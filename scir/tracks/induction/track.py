@@ -48,8 +48,10 @@ class InductionTrack(Track):
     """Relational rules over DrugBank-like drug facts, with answer pools."""
 
     name = "induction"
-    description = ("relational rules over DrugBank-like drug facts: find the pair of relation "
-                   "types that explains the known drug interactions")
+    description = (
+        "relational rules over DrugBank-like drug facts: find the pair of relation "
+        "types that explains the known drug interactions"
+    )
     n_blocks = 3
     answer_kind = "rule"
     answer_pools = True
@@ -66,18 +68,46 @@ class InductionTrack(Track):
     # ---- generation ---------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:
         return (
-            TrackParam("distractors", int, "distractor rules, each with its positives and one "
-                       "negative", easy=2, hard=3, minimum=0, maximum=10),
-            TrackParam("positives", int, "positives per rule (target and distractors)",
-                       easy=2, hard=2, minimum=1, maximum=6),
-            TrackParam("facts", int, "background facts in total, filler facts included (the "
-                       "rules' own facts are kept when they are more)", easy=100, hard=140,
-                       minimum=0, maximum=400),
-            TrackParam("pool_growth", float, "balanced construction: probability that each "
-                       "other rule of the target's category is made valid (joins the answer "
-                       "pool, at most four rules); sets the pool-size statistics (the paper "
-                       "construction does not use it)", easy=0.075, hard=0.16, minimum=0.0,
-                       maximum=1.0),
+            TrackParam(
+                "distractors",
+                int,
+                "distractor rules, each with its positives and one negative",
+                easy=2,
+                hard=3,
+                minimum=0,
+                maximum=10,
+            ),
+            TrackParam(
+                "positives",
+                int,
+                "positives per rule (target and distractors)",
+                easy=2,
+                hard=2,
+                minimum=1,
+                maximum=6,
+            ),
+            TrackParam(
+                "facts",
+                int,
+                "background facts in total, filler facts included (the "
+                "rules' own facts are kept when they are more)",
+                easy=100,
+                hard=140,
+                minimum=0,
+                maximum=400,
+            ),
+            TrackParam(
+                "pool_growth",
+                float,
+                "balanced construction: probability that each "
+                "other rule of the target's category is made valid (joins the answer "
+                "pool, at most four rules); sets the pool-size statistics (the paper "
+                "construction does not use it)",
+                easy=0.075,
+                hard=0.16,
+                minimum=0.0,
+                maximum=1.0,
+            ),
             construction_param(),
         )
 
@@ -88,31 +118,52 @@ class InductionTrack(Track):
         world = self.world
         # balanced: tiers independent (task i of an Easy and a Hard file share no random
         # state); paper: the original stream, kept byte for byte
-        salt = ("induction" if params.get("construction", "balanced") == "paper"
-                else f"induction:balanced:{self.tier(params)}")
+        salt = (
+            "induction"
+            if params.get("construction", "balanced") == "paper"
+            else f"induction:balanced:{self.tier(params)}"
+        )
         built = construct(world, params, self.rng(seed, index, salt))
         problem = built.problem()
         task_id = self.task_id(params, seed, index)
         pools = asp_pool(problem, world=world)
         problems = self._pool_problems(problem, pools, world)
         if problems:
-            raise VerificationError("; ".join(problems) + " (the generator's Prolog checks and "
-                                    "asp/induction.lp disagree)", task_id=task_id)
+            raise VerificationError(
+                "; ".join(problems) + " (the generator's Prolog checks and "
+                "asp/induction.lp disagree)",
+                task_id=task_id,
+            )
         ilp = ilp_cross_check(problem, pools, world)
         if not ilp.agrees:
             raise VerificationError(ilp.message, task_id=task_id)
-        blocks = render_blocks(world, built.facts, built.pos, built.neg,
-                               self.rng(seed, index, "induction-text"))
+        blocks = render_blocks(
+            world, built.facts, built.pos, built.neg, self.rng(seed, index, "induction-text")
+        )
         pool = pools.pool_keys
-        formal = InductionProblem(tuple(sorted(built.facts)), tuple(sorted(built.pos)),
-                                  tuple(sorted(built.neg)), built.category, built.target,
-                                  tuple(built.distractors)).dump()
+        formal = InductionProblem(
+            tuple(sorted(built.facts)),
+            tuple(sorted(built.pos)),
+            tuple(sorted(built.neg)),
+            built.category,
+            built.target,
+            tuple(built.distractors),
+        ).dump()
         return Task(
-            task_id=task_id, domain=self.name, difficulty="custom", tier=self.tier(params),
-            seed=seed, params=dict(params), question=question(world),
-            answer=rule_key(built.target), answer_pool=pool, chance=len(pool) / N_RULES,
+            task_id=task_id,
+            domain=self.name,
+            difficulty="custom",
+            tier=self.tier(params),
+            seed=seed,
+            params=dict(params),
+            question=question(world),
+            answer=rule_key(built.target),
+            answer_pool=pool,
+            chance=len(pool) / N_RULES,
             chance_constrained=len(pool) / len(allowed_answers(world)),
-            formal=formal, blocks=blocks, problem_nl="\n\n".join(blocks),
+            formal=formal,
+            blocks=blocks,
+            problem_nl="\n\n".join(blocks),
             domain_metadata={
                 "category": built.category,
                 "target": rule_key(built.target),
@@ -142,13 +193,18 @@ class InductionTrack(Track):
         category (an accepted-looking answer outside the pool)."""
         out = []
         if problem.target is not None and problem.target not in pools.pool:
-            out.append(f"target {rule_key(problem.target)} is not in the answer pool "
-                       f"{pools.pool_keys}")
-        others = [rule_key(r) for r in pools.valid
-                  if pools.categories.get(r) not in (None, problem.category)]
+            out.append(
+                f"target {rule_key(problem.target)} is not in the answer pool {pools.pool_keys}"
+            )
+        others = [
+            rule_key(r)
+            for r in pools.valid
+            if pools.categories.get(r) not in (None, problem.category)
+        ]
         if others:
-            out.append(f"rules of another category than {problem.category} are valid: "
-                       f"{', '.join(others)}")
+            out.append(
+                f"rules of another category than {problem.category} are valid: {', '.join(others)}"
+            )
         return out
 
     # ---- checking -------------------------------------------------------------------------
@@ -160,30 +216,43 @@ class InductionTrack(Track):
         found = pools.pool_keys
         problems = self._pool_problems(problem, pools, world)
         if problem.target is None or rule_key(problem.target) != task.answer:
-            problems.append(f"stored answer {task.answer!r} is not the formal target "
-                            f"{rule_key(problem.target) if problem.target else None!r}")
+            problems.append(
+                f"stored answer {task.answer!r} is not the formal target "
+                f"{rule_key(problem.target) if problem.target else None!r}"
+            )
         if found != sorted(task.answer_pool):
-            problems.append(f"stored answer pool {sorted(task.answer_pool)} differs from the "
-                            f"solvers' pool {found}")
+            problems.append(
+                f"stored answer pool {sorted(task.answer_pool)} differs from the "
+                f"solvers' pool {found}"
+            )
         if abs(task.chance - len(found) / N_RULES) > 1e-9:
-            problems.append(f"stored chance {task.chance} is not |pool|/45 = "
-                            f"{len(found) / N_RULES:.6f}")
+            problems.append(
+                f"stored chance {task.chance} is not |pool|/45 = {len(found) / N_RULES:.6f}"
+            )
         allowed = len(allowed_answers(world))
         # Task.__post_init__ fills a missing chance_constrained from chance
-        constrained = (task.chance if task.chance_constrained is None
-                       else task.chance_constrained)
+        constrained = task.chance if task.chance_constrained is None else task.chance_constrained
         if abs(constrained - len(found) / allowed) > 1e-9:
-            problems.append(f"stored chance_constrained {task.chance_constrained} is not "
-                            f"|pool|/{allowed} = {len(found) / allowed:.6f} (the "
-                            f"same-category pairs the question allows)")
+            problems.append(
+                f"stored chance_constrained {task.chance_constrained} is not "
+                f"|pool|/{allowed} = {len(found) / allowed:.6f} (the "
+                f"same-category pairs the question allows)"
+            )
         ilp = ilp_cross_check(problem, pools, world)
         if not ilp.agrees:
             problems.append(ilp.message)
-        return Check(task_id=task.task_id, ok=not problems, expected=task.answer,
-                     found=",".join(found) if found else None,
-                     details={"pool": found, "valid": [rule_key(r) for r in pools.valid],
-                              "ilp": ilp.summary()},
-                     message="; ".join(problems))
+        return Check(
+            task_id=task.task_id,
+            ok=not problems,
+            expected=task.answer,
+            found=",".join(found) if found else None,
+            details={
+                "pool": found,
+                "valid": [rule_key(r) for r in pools.valid],
+                "ilp": ilp.summary(),
+            },
+            message="; ".join(problems),
+        )
 
     def validate_formal(self, task: Task) -> None:
         """Rule keys of answer and pool, and the formal object's shapes (``validate.py``)."""
@@ -204,8 +273,12 @@ class InductionTrack(Track):
         the first line naming two relation types (or one, written twice) gives the answer.
         """
         names = sorted(self.world.relation_names, key=len, reverse=True)
-        pattern = re.compile(r"(?<![A-Za-z])(" + "|".join(
-            re.escape(n).replace("_", r"[_\s-]?") for n in names) + r")(?![A-Za-z])", re.I)
+        pattern = re.compile(
+            r"(?<![A-Za-z])("
+            + "|".join(re.escape(n).replace("_", r"[_\s-]?") for n in names)
+            + r")(?![A-Za-z])",
+            re.I,
+        )
         canon = {re.sub(r"[_\s-]", "", n): n for n in names}
         answer_lines = re.findall(r"(?im)^\W*(?:final\s+)?answer\W*[:=](.*)$", text)
         lines = list(reversed(answer_lines)) + list(reversed(text.splitlines()))
@@ -246,6 +319,7 @@ class InductionTrack(Track):
         """Fact-level precision and recall against the gold facts and examples: exact
         matches of background facts and of labelled pairs (names are the task's, as the
         grammar and the parser normalise them; pairs unordered)."""
+
         def items(f: InductionProblem) -> list[tuple[str, ...]]:
             out: list[tuple[str, ...]] = [("fact", *x) for x in f.facts]
             out += [("pos", *x) for x in f.pos]
@@ -256,6 +330,7 @@ class InductionTrack(Track):
             if item[0] == "fact":
                 return f"{item[1]}({item[2]}, {item[3]})"
             return f"{item[0]}(interacts({item[1]}, {item[2]}))"
+
         return match_items(items(formal), items(self.formal(task)), show)
 
     def codec(self) -> RenderCodec:

@@ -19,8 +19,10 @@ from scir.tracks.shapes import fail as _fail
 
 def _rule_key(value: str, field: str, keys: set[str]) -> None:
     if value not in keys:
-        raise _fail(f"{shorten(value)} is not a rule 'r1,r2' (a sorted pair of the nine "
-                    "relation types)", field)
+        raise _fail(
+            f"{shorten(value)} is not a rule 'r1,r2' (a sorted pair of the nine relation types)",
+            field,
+        )
 
 
 def validate(task: Task, world: World) -> None:
@@ -38,5 +40,5 @@ def validate(task: Task, world: World) -> None:
         raise _fail(f"the answer {task.answer} is not in the pool", "answer_pool")
     if task.options:
         raise _fail("induction tasks have no options", "options")
-    load_formal(InductionProblem, task)    # the formal object: InductionProblem.load
+    load_formal(InductionProblem, task)  # the formal object: InductionProblem.load
     task_signature(task)

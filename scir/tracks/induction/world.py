@@ -23,7 +23,7 @@ IDENT = re.compile(r"[a-z][a-z0-9_]*\Z")
 
 Rule = tuple[str, str]
 
-_ASK_LOCK = threading.Lock()       # the runner solves tasks in threads: ask Prolog once
+_ASK_LOCK = threading.Lock()  # the runner solves tasks in threads: ask Prolog once
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,8 @@ class Relation:
 
     name: str
     category: str
-    sentence: str        # "{drug} is a substrate of the enzyme {protein}."
-    gloss: str           # explanation used in the question
+    sentence: str  # "{drug} is a substrate of the enzyme {protein}."
+    gloss: str  # explanation used in the question
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,8 @@ class World:
 def _read(name: str) -> dict:
     try:
         text = (importlib_resources.files("scir.tracks.induction") / "world" / name).read_text(
-            encoding="utf-8")
+            encoding="utf-8"
+        )
         return json.loads(text)
     except (OSError, json.JSONDecodeError) as exc:
         raise ResourceError(f"cannot read induction world file {name}: {exc}") from exc
@@ -129,11 +130,14 @@ def load_world() -> World:
     """The world read from ``world/*.json`` (cached; validated: ids are safe identifiers)."""
     rel = _read("relations.json")
     categories = tuple(c["name"] for c in rel["categories"])
-    relations = tuple(Relation(r["name"], r["category"], r["sentence"], r["gloss"])
-                      for r in rel["relations"])
+    relations = tuple(
+        Relation(r["name"], r["category"], r["sentence"], r["gloss"]) for r in rel["relations"]
+    )
     drugs = tuple(_read("drugs.json")["drugs"])
-    proteins = tuple(Protein(p["name"].lower(), p["name"], tuple(p["roles"]))
-                     for p in _read("proteins.json")["proteins"])
+    proteins = tuple(
+        Protein(p["name"].lower(), p["name"], tuple(p["roles"]))
+        for p in _read("proteins.json")["proteins"]
+    )
     world = World(categories, relations, drugs, proteins)
     _check(world)
     return world

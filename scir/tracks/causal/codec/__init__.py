@@ -39,41 +39,62 @@ class CausalCodec(ModularCodec):
     def block_contents(self, task: Task, formal: CausalFormal) -> list[dict[str, Any]]:
         new = task.domain_metadata.get("new_protein", "XYZ")
         envs = formal.environments
-        missing = [name for name, value in (("xyz_edges", formal.xyz_edges),
-                                            ("columns", formal.columns)) if value is None]
+        missing = [
+            name
+            for name, value in (("xyz_edges", formal.xyz_edges), ("columns", formal.columns))
+            if value is None
+        ]
         missing += [f"environments[{i}].kind" for i, e in enumerate(envs) if e.kind is None]
         if missing:
-            raise TaskFormatError(f"causal formal object lacks {', '.join(missing)}",
-                                  task_id=task.task_id, field="formal")
+            raise TaskFormatError(
+                f"causal formal object lacks {', '.join(missing)}",
+                task_id=task.task_id,
+                field="formal",
+            )
         # both are in ``missing`` above when None, so they are set here
         assert formal.xyz_edges is not None and formal.columns is not None
-        first = {"nodes": [n for n in formal.nodes if n != new], "new_protein": new,
-                 "connections": int(task.params.get("connections", len(formal.xyz_edges))),
-                 "known_edges": [list(e) for e in formal.known_edges],
-                 "environments": [{"name": e.name, "kind": e.kind, "targets": list(e.targets)}
-                                  for e in envs],
-                 "samples": [len(e.rows) for e in envs]}
-        second = {"columns": list(formal.columns),
-                  "environments": [{"name": e.name, "rows": [list(r) for r in e.rows]}
-                                   for e in envs]}
+        first = {
+            "nodes": [n for n in formal.nodes if n != new],
+            "new_protein": new,
+            "connections": int(task.params.get("connections", len(formal.xyz_edges))),
+            "known_edges": [list(e) for e in formal.known_edges],
+            "environments": [
+                {"name": e.name, "kind": e.kind, "targets": list(e.targets)} for e in envs
+            ],
+            "samples": [len(e.rows) for e in envs],
+        }
+        second = {
+            "columns": list(formal.columns),
+            "environments": [{"name": e.name, "rows": [list(r) for r in e.rows]} for e in envs],
+        }
         return [first, second]
 
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         if index == 0:
-            return {"nodes": list(content.get("nodes", [])),
-                    "new_protein": content.get("new_protein"),
-                    "connections": content.get("connections"),
-                    "known_edges": sorted(list(e) for e in content.get("known_edges", [])),
-                    "environments": [{"name": e.get("name"), "kind": e.get("kind"),
-                                      "targets": sorted(e.get("targets", []))}
-                                     for e in content.get("environments", [])],
-                    "samples": list(content.get("samples", []))}
+            return {
+                "nodes": list(content.get("nodes", [])),
+                "new_protein": content.get("new_protein"),
+                "connections": content.get("connections"),
+                "known_edges": sorted(list(e) for e in content.get("known_edges", [])),
+                "environments": [
+                    {
+                        "name": e.get("name"),
+                        "kind": e.get("kind"),
+                        "targets": sorted(e.get("targets", [])),
+                    }
+                    for e in content.get("environments", [])
+                ],
+                "samples": list(content.get("samples", [])),
+            }
         columns = list(content.get("columns", []))
         order = sorted(range(len(columns)), key=lambda i: columns[i])
-        return {"columns": [columns[i] for i in order],
-                "environments": [{"name": e.get("name"),
-                                  "rows": [[r[i] for i in order] for r in e.get("rows", [])]}
-                                 for e in content.get("environments", [])]}
+        return {
+            "columns": [columns[i] for i in order],
+            "environments": [
+                {"name": e.get("name"), "rows": [[r[i] for i in order] for r in e.get("rows", [])]}
+                for e in content.get("environments", [])
+            ],
+        }
 
     def depth_items(self, task: Task) -> list[DepthItem]:
         return depth.depth_items(task)
@@ -93,8 +114,9 @@ class CausalCodec(ModularCodec):
     def parse_block(self, task: Task, index: int, text: str) -> dict[str, Any]:
         return inverse.parse(task, index, text)
 
-    def match_block(self, task: Task, index: int, original: dict[str, Any],
-                    recovered: dict[str, Any]) -> list[str]:
+    def match_block(
+        self, task: Task, index: int, original: dict[str, Any], recovered: dict[str, Any]
+    ) -> list[str]:
         if index == 1:
             original, recovered = inverse.sorted_rows(original), inverse.sorted_rows(recovered)
         return super().match_block(task, index, original, recovered)

@@ -20,16 +20,19 @@ def depth_items(task: Task) -> list[DepthItem]:
     from scir.tracks.causal.templates import condition
 
     first, second = block_contents(task)
-    items = [DepthItem("edge", 0, ((a,), (b,)), (re.escape(f"{a} directly regulates {b}."),))
-             for a, b in first["known_edges"]]
+    items = [
+        DepthItem("edge", 0, ((a,), (b,)), (re.escape(f"{a} directly regulates {b}."),))
+        for a, b in first["known_edges"]
+    ]
     for net, data in zip(first["environments"], second["environments"]):
         env = Environment(name=net["name"], kind=net["kind"], targets=net["targets"], rows=[])
         anchor = condition(env).split(" (", 1)[0]
         for row in data["rows"]:
             values = [value(v) for v in row]
             form = VALUE_SEPARATOR.join(re.escape(v) for v in values) + r"(?:\s*\|)?"
-            items.append(DepthItem("row", 1, tuple((v,) for v in values), (form,), (anchor,),
-                                   ordered=False))
+            items.append(
+                DepthItem("row", 1, tuple((v,) for v in values), (form,), (anchor,), ordered=False)
+            )
     return items
 
 

@@ -27,7 +27,7 @@ from scir.text.patterns import (
 from scir.tracks.causal.codec.writer import unscaled_value
 
 NUMBER = r"[0-9]+\.[0-9]{2}"
-SCALED = r"[0-9]+\.[0-9]"                 # a value in tenths of its unit (writer.scaled_value)
+SCALED = r"[0-9]+\.[0-9]"  # a value in tenths of its unit (writer.scaled_value)
 
 
 class _Names:
@@ -46,8 +46,9 @@ class _Names:
         return VerificationError(message, task_id=self.task_id)
 
 
-def _network(text: str, genre: Genre, gset: GenreSet, names: _Names
-             ) -> tuple[dict[str, Any], list[str]]:
+def _network(
+    text: str, genre: Genre, gset: GenreSet, names: _Names
+) -> tuple[dict[str, Any], list[str]]:
     from scir.tracks.causal.scm import environment_name
 
     ph = gset.phrases
@@ -60,16 +61,17 @@ def _network(text: str, genre: Genre, gset: GenreSet, names: _Names
     forms = list(ph["edge_sentences"]) + list(ph.get("edge_split_sentences") or [])
     if ph.get("edge_table"):
         forms.append(ph["edge_table"]["row"])
-    edges = [[m.group("a"), m.group("b")]
-             for m in find_all(forms, {"a": names.node, "b": names.node}, text)]
+    edges = [
+        [m.group("a"), m.group("b")]
+        for m in find_all(forms, {"a": names.node, "b": names.node}, text)
+    ]
     new_slots = {"new": re.escape(names.new), "conn": number_regex()}
     one = find_all(ph["new_protein"]["one"], new_slots, text)
     many = find_all(ph["new_protein"]["many"], new_slots, text)
     if len(one) + len(many) != 1:
         raise names.fail("expected one statement about the new protein")
     connections = 1 if one else read_number(many[0].group("conn"))
-    closure = find_all(ph["closure"]["one" if one else "many"], {"new": re.escape(names.new)},
-                       text)
+    closure = find_all(ph["closure"]["one" if one else "many"], {"new": re.escape(names.new)}, text)
     if len(closure) != 1:
         raise names.fail("the statement that no other direct relation exists is missing")
     intro = find_all(ph["conditions_intro"], {"count": number_regex(), "cells": "[0-9]+"}, text)
@@ -86,8 +88,13 @@ def _network(text: str, genre: Genre, gset: GenreSet, names: _Names
     envs, labels, samples = [], [], []
     for _, kind, m in arms:
         targets = names.items(m.groupdict().get("targets") or "")
-        envs.append({"name": environment_name(kind, targets[0] if targets else None),
-                     "kind": kind, "targets": targets})
+        envs.append(
+            {
+                "name": environment_name(kind, targets[0] if targets else None),
+                "kind": kind,
+                "targets": targets,
+            }
+        )
         labels.append(m.group("label"))
         note = re.search(r"\(([0-9]+) cells\)", m.group("note") or "")
         samples.append(int(note.group(1)) if note else None)
@@ -96,13 +103,20 @@ def _network(text: str, genre: Genre, gset: GenreSet, names: _Names
         raise names.fail("the conditions do not match their announced number or labels repeat")
     if intro:
         samples = [int(intro[0].group("cells"))] * len(envs)
-    content = {"nodes": nodes, "new_protein": names.new, "connections": connections,
-               "known_edges": edges, "environments": envs, "samples": samples}
+    content = {
+        "nodes": nodes,
+        "new_protein": names.new,
+        "connections": connections,
+        "known_edges": edges,
+        "environments": envs,
+        "samples": samples,
+    }
     return content, labels
 
 
-def _rows(body: str, fmt: str, gset: GenreSet, names: _Names
-          ) -> tuple[list[str], list[list[float]]]:
+def _rows(
+    body: str, fmt: str, gset: GenreSet, names: _Names
+) -> tuple[list[str], list[list[float]]]:
     """The columns and rows of one table body in format ``fmt``."""
     if fmt in ("csv", "markdown"):
         if fmt == "csv":
@@ -122,28 +136,40 @@ def _rows(body: str, fmt: str, gset: GenreSet, names: _Names
         rows = []
         for m in row.finditer(body):
             cells = [c.strip() for c in cell.findall(m.group("vals"))]
-            if len(cells) != len(header) or not all(re.fullmatch(NUMBER, cells[i])
-                                                    for i in keep):
+            if len(cells) != len(header) or not all(re.fullmatch(NUMBER, cells[i]) for i in keep):
                 raise names.fail(f"a {fmt} row does not match its header: {m.group(0)!r}")
             rows.append((int(m.group("i")), [float(cells[i]) for i in keep]))
     elif fmt == "series":
-        series = re.compile(r"^(?P<node>" + names.node + r"): (?P<vals>" + NUMBER + r"(?:, "
-                            + NUMBER + r")*)\.$", re.M)
-        found_at = [(m.start(), m.group("node"),
-                     [float(v) for v in re.findall(NUMBER, m.group("vals"))])
-                    for m in series.finditer(body)]
+        series = re.compile(
+            r"^(?P<node>" + names.node + r"): (?P<vals>" + NUMBER + r"(?:, " + NUMBER + r")*)\.$",
+            re.M,
+        )
+        found_at = [
+            (m.start(), m.group("node"), [float(v) for v in re.findall(NUMBER, m.group("vals"))])
+            for m in series.finditer(body)
+        ]
         labels = (gset.phrases.get("scaled_series") or {}).get("labels", [])
         if labels:
-            label = "|".join(compile_template(t, {"node": names.node}, anchored=False).pattern
-                             .replace("(?P<node>", "(?:") for t in labels)
-            scaled = re.compile(r"^(?:" + label + r"): (?P<vals>" + SCALED + r"(?:, " + SCALED
-                                + r")*)\.$", re.M)
+            label = "|".join(
+                compile_template(t, {"node": names.node}, anchored=False).pattern.replace(
+                    "(?P<node>", "(?:"
+                )
+                for t in labels
+            )
+            scaled = re.compile(
+                r"^(?:" + label + r"): (?P<vals>" + SCALED + r"(?:, " + SCALED + r")*)\.$", re.M
+            )
             for m in scaled.finditer(body):
                 node = names.items(m.group(0).split(":", 1)[0])
                 if len(node) != 1:
                     raise names.fail(f"a scaled series names {len(node)} proteins")
-                found_at.append((m.start(), node[0], [unscaled_value(v) for v in
-                                                      re.findall(SCALED, m.group("vals"))]))
+                found_at.append(
+                    (
+                        m.start(),
+                        node[0],
+                        [unscaled_value(v) for v in re.findall(SCALED, m.group("vals"))],
+                    )
+                )
         found = [(node, vals) for _, node, vals in sorted(found_at)]
         columns = [n for n, _ in found]
         length = {len(v) for _, v in found}
@@ -151,15 +177,21 @@ def _rows(body: str, fmt: str, gset: GenreSet, names: _Names
             raise names.fail("the series of one table differ in length")
         rows = [(k + 1, [v[k] for _, v in found]) for k in range(length.pop())]
     else:
-        pair = r"(?:" + "|".join(re.escape(p).replace(r"\{node\}", names.node)
-                                 .replace(r"\{value\}", NUMBER)
-                                 for p in gset.phrases["narrative_values"]) + ")"
+        pair = (
+            r"(?:"
+            + "|".join(
+                re.escape(p).replace(r"\{node\}", names.node).replace(r"\{value\}", NUMBER)
+                for p in gset.phrases["narrative_values"]
+            )
+            + ")"
+        )
         values = f"{pair}(?:, {pair})*"
         rows, columns = [], []
         slots = {"i": "[0-9]+", "values": values, "annotation": r"[^()\n]*"}
         for m in find_all(gset.phrases["narrative_rows"], slots, body):
-            cells = re.findall(r"(" + names.node + r")(?: at| =)? (" + NUMBER + r")",
-                               m.group("values"))
+            cells = re.findall(
+                r"(" + names.node + r")(?: at| =)? (" + NUMBER + r")", m.group("values")
+            )
             if not columns:
                 columns = [c for c, _ in cells]
             if [c for c, _ in cells] != columns:
@@ -172,11 +204,19 @@ def _rows(body: str, fmt: str, gset: GenreSet, names: _Names
     return columns, [r for _, r in rows]
 
 
-def _data(text: str, genre: Genre, gset: GenreSet, names: _Names, labels: list[str],
-          envs: list[dict[str, Any]]) -> dict[str, Any]:
-    heading = compile_template(genre.option("table_heading"),
-                               {"label": alternation(labels), "cells": "[0-9]+"},
-                               anchored=False)
+def _data(
+    text: str,
+    genre: Genre,
+    gset: GenreSet,
+    names: _Names,
+    labels: list[str],
+    envs: list[dict[str, Any]],
+) -> dict[str, Any]:
+    heading = compile_template(
+        genre.option("table_heading"),
+        {"label": alternation(labels), "cells": "[0-9]+"},
+        anchored=False,
+    )
     heading = re.compile(r"^" + heading.pattern + r"$", re.M)
     matches = list(heading.finditer(text))
     ends = [m.start() for m in matches[1:]] + [len(text)]
@@ -184,8 +224,9 @@ def _data(text: str, genre: Genre, gset: GenreSet, names: _Names, labels: list[s
     for m, end in zip(matches, ends):
         if m.group("label") in tables:
             raise names.fail(f"two tables for {m.group('label')}")
-        tables[m.group("label")] = _rows(text[m.end():end], genre.option("table_format"),
-                                         gset, names)
+        tables[m.group("label")] = _rows(
+            text[m.end() : end], genre.option("table_format"), gset, names
+        )
     if sorted(tables) != sorted(labels):
         raise names.fail(f"tables found for {sorted(tables)}, conditions are {labels}")
     columns = sorted(tables[labels[0]][0]) if labels else []
@@ -207,6 +248,5 @@ def extract(task: Task) -> list[dict[str, Any]]:
         raise names.fail(f"expected 2 documents, found {len(task.documents)}")
     network, data = task.documents
     first, labels = _network(network.text, gset.genre(network.genre), gset, names)
-    second = _data(data.text, gset.genre(data.genre), gset, names, labels,
-                   first["environments"])
+    second = _data(data.text, gset.genre(data.genre), gset, names, labels, first["environments"])
     return [first, second]

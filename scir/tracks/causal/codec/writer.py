@@ -32,10 +32,10 @@ from scir.text.patterns import listing, number_word
 DECIMALS = 2
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ANNOTATION_KINDS = ("well", "barcode", "seconds", "percent", "gate")
-CHUNK = 8                              # rows per printed part of a csv or markdown table
-TABLE_SHARE = 0.4                      # network documents giving their edges as a table
-SPLIT_SHARE = 0.6                      # other edges written over two sentences
-DISTRACTORS = (1, 2)                   # distractor sentences per network document
+CHUNK = 8  # rows per printed part of a csv or markdown table
+TABLE_SHARE = 0.4  # network documents giving their edges as a table
+SPLIT_SHARE = 0.6  # other edges written over two sentences
+DISTRACTORS = (1, 2)  # distractor sentences per network document
 
 
 def slot_values(task: Task) -> dict[str, str]:
@@ -74,8 +74,9 @@ def _wrap(genre: Genre, wrapper: str, text: str, rng: random.Random, gset: Genre
     return fill_slots(wrapper, rng, gset.slots, {"text": text, "k": "1"})
 
 
-def edge_statement(sentences: list[str], split: list[str], a: str, b: str,
-                   rng: random.Random) -> tuple[str, bool]:
+def edge_statement(
+    sentences: list[str], split: list[str], a: str, b: str, rng: random.Random
+) -> tuple[str, bool]:
     """The edge ``a -> b`` in one sentence of ``sentences`` or, ``SPLIT_SHARE`` of the time,
     over the two sentences of a template of ``split``; and whether it was split."""
     is_split = bool(split) and rng.random() < SPLIT_SHARE
@@ -89,29 +90,39 @@ def edge_table(spec: dict[str, Any], edges: list[list[str]], rng: random.Random)
     return "\n".join([rng.choice(spec["captions"]), spec["head"], *rows])
 
 
-def edge_distractors(templates: list[str], nodes: list[str], edges: list[list[str]],
-                     count: int, rng: random.Random) -> list[str]:
+def edge_distractors(
+    templates: list[str], nodes: list[str], edges: list[list[str]], count: int, rng: random.Random
+) -> list[str]:
     """``count`` sentences of ``templates`` naming two of ``nodes`` that no edge joins."""
     joined = {frozenset(e) for e in edges}
     pairs = [(a, b) for a in nodes for b in nodes if a != b and frozenset((a, b)) not in joined]
     if not templates or not pairs:
         return []
-    return [rng.choice(templates).format(a=a, b=b)
-            for a, b in (rng.choice(pairs) for _ in range(count))]
+    return [
+        rng.choice(templates).format(a=a, b=b) for a, b in (rng.choice(pairs) for _ in range(count))
+    ]
 
 
-def _network(first: dict[str, Any], labels: list[str], genre: Genre, gset: GenreSet,
-             rng: random.Random, info: dict[str, Any]) -> Draft:
+def _network(
+    first: dict[str, Any],
+    labels: list[str],
+    genre: Genre,
+    gset: GenreSet,
+    rng: random.Random,
+    info: dict[str, Any],
+) -> Draft:
     ph = gset.phrases
     wrapper = rng.choice(genre.items)
     new, conn = first["new_protein"], first["connections"]
     many = "one" if conn == 1 else "many"
-    node_list = rng.choice(ph["node_lists"]).format(count=number_word(len(first["nodes"])),
-                                                    list=listing(first["nodes"]))
+    node_list = rng.choice(ph["node_lists"]).format(
+        count=number_word(len(first["nodes"])), list=listing(first["nodes"])
+    )
     edges = [list(e) for e in first["known_edges"]]
     rng.shuffle(edges)
-    extra = edge_distractors(ph.get("distractors") or [], first["nodes"], edges,
-                             rng.randint(*DISTRACTORS), rng)
+    extra = edge_distractors(
+        ph.get("distractors") or [], first["nodes"], edges, rng.randint(*DISTRACTORS), rng
+    )
     table: dict[str, Any] = ph.get("edge_table") or {}
     split = ph.get("edge_split_sentences") or []
     in_table = bool(edges) and bool(table) and rng.random() < TABLE_SHARE
@@ -122,32 +133,41 @@ def _network(first: dict[str, Any], labels: list[str], genre: Genre, gset: Genre
         texts, splits = [t for t, _ in stated], sum(s for _, s in stated)
         for text in extra:
             texts.insert(rng.randint(0, len(texts)), text)
-    items = [text if in_table and k == 0 else _wrap(genre, wrapper, text, rng, gset)
-             for k, text in enumerate(texts)]
-    lead = node_list + "\n" + (rng.choice(ph["edges_intro"]) if edges
-                               else rng.choice(ph["no_edges"]))
-    tail = [rng.choice(ph["new_protein"][many]).format(new=new, conn=number_word(conn)),
-            rng.choice(ph["closure"][many]).format(new=new)]
+    items = [
+        text if in_table and k == 0 else _wrap(genre, wrapper, text, rng, gset)
+        for k, text in enumerate(texts)
+    ]
+    lead = (
+        node_list + "\n" + (rng.choice(ph["edges_intro"]) if edges else rng.choice(ph["no_edges"]))
+    )
+    tail = [
+        rng.choice(ph["new_protein"][many]).format(new=new, conn=number_word(conn)),
+        rng.choice(ph["closure"][many]).format(new=new),
+    ]
     samples = first["samples"]
     uniform = len(set(samples)) == 1
     envs = first["environments"]
     if uniform:
-        intro = rng.choice(ph["conditions_intro"]).format(count=number_word(len(envs)),
-                                                          cells=samples[0])
+        intro = rng.choice(ph["conditions_intro"]).format(
+            count=number_word(len(envs)), cells=samples[0]
+        )
     else:
         intro = rng.choice(ph["conditions_intro_varied"]).format(count=number_word(len(envs)))
     arms = []
     for label, env, n in zip(labels, envs, samples):
         text = rng.choice(ph["conditions"][env["kind"]]).format(
-            targets=listing(env["targets"]) if env["targets"] else "")
+            targets=listing(env["targets"]) if env["targets"] else ""
+        )
         note = "" if uniform else f" ({n} cells)"
         arms.append(_wrap(genre, wrapper, f"{label}: {text}{note}.", rng, gset))
-    headings = list(genre.headings)        # network, conditions, data
-    sections = [Section(f"{headings[0]}\n{lead}", items, genre.layout, rng.randrange(2 ** 31),
-                        open_start=False),
-                Section(None, tail, "paragraphs", rng.randrange(2 ** 31)),
-                Section(f"{headings[1]}\n{intro}", arms, "lines",
-                        rng.randrange(2 ** 31), open_start=False)]
+    headings = list(genre.headings)  # network, conditions, data
+    sections = [
+        Section(
+            f"{headings[0]}\n{lead}", items, genre.layout, rng.randrange(2**31), open_start=False
+        ),
+        Section(None, tail, "paragraphs", rng.randrange(2**31)),
+        Section(f"{headings[1]}\n{intro}", arms, "lines", rng.randrange(2**31), open_start=False),
+    ]
     info.update({"edge_table": in_table, "split_edges": splits, "distractors": len(extra)})
     return dressed_draft(genre, gset, sections, rng)
 
@@ -165,8 +185,9 @@ def annotation(kind: str, k: int, rng: random.Random) -> str:
     return rng.choice(("live singlets", "live singlets CD45+", "intact cells"))
 
 
-def _annotated(names: list[str], rows: list[list[str]], genre: Genre, gset: GenreSet,
-               rng: random.Random) -> tuple[list[str], list[list[str]]]:
+def _annotated(
+    names: list[str], rows: list[list[str]], genre: Genre, gset: GenreSet, rng: random.Random
+) -> tuple[list[str], list[list[str]]]:
     """Columns and rows with the genre's number of annotation columns inserted at random."""
     names, rows = list(names), [list(r) for r in rows]
     bank = list(gset.phrases["annotation_columns"])
@@ -178,8 +199,14 @@ def _annotated(names: list[str], rows: list[list[str]], genre: Genre, gset: Genr
     return names, rows
 
 
-def _table(env_rows: list[list[float]], columns: list[str], fmt: str, genre: Genre,
-           gset: GenreSet, rng: random.Random) -> tuple[list[str], str]:
+def _table(
+    env_rows: list[list[float]],
+    columns: list[str],
+    fmt: str,
+    genre: Genre,
+    gset: GenreSet,
+    rng: random.Random,
+) -> tuple[list[str], str]:
     """One condition's rows in the data genre's format: (items, section layout)."""
     order = list(range(len(columns)))
     rng.shuffle(order)
@@ -204,35 +231,48 @@ def _table(env_rows: list[list[float]], columns: list[str], fmt: str, genre: Gen
     for k, r in enumerate(rows, start=1):
         values = ", ".join(pattern.format(node=n, value=v) for n, v in zip(names, r))
         note = rng.choice(gset.phrases["narrative_annotations"]).format(
-            **{kind: annotation(kind, k, rng) for kind in ANNOTATION_KINDS})
-        sentences.append(rng.choice(gset.phrases["narrative_rows"]).format(
-            i=k, values=values, annotation=note))
+            **{kind: annotation(kind, k, rng) for kind in ANNOTATION_KINDS}
+        )
+        sentences.append(
+            rng.choice(gset.phrases["narrative_rows"]).format(i=k, values=values, annotation=note)
+        )
     return sentences, genre.layout
 
 
-def _data(second: dict[str, Any], labels: list[str], genre: Genre, gset: GenreSet,
-          rng: random.Random) -> Draft:
+def _data(
+    second: dict[str, Any], labels: list[str], genre: Genre, gset: GenreSet, rng: random.Random
+) -> Draft:
     order = list(range(len(labels)))
     rng.shuffle(order)
     sections = []
     for i in order:
         rows = second["environments"][i]["rows"]
-        items, layout = _table(rows, second["columns"], genre.option("table_format"), genre,
-                               gset, rng)
+        items, layout = _table(
+            rows, second["columns"], genre.option("table_format"), genre, gset, rng
+        )
         heading = genre.option("table_heading").format(label=labels[i], cells=len(rows))
-        sections.append(Section(heading, items, layout, rng.randrange(2 ** 31),
-                                open_start=layout != "blocks"))
+        sections.append(
+            Section(heading, items, layout, rng.randrange(2**31), open_start=layout != "blocks")
+        )
     draft = dressed_draft(genre, gset, sections, rng)
     draft.preface.append(genre.headings[-1])
     return draft
 
 
-def drafts(task: Task, contents: list[dict[str, Any]], genres: list[Genre], gset: GenreSet,
-           rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
+def drafts(
+    task: Task,
+    contents: list[dict[str, Any]],
+    genres: list[Genre],
+    gset: GenreSet,
+    rng: random.Random,
+) -> tuple[list[Draft], dict[str, Any]]:
     """The network draft and the data draft."""
     first, second = contents
-    labels = [arm_label(genres[0].option("arm_label"), i)
-              for i in range(len(first["environments"]))]
+    labels = [
+        arm_label(genres[0].option("arm_label"), i) for i in range(len(first["environments"]))
+    ]
     info: dict[str, Any] = {"labels": labels, "table_format": genres[1].option("table_format")}
-    return [_network(first, labels, genres[0], gset, rng, info),
-            _data(second, labels, genres[1], gset, rng)], info
+    return [
+        _network(first, labels, genres[0], gset, rng, info),
+        _data(second, labels, genres[1], gset, rng),
+    ], info

@@ -59,6 +59,7 @@ class DeductionCodec(ModularCodec):
     def parse_block(self, task: Task, index: int, text: str) -> dict[str, Any]:
         return inverse.parse(task, text)
 
-    def match_block(self, task: Task, index: int, original: dict[str, Any],
-                    recovered: dict[str, Any]) -> list[str]:
+    def match_block(
+        self, task: Task, index: int, original: dict[str, Any], recovered: dict[str, Any]
+    ) -> list[str]:
         return inverse.match(original, recovered)

@@ -16,8 +16,11 @@ def deduction_lexicon(task: Task) -> Lexicon:
     """The task's :class:`~scir.tracks.deduction.templates.Lexicon` (from its metadata)."""
     lex = task.domain_metadata.get("lexicon")
     if not isinstance(lex, dict) or not isinstance(lex.get("predicates"), dict):
-        raise TaskFormatError("deduction tasks need domain_metadata.lexicon",
-                              task_id=task.task_id, field="domain_metadata")
+        raise TaskFormatError(
+            "deduction tasks need domain_metadata.lexicon",
+            task_id=task.task_id,
+            field="domain_metadata",
+        )
     return Lexicon.from_json(lex)
 
 
@@ -36,13 +39,17 @@ def block_contents(task: Task, formal: DeductionFormal) -> list[dict[str, Any]]:
             text = f"{text} {sentences[end]}" if text else sentences[end]
             end += 1
         if text != block:
-            raise TaskFormatError(f"block {i + 1} is not a run of the premises' sentences",
-                                  task_id=task.task_id, field="blocks")
+            raise TaskFormatError(
+                f"block {i + 1} is not a run of the premises' sentences",
+                task_id=task.task_id,
+                field="blocks",
+            )
         out.append({"premises": premises[start:end]})
         start = end
     if start != len(sentences):
-        raise TaskFormatError("the blocks do not state every premise", task_id=task.task_id,
-                              field="blocks")
+        raise TaskFormatError(
+            "the blocks do not state every premise", task_id=task.task_id, field="blocks"
+        )
     return out
 
 

@@ -49,8 +49,9 @@ def _universe(task: Task) -> tuple[dict[str, str], dict[str, str], dict[str, str
     return sg, pl, names
 
 
-def _glossaries(task: Task, gset: GenreSet, pl: dict[str, str]
-                ) -> tuple[dict[str, str], dict[str, str]]:
+def _glossaries(
+    task: Task, gset: GenreSet, pl: dict[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
     """Abbreviations defined by any document: (singular alias -> id, plural alias -> id)."""
     alias_sg: dict[str, str] = {}
     alias_pl: dict[str, str] = {}
@@ -58,16 +59,19 @@ def _glossaries(task: Task, gset: GenreSet, pl: dict[str, str]
         spec = gset.genre(doc.genre).option("glossary")
         if not spec:
             continue
-        entry = compile_template(spec["entry"], {"alias_pl": _ALIAS,
-                                                 "noun_pl": alternation(pl)}, anchored=False)
+        entry = compile_template(
+            spec["entry"], {"alias_pl": _ALIAS, "noun_pl": alternation(pl)}, anchored=False
+        )
         head = re.compile(r"^" + re.escape(spec["head"]) + r"(?P<body>.*)$", re.M)
         for line in head.finditer(doc.text):
             for m in entry.finditer(line.group("body")):
                 alias, pid = m.group("alias_pl"), pl[m.group("noun_pl")]
                 if not alias.endswith("s") or alias_pl.get(alias, pid) != pid:
-                    raise VerificationError(f"glossary entry {m.group(0)!r} is not a plural "
-                                            "abbreviation of one population",
-                                            task_id=task.task_id)
+                    raise VerificationError(
+                        f"glossary entry {m.group(0)!r} is not a plural "
+                        "abbreviation of one population",
+                        task_id=task.task_id,
+                    )
                 alias_pl[alias] = pid
                 alias_sg[alias[:-1]] = pid
     return alias_sg, alias_pl
@@ -89,8 +93,12 @@ def extract(task: Task) -> list[dict[str, Any]]:
         slots[f"a{role}"] = r"(?:a|an) " + NOUN
     slots["c"], slots["C"] = alternation(lower), alternation(upper)
     banks = [gset.phrases["statements"], gset.phrases.get("split_statements") or {}]
-    patterns = [(kind, compile_template(p["text"], slots))
-                for phrases in banks for kind, bank in phrases.items() for p in bank]
+    patterns = [
+        (kind, compile_template(p["text"], slots))
+        for phrases in banks
+        for kind, bank in phrases.items()
+        for p in bank
+    ]
     out = []
     for number, doc in enumerate(task.documents, start=1):
         found: list[tuple[int, int, Formula]] = []
@@ -102,9 +110,11 @@ def extract(task: Task) -> list[dict[str, Any]]:
         found.sort(key=lambda x: (x[0], x[1]))
         for (s1, e1, f1), (s2, _, f2) in zip(found, found[1:]):
             if s2 < e1:
-                raise VerificationError(f"document {number}: overlapping statements at "
-                                        f"characters {s1} and {s2} ({f1}, {f2})",
-                                        task_id=task.task_id)
+                raise VerificationError(
+                    f"document {number}: overlapping statements at "
+                    f"characters {s1} and {s2} ({f1}, {f2})",
+                    task_id=task.task_id,
+                )
         out.append({"premises": [f.to_prover9() for _, _, f in found]})
     return out
 

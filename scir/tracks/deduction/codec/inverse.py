@@ -17,21 +17,26 @@ from scir.tracks.deduction.formal import DeductionFormal
 def _signature(task: Task) -> tuple[dict[str, int], list[str]]:
     """The task's unary predicates and its constants (from its typed formal object)."""
     formal: DeductionFormal = formal_of(task)
-    return ({p: 1 for p in sorted(name for name, _ in formal.predicates or ())},
-            sorted(formal.constants or ()))
+    return (
+        {p: 1 for p in sorted(name for name, _ in formal.predicates or ())},
+        sorted(formal.constants or ()),
+    )
 
 
 def description(task: Task) -> str:
     """The format as told to the inverse model: the forms, the predicates and constants."""
-    lex = (task.domain_metadata.get("lexicon") or {})
-    preds = "; ".join(f"{p} = {v['plural']}" for p, v in
-                      sorted((lex.get("predicates") or {}).items()))
-    consts = "; ".join(f"{c} = {n}" for c, n in sorted((lex.get("individuals") or {})
-                                                      .items()))
-    return ("One Prover9 formula per line, each ending with '.', over these unary "
-            f"predicates: {preds}" + (f"; and these constants: {consts}" if consts else "")
-            + ". Use only the forms: all x (p(x) -> q(x)). all x (p(x) -> -q(x)). "
-            "exists x (p(x) & q(x)). exists x (p(x) & -q(x)). p(c). -p(c). exists x p(x).")
+    lex = task.domain_metadata.get("lexicon") or {}
+    preds = "; ".join(
+        f"{p} = {v['plural']}" for p, v in sorted((lex.get("predicates") or {}).items())
+    )
+    consts = "; ".join(f"{c} = {n}" for c, n in sorted((lex.get("individuals") or {}).items()))
+    return (
+        "One Prover9 formula per line, each ending with '.', over these unary "
+        f"predicates: {preds}"
+        + (f"; and these constants: {consts}" if consts else "")
+        + ". Use only the forms: all x (p(x) -> q(x)). all x (p(x) -> -q(x)). "
+        "exists x (p(x) & q(x)). exists x (p(x) & -q(x)). p(c). -p(c). exists x p(x)."
+    )
 
 
 def grammar(task: Task, content: dict[str, Any]) -> str:
@@ -41,8 +46,13 @@ def grammar(task: Task, content: dict[str, Any]) -> str:
 
     preds, consts = _signature(task)
     depth, _ = grammar_bounds(parse_formula(p) for p in content["premises"])
-    return instantiate_grammar(preds, consts, max_formulas=len(content["premises"]) + 2,
-                               max_depth=depth + 1, max_operands=2)
+    return instantiate_grammar(
+        preds,
+        consts,
+        max_formulas=len(content["premises"]) + 2,
+        max_depth=depth + 1,
+        max_operands=2,
+    )
 
 
 def format_block(content: dict[str, Any]) -> str:
@@ -59,14 +69,20 @@ def parse(task: Task, text: str) -> dict[str, Any]:
     try:
         formulas = parse_formulas(text)
     except SolverError as exc:
-        raise FormalizationError(f"not Prover9 formulas: {exc.message}", line=exc.line,
-                                 column=exc.column, task_id=task.task_id) from exc
+        raise FormalizationError(
+            f"not Prover9 formulas: {exc.message}",
+            line=exc.line,
+            column=exc.column,
+            task_id=task.task_id,
+        ) from exc
     preds, consts = signature(formulas)
     allowed, allowed_consts = _signature(task)
     unknown = sorted(set(preds) - set(allowed)) + sorted(set(consts) - set(allowed_consts))
     if unknown or any(a != 1 for a in preds.values()):
-        raise FormalizationError(f"names outside the task's signature or wrong arity: "
-                                 f"{unknown or sorted(preds)}", task_id=task.task_id)
+        raise FormalizationError(
+            f"names outside the task's signature or wrong arity: {unknown or sorted(preds)}",
+            task_id=task.task_id,
+        )
     return {"premises": [to_prover9(f) for f in formulas]}
 
 
@@ -75,7 +91,7 @@ def match(original: dict[str, Any], recovered: dict[str, Any]) -> list[str]:
     remaining = list(original["premises"])
     extra = []
     candidates = list(recovered["premises"])
-    for r in sorted(candidates, key=lambda x: x not in remaining):   # identical ones first
+    for r in sorted(candidates, key=lambda x: x not in remaining):  # identical ones first
         hit = next((o for o in remaining if equivalent(o, r)), None)
         if hit is None:
             extra.append(r)

@@ -32,14 +32,14 @@ from scir.text.document import Draft, Section, fill_slots
 from scir.text.genres import Genre, GenreSet
 from scir.tracks.deduction.codec.contents import deduction_lexicon
 
-_VOWEL_LETTERS = "AEFHILMNORSX"        # initials read with a leading vowel sound: "an ETC"
+_VOWEL_LETTERS = "AEFHILMNORSX"  # initials read with a leading vowel sound: "an ETC"
 
 
 _PROPER = frozenset({"Drosophila", "Arabidopsis", "Xenopus"})
-SPLIT_SHARE = 0.45                     # statements written over two sentences
-ALIAS_USE = (0.6, 0.97)                # alias use in the glossary's document, elsewhere
-DISTRACTORS = (1, 2)                   # distractor sentences per document (min, max)
-CODE = "P{n}"                          # catalogue codes of populations without abbreviation
+SPLIT_SHARE = 0.45  # statements written over two sentences
+ALIAS_USE = (0.6, 0.97)  # alias use in the glossary's document, elsewhere
+DISTRACTORS = (1, 2)  # distractor sentences per document (min, max)
+CODE = "P{n}"  # catalogue codes of populations without abbreviation
 
 
 def slot_values(task: Task) -> dict[str, str]:
@@ -70,11 +70,10 @@ def alias_of(noun: str, article: str) -> tuple[str, str, str] | None:
     return None
 
 
-def catalogue_code(pattern: str, taken: set[str], rng: random.Random
-                   ) -> tuple[str, str, str]:
+def catalogue_code(pattern: str, taken: set[str], rng: random.Random) -> tuple[str, str, str]:
     """(singular, plural, article) of a fresh catalogue code made from ``pattern`` (a ``{n}``
     slot, e.g. ``P{n}``): ``P14 cell``, ``P14 cells``, ``a``; never one of ``taken``."""
-    drawn = (rng.randint(10, 99) for _ in range(200))      # then the first free number
+    drawn = (rng.randint(10, 99) for _ in range(200))  # then the first free number
     for n in itertools.chain(drawn, itertools.count(100)):
         code = pattern.format(n=n)
         if code + " cell" not in taken and code + " cells" not in taken:
@@ -83,8 +82,9 @@ def catalogue_code(pattern: str, taken: set[str], rng: random.Random
     raise ValueError(f"no free catalogue code of the form {pattern!r}")
 
 
-def choose_aliases(nouns: dict[str, tuple[str, str, str]], code: str, rng: random.Random
-                   ) -> dict[str, tuple[str, str, str]]:
+def choose_aliases(
+    nouns: dict[str, tuple[str, str, str]], code: str, rng: random.Random
+) -> dict[str, tuple[str, str, str]]:
     """An alias for every population of ``nouns`` (id -> (singular, plural, article)): its
     abbreviation (:func:`alias_of`) when that is free, else a catalogue code from ``code``."""
     taken = {n for noun, plural, _ in nouns.values() for n in (noun, plural)}
@@ -99,35 +99,57 @@ def choose_aliases(nouns: dict[str, tuple[str, str, str]], code: str, rng: rando
     return chosen
 
 
-def split_statement(bank: dict[str, list[dict[str, str]]], kind: str, rng: random.Random
-                    ) -> str | None:
+def split_statement(
+    bank: dict[str, list[dict[str, str]]], kind: str, rng: random.Random
+) -> str | None:
     """A two-sentence template of ``kind`` from ``bank`` (``phrases.split_statements`` of the
     register), or None when the bank has none."""
     options = bank.get(kind) or []
     return rng.choice(options)["text"] if options else None
 
 
-def distractors(templates: list[str], pairs: list[tuple[str, str]], lexicon, aliases: dict,
-                use_alias: float, count: int, rng: random.Random) -> list[str]:
+def distractors(
+    templates: list[str],
+    pairs: list[tuple[str, str]],
+    lexicon,
+    aliases: dict,
+    use_alias: float,
+    count: int,
+    rng: random.Random,
+) -> list[str]:
     """``count`` sentences from ``templates`` (``phrases.distractors``) over population pairs
     drawn from ``pairs`` (ids no premise relates), named as statements are."""
     from scir.tracks.deduction.logic import Formula
 
     if not templates or not pairs:
         return []
-    return [_statement(rng.choice(templates), Formula("all", rng.choice(pairs)), lexicon,
-                       aliases, use_alias, rng) for _ in range(count)]
+    return [
+        _statement(
+            rng.choice(templates),
+            Formula("all", rng.choice(pairs)),
+            lexicon,
+            aliases,
+            use_alias,
+            rng,
+        )
+        for _ in range(count)
+    ]
 
 
 def unrelated_pairs(task_nouns: list[str], premises: list[Any]) -> list[tuple[str, str]]:
     """Ordered pairs of distinct populations that no premise mentions together."""
     related = {frozenset(f.predicates) for f in premises}
-    return [(a, b) for a in task_nouns for b in task_nouns
-            if a != b and frozenset((a, b)) not in related]
+    return [
+        (a, b)
+        for a in task_nouns
+        for b in task_nouns
+        if a != b and frozenset((a, b)) not in related
+    ]
 
 
-def _statement(template: str, formula, lexicon, aliases: dict, use_alias: float,
-               rng: random.Random) -> str:
+def _statement(
+    template: str, formula, lexicon, aliases: dict, use_alias: float, rng: random.Random
+) -> str:
     values: dict[str, str] = {}
 
     def noun(role: str, pid: str) -> None:
@@ -152,14 +174,21 @@ def _statement(template: str, formula, lexicon, aliases: dict, use_alias: float,
 def glossary_text(genre: Genre, lexicon, aliases: dict, rng: random.Random) -> str:
     """The glossary line of ``genre`` defining ``aliases`` (in a shuffled order)."""
     spec = genre.option("glossary")
-    entries = [spec["entry"].format(alias_pl=a[1], noun_pl=lexicon.nouns[pid][1])
-               for pid, a in aliases.items()]
+    entries = [
+        spec["entry"].format(alias_pl=a[1], noun_pl=lexicon.nouns[pid][1])
+        for pid, a in aliases.items()
+    ]
     rng.shuffle(entries)
     return spec["head"] + spec["sep"].join(entries) + "."
 
 
-def drafts(task: Task, contents: list[dict[str, Any]], genres: list[Genre], gset: GenreSet,
-           rng: random.Random) -> tuple[list[Draft], dict[str, Any]]:
+def drafts(
+    task: Task,
+    contents: list[dict[str, Any]],
+    genres: list[Genre],
+    gset: GenreSet,
+    rng: random.Random,
+) -> tuple[list[Draft], dict[str, Any]]:
     """One draft per block (before filler), plus what was done (aliases, glossary)."""
     from scir.tracks.deduction.logic import parse
 
@@ -180,8 +209,9 @@ def drafts(task: Task, contents: list[dict[str, Any]], genres: list[Genre], gset
         use_alias = ALIAS_USE[0] if i == glossary_doc else ALIAS_USE[1]
         texts = []
         for f in formulas:
-            template = split_statement(split_bank, f.kind, rng) \
-                if rng.random() < SPLIT_SHARE else None
+            template = (
+                split_statement(split_bank, f.kind, rng) if rng.random() < SPLIT_SHARE else None
+            )
             if template is None:
                 ids = wording.get(f.kind) or [p["id"] for p in bank[f.kind]]
                 chosen = rng.choice(ids)
@@ -189,26 +219,42 @@ def drafts(task: Task, contents: list[dict[str, Any]], genres: list[Genre], gset
             else:
                 splits += 1
             texts.append(_statement(template, f, lexicon, aliases, use_alias, rng))
-        extra = distractors(gset.phrases.get("distractors") or [], pairs, lexicon, aliases,
-                            use_alias, rng.randint(*DISTRACTORS), rng)
+        extra = distractors(
+            gset.phrases.get("distractors") or [],
+            pairs,
+            lexicon,
+            aliases,
+            use_alias,
+            rng.randint(*DISTRACTORS),
+            rng,
+        )
         for text in extra:
             texts.insert(rng.randint(0, len(texts)), text)
         added += len(extra)
-        items = [fill_slots(wrapper, rng, gset.slots, {"text": text, "k": str(k)})
-                 for k, text in enumerate(texts, start=1)]
-        draft = Draft(genre=genre, header=[fill_slots(rng.choice(genre.headers), rng,
-                                                      gset.slots, values)],
-                      sections=_sections(items, genre, rng),
-                      intro=[fill_slots(rng.choice(genre.intro), rng, gset.slots, values)])
+        items = [
+            fill_slots(wrapper, rng, gset.slots, {"text": text, "k": str(k)})
+            for k, text in enumerate(texts, start=1)
+        ]
+        draft = Draft(
+            genre=genre,
+            header=[fill_slots(rng.choice(genre.headers), rng, gset.slots, values)],
+            sections=_sections(items, genre, rng),
+            intro=[fill_slots(rng.choice(genre.intro), rng, gset.slots, values)],
+        )
         if i == glossary_doc and aliases:
             line = glossary_text(genre, lexicon, aliases, rng)
-            (draft.preface if genre.option("glossary")["position"] == "start"
-             else draft.appendix).append(line)
+            (
+                draft.preface if genre.option("glossary")["position"] == "start" else draft.appendix
+            ).append(line)
         if rng.random() < 0.6:
             draft.closing.append(fill_slots(rng.choice(genre.closing), rng, gset.slots, values))
         out.append(draft)
-    return out, {"aliases": len(aliases), "glossary_document": glossary_doc + 1 if aliases
-                 else None, "split_statements": splits, "distractors": added}
+    return out, {
+        "aliases": len(aliases),
+        "glossary_document": glossary_doc + 1 if aliases else None,
+        "split_statements": splits,
+        "distractors": added,
+    }
 
 
 def _sections(items: list[str], genre: Genre, rng: random.Random) -> list[Section]:
@@ -218,5 +264,6 @@ def _sections(items: list[str], genre: Genre, rng: random.Random) -> list[Sectio
     parts = 2 if len(items) >= 6 and len(headings) >= 2 else 1
     cut = len(items) // 2 if parts == 2 else len(items)
     runs = [items[:cut], items[cut:]] if parts == 2 else [items]
-    return [Section(headings[j], run, genre.layout, rng.randrange(2 ** 31))
-            for j, run in enumerate(runs)]
+    return [
+        Section(headings[j], run, genre.layout, rng.randrange(2**31)) for j, run in enumerate(runs)
+    ]

@@ -40,20 +40,29 @@ class EquationCodec(ModularCodec):
     def block_contents(self, task: Task, formal: EquationFormal) -> list[dict[str, Any]]:
         # descriptions (an imported problem's own) shape the wording only: canonical()
         # leaves them out of the comparison
-        first: dict[str, Any] = {"science": formal.science, "inputs": list(formal.inputs),
-                                 "output": formal.output}
+        first: dict[str, Any] = {
+            "science": formal.science,
+            "inputs": list(formal.inputs),
+            "output": formal.output,
+        }
         if formal.descriptions:
             first["descriptions"] = dict(formal.descriptions)
-        return [first,
-                {"columns": list(formal.inputs) + [formal.output],
-                 "rows": shown_rows(formal)}]
+        return [
+            first,
+            {"columns": list(formal.inputs) + [formal.output], "rows": shown_rows(formal)},
+        ]
 
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         if index == 0:
-            return {"science": content.get("science"), "inputs": list(content.get("inputs", [])),
-                    "output": content.get("output")}
-        return {"columns": list(content.get("columns", [])),
-                "rows": [list(r) for r in content.get("rows", [])]}
+            return {
+                "science": content.get("science"),
+                "inputs": list(content.get("inputs", [])),
+                "output": content.get("output"),
+            }
+        return {
+            "columns": list(content.get("columns", [])),
+            "rows": [list(r) for r in content.get("rows", [])],
+        }
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(index)

@@ -35,8 +35,11 @@ def _context(task: Task, text: str, gset: GenreSet) -> dict[str, Any]:
     inputs = [m.group("name") for m in find_all(ph["input"], slots, text)]
     outputs = [m.group("name") for m in find_all(ph["output"], slots, text)]
     if len(outputs) != 1 or not inputs:
-        raise _fail(task, f"expected inputs and one output, found {len(inputs)} inputs and "
-                          f"{len(outputs)} outputs")
+        raise _fail(
+            task,
+            f"expected inputs and one output, found {len(inputs)} inputs and "
+            f"{len(outputs)} outputs",
+        )
     return {"science": science[0].group("science"), "inputs": inputs, "output": outputs[0]}
 
 
@@ -47,8 +50,7 @@ def _table(task: Task, text: str, fmt: str, columns: list[str]) -> list[tuple[in
         split = ","
     else:
         head = "| Row | " + " | ".join(columns) + " |"
-        row = re.compile(r"^\| ([0-9]+) \| (" + NUMBER + r"(?: \| " + NUMBER + r")*) \|$",
-                         re.M)
+        row = re.compile(r"^\| ([0-9]+) \| (" + NUMBER + r"(?: \| " + NUMBER + r")*) \|$", re.M)
         split = " | "
     if head not in text.splitlines():
         raise _fail(task, f"the {fmt} table header {head!r} is missing")
@@ -61,12 +63,19 @@ def _table(task: Task, text: str, fmt: str, columns: list[str]) -> list[tuple[in
     return found
 
 
-def _narrative(task: Task, text: str, gset: GenreSet, columns: list[str]
-               ) -> tuple[list[str], list[tuple[int, list]]]:
+def _narrative(
+    task: Task, text: str, gset: GenreSet, columns: list[str]
+) -> tuple[list[str], list[tuple[int, list]]]:
     ph = gset.phrases
     name = alternation(columns)
-    pair = "(?:" + "|".join(re.escape(p).replace(r"\{name\}", name)
-                            .replace(r"\{value\}", NUMBER) for p in ph["values"]) + ")"
+    pair = (
+        "(?:"
+        + "|".join(
+            re.escape(p).replace(r"\{name\}", name).replace(r"\{value\}", NUMBER)
+            for p in ph["values"]
+        )
+        + ")"
+    )
     slots = {"i": "[0-9]+", "values": f"{pair}(?:, {pair})*"}
     found, names = [], None
     for m in find_all(ph["rows"], slots, text):
@@ -80,8 +89,7 @@ def _narrative(task: Task, text: str, gset: GenreSet, columns: list[str]
     return names or [], found
 
 
-def _data(task: Task, text: str, fmt: str, gset: GenreSet, columns: list[str]
-          ) -> dict[str, Any]:
+def _data(task: Task, text: str, fmt: str, gset: GenreSet, columns: list[str]) -> dict[str, Any]:
     if fmt in ("csv", "markdown"):
         rows = _table(task, text, fmt, columns)
     else:

@@ -37,9 +37,11 @@ class InductionCodec(ModularCodec):
         return resources.files(__package__) / "ctl.json"
 
     def block_contents(self, task: Task, formal: InductionProblem) -> list[dict[str, Any]]:
-        return [{"facts": [list(x) for x in formal.facts]},
-                {"pos": [list(p) for p in formal.pos]},         # pairs are stored sorted
-                {"neg": [list(p) for p in formal.neg]}]
+        return [
+            {"facts": [list(x) for x in formal.facts]},
+            {"pos": [list(p) for p in formal.pos]},  # pairs are stored sorted
+            {"neg": [list(p) for p in formal.neg]},
+        ]
 
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         key = KEYS[index]

@@ -20,16 +20,20 @@ def depth_items(task: Task) -> list[DepthItem]:
 
     world = load_world()
     contents = block_contents(task)
-    items = [DepthItem("fact", 0, ((display_drug(d),), (world.protein_name(p),)),
-                       (re.escape(fact_sentence(world, (r, d, p))),))
-             for r, d, p in contents[0]["facts"]]
+    items = [
+        DepthItem(
+            "fact",
+            0,
+            ((display_drug(d),), (world.protein_name(p),)),
+            (re.escape(fact_sentence(world, (r, d, p))),),
+        )
+        for r, d, p in contents[0]["facts"]
+    ]
     for block, key in ((1, "pos"), (2, "neg")):
         for a, b in contents[block][key]:
             names = (display_drug(a), display_drug(b))
-            forms = tuple(re.escape(f"{x} and {y} {VERBS[key]}.")
-                          for x, y in (names, names[::-1]))
-            items.append(DepthItem("pair", block, tuple((n,) for n in names), forms,
-                                   ordered=False))
+            forms = tuple(re.escape(f"{x} and {y} {VERBS[key]}.") for x, y in (names, names[::-1]))
+            items.append(DepthItem("pair", block, tuple((n,) for n in names), forms, ordered=False))
     return items
 
 
@@ -39,7 +43,11 @@ def depth_vocabulary(task: Task) -> list[str]:
 
     world = load_world()
     facts = block_contents(task)[0]["facts"]
-    drugs = {d for c in block_contents(task)[1:] for k in ("pos", "neg")
-             for pair in c.get(k, []) for d in pair} | {d for _, d, _ in facts}
-    return sorted({display_drug(d) for d in drugs} | {world.protein_name(p)
-                                                       for _, _, p in facts})
+    drugs = {
+        d
+        for c in block_contents(task)[1:]
+        for k in ("pos", "neg")
+        for pair in c.get(k, [])
+        for d in pair
+    } | {d for _, d, _ in facts}
+    return sorted({display_drug(d) for d in drugs} | {world.protein_name(p) for _, _, p in facts})

@@ -47,8 +47,9 @@ class _Universe:
                 if drug is None:
                     continue
                 if self.codes.setdefault(m.group("code"), drug) != drug:
-                    raise VerificationError(f"code {m.group('code')} is defined for two drugs",
-                                            task_id=task.task_id)
+                    raise VerificationError(
+                        f"code {m.group('code')} is defined for two drugs", task_id=task.task_id
+                    )
         self.mention = MENTION
         self.protein = PROTEIN_NAME
 
@@ -82,29 +83,32 @@ def _spans(text: str, header: re.Pattern) -> list[tuple[re.Match, str]]:
     """Each header match with the text up to the next header."""
     matches = list(header.finditer(text))
     ends = [m.start() for m in matches[1:]] + [len(text)]
-    return [(m, text[m.end():end]) for m, end in zip(matches, ends)]
+    return [(m, text[m.end() : end]) for m, end in zip(matches, ends)]
 
 
-def _record_facts(text: str, genre: Genre, gset: GenreSet, u: _Universe
-                  ) -> list[tuple[int, list[str]]]:
+def _record_facts(
+    text: str, genre: Genre, gset: GenreSet, u: _Universe
+) -> list[tuple[int, list[str]]]:
     spec = genre.option("record")
     cats = gset.phrases["categories"]
     header = compile_template(spec["header"], {"drug": u.mention}, anchored=False)
     header = re.compile(r"^[ \t]*" + header.pattern + r"[ \t]*$", re.M)
     by_label = {label: cat for cat, label in spec["fields"].items()}
-    field = re.compile(r"^[ \t]*(?P<field>" + alternation(by_label) + r"): (?P<items>.*)$",
-                       re.M)
-    item = compile_template(spec["item"], {"protein": u.protein,
-                                           "role": alternation(set(spec["roles"].values()))},
-                            anchored=False)
+    field = re.compile(r"^[ \t]*(?P<field>" + alternation(by_label) + r"): (?P<items>.*)$", re.M)
+    item = compile_template(
+        spec["item"],
+        {"protein": u.protein, "role": alternation(set(spec["roles"].values()))},
+        anchored=False,
+    )
     relation = {(cats[rel], word): rel for rel, word in spec["roles"].items()}
     out = []
     for head, body in _spans(text, header):
         for f in field.finditer(body):
             cat = by_label[f.group("field")]
             for m in item.finditer(f.group("items")):
-                fact = u.fact(relation[(cat, m.group("role"))], head.group("drug"),
-                              m.group("protein"))
+                fact = u.fact(
+                    relation[(cat, m.group("role"))], head.group("drug"), m.group("protein")
+                )
                 if fact is not None:
                     out.append((head.start(), fact))
     return out
@@ -113,16 +117,18 @@ def _record_facts(text: str, genre: Genre, gset: GenreSet, u: _Universe
 def _protein_facts(text: str, genre: Genre, u: _Universe) -> list[tuple[int, list[str]]]:
     spec = genre.option("protein")
     by_name = {name: cat for cat, name in spec["categories"].items()}
-    header = compile_template(spec["header"], {"protein": u.protein,
-                                               "category": alternation(by_name)},
-                              anchored=False)
+    header = compile_template(
+        spec["header"], {"protein": u.protein, "category": alternation(by_name)}, anchored=False
+    )
     header = re.compile(r"^[ \t]*" + header.pattern + r"[ \t]*$", re.M)
     by_label: dict[tuple[str, str], str] = {}
     cats = load_genres("induction").phrases["categories"]
     for rel, label in spec["roles"].items():
         by_label[(cats[rel], label)] = rel
-    line = re.compile(r"^[ \t]*(?P<label>" + alternation({lab for _, lab in by_label})
-                      + r"): (?P<drugs>.*)$", re.M)
+    line = re.compile(
+        r"^[ \t]*(?P<label>" + alternation({lab for _, lab in by_label}) + r"): (?P<drugs>.*)$",
+        re.M,
+    )
     mention = re.compile(u.mention)
     out = []
     for head, body in _spans(text, header):
@@ -138,8 +144,7 @@ def _protein_facts(text: str, genre: Genre, u: _Universe) -> list[tuple[int, lis
     return out
 
 
-def _pairs(text: str, genre: Genre, gset: GenreSet, u: _Universe
-           ) -> dict[str, list[list[str]]]:
+def _pairs(text: str, genre: Genre, gset: GenreSet, u: _Universe) -> dict[str, list[list[str]]]:
     out: dict[str, list[list[str]]] = {"pos": [], "neg": []}
     slots = {"a": u.mention, "b": u.mention}
     for polarity in ("pos", "neg"):
@@ -177,7 +182,9 @@ def extract(task: Task) -> list[dict[str, Any]]:
         own = KEYS[number - 1] if number <= len(KEYS) else None
         stray = [k for k in KEYS if k != own and content[k]]
         if stray:
-            raise VerificationError(f"document {number} states {', '.join(stray)} of another "
-                                    "block", task_id=task.task_id)
+            raise VerificationError(
+                f"document {number} states {', '.join(stray)} of another block",
+                task_id=task.task_id,
+            )
         out.append(content)
     return out

@@ -21,23 +21,31 @@ def grammar(task: Task, index: int, n: int, bounded: bool) -> str:
     item = ("fact", "pair", "nonpair")[index]
     high = n + max(5, n // 5) if bounded else None
     start = f"start: {_rep(item, 1, high)} | NONE"
-    signature = (f"relation: {_literals(list(load_world().relation_names))}\n"
-                 f"drug: {_literals(list(meta.get('drugs') or []))}\n"
-                 f"protein: {_literals(list(meta.get('proteins') or []))}")
+    signature = (
+        f"relation: {_literals(list(load_world().relation_names))}\n"
+        f"drug: {_literals(list(meta.get('drugs') or []))}\n"
+        f"protein: {_literals(list(meta.get('proteins') or []))}"
+    )
     return _instantiate("induction_block.lark", start, signature)
 
 
 def description(task: Task, index: int) -> str:
     """The format as told to the inverse model, with the task's ids."""
     relations = ", ".join(load_world().relation_names)
-    text = [("One background fact per line, 'relation(drug, protein).', with the ids "
-             f"below (relation types: {relations})"),
-            "One known interacting pair per line, 'interacts(drug1, drug2).'",
-            "One known non-interacting pair per line, 'not_interacts(drug1, drug2).'"][index]
+    text = [
+        (
+            "One background fact per line, 'relation(drug, protein).', with the ids "
+            f"below (relation types: {relations})"
+        ),
+        "One known interacting pair per line, 'interacts(drug1, drug2).'",
+        "One known non-interacting pair per line, 'not_interacts(drug1, drug2).'",
+    ][index]
     meta = task.domain_metadata
-    names = ("; ".join(f"{k} = {v}" for k, v in sorted((meta.get("drugs") or {}).items()))
-             + "; " + "; ".join(f"{k} = {v}" for k, v in
-                                sorted((meta.get("proteins") or {}).items())))
+    names = (
+        "; ".join(f"{k} = {v}" for k, v in sorted((meta.get("drugs") or {}).items()))
+        + "; "
+        + "; ".join(f"{k} = {v}" for k, v in sorted((meta.get("proteins") or {}).items()))
+    )
     return text + f"; write 'none.' if there is none. Ids (lowercase): {names}."
 
 
@@ -60,7 +68,11 @@ def parse(task: Task, index: int, text: str) -> dict[str, Any]:
     items = []
     for sub in tree.find_data(rule):
         if rule == "fact":
-            items.append(child_names(sub, "relation") + child_names(sub, "drug") + child_names(sub, "protein"))
+            items.append(
+                child_names(sub, "relation")
+                + child_names(sub, "drug")
+                + child_names(sub, "protein")
+            )
         else:
             items.append(sorted(child_names(sub, "drug")))
     return {key: items}
