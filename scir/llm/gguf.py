@@ -316,9 +316,9 @@ class LlamaCppBackend(Backend):
 
     # ---- one call ------------------------------------------------------------------------
     def complete(self, request: LLMRequest) -> LLMResponse:
-        """Generate (greedy at temperature 0) until the turn ends, a stop string, a loop
-        (finish reason ``repetition``), free text that only restates (``copy``) or
-        ``max_tokens``."""
+        """Generate (greedy at temperature 0, else sampled from the request's seed) until the
+        turn ends, a stop string, a loop (finish reason ``repetition``), free text that only
+        restates (``copy``) or ``max_tokens``."""
         import llama_cpp
         from llguidance import LLMatcher
 
@@ -338,6 +338,9 @@ class LlamaCppBackend(Backend):
                 processors = llama_cpp.LogitsProcessorList(
                     [_Mask(matcher, max(self._llg.vocab_size, self.llm.n_vocab()))]
                 )
+            # llama.cpp samples (temperature > 0) from the seed the Llama object holds, random
+            # unless set: without this, the same request sampled differently on every run
+            self.llm.set_seed(request.seed)
             self._align_prefix(prompt)
             self.prefilled += len(prompt) - self.llm.n_tokens
             guard = RepetitionGuard()
