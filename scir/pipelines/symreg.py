@@ -43,7 +43,8 @@ def run(
     track: Track, task: Task, backend: object, settings: PipelineSettings, *, arch: str
 ) -> PipelineResult:
     """Fit baseline ``arch`` on the task's train split within ``settings.symreg_seconds``
-    (seed ``settings.seed``) and score its expression (``backend`` is ignored)."""
+    (and ``settings.symreg_generations`` generations when set; seed ``settings.seed``) and
+    score its expression (``backend`` is ignored)."""
     from solvers.symreg import get_regressor
 
     if arch not in SYMREG_ARCHS:
@@ -51,7 +52,7 @@ def run(
             f"arch must be one of {', '.join(SYMREG_ARCHS)}, got {arch!r}", field="arch"
         )
     data = regression_data(track, task, arch)
-    regressor = get_regressor(arch)
+    regressor = get_regressor(arch, settings.symreg_generations)
     result = new_result(task, arch, settings, NO_MODEL)
     try:
         with SOLVER_LOCK:  # CPU-bound: one fit at a time
