@@ -58,7 +58,7 @@ def render_control(task: Task, seed: int = 0) -> Task:
     for attempt in range(MAX_ATTEMPTS):
         rng = random.Random(f"scir.text.control:{seed}:{task.task_id}:{attempt}")
         genres = pick_genres(dataclasses.replace(gset, genres=control), len(contents), rng)
-        drafts, info = codec.drafts(task, contents, genres, _as_register(gset, control, slots), rng)
+        drafts, info = codec.drafts(task, contents, genres, gset.in_register(PRESENTATION), rng)
         values = codec.slot_values(task)
         target = (
             len(task.problem_obfuscated)
@@ -98,8 +98,3 @@ def render_control(task: Task, seed: int = 0) -> Task:
         task_id=task.task_id,
     )
 
-
-def _as_register(gset: GenreSet, control: tuple, slots: dict) -> GenreSet:
-    """The genre set a writer sees for the control register: the control genres and slot
-    banks in place of the scientific ones (shared phrase banks unchanged)."""
-    return dataclasses.replace(gset, genres=control, slots=slots)

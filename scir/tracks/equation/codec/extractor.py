@@ -109,7 +109,9 @@ def extract(task: Task) -> list[dict[str, Any]]:
     if len(task.documents) != 2:
         raise _fail(task, f"expected 2 documents, found {len(task.documents)}")
     context, data = task.documents
-    first = _context(task, context.text, gset)
+    first = _context(task, context.text, gset.for_genre(context.genre))
     fmt = gset.genre(data.genre).option("table_format")
-    second = _data(task, data.text, fmt, gset, first["inputs"] + [first["output"]])
+    second = _data(
+        task, data.text, fmt, gset.for_genre(data.genre), first["inputs"] + [first["output"]]
+    )
     return [first, second]
