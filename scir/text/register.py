@@ -5,7 +5,8 @@ A track's **science lexicon** is every word of its scientific genre file (``genr
 phrase banks, slot banks, filler, the genres' headers, intros, headings, item wrappers,
 closings and options) that occurs nowhere in its control genre file (``ctl.json``), the
 descriptions and style notes of both files left out (they are never rendered). A word is a
-run of at least three letters, lower-cased; ``{slot}`` fields are not words.
+run of at least three letters, lower case after the first (abbreviations and codes such as
+``FSCs`` or ``CYP3A4`` are names), counted in lower case; ``{slot}`` fields are not words.
 
 The science words of a task's text are its words in the lexicon that are not words of the
 task's clean-NL text (the task's own names and facts -- a drug's enzyme, a cell population --
@@ -24,13 +25,16 @@ from typing import Any
 
 from scir.tasks import Task
 
-_WORD = re.compile(r"[A-Za-z]{3,}")
+# a word: three or more letters, all lower case after the first; abbreviations, codes and
+# labels ("FSCs", "Foxj1", "CYP3A4") are names, not words
+_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][a-z]{2,}(?![A-Za-z0-9])")
 _SLOT = re.compile(r"\{[^{}]*\}")
 _NOT_RENDERED = frozenset({"description", "style", "fidelity", "track", "name", "base"})
 
 
 def words(text: str) -> list[str]:
-    """The words of ``text`` (runs of 3+ letters, lower case; ``{slot}`` fields dropped)."""
+    """The words of ``text`` (runs of 3+ letters, lower case after the first, returned in
+    lower case; ``{slot}`` fields dropped)."""
     return [w.lower() for w in _WORD.findall(_SLOT.sub(" ", text))]
 
 
