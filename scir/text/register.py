@@ -9,7 +9,7 @@ run of at least three letters, lower case after the first (abbreviations and cod
 ``FSCs`` or ``CYP3A4`` are names), counted in lower case; ``{slot}`` fields are not words.
 
 The science words of a task's text are its words in the lexicon that are not words of the
-task's clean-NL text (the task's own names and facts -- a drug's enzyme, a cell population --
+task's clean-NL text (nor their plurals or singulars) (the task's own names and facts -- a drug's enzyme, a cell population --
 must stay in every presentation). A ``ctl`` text written only from the control register has
 none; an ``obf`` text has many.
 """
@@ -77,4 +77,9 @@ def science_words(task: Task, presentation: str = "ctl") -> Counter[str]:
     text = task.problem_control if presentation == "ctl" else task.problem_obfuscated
     lexicon = science_lexicon(codec_of(task).track)
     own = set(words(task.problem_nl or "\n\n".join(task.blocks)))
-    return Counter(w for w in words(text) if w in lexicon and w not in own)
+    return Counter(w for w in words(text) if w in lexicon and not _inflected(w, own))
+
+
+def _inflected(word: str, own: set[str]) -> bool:
+    """Whether ``word`` is a word of ``own`` or its plural or singular ("substrates")."""
+    return word in own or word + "s" in own or (word.endswith("s") and word[:-1] in own)
