@@ -29,7 +29,7 @@ from scir.tasks import Task
 # labels ("FSCs", "Foxj1", "CYP3A4") are names, not words
 _WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][a-z]{2,}(?![A-Za-z0-9])")
 _SLOT = re.compile(r"\{[^{}]*\}")
-_NOT_RENDERED = frozenset({"description", "style", "fidelity", "track", "name", "base"})
+_NOT_RENDERED = frozenset({"description", "style", "fidelity", "track", "base", "kind", "id"})
 
 
 def words(text: str) -> list[str]:
@@ -39,7 +39,8 @@ def words(text: str) -> list[str]:
 
 
 def _strings(data: Any) -> Iterable[str]:
-    """Every rendered string of a genre file's JSON (keys and unrendered fields skipped)."""
+    """Every rendered string of a genre file's JSON (keys, unrendered fields and genre names
+    skipped)."""
     if isinstance(data, str):
         yield data
     elif isinstance(data, list):
@@ -47,7 +48,7 @@ def _strings(data: Any) -> Iterable[str]:
             yield from _strings(item)
     elif isinstance(data, dict):
         for key, value in data.items():
-            if key not in _NOT_RENDERED:
+            if key not in _NOT_RENDERED and not (key == "name" and "title" in data):
                 yield from _strings(value)
 
 
