@@ -39,6 +39,7 @@ DISTRACTORS = (1, 2)  # distractor sentences per network document
 
 GATES = ("live singlets", "live singlets CD45+", "intact cells")  # default gate names
 
+
 def slot_values(task: Task) -> dict[str, str]:
     """No task-specific filler slots."""
     return {}
