@@ -186,6 +186,46 @@ def _metrics_table(report: Report) -> list[str]:
     return out
 
 
+def depth_section(report: Report) -> list[str]:
+    """Table 2's obfuscation depth: per track, tier and premise kind of the rendered tasks
+    the results are over (docs/rendering.md; the figures ``scir stats`` prints)."""
+    rows = report.depth
+    with_ctl = any(r.recovered_ctl is not None for r in rows)
+    head = ["track", "tier", "premises", "count", "generic extractor NL -> Obf"]
+    head += ["Ctl"] if with_ctl else []
+    head += ["one clause, literal names (Obf)", "needs another document (Obf)", "Obf/NL length"]
+
+    def pct(value: float | None) -> str:
+        return NO_VALUE if value is None else f"{value:.1%}"
+
+    lines = [
+        "Obfuscation depth of the tasks the results are over: the share of premises a "
+        "generic extractor (clean-NL templates and vocabulary, no genre) recovers from the "
+        "NL and the Obf text"
+        + (" (and the Ctl text)" if with_ctl else "")
+        + ", the share of Obf premises stated literally in one clause, the share needing a "
+        "link to another document, and the mean Obf/NL length (docs/rendering.md).",
+        "",
+    ]
+    if not rows:
+        return lines + ["(no task with an obf rendering)"]
+    body = [
+        [
+            r.domain,
+            r.tier,
+            r.premises,
+            str(r.count),
+            f"{pct(r.recovered_nl)} -> {pct(r.recovered_obf)}",
+            *([pct(r.recovered_ctl)] if with_ctl else []),
+            pct(r.literal),
+            pct(r.cross_document),
+            _num(r.ratio, 2),
+        ]
+        for r in rows
+    ]
+    return lines + _table(head, body)
+
+
 def constrained_vs_free(report: Report) -> list[str]:
     """The grammar's effect, per (track, difficulty, presentation, arch, model) run both
     ways: executable rate and accuracy of constrained and free formalizations."""
@@ -341,6 +381,7 @@ def to_markdown(report: Report) -> str:
             else ["(no results)"]
         ),
     ]
+    out += ["", *depth_section(report)]
     out += [
         "",
         "## Equation discovery",

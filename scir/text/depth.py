@@ -242,3 +242,66 @@ def depth_json(groups: dict[tuple[str, str], Depth]) -> list[dict[str, object]]:
                 }
             )
     return rows
+
+
+@dataclass(frozen=True)
+class DepthRow:
+    """One row of the reports' depth table (Table 2): a (track, tier, item kind) of rendered
+    tasks. Shares are None where nothing was measured; ``recovered_ctl`` is None for tasks
+    without a control rendering; ``ratio`` is the mean Obf/NL length of the group's tasks."""
+
+    domain: str
+    tier: str
+    premises: str
+    count: int
+    recovered_nl: float | None
+    recovered_obf: float | None
+    recovered_ctl: float | None
+    literal: float | None
+    cross_document: float | None
+    ratio: float | None
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready fields (shares rounded to 4 digits)."""
+        return {
+            k: round(v, 4) if isinstance(v, float) else v for k, v in self.__dict__.items()
+        }
+
+
+def depth_rows(tasks: Iterable[Task]) -> list[DepthRow]:
+    """The depth table of the rendered tasks among ``tasks`` (none rendered: empty): per
+    (track, tier, item kind) the generic extractor's recovery from the NL, Obf (and Ctl)
+    text, the Obf shares stated literally in one clause and needing another document, and
+    the mean Obf/NL length -- the figures ``scir stats`` prints."""
+    from scir.text.codec import codec_of
+    from scir.text.control import as_control
+
+    rendered = [t for t in tasks if t.documents]
+    nl, obf = group_depth(rendered, "nl"), group_depth(rendered, "obf")
+    ctl = group_depth([as_control(t) for t in rendered if t.documents_control], "obf")
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for t in rendered:
+        clean = len(t.problem_nl or "\n\n".join(t.blocks))
+        if clean:
+            ratios.setdefault((codec_of(t).track, t.tier), []).append(
+                len(t.problem_obfuscated) / clean
+            )
+    rows = []
+    for key, d in obf.items():
+        mean_ratio = sum(ratios[key]) / len(ratios[key]) if ratios.get(key) else None
+        for kind in sorted(d.items):
+            rows.append(
+                DepthRow(
+                    key[0],
+                    key[1],
+                    kind,
+                    d.items[kind],
+                    nl[key].share("recovered", kind) if key in nl else None,
+                    d.share("recovered", kind),
+                    ctl[key].share("recovered", kind) if key in ctl else None,
+                    d.share("literal", kind),
+                    d.share("cross_document", kind),
+                    mean_ratio,
+                )
+            )
+    return rows
