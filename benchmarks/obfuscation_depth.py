@@ -76,8 +76,7 @@ def register_table(tasks: list[Task]) -> tuple[str, list[str]]:
     return "\n".join(lines), problems
 
 
-def goal_problems(nl: dict[tuple[str, str], Depth], obf: dict[tuple[str, str], Depth]
-                  ) -> list[str]:
+def goal_problems(nl: dict[tuple[str, str], Depth], obf: dict[tuple[str, str], Depth]) -> list[str]:
     """Where the goal is missed (empty: met)."""
     problems = []
     for (track, tier), d in obf.items():
@@ -112,8 +111,10 @@ def main(argv: list[str] | None = None) -> int:
         if t.documents_control and recovery_problems(as_control(t))
     ]
     nl, obf = group_depth(tasks, "nl"), group_depth(tasks, "obf")
-    print(f"{len(tasks)} rendered tasks, {len(tasks) - len(unrecovered)} recovered exactly by "
-          "the reference extractors")
+    print(
+        f"{len(tasks)} rendered tasks, {len(tasks) - len(unrecovered)} recovered exactly by "
+        "the reference extractors"
+    )
     ratios: dict[tuple[str, str], list[float]] = {}
     for t in tasks:
         ratio = (t.provenance.get("render") or {}).get("ratio")

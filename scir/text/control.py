@@ -23,7 +23,6 @@ from scir.text.blocks import block_contents
 from scir.text.codec import codec_of
 from scir.text.document import FillerPool, fill_to_length, trim_to_length
 from scir.text.extractors import recovery_problems
-from scir.text.genres import GenreSet
 from scir.text.template import (
     MAX_ATTEMPTS,
     MAX_RATIO,
@@ -97,4 +96,3 @@ def render_control(task: Task, seed: int = 0) -> Task:
         f"after {MAX_ATTEMPTS} attempts: {'; '.join(problems[:3])}",
         task_id=task.task_id,
     )
-

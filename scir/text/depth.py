@@ -263,9 +263,7 @@ class DepthRow:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready fields (shares rounded to 4 digits)."""
-        return {
-            k: round(v, 4) if isinstance(v, float) else v for k, v in self.__dict__.items()
-        }
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in self.__dict__.items()}
 
 
 def depth_rows(tasks: Iterable[Task]) -> list[DepthRow]:

@@ -398,9 +398,9 @@ def _merged_phrases(science: Any, plain: Any, where: str) -> Any:
             raise ResourceError(f"{where}: must be a non-empty list like the scientific bank")
         if {type(x) for x in plain} != {type(x) for x in science}:
             raise ResourceError(f"{where}: items must be of the scientific bank's kind")
-        ids = [x.get("id") for x in science if isinstance(x, dict)]
-        if any(ids) and sorted(ids) != sorted(x.get("id") for x in plain):
-            raise ResourceError(f"{where}: must have the scientific bank's ids {sorted(ids)}")
+        ids = sorted(str(x.get("id")) for x in science if isinstance(x, dict) and "id" in x)
+        if ids and ids != sorted(str(x.get("id")) for x in plain if isinstance(x, dict)):
+            raise ResourceError(f"{where}: must have the scientific bank's ids {ids}")
         return plain
     if type(plain) is not type(science):
         raise ResourceError(f"{where}: must be a {type(science).__name__}")

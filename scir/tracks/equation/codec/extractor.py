@@ -49,7 +49,7 @@ def _context(task: Task, text: str, gset: GenreSet) -> dict[str, Any]:
 def _codes(task: Task, text: str, gset: GenreSet, columns: list[str]) -> dict[str, str]:
     """The column codes the context document's key defines (variable -> code; empty without
     a key); VerificationError unless the key codes every column once."""
-    bank = gset.phrases.get("column_codes")
+    bank: dict[str, Any] = gset.phrases.get("column_codes") or {}
     keys = find_all(bank["key"], {"key": r"[^\n]*?"}, text) if bank else []
     if not keys:
         return {}

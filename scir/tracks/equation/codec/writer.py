@@ -161,7 +161,7 @@ def drafts(
     draft and the scaled column, when drawn)."""
     first, second = contents
     columns = list(second["columns"])
-    bank = gset.phrases.get("column_codes")
+    bank: dict[str, Any] = gset.phrases.get("column_codes") or {}
     codes = (
         column_codes(columns, rng.choice(bank["pattern"]), rng)
         if bank and rng.random() < CODE_SHARE
