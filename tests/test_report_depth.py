@@ -17,14 +17,17 @@ from scir.text.template import render_task
 from scir.tracks import get_track
 
 
-def _report(tmp_path, name, tasks, presentation="obf"):
+def _report(tmp_path, name, tasks, presentations=("obf",)):
     path = tmp_path / f"{name}.jsonl"
     write_tasks(path, tasks)
-    run = tmp_path / f"run-{name}"
-    assert main(["solve", str(path), "--arch", "oracle", "--presentation", presentation,
-                 "--run", str(run)]) == 0
+    runs = []
+    for presentation in presentations:
+        run = tmp_path / f"run-{name}-{presentation}"
+        assert main(["solve", str(path), "--arch", "oracle", "--presentation", presentation,
+                     "--run", str(run)]) == 0
+        runs.append(str(run))
     out = tmp_path / f"rep-{name}"
-    assert main(["report", str(run), "-o", str(out)]) == 0
+    assert main(["report", *runs, "-o", str(out)]) == 0
     return (out / "report.md").read_text(), json.loads((out / "report.json").read_text())
 
 
@@ -36,7 +39,7 @@ def tasks():
 
 
 def test_report_table2_has_the_depth_of_the_rendered_tasks(tmp_path, tasks, capsys):
-    md, data = _report(tmp_path, "r", tasks)
+    md, data = _report(tmp_path, "r", tasks, ("nl", "ctl", "obf"))
     table2 = md.split("## Table 2")[1].split("\n## ")[0]
     assert "generic extractor NL -> Obf" in table2 and "Obf/NL length" in table2
     rows = data["table2_depth"]
@@ -55,16 +58,19 @@ def test_report_table2_has_the_depth_of_the_rendered_tasks(tmp_path, tasks, caps
         line = next(ln for ln in table2.splitlines()
                     if ln.startswith(f"| {r['domain']} | {r['tier']} | {r['premises']} |"))
         assert f"100.0% -> {r['recovered_obf']:.1%}" in line
-    # without ctl renderings the Ctl column is left out
+    assert "| Ctl |" in table2
+    # without ctl renderings (or without ctl results) the Ctl column is left out
     plain = [t.__class__.from_dict({**t.to_dict(), "documents_control": [],
                                     "problem_control": ""}) for t in tasks]
     md2, data2 = _report(tmp_path, "p", plain)
     assert all(r["recovered_ctl"] is None for r in data2["table2_depth"])
     assert "| Ctl |" not in md2.split("## Table 2")[1].split("\n## ")[0]
+    md3, _ = _report(tmp_path, "o", tasks)
+    assert "Ctl" not in md3
 
 
 def test_a_run_over_unrendered_tasks_still_reports(tmp_path):
     raw = list(get_track("causal").generate(2, 1, "easy"))
-    md, data = _report(tmp_path, "nl", raw, presentation="nl")
+    md, data = _report(tmp_path, "nl", raw, ("nl",))
     assert data["table2_depth"] == []
     assert "(no task with an obf rendering)" in md.split("## Table 2")[1]

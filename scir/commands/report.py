@@ -188,9 +188,10 @@ def _metrics_table(report: Report) -> list[str]:
 
 def depth_section(report: Report) -> list[str]:
     """Table 2's obfuscation depth: per track, tier and premise kind of the rendered tasks
-    the results are over (docs/rendering.md; the figures ``scir stats`` prints)."""
+    the results are over (docs/rendering.md; the figures ``scir stats`` prints); the Ctl
+    recovery only in a report with ctl results."""
     rows = report.depth
-    with_ctl = any(r.recovered_ctl is not None for r in rows)
+    with_ctl = report.grid.has_ctl and any(r.recovered_ctl is not None for r in rows)
     head = ["track", "tier", "premises", "count", "generic extractor NL -> Obf"]
     head += ["Ctl"] if with_ctl else []
     head += ["one clause, literal names (Obf)", "needs another document (Obf)", "Obf/NL length"]
