@@ -2,7 +2,8 @@
 
 Writes into DIR: ``report.md`` (Table 1: rows model x architecture, columns track x
 difficulty, entries ``NL -> Obf`` accuracy with 95% Wilson intervals; the chance-normalised
-summary; the probes; Table 2; equation discovery (Acc_tau, NMSE, symbolic accuracy);
+summary; the probes; Table 2 (with the obfuscation depth of the tasks); equation discovery
+(Acc_tau, NMSE, symbolic accuracy);
 failures; cost and tokens; completeness; conflicts; paired
 differences; versions: what produced the runs, and whether they differ in it),
 ``report.csv`` (one row per cell, full precision), ``report.json`` (everything
