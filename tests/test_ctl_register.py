@@ -104,3 +104,20 @@ def test_a_malformed_control_phrase_bank_is_one_clear_error(tmp_path, change, me
     gset = read_genre_file("deduction", codec.genre_file(), codec.genre_count)
     with pytest.raises(ResourceError, match=message):
         with_control(gset, _control_file(tmp_path, "deduction", change))
+
+
+def test_scir_stats_prints_the_ctl_depth_of_tasks_rendered_with_control(tmp_path, capsys):
+    from scir.cli import main
+    from scir.tasks import write_tasks
+
+    both, plain = tmp_path / "both.jsonl", tmp_path / "plain.jsonl"
+    write_tasks(both, rendered("equation"))
+    write_tasks(plain, [render_task(t, 4) for t in get_track("equation").generate(2, 9, "easy")])
+    assert main(["stats", str(both), "--json"]) == 0
+    depth = json.loads(capsys.readouterr().out)["depth"]
+    assert {"nl", "obf", "ctl"} == set(depth)
+    assert {r["premises"] for r in depth["ctl"]} == {"row"}
+    assert main(["stats", str(both)]) == 0
+    assert "generic extractor (ctl)" in capsys.readouterr().out
+    assert main(["stats", str(plain), "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["depth"]) == {"nl", "obf"}
