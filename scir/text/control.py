@@ -3,8 +3,12 @@ writer into one document of a plain, non-scientific genre (the track's control g
 ``ctl.json`` beside its genre file), with neutral filler instead of scientific filler.
 
 The blocks, their chunking into documents, the writer's techniques (wordings, glossaries,
-catalogue codes, condition labels, table formats) and the reference extractor are those of the
-scientific rendering (:mod:`scir.text.template`); only the register changes. The length target
+catalogue codes, condition labels, table formats, split statements, distractors, unit
+conversions) and the reference extractor are those of the scientific rendering
+(:mod:`scir.text.template`); only the register changes: the writer is given the control
+genres, slot banks and phrase banks (``GenreSet.in_register("ctl")``: ``ctl.json``'s plain
+versions of every technique phrase), and the extractor reads each control document with them
+(``GenreSet.phrases_for``). The length target
 is the task's Obf length when it has one (else a ratio to the clean text drawn from the
 track's range), so that ``nl -> ctl -> obf`` separates length and cross-document alignment
 from the scientific genre. Deterministic in (task, seed), on its own random stream: rendering
