@@ -304,11 +304,13 @@ def with_control(gset: GenreSet, file: Traversable | Path) -> GenreSet:
     genre file; read once per file; ResourceError naming the file when it is malformed).
 
     The file holds ``track``, ``description``, ``slots`` and ``filler`` (plain, non-scientific
-    word banks and filler sentences) and ``genres``: each names its scientific ``base`` genre
-    and replaces its title, style, headers, intro, headings, filler and closing; layout, item
-    wrappers and note come from the base, and its options are the base's updated with the
+    word banks and filler sentences), ``phrases`` (plain versions of the track's phrase banks,
+    merged over the scientific ones into ``control_phrases``: :func:`_merged_phrases`) and
+    ``genres``: each names its scientific ``base`` genre and replaces its title, style,
+    headers, intro, headings, filler and closing (and, when given, its item wrappers and
+    note); layout comes from the base, and its options are the base's updated with the
     control genre's ``options`` (so the track's writer and reference extractor read a control
-    document exactly as a document of its base genre)."""
+    document exactly as a document of its base genre, with its register's phrases)."""
     key = (gset.track, str(file), len(gset.genres))
     if key not in _CONTROL:
         where = f"{gset.track} control genre file {file}"
