@@ -65,8 +65,9 @@ def test_report_table2_has_the_depth_of_the_rendered_tasks(tmp_path, tasks, caps
     md2, data2 = _report(tmp_path, "p", plain)
     assert all(r["recovered_ctl"] is None for r in data2["table2_depth"])
     assert "| Ctl |" not in md2.split("## Table 2")[1].split("\n## ")[0]
-    md3, _ = _report(tmp_path, "o", tasks)
+    md3, data3 = _report(tmp_path, "o", tasks)
     assert "Ctl" not in md3
+    assert all(r["recovered_ctl"] is None for r in data3["table2_depth"])
 
 
 def test_a_run_over_unrendered_tasks_still_reports(tmp_path):

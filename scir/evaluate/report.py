@@ -375,17 +375,18 @@ def build_report(
     rescorer = Rescorer(list(task_files or []), unverified)
     runs = load_verified(run_dirs, rescorer)
     cells = aggregate(runs)
+    table = grid(cells)
     report = Report(
         runs,
         cells,
-        grid(cells),
+        table,
         probes(cells),
         differences(cells),
         verdicts=rescorer,
         versions=read_versions(runs.dirs),
         failures=failures([(item.cell, item.result) for item in runs.results]),
         disciplines=by_discipline(runs, cells, rescorer),
-        depth=depth_rows(result_tasks(runs, rescorer)),
+        depth=depth_rows(result_tasks(runs, rescorer), control=table.has_ctl),
     )
     if compare:
         a, b = (aggregate(load_verified([d], rescorer)) for d in run_dirs)
