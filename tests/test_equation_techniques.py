@@ -15,12 +15,14 @@ from scir.tasks import Document, Task
 from scir.text.blocks import block_contents
 from scir.text.control import as_control, render_control
 from scir.text.extractors import recovery_problems
+from scir.text.patterns import alternation, find_all
 from scir.text.template import render_task
 from scir.tracks import get_track
 from scir.tracks.equation.codec.writer import (
     FACTORS,
     code_key,
     column_codes,
+    distractors,
     scaled,
     unscaled,
 )
@@ -108,3 +110,26 @@ def test_a_key_that_does_not_code_every_variable_is_one_clear_error(rendered):
                                         data.__dict__]})
     with pytest.raises(VerificationError, match="column codes"):
         TRACK.codec().extract(bad)
+
+
+def test_distractors_name_two_variables_and_state_nothing(rendered):
+    from scir.text.codec import codec_for
+
+    gset = codec_for("equation").genres()
+    for task in rendered:
+        for view, record, bank in (
+            (task, task.provenance["render"], gset.phrases["distractors"]),
+            (as_control(task), task.provenance["render_ctl"], gset.control_phrases["distractors"]),
+        ):
+            context = view.documents[0].text
+            n = record["distractors"]
+            names = alternation(block_contents(task)[1]["columns"])
+            found = find_all(bank, {"a": names, "b": names}, context)
+            assert 1 <= n <= 2 and len(found) == n, (task.task_id, n, found)
+            assert all(m.group("a") != m.group("b") for m in found)
+            # the extractor reads the same context with or without them
+            assert recovery_problems(view) == []
+    with pytest.raises(AssertionError):   # a single variable gives no pair
+        assert distractors(["{a} and {b}."], ["x"], 2, random.Random(0))
+    texts = distractors(["{a} and {b}."], ["x", "y"], 3, random.Random(0))
+    assert len(texts) == 3 and set(texts) <= {"x and y.", "y and x."}

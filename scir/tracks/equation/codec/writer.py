@@ -13,7 +13,10 @@ Deeper obfuscation (issue 29), each a named technique taking its register's phra
 * **scaled column** (:func:`scaled`): in ``SCALE_SHARE`` of the tasks one column is printed
   in a unit 10, 100 or 1000 times smaller, its digits shifted exactly, under a sentence
   stating the conversion (``phrases.scaled_column``: "Values of A are recorded multiplied by
-  1000; divide by 1000 to convert to the stated unit.").
+  1000; divide by 1000 to convert to the stated unit.");
+* **distractors** (:func:`distractors`): one or two sentences in the context document naming
+  two of the variables and stating nothing about the data ("Whether t depends on A was not
+  examined in this study.", ``phrases.distractors``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ CHUNK = 8  # rows per printed part of a csv or markdown table
 CODE_SHARE = 0.5  # data documents naming the variables by column codes
 SCALE_SHARE = 0.5  # data documents printing one column in a scaled unit
 FACTORS = (10, 100, 1000)  # the scaled column's factors
+DISTRACTORS = (1, 2)  # distractor sentences in the context document (min, max)
 
 
 def column_codes(columns: list[str], pattern: str, rng: random.Random) -> dict[str, str]:
@@ -47,6 +51,19 @@ def code_key(codes: dict[str, str], bank: dict[str, Any], rng: random.Random) ->
     entries = [bank["entry"].format(code=code, name=name) for name, code in codes.items()]
     rng.shuffle(entries)
     return rng.choice(bank["key"]).format(key=bank["sep"].join(entries))
+
+
+def distractors(
+    templates: list[str], names: list[str], count: int, rng: random.Random
+) -> list[str]:
+    """``count`` sentences of ``templates`` (slots ``{a}``, ``{b}``) over ordered pairs of
+    distinct variables of ``names`` (none without templates or with one variable)."""
+    pairs = [(a, b) for a in names for b in names if a != b]
+    if not templates or not pairs:
+        return []
+    return [
+        rng.choice(templates).format(a=a, b=b) for a, b in (rng.choice(pairs) for _ in range(count))
+    ]
 
 
 def scaled(text: str, factor: int) -> str:
@@ -77,7 +94,12 @@ def _wrap(genre: Genre, wrapper: str, text: str, rng: random.Random, gset: Genre
 
 
 def _context(
-    first: dict[str, Any], genre: Genre, gset: GenreSet, rng: random.Random, key: str | None
+    first: dict[str, Any],
+    genre: Genre,
+    gset: GenreSet,
+    rng: random.Random,
+    key: str | None,
+    extra: list[str],
 ) -> Draft:
     ph = gset.phrases
     wrapper = rng.choice(genre.items)
@@ -93,8 +115,8 @@ def _context(
             name=first["output"], description=description(science, first["output"], True, given)
         )
     )
-    if key is not None:  # the column codes' key, somewhere after the field
-        items.insert(rng.randint(1, len(items)), key)
+    for text in ([key] if key is not None else []) + extra:  # somewhere after the field
+        items.insert(rng.randint(1, len(items)), text)
     items = [_wrap(genre, wrapper, t, rng, gset) for t in items]
     section = Section(
         genre.headings[0], items, genre.layout, rng.randrange(2**31), open_start=False
@@ -158,7 +180,7 @@ def drafts(
     rng: random.Random,
 ) -> tuple[list[Draft], dict[str, Any]]:
     """The context draft and the data draft (with the column codes defined in the context
-    draft and the scaled column, when drawn)."""
+    draft, the scaled column and the distractors, when drawn)."""
     first, second = contents
     columns = list(second["columns"])
     bank: dict[str, Any] = gset.phrases.get("column_codes") or {}
@@ -171,14 +193,18 @@ def drafts(
     if gset.phrases.get("scaled_column") and rng.random() < SCALE_SHARE:
         scale = (rng.randrange(len(columns)), rng.choice(FACTORS))
     key = code_key(codes, bank, rng) if codes else None
+    extra = distractors(
+        gset.phrases.get("distractors") or [], columns, rng.randint(*DISTRACTORS), rng
+    )
     return (
         [
-            _context(first, genres[0], gset, rng, key),
+            _context(first, genres[0], gset, rng, key, extra),
             _data(second, genres[1], gset, rng, codes, scale),
         ],
         {
             "table_format": genres[1].option("table_format"),
             "column_codes": bool(codes),
+            "distractors": len(extra),
             "scaled_column": None
             if scale is None
             else {"column": columns[scale[0]], "factor": scale[1]},
