@@ -15,8 +15,8 @@ Deeper obfuscation (issue 29), each a named technique taking its register's phra
   stating the conversion (``phrases.scaled_column``: "Values of A are recorded multiplied by
   1000; divide by 1000 to convert to the stated unit.");
 * **distractors** (:func:`distractors`): one or two sentences in the context document naming
-  two of the variables and stating nothing about the data ("Whether t depends on A was not
-  examined in this study.", ``phrases.distractors``).
+  two of the variables and stating nothing about the data ("Earlier campaigns recorded t and
+  dP_dt at a different site.", ``phrases.distractors``).
 """
 
 from __future__ import annotations
