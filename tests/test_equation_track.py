@@ -23,6 +23,7 @@ from scir.tasks import Document, Task, read_tasks, write_tasks
 from scir.tracks import get_track
 from scir.tracks.equation.formal import SPLITS, EquationFormal
 from scir.tracks.equation.llmsr import import_llmsr
+from scir.tracks.equation.codec.writer import scaled
 from scir.tracks.equation.numeric import evaluate, printed
 from scir.tracks.equation.terms import SCIENCES
 
@@ -241,14 +242,20 @@ def test_every_genre_is_recovered(easy):
     for task in easy[:4]:
         contents = codec.block_contents(task, TRACK.formal(task))
         for genre in gset.genres:
-            drafts, _ = codec.drafts(task, contents, [genre, genre], gset, random.Random(1))
+            drafts, info = codec.drafts(task, contents, [genre, genre], gset, random.Random(1))
             docs = [Document(genre.name, d.text()) for d in drafts]
             rendered = Task.from_dict({**task.to_dict(),
                                        "documents": [d.__dict__ for d in docs]})
             found = codec.extract(rendered)
             assert [codec.canonical(i, c) for i, c in enumerate(found)] == \
                    [codec.canonical(i, c) for i, c in enumerate(contents)], genre.name
-            assert all(printed(v) in docs[1].text for r in contents[1]["rows"] for v in r)
+            scale = info["scaled_column"] or {}
+            columns = contents[1]["columns"]
+            # every value keeps its printed digits (the scaled column's shifted exactly)
+            assert all(
+                (scaled(printed(v), scale["factor"]) if c == scale.get("column") else printed(v))
+                in docs[1].text
+                for r in contents[1]["rows"] for c, v in zip(columns, r))
 
 
 # ---------------------------------------------------------------- scir import llmsr

@@ -2,7 +2,8 @@
 
 Writes into DIR: ``report.md`` (Table 1: rows model x architecture, columns track x
 difficulty, entries ``NL -> Obf`` accuracy with 95% Wilson intervals; the chance-normalised
-summary; the probes; Table 2; equation discovery (Acc_tau, NMSE, symbolic accuracy);
+summary; the probes; Table 2 (with the obfuscation depth of the tasks); equation discovery
+(Acc_tau, NMSE, symbolic accuracy);
 failures; cost and tokens; completeness; conflicts; paired
 differences; versions: what produced the runs, and whether they differ in it),
 ``report.csv`` (one row per cell, full precision), ``report.json`` (everything
@@ -186,6 +187,47 @@ def _metrics_table(report: Report) -> list[str]:
     return out
 
 
+def depth_section(report: Report) -> list[str]:
+    """Table 2's obfuscation depth: per track, tier and premise kind of the rendered tasks
+    the results are over (docs/rendering.md; the figures ``scir stats`` prints); the Ctl
+    recovery only in a report with ctl results."""
+    rows = report.depth
+    with_ctl = report.grid.has_ctl and any(r.recovered_ctl is not None for r in rows)
+    head = ["track", "tier", "premises", "count", "generic extractor NL -> Obf"]
+    head += ["Ctl"] if with_ctl else []
+    head += ["one clause, literal names (Obf)", "needs another document (Obf)", "Obf/NL length"]
+
+    def pct(value: float | None) -> str:
+        return NO_VALUE if value is None else f"{value:.1%}"
+
+    lines = [
+        "Obfuscation depth of the tasks the results are over: the share of premises a "
+        "generic extractor (clean-NL templates and vocabulary, no genre) recovers from the "
+        "NL and the Obf text"
+        + (" (and the Ctl text)" if with_ctl else "")
+        + ", the share of Obf premises stated literally in one clause, the share needing a "
+        "link to another document, and the mean Obf/NL length (docs/rendering.md).",
+        "",
+    ]
+    if not rows:
+        return lines + ["(no task with an obf rendering)"]
+    body = [
+        [
+            r.domain,
+            r.tier,
+            r.premises,
+            str(r.count),
+            f"{pct(r.recovered_nl)} -> {pct(r.recovered_obf)}",
+            *([pct(r.recovered_ctl)] if with_ctl else []),
+            pct(r.literal),
+            pct(r.cross_document),
+            _num(r.ratio, 2),
+        ]
+        for r in rows
+    ]
+    return lines + _table(head, body)
+
+
 def constrained_vs_free(report: Report) -> list[str]:
     """The grammar's effect, per (track, difficulty, presentation, arch, model) run both
     ways: executable rate and accuracy of constrained and free formalizations."""
@@ -341,6 +383,7 @@ def to_markdown(report: Report) -> str:
             else ["(no results)"]
         ),
     ]
+    out += ["", *depth_section(report)]
     out += [
         "",
         "## Equation discovery",

@@ -3,9 +3,10 @@
 reference items, answer distribution, mean chance and mean constrained chance, induction pool
 sizes, genres and retries; then the obfuscation depth of the rendered tasks (docs/rendering.md):
 the share of premises a generic extractor (clean-NL templates and vocabulary only) recovers
-from the NL and the Obf text, the share stated literally in one clause, the share needing a
-cross-document link, and sentence-skeleton diversity. Several files are counted together (e.g. one per track); a task id
-held by more than one file is counted once, with the record of the last file naming it."""
+from the NL and the Obf text (and the Ctl text of tasks rendered with ``--control``), the
+share stated literally in one clause, the share needing a cross-document link, and
+sentence-skeleton diversity. Several files are counted together (e.g. one per track); a task
+id held by more than one file is counted once, with the record of the last file naming it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import json
 from scir.commands._common import HelpFormatter
 from scir.evaluate.taskstats import group_stats, task_stats
 from scir.tasks import read_tasks
+from scir.text.control import as_control
 from scir.text.depth import depth_json, format_depth, group_depth
 from scir.text.stats import format_groups, format_tasks
 
@@ -49,6 +51,7 @@ def run(args) -> int:
     groups = group_stats(stats)
     rendered = [t for t in by_id.values() if t.documents]
     depth_nl, depth_obf = group_depth(rendered, "nl"), group_depth(rendered, "obf")
+    depth_ctl = group_depth([as_control(t) for t in rendered if t.documents_control], "obf")
     if args.json:
         data = {
             "file": args.files[0],
@@ -59,6 +62,8 @@ def run(args) -> int:
         }
         if depth_obf:
             data["depth"] = {"nl": depth_json(depth_nl), "obf": depth_json(depth_obf)}
+            if depth_ctl:
+                data["depth"]["ctl"] = depth_json(depth_ctl)
         if args.per_task:
             data["per_task"] = [s.__dict__ for s in stats]
         print(json.dumps(data, indent=1, ensure_ascii=False))
@@ -83,6 +88,9 @@ def run(args) -> int:
         print(format_depth(depth_nl, "nl"))
         print()
         print(format_depth(depth_obf, "obf"))
+        if depth_ctl:
+            print()
+            print(format_depth(depth_ctl, "ctl"))
     if args.per_task:
         print()
         print(format_tasks(stats))

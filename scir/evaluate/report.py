@@ -1,6 +1,7 @@
 """Everything ``scir report`` shows, computed once: :func:`build_report` reads run directories
 and returns a :class:`Report` (cells, the Table-1 grid, probes, paired differences, conflicts,
-completeness, an optional run comparison); :meth:`Report.to_dict` is ``report.json``.
+completeness, an optional run comparison, the obfuscation depth of the tasks the results are
+over); :meth:`Report.to_dict` is ``report.json``.
 
 The Table-1 grid has one row per (model, architecture, constrained, seed, backup) and one
 column per (track, difficulty); each entry pairs the NL cell with the Obf cell of the same
@@ -28,6 +29,8 @@ from scir.evaluate.verdicts import Rescorer
 from scir.evaluate.versions import Versions, read_versions
 from scir.llm.cache import RESULT_KEY
 from scir.outcomes.backup import arch_label
+from scir.tasks import Task
+from scir.text.depth import DepthRow, depth_rows
 
 REPORT_VERSION = 1
 
@@ -127,6 +130,9 @@ class Report:
     # equation cells broken down by the problems' discipline (their ``science``, as
     # SR-Scientist's table): (cell, discipline, metrics); only cells of several disciplines
     disciplines: list[tuple[CellStats, str, MetricStats]] = field(default_factory=list)
+    # the obfuscation depth of the rendered tasks the results are over (Table 2; empty when
+    # no task has an obf rendering)
+    depth: list[DepthRow] = field(default_factory=list)
 
     @property
     def conflicts(self) -> list[Conflict]:
@@ -243,6 +249,7 @@ class Report:
                     if any(c.edges is not None for c in self.cells)
                     else {}
                 ),
+                "table2_depth": [r.to_dict() for r in self.depth],
                 "probes": [p.to_dict() for p in self.probes],
                 "differences": [d.to_dict() for d in self.differences],
                 "conflicts": [c.to_dict() for c in self.conflicts],
@@ -334,6 +341,19 @@ def by_discipline(
     return out
 
 
+def result_tasks(runs: Runs, rescorer: Rescorer) -> list[Task]:
+    """The task records the results are over, once each (the first record of a task id), in
+    the order read (results whose task no file holds are left out)."""
+    seen: dict[str, Task] = {}
+    for item in runs.results:
+        task_id = item.result.get("task_id")
+        if isinstance(task_id, str) and task_id not in seen:
+            task = rescorer.tasks_of(item.run).get(task_id)
+            if task is not None:
+                seen[task_id] = task
+    return list(seen.values())
+
+
 def build_report(
     run_dirs: list[str],
     compare: bool = False,
@@ -355,16 +375,18 @@ def build_report(
     rescorer = Rescorer(list(task_files or []), unverified)
     runs = load_verified(run_dirs, rescorer)
     cells = aggregate(runs)
+    table = grid(cells)
     report = Report(
         runs,
         cells,
-        grid(cells),
+        table,
         probes(cells),
         differences(cells),
         verdicts=rescorer,
         versions=read_versions(runs.dirs),
         failures=failures([(item.cell, item.result) for item in runs.results]),
         disciplines=by_discipline(runs, cells, rescorer),
+        depth=depth_rows(result_tasks(runs, rescorer), control=table.has_ctl),
     )
     if compare:
         a, b = (aggregate(load_verified([d], rescorer)) for d in run_dirs)

@@ -3,8 +3,12 @@ writer into one document of a plain, non-scientific genre (the track's control g
 ``ctl.json`` beside its genre file), with neutral filler instead of scientific filler.
 
 The blocks, their chunking into documents, the writer's techniques (wordings, glossaries,
-catalogue codes, condition labels, table formats) and the reference extractor are those of the
-scientific rendering (:mod:`scir.text.template`); only the register changes. The length target
+catalogue codes, condition labels, table formats, split statements, distractors, unit
+conversions) and the reference extractor are those of the scientific rendering
+(:mod:`scir.text.template`); only the register changes: the writer is given the control
+genres, slot banks and phrase banks (``GenreSet.in_register("ctl")``: ``ctl.json``'s plain
+versions of every technique phrase), and the extractor reads each control document with them
+(``GenreSet.phrases_for``). The length target
 is the task's Obf length when it has one (else a ratio to the clean text drawn from the
 track's range), so that ``nl -> ctl -> obf`` separates length and cross-document alignment
 from the scientific genre. Deterministic in (task, seed), on its own random stream: rendering
@@ -23,7 +27,6 @@ from scir.text.blocks import block_contents
 from scir.text.codec import codec_of
 from scir.text.document import FillerPool, fill_to_length, trim_to_length
 from scir.text.extractors import recovery_problems
-from scir.text.genres import GenreSet
 from scir.text.template import (
     MAX_ATTEMPTS,
     MAX_RATIO,
@@ -58,7 +61,7 @@ def render_control(task: Task, seed: int = 0) -> Task:
     for attempt in range(MAX_ATTEMPTS):
         rng = random.Random(f"scir.text.control:{seed}:{task.task_id}:{attempt}")
         genres = pick_genres(dataclasses.replace(gset, genres=control), len(contents), rng)
-        drafts, info = codec.drafts(task, contents, genres, _as_register(gset, control, slots), rng)
+        drafts, info = codec.drafts(task, contents, genres, gset.in_register(PRESENTATION), rng)
         values = codec.slot_values(task)
         target = (
             len(task.problem_obfuscated)
@@ -97,9 +100,3 @@ def render_control(task: Task, seed: int = 0) -> Task:
         f"after {MAX_ATTEMPTS} attempts: {'; '.join(problems[:3])}",
         task_id=task.task_id,
     )
-
-
-def _as_register(gset: GenreSet, control: tuple, slots: dict) -> GenreSet:
-    """The genre set a writer sees for the control register: the control genres and slot
-    banks in place of the scientific ones (shared phrase banks unchanged)."""
-    return dataclasses.replace(gset, genres=control, slots=slots)

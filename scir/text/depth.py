@@ -27,6 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from scir.errors import ScirError
 from scir.tasks import Task
@@ -104,11 +105,48 @@ def _term_regex(spellings: Sequence[str]) -> str:
     return r"(?<![\w+\-])(?:" + "|".join(re.escape(p) for p in items) + r")(?![\w+\-])"
 
 
+@lru_cache(maxsize=65536)
+def _term_pattern(spellings: tuple[str, ...]) -> re.Pattern[str]:
+    """The compiled :func:`_term_regex` (case-insensitive), cached across texts."""
+    return re.compile(_term_regex(spellings), re.I)
+
+
+@lru_cache(maxsize=65536)
+def _form_pattern(form: str) -> re.Pattern[str]:
+    """A clean-NL statement pattern as it must end a sentence, cached across texts."""
+    return re.compile(r"(?:^|(?<=\W))" + form + r"$", re.I)
+
+
+class _Index:
+    """Which of some lower-cased texts contain a spelling (memoised per spelling): the texts
+    that can match a term, so that only they are searched with regular expressions."""
+
+    def __init__(self, lowered: Sequence[str]) -> None:
+        self.lowered = lowered
+        self.seen: dict[str, set[int]] = {}
+
+    def holding(self, spelling: str) -> set[int]:
+        key = spelling.lower()
+        if key not in self.seen:
+            self.seen[key] = {i for i, low in enumerate(self.lowered) if key in low}
+        return self.seen[key]
+
+    def candidates(self, terms: Sequence[Sequence[str]]) -> list[int]:
+        """The texts (indices, in order) in which every term has a spelling."""
+        found: set[int] | None = None
+        for spellings in terms:
+            hit = set().union(*(self.holding(p) for p in spellings))
+            found = hit if found is None else found & hit
+            if not found:
+                return []
+        return sorted(found or ())
+
+
 def _stated(item: DepthItem, clause: str, names: set[str]) -> bool:
     """Whether ``clause`` (naming ``names`` of the vocabulary, lower case) names the item's
     terms literally (in order, and nothing else, for an ordered item)."""
     if not item.ordered:
-        return all(re.search(_term_regex(t), clause, re.I) for t in item.terms)
+        return all(_term_pattern(tuple(t)).search(clause) for t in item.terms)
     if not names <= {s.lower() for t in item.terms for s in t}:
         return False
     return _in_order(item.terms, clause)
@@ -117,7 +155,7 @@ def _stated(item: DepthItem, clause: str, names: set[str]) -> bool:
 def _in_order(terms: Sequence[Sequence[str]], sentence: str) -> bool:
     at = 0
     for spellings in terms:
-        m = re.compile(_term_regex(spellings), re.I).search(sentence, at)
+        m = _term_pattern(tuple(spellings)).search(sentence, at)
         if m is None:
             return False
         at = m.end()
@@ -147,18 +185,22 @@ def measure(
         for s in units
         for c in _CLAUSE_END.split(s)
     ]
+    # a statement or clause naming an item names each of its terms in one of its spellings:
+    # only those are searched with the item's patterns
+    unit_index = _Index([u.lower() for u in units])
+    clause_index = _Index([c.lower() for c, _ in clauses])
     depth = Depth()
     for item in items:
         depth.items[item.kind] += 1
-        forms = [re.compile(r"(?:^|(?<=\W))" + f + r"$", re.I) for f in item.forms]
-        if any(f.search(s) for s in units for f in forms):
+        forms = [_form_pattern(f) for f in item.forms]
+        if any(f.search(units[i]) for i in unit_index.candidates(item.terms) for f in forms):
             depth.recovered[item.kind] += 1
-        if any(_stated(item, c, names) for c, names in clauses):
+        if any(_stated(item, *clauses[i]) for i in clause_index.candidates(item.terms)):
             depth.literal[item.kind] += 1
         if documents:
             own = documents[item.block] if item.block < len(documents) else ""
             needed = [*item.terms, *((a,) for a in item.anchors)]
-            if any(not re.search(_term_regex(t), own, re.I) for t in needed):
+            if any(not _term_pattern(tuple(t)).search(own) for t in needed):
                 depth.cross_document[item.kind] += 1
     if pattern is not None:
         depth.skeletons.update(skeleton(s, pattern) for s in units if pattern.search(s))
@@ -240,5 +282,67 @@ def depth_json(groups: dict[tuple[str, str], Depth]) -> list[dict[str, object]]:
                     "skeletons": len(d.skeletons),
                     "skeleton_cover": d.skeleton_cover(),
                 }
+            )
+    return rows
+
+
+@dataclass(frozen=True)
+class DepthRow:
+    """One row of the reports' depth table (Table 2): a (track, tier, item kind) of rendered
+    tasks. Shares are None where nothing was measured; ``recovered_ctl`` is None for tasks
+    without a control rendering; ``ratio`` is the mean Obf/NL length of the group's tasks."""
+
+    domain: str
+    tier: str
+    premises: str
+    count: int
+    recovered_nl: float | None
+    recovered_obf: float | None
+    recovered_ctl: float | None
+    literal: float | None
+    cross_document: float | None
+    ratio: float | None
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready fields (shares rounded to 4 digits)."""
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in self.__dict__.items()}
+
+
+def depth_rows(tasks: Iterable[Task], control: bool = True) -> list[DepthRow]:
+    """The depth table of the rendered tasks among ``tasks`` (none rendered: empty): per
+    (track, tier, item kind) the generic extractor's recovery from the NL, Obf (and, with
+    ``control``, Ctl) text, the Obf shares stated literally in one clause and needing another
+    document, and the mean Obf/NL length -- the figures ``scir stats`` prints."""
+    from scir.text.codec import codec_of
+    from scir.text.control import as_control
+
+    rendered = [t for t in tasks if t.documents]
+    nl, obf = group_depth(rendered, "nl"), group_depth(rendered, "obf")
+    with_ctl = [as_control(t) for t in rendered if t.documents_control] if control else []
+    ctl = group_depth(with_ctl, "obf")
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for t in rendered:
+        clean = len(t.problem_nl or "\n\n".join(t.blocks))
+        if clean:
+            ratios.setdefault((codec_of(t).track, t.tier), []).append(
+                len(t.problem_obfuscated) / clean
+            )
+    rows = []
+    for key, d in obf.items():
+        mean_ratio = sum(ratios[key]) / len(ratios[key]) if ratios.get(key) else None
+        for kind in sorted(d.items):
+            rows.append(
+                DepthRow(
+                    key[0],
+                    key[1],
+                    kind,
+                    d.items[kind],
+                    nl[key].share("recovered", kind) if key in nl else None,
+                    d.share("recovered", kind),
+                    ctl[key].share("recovered", kind) if key in ctl else None,
+                    d.share("literal", kind),
+                    d.share("cross_document", kind),
+                    mean_ratio,
+                )
             )
     return rows

@@ -92,6 +92,9 @@ class GenreSet:
     control: tuple[Genre, ...] = ()
     control_filler: tuple[str, ...] = ()
     control_slots: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the control register's phrase banks: the scientific ``phrases`` with every bank the
+    # control file restates in plain words replaced (the same keys, ids and shapes)
+    control_phrases: dict[str, Any] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -107,6 +110,35 @@ class GenreSet:
             f"track {self.track} has no genre {name!r} "
             f"(known: {', '.join(self.names + [g.name for g in self.control])})",
             field="genre",
+        )
+
+    def phrases_for(self, genre: str) -> dict[str, Any]:
+        """The phrase banks of the register of the genre called ``genre``: the control
+        phrases for a control genre (when the control file has any), else the scientific ones
+        (what a reference extractor reads a document with)."""
+        if self.control_phrases and any(g.name == genre for g in self.control):
+            return self.control_phrases
+        return self.phrases
+
+    def for_genre(self, genre: str) -> GenreSet:
+        """This genre set with the phrase banks of the register of ``genre``
+        (:meth:`phrases_for`): what a reference extractor reads that genre's document with."""
+        phrases = self.phrases_for(genre)
+        return self if phrases is self.phrases else dataclasses.replace(self, phrases=phrases)
+
+    def in_register(self, presentation: str) -> GenreSet:
+        """This genre set as a writer of ``presentation`` sees it: the register's genres,
+        slot banks, shared filler and phrase banks in place of the scientific ones (``obf``:
+        itself; ConfigError for a register the track does not have)."""
+        genres, filler, slots = self.register(presentation)
+        if presentation == "obf":
+            return self
+        return dataclasses.replace(
+            self,
+            genres=genres,
+            filler=filler,
+            slots=slots,
+            phrases=self.control_phrases or self.phrases,
         )
 
     def register(
@@ -253,6 +285,7 @@ def read_genre_file(
     return _READ[key]
 
 
+_CONTROL_OPTIONAL = ("items", "note")  # a control genre's own item wrappers and note
 _CONTROL_KEYS = (
     "name",
     "base",
@@ -271,11 +304,13 @@ def with_control(gset: GenreSet, file: Traversable | Path) -> GenreSet:
     genre file; read once per file; ResourceError naming the file when it is malformed).
 
     The file holds ``track``, ``description``, ``slots`` and ``filler`` (plain, non-scientific
-    word banks and filler sentences) and ``genres``: each names its scientific ``base`` genre
-    and replaces its title, style, headers, intro, headings, filler and closing; layout, item
-    wrappers and note come from the base, and its options are the base's updated with the
+    word banks and filler sentences), ``phrases`` (plain versions of the track's phrase banks,
+    merged over the scientific ones into ``control_phrases``: :func:`_merged_phrases`) and
+    ``genres``: each names its scientific ``base`` genre and replaces its title, style,
+    headers, intro, headings, filler and closing (and, when given, its item wrappers and
+    note); layout comes from the base, and its options are the base's updated with the
     control genre's ``options`` (so the track's writer and reference extractor read a control
-    document exactly as a document of its base genre)."""
+    document exactly as a document of its base genre, with its register's phrases)."""
     key = (gset.track, str(file), len(gset.genres))
     if key not in _CONTROL:
         where = f"{gset.track} control genre file {file}"
@@ -316,7 +351,7 @@ def with_control(gset: GenreSet, file: Traversable | Path) -> GenreSet:
                         "layout": base.layout,
                         "items": list(base.items),
                         "note": base.note,
-                        **{k: raw[k] for k in _CONTROL_KEYS},
+                        **{k: raw[k] for k in _CONTROL_KEYS + _CONTROL_OPTIONAL if k in raw},
                         "options": {**base.options, **options},
                     },
                     at,
@@ -326,13 +361,52 @@ def with_control(gset: GenreSet, file: Traversable | Path) -> GenreSet:
         names = [g.name for g in genres]
         if len(genres) < 2 or len(set(names)) != len(names):
             raise ResourceError(f"{where}: expected at least 2 genres with unique names")
+        raw_phrases = data.get("phrases") or {}
+        if not isinstance(raw_phrases, dict):
+            raise ResourceError(f"{where}: phrases must be an object")
+        phrases = _merged_phrases(gset.phrases, raw_phrases, f"{where} phrases")
         _CONTROL[key] = dataclasses.replace(
-            gset, control=tuple(genres), control_filler=filler, control_slots=slots
+            gset,
+            control=tuple(genres),
+            control_filler=filler,
+            control_slots=slots,
+            control_phrases=phrases if raw_phrases else {},
         )
     return _CONTROL[key]
 
 
 _CONTROL: dict[tuple[str, str, int], GenreSet] = {}
+
+
+def _merged_phrases(science: Any, plain: Any, where: str) -> Any:
+    """The scientific phrase banks ``science`` with the control file's ``plain`` ones in
+    place: objects merge key by key (a key must be one of the scientific banks), anything
+    else is replaced by a value of the same shape -- a list of the same kind of items, and
+    for statement banks (objects with an ``id``) the same ids, so that the genres' options
+    that name wordings by id choose the same technique in either register (ResourceError
+    naming the bank otherwise)."""
+    if isinstance(science, dict):
+        if not isinstance(plain, dict):
+            raise ResourceError(f"{where}: must be an object like the scientific bank")
+        unknown = sorted(set(plain) - set(science))
+        if unknown:
+            raise ResourceError(f"{where}: no scientific bank called {unknown}")
+        return {
+            k: _merged_phrases(v, plain[k], f"{where}.{k}") if k in plain else v
+            for k, v in science.items()
+        }
+    if isinstance(science, list):
+        if not isinstance(plain, list) or not plain:
+            raise ResourceError(f"{where}: must be a non-empty list like the scientific bank")
+        if {type(x) for x in plain} != {type(x) for x in science}:
+            raise ResourceError(f"{where}: items must be of the scientific bank's kind")
+        ids = sorted(str(x.get("id")) for x in science if isinstance(x, dict) and "id" in x)
+        if ids and ids != sorted(str(x.get("id")) for x in plain if isinstance(x, dict)):
+            raise ResourceError(f"{where}: must have the scientific bank's ids {ids}")
+        return plain
+    if type(plain) is not type(science):
+        raise ResourceError(f"{where}: must be a {type(science).__name__}")
+    return plain
 
 
 def load_genres(track: str) -> GenreSet:

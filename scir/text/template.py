@@ -27,7 +27,7 @@ from scir.text.extractors import recovery_problems
 from scir.text.genres import GenreSet
 
 RENDERER = "template"
-VERSION = 2  # 2: issue 29 techniques (aliases, splits, tables, distractors)
+VERSION = 3  # 2: issue 29 techniques (aliases, splits, tables, distractors); 3: equation codes, scaled columns
 MAX_ATTEMPTS = 5
 MAX_RATIO = 4.5
 SEPARATOR = "\n\n"

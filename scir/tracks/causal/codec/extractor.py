@@ -247,6 +247,15 @@ def extract(task: Task) -> list[dict[str, Any]]:
     if len(task.documents) != 2:
         raise names.fail(f"expected 2 documents, found {len(task.documents)}")
     network, data = task.documents
-    first, labels = _network(network.text, gset.genre(network.genre), gset, names)
-    second = _data(data.text, gset.genre(data.genre), gset, names, labels, first["environments"])
+    first, labels = _network(
+        network.text, gset.genre(network.genre), gset.for_genre(network.genre), names
+    )
+    second = _data(
+        data.text,
+        gset.genre(data.genre),
+        gset.for_genre(data.genre),
+        names,
+        labels,
+        first["environments"],
+    )
     return [first, second]

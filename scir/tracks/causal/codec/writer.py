@@ -37,6 +37,8 @@ TABLE_SHARE = 0.4  # network documents giving their edges as a table
 SPLIT_SHARE = 0.6  # other edges written over two sentences
 DISTRACTORS = (1, 2)  # distractor sentences per network document
 
+GATES = ("live singlets", "live singlets CD45+", "intact cells")  # default gate names
+
 
 def slot_values(task: Task) -> dict[str, str]:
     """No task-specific filler slots."""
@@ -172,8 +174,9 @@ def _network(
     return dressed_draft(genre, gset, sections, rng)
 
 
-def annotation(kind: str, k: int, rng: random.Random) -> str:
-    """One value of an irrelevant annotation column for cell ``k`` (never two decimals)."""
+def annotation(kind: str, k: int, rng: random.Random, gates: tuple[str, ...] = GATES) -> str:
+    """One value of an irrelevant annotation column for cell ``k`` (never two decimals;
+    ``gates``: the register's gate names, ``phrases.annotation_values.gate``)."""
     if kind == "well":
         return f"{'ABCDEFGH'[(k - 1) // 12 % 8]}{(k - 1) % 12 + 1:02d}"
     if kind == "barcode":
@@ -182,7 +185,12 @@ def annotation(kind: str, k: int, rng: random.Random) -> str:
         return f"{rng.uniform(5, 900):.1f}"
     if kind == "percent":
         return str(rng.randint(80, 99))
-    return rng.choice(("live singlets", "live singlets CD45+", "intact cells"))
+    return rng.choice(gates)
+
+
+def gate_names(gset: GenreSet) -> tuple[str, ...]:
+    """The gate names of ``gset``'s register (``phrases.annotation_values.gate``)."""
+    return tuple((gset.phrases.get("annotation_values") or {}).get("gate") or GATES)
 
 
 def _annotated(
@@ -195,7 +203,7 @@ def _annotated(
         at = rng.randint(0, len(names))
         names.insert(at, col["name"])
         for k, r in enumerate(rows, start=1):
-            r.insert(at, annotation(col["kind"], k, rng))
+            r.insert(at, annotation(col["kind"], k, rng, gate_names(gset)))
     return names, rows
 
 
@@ -231,7 +239,7 @@ def _table(
     for k, r in enumerate(rows, start=1):
         values = ", ".join(pattern.format(node=n, value=v) for n, v in zip(names, r))
         note = rng.choice(gset.phrases["narrative_annotations"]).format(
-            **{kind: annotation(kind, k, rng) for kind in ANNOTATION_KINDS}
+            **{kind: annotation(kind, k, rng, gate_names(gset)) for kind in ANNOTATION_KINDS}
         )
         sentences.append(
             rng.choice(gset.phrases["narrative_rows"]).format(i=k, values=values, annotation=note)

@@ -4,8 +4,8 @@ strings in the track's canonical printing) from the text alone.
 It knows the task's context vocabulary (every noun phrase and named cell of the context, not
 only the task's) and the genre templates: glossary lines are read first (abbreviations may be
 defined in another document than the one using them), then every statement template of
-``phrases.statements`` and every two-sentence template of ``phrases.split_statements`` is
-matched, anchored at a sentence start and end; a match counts only
+``phrases.statements`` and every two-sentence template of ``phrases.split_statements`` of the
+document's register (the control phrases for a ``ctl`` document) is matched, anchored at a sentence start and end; a match counts only
 if its noun slots are nouns of the vocabulary (or defined abbreviations). Overlapping
 statements raise VerificationError.
 """
@@ -92,15 +92,16 @@ def extract(task: Task) -> list[dict[str, Any]]:
         slots[role] = slots[f"{role}_pl"] = NOUN
         slots[f"a{role}"] = r"(?:a|an) " + NOUN
     slots["c"], slots["C"] = alternation(lower), alternation(upper)
-    banks = [gset.phrases["statements"], gset.phrases.get("split_statements") or {}]
-    patterns = [
-        (kind, compile_template(p["text"], slots))
-        for phrases in banks
-        for kind, bank in phrases.items()
-        for p in bank
-    ]
     out = []
     for number, doc in enumerate(task.documents, start=1):
+        ph = gset.phrases_for(doc.genre)  # the document's register
+        banks = [ph["statements"], ph.get("split_statements") or {}]
+        patterns = [
+            (kind, compile_template(p["text"], slots))
+            for phrases in banks
+            for kind, bank in phrases.items()
+            for p in bank
+        ]
         found: list[tuple[int, int, Formula]] = []
         for kind, pattern in patterns:
             for m in pattern.finditer(doc.text):

@@ -3,9 +3,10 @@
 Two blocks: block 1 ``{"science", "inputs", "output"}`` (the context: what is measured),
 block 2 ``{"columns", "rows"}`` (the printed training rows, inputs then output, in order).
 Stages: :mod:`.writer` (template documents: variables as sentences of the genre's phrase
-banks; the data as a CSV or Markdown table or one sentence per run), :mod:`.extractor` (the
-reference extractor: every value read back digit for digit), :mod:`.inverse` (the LLM
-renderer's block format) and ``genres.json``.
+banks; the data as a CSV or Markdown table or one sentence per run; column codes and a scaled
+column), :mod:`.extractor` (the reference extractor: every value read back digit for digit),
+:mod:`.depth` (the data rows as the generic extractor sees them), :mod:`.inverse` (the LLM
+renderer's block format), ``genres.json`` and ``ctl.json``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any, ClassVar
 
 from scir.tasks import Task
 from scir.text.codec import ModularCodec
-from scir.tracks.equation.codec import extractor, inverse, writer
+from scir.text.depth import DepthItem
+from scir.tracks.equation.codec import depth, extractor, inverse, writer
 from scir.tracks.equation.formal import EquationFormal
 from scir.tracks.equation.templates import shown_rows
 
@@ -63,6 +65,12 @@ class EquationCodec(ModularCodec):
             "columns": list(content.get("columns", [])),
             "rows": [list(r) for r in content.get("rows", [])],
         }
+
+    def depth_items(self, task: Task) -> list[DepthItem]:
+        return depth.depth_items(task)
+
+    def depth_vocabulary(self, task: Task) -> list[str]:
+        return depth.depth_vocabulary(task)
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(index)

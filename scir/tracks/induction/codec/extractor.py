@@ -169,16 +169,16 @@ def extract(task: Task) -> list[dict[str, Any]]:
     u = _Universe(task)
     out = []
     for number, doc in enumerate(task.documents, start=1):
-        genre = gset.genre(doc.genre)
+        genre, ph = gset.genre(doc.genre), gset.for_genre(doc.genre)  # the document's register
         layout = genre.option("facts_layout")
         if layout == "records":
-            found = _record_facts(doc.text, genre, gset, u)
+            found = _record_facts(doc.text, genre, ph, u)
         elif layout == "proteins":
             found = _protein_facts(doc.text, genre, u)
         else:
-            found = _sentence_facts(doc.text, gset, u)
+            found = _sentence_facts(doc.text, ph, u)
         content: dict[str, Any] = {"facts": [f for _, f in sorted(found)]}
-        content.update(_pairs(doc.text, genre, gset, u))
+        content.update(_pairs(doc.text, genre, ph, u))
         own = KEYS[number - 1] if number <= len(KEYS) else None
         stray = [k for k in KEYS if k != own and content[k]]
         if stray:
