@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from scir.evaluate.report import Report
     from scir.executors import Executor
     from scir.pipelines.result import PipelineResult, PipelineSettings
-    from scir.pipelines.runner import RunSummary
+    from scir.runs.runner import RunSummary
 
 __all__ = [
     "ApiOptions",
@@ -370,9 +370,11 @@ def _solve(
     """The run itself, under the run's lock."""
     import dataclasses
 
-    from scir.llm.cache import CachingBackend, RunStore
+    from scir.llm.cache import CachingBackend
     from scir.llm.identity import run_provenance
-    from scir.pipelines.runner import model_label, run_tasks
+    from scir.pipelines.runner import model_label
+    from scir.runs.runner import run_tasks
+    from scir.runs.store import RunStore
 
     backend, route_key = _api_backend(name, api) if name is not None else (None, None)
     if file is None:
@@ -478,8 +480,8 @@ class Run:
     ) -> list[PipelineResult]:
         """The stored results, typed (as stored: ``scir rescore`` recomputes verdicts;
         :func:`report` uses recomputed ones)."""
-        from scir.llm.cache import RunStore
         from scir.pipelines.result import PipelineResult
+        from scir.runs.store import RunStore
 
         with RunStore(self.path, readonly=True) as store:
             stored = store.results(arch=arch, presentation=presentation)
@@ -487,7 +489,7 @@ class Run:
 
     def invocations(self) -> list[dict[str, Any]]:
         """The settings of every command that wrote into the run, oldest first."""
-        from scir.llm.cache import RunStore
+        from scir.runs.store import RunStore
 
         with RunStore(self.path, readonly=True) as store:
             return store.invocations()
@@ -495,7 +497,7 @@ class Run:
 
 def open_run(path: str | os.PathLike) -> Run:
     """The run directory ``path`` (a ConfigError when it holds no run store)."""
-    from scir.llm.cache import STORE_NAME
+    from scir.runs.store import STORE_NAME
 
     run = Path(path)
     if not (run / STORE_NAME).is_file():

@@ -18,7 +18,7 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
 from scir.errors import ConfigError, TaskFormatError
 from scir.outcomes.regression import acc_tau
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.tasks import Document, Task, read_tasks, write_tasks
 from scir.tracks import get_track
 from scir.tracks.equation.formal import SPLITS, EquationFormal

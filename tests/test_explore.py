@@ -24,7 +24,7 @@ from scir.errors import ConfigError
 from scir.explore import diff as D
 from scir.explore.gather import gather
 from scir.evaluate.sources import find_tasks
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.tasks import read_tasks, write_tasks
 from scir.tracks import get_track
 

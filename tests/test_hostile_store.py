@@ -207,7 +207,7 @@ def test_an_old_store_reads_read_only_without_being_migrated(tmp_path):
     """A schema-1 store from before tool calls, plans, tool results, iterations and texts:
     read-only, its results read with the new key fields (TEMP views and tables in memory),
     and its file is not changed."""
-    from scir.llm.cache import RunStore
+    from scir.runs.store import RunStore
 
     db = sqlite3.connect(tmp_path / "run.sqlite")
     db.executescript("""

@@ -7,7 +7,8 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.errors import BackendError
 from scir.llm import Constraint, LLMRequest, get_backend, request_key
-from scir.llm.cache import CachingBackend, RunStore, cached_complete
+from scir.llm.cache import CachingBackend, cached_complete
+from scir.runs.store import RunStore
 
 
 def make(url):

@@ -12,7 +12,7 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.llm import get_backend
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.tasks import read_tasks, write_tasks
 from scir.text.blocks import block_contents
 from scir.text.extractors import recovery_problems

@@ -28,7 +28,7 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
 from scir.errors import ConfigError, FormalizationError
 from scir.llm import get_backend
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.tasks import Task, read_tasks, write_tasks
 from scir.text.blocks import block_contents, canonical, differences
 from scir.text.extractors import extract_blocks, recovery_problems

@@ -149,7 +149,7 @@ def _announce_keys(models: list[str]) -> None:
 
 def _render_llm(args, tasks, out: Path):
     from scir.llm import get_backend
-    from scir.llm.cache import RunStore
+    from scir.runs.store import RunStore
     from scir.text.llm_renderer import LLMRenderer
 
     if not args.model:

@@ -16,8 +16,8 @@ from pathlib import Path
 from scir import api
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
-from scir.llm.cache import STORE_NAME
 from scir.pipelines.result import ARCHS, BACKUPS, MODEL_FREE_ARCHS, PRESENTATIONS, PipelineSettings
+from scir.runs.store import STORE_NAME
 from scir.tasks import read_tasks
 
 

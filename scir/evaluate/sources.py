@@ -117,7 +117,7 @@ def recorded_files(run: str | Path, notes: list[str] | None = None) -> list[Path
     experiment copy or record that does not read is noted in ``notes`` (the other files are
     still found), or raised when ``notes`` is None."""
     from scir.evaluate.eval_tasks import TASKS_DIR
-    from scir.llm.cache import RunStore
+    from scir.runs.store import RunStore
 
     run = Path(run)
     files = sorted((run / TASKS_DIR).glob("*.jsonl"))
