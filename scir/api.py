@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scir.errors import ConfigError, ScirError
-from scir.tasks import Task, read_tasks, write_tasks
+from scir.tasks import Task, write_tasks
 from scir.tracks import Track, get_track, track_names
+from scir.tracks.reading import read_tasks
 
 if TYPE_CHECKING:
     from scir.evaluate.report import Report

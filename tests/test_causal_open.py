@@ -16,7 +16,8 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
 from scir.errors import ConfigError
 from scir.runs.store import RunStore
-from scir.tasks import read_tasks, write_tasks
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 from scir.tracks.causal.options import parse_open_answer
 

@@ -18,7 +18,8 @@ from scir.errors import ConfigError
 from scir.llm.base import Backend, LLMResponse
 from scir.pipelines import PipelineSettings
 from scir.pipelines.runner import run_task
-from scir.tasks import Task, read_tasks, write_tasks
+from scir.tasks import Task, write_tasks
+from scir.tracks.reading import read_tasks
 from scir.text.blocks import block_contents
 from scir.text.codec import codec_for
 from scir.text.control import as_control, render_control

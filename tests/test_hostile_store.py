@@ -30,7 +30,7 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import track_of
 
 HOSTILE = Path(__file__).resolve().parent / "hostile" / "store"

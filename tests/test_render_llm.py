@@ -13,7 +13,8 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.llm import get_backend
 from scir.runs.store import RunStore
-from scir.tasks import read_tasks, write_tasks
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 from scir.text.blocks import block_contents
 from scir.text.extractors import recovery_problems
 from scir.text.inverse import format_block

@@ -22,7 +22,8 @@ from scir.runs.store import RunStore
 from scir.runs.remote import ModelSpec, run_tasks_remote
 from scir.pipelines.result import PipelineSettings
 from scir.runs.runner import run_tasks
-from scir.tasks import read_tasks, write_tasks
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 
 ray = pytest.importorskip("ray")

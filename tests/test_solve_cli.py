@@ -16,7 +16,7 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from parity_track import ParityTrack, install, parity, taskfile, uninstall  # noqa: F401 (fixtures)
 from scir.cli import main
 from scir.runs.store import RunStore
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 
 RUNNER = Path(__file__).with_name("parity_track.py")
 

@@ -15,7 +15,7 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
 from scir.runs.store import RunStore
 from scir.pipelines.sr_agent.reward import reward
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import track_of
 
 

@@ -36,7 +36,7 @@ from scir.pipelines.sr_agent.dialog import choose
 from scir.pipelines.sr_agent.loop import run_agent
 from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.pipelines.sr_agent.tools import CRASHED, MAX_STARTS, AgentProblem, Toolbox
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import track_of
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,10 +26,12 @@ import pytest
 import scir.tracks as registry
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
+from scir.tracks.reading import task_from_dict
 from scir.errors import ConfigError, FormalizationError
 from scir.llm import get_backend
 from scir.runs.store import RunStore
-from scir.tasks import Task, read_tasks, write_tasks
+from scir.tasks import Task, write_tasks
+from scir.tracks.reading import read_tasks
 from scir.text.blocks import block_contents, canonical, differences
 from scir.text.extractors import extract_blocks, recovery_problems
 from scir.text.inverse import block_format, format_block, match_block, parse_block
@@ -131,7 +133,7 @@ def test_template_rendering_recovers_every_block(name, files):
         for field in ("formal", "blocks", "problem_nl", "answer", "answer_pool"):
             assert getattr(task, field) == getattr(original, field)
         # a damaged document is noticed: most of the first document lost
-        damaged = Task.from_dict(task.to_dict())
+        damaged = task_from_dict(task.to_dict())
         damaged.documents[0].text = "\n".join(damaged.documents[0].text.split("\n")[:2])
         assert recovery_problems(damaged)
 
@@ -273,7 +275,7 @@ def test_rendering_reads_only_the_typed_formal_object(name, files, monkeypatch):
     monkeypatch.setattr(ftype, "load", classmethod(guarded_load))
     clean, _ = files(name)
     plain = read_tasks(clean)[0]
-    task = Task.from_dict(plain.to_dict())
+    task = task_from_dict(plain.to_dict())
     task.formal = GuardedJSON(task.formal)
     with pytest.raises(AssertionError, match="outside Track.formal"):
         task.formal.get("anything")                                  # the guard works
@@ -473,7 +475,7 @@ def test_filler_never_reads_as_a_statement(name, files):
     rng = random.Random(0)
     for task in read_tasks(obf):
         values = codec.slot_values(task)
-        padded = Task.from_dict(task.to_dict())
+        padded = task_from_dict(task.to_dict())
         for doc in padded.documents:
             genre = gset.genre(doc.genre)
             templates = (genre.headers + genre.intro + genre.filler + gset.filler

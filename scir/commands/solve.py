@@ -18,7 +18,7 @@ from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.pipelines.result import ARCHS, BACKUPS, MODEL_FREE_ARCHS, PRESENTATIONS, PipelineSettings
 from scir.runs.store import STORE_NAME
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 
 
 def add_parser(sub) -> None:

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from scir.errors import ScirError
-from scir.tasks import Task, read_tasks
+from scir.tasks import Task
+from scir.tracks.reading import read_tasks
 
 
 @dataclass

@@ -65,8 +65,9 @@ from scir.pipelines.result import (
     new_result,
     read_answer,
 )
-from scir.tasks import Task, read_tasks
+from scir.tasks import Task
 from scir.tracks import get_track, track_names, track_of
+from scir.tracks.reading import read_tasks
 
 PACKAGE = "scir"  # the registry prefix: inspect eval scir/<track>
 GENERIC = "benchmark"  # the task over a file of any tracks

@@ -32,6 +32,7 @@ from scir.pipelines.runner import run_task
 from scir.runs.runner import RunSummary, count_stored, pending_tasks
 from scir.runs.store import RunStore
 from scir.tasks import Task
+from scir.tracks.reading import task_from_dict
 
 Call = tuple[str, LLMRequest, LLMResponse]  # (key, request, response)
 
@@ -110,7 +111,7 @@ def run_chunk(chunk: CellChunk) -> tuple[list[dict[str, Any]], list[Call]]:
     if chunk.model is not None and chunk.arch not in MODEL_FREE_ARCHS:
         backend = CachingBackend(worker_backend(chunk.model), recorder)  # type: ignore[arg-type]
     results = [
-        run_task(chunk.arch, Task.from_dict(data), backend, chunk.settings).to_dict()
+        run_task(chunk.arch, task_from_dict(data), backend, chunk.settings).to_dict()
         for data in chunk.tasks
     ]
     return results, recorder.made
