@@ -303,7 +303,8 @@ def solve(
     :class:`~scir.pipelines.result.PipelineSettings`, or give its fields by keyword
     (``presentation="obf"``, ``constrained=False``, ``max_tokens=256``, ...)."""
     from scir.llm.run_lock import RunLock
-    from scir.pipelines.result import MODEL_FREE_ARCHS, PipelineSettings
+    from scir.pipelines.registry import MODEL_FREE_ARCHS
+    from scir.pipelines.result import PipelineSettings
 
     if settings is not None and fields:
         raise ConfigError(

@@ -27,7 +27,8 @@ from scir.executors import Executor, chunks
 from scir.executors import chunk_size as default_chunk_size
 from scir.llm.base import Backend, LLMRequest, LLMResponse
 from scir.llm.cache import CachingBackend
-from scir.pipelines.result import MODEL_FREE_ARCHS, NO_MODEL, PipelineResult, PipelineSettings
+from scir.pipelines.registry import MODEL_FREE_ARCHS
+from scir.pipelines.result import NO_MODEL, PipelineResult, PipelineSettings
 from scir.pipelines.runner import run_task
 from scir.runs.runner import RunSummary, count_stored, pending_tasks
 from scir.runs.store import RunStore
