@@ -187,7 +187,7 @@ def pending_tasks(
         stored = (
             None
             if redo
-            else store.get_result(
+            else store.get_record(
                 task.task_id,
                 arch,
                 settings.presentation,
@@ -196,7 +196,7 @@ def pending_tasks(
                 settings.seed,
             )
         )
-        if stored is not None and stored["status"] not in RETRIED_STATUSES:
+        if stored is not None and stored.status not in RETRIED_STATUSES:
             summary.skipped += 1
         else:
             pending.append(task)

@@ -102,6 +102,19 @@ class RunStore(CallCache):
         )
         return self._rows("results", rows, read_result)
 
+    def get_record(
+        self,
+        task_id: str,
+        arch: str,
+        presentation: str,
+        model: str,
+        constrained: bool = True,
+        seed: int = 0,
+    ) -> PipelineResult | None:
+        """:meth:`get_result` as a typed record, or None."""
+        data = self.get_result(task_id, arch, presentation, model, constrained, seed)
+        return None if data is None else PipelineResult.from_dict(data)
+
     def records(
         self,
         arch: str | None = None,
