@@ -398,6 +398,8 @@ def _solve(
             "backup": settings.backup,
             "symreg_seconds": settings.symreg_seconds,
         }
+        if settings.symreg_generations is not None:  # absent as in runs recorded before it
+            config["symreg_generations"] = settings.symreg_generations
         if arch == "sr-agent":
             config["agent"] = dataclasses.asdict(settings.agent)
         _check_consistent(store, config)
@@ -435,7 +437,7 @@ def _keep_tasks(run: Path, tasks: list[Task]) -> Path:
 
 
 # settings that must stay the same across the invocations of one run (per arch/presentation/model)
-_FIXED = ("max_tokens", "temperature", "max_retries", "backup", "agent")
+_FIXED = ("max_tokens", "temperature", "max_retries", "backup", "agent", "symreg_generations")
 _CELL = ("arch", "presentation", "model", "constrained", "seed")
 
 

@@ -220,3 +220,27 @@ def test_the_registry_names_the_regressors_solvers_has():
     from solvers.symreg import REGRESSORS
 
     assert SYMREG_ARCHS == tuple(REGRESSORS)
+
+
+@pytest.mark.parametrize("name", ["pyoperon", "gplearn"])
+def test_a_generation_budget_repeats_under_any_load(name: str) -> None:
+    """get_regressor(name, N) searches N generations (PySR: iterations) whatever the clock
+    allows, so the same seed gives the same expression on a loaded machine too."""
+    regressor = get_regressor(name, 3)
+    assert regressor.generations == 3  # type: ignore[attr-defined]
+    X, y = law_plain(np.random.default_rng(4), 150)
+    first = regressor.fit(X, y, ["x", "y"], seconds=120.0, seed=5)
+    again = get_regressor(name, 3).fit(X, y, ["x", "y"], seconds=120.0, seed=5)
+    assert first.status == "ok" and again.expression == first.expression
+    assert first.extra["generations"] <= 3.0
+    assert get_regressor(name).generations > 3  # type: ignore[attr-defined]
+
+
+def test_pysr_budget_is_its_iterations() -> None:
+    assert get_regressor("pysr", 7).niterations == 7  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True, "3", 10**7])
+def test_a_bad_generation_budget_is_refused(bad: object) -> None:
+    with pytest.raises(ConfigError, match="generations must be an integer from 1"):
+        get_regressor("gplearn", bad)  # type: ignore[arg-type]

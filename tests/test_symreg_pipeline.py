@@ -6,6 +6,7 @@ a baseline that fails on the data is a ``solver_error`` result; ``scir solve`` r
 
 from __future__ import annotations
 
+import json
 from typing import Any, Sequence
 
 import numpy as np
@@ -159,3 +160,54 @@ def test_scir_solve_refuses_pysr_here(tmp_path, capsys) -> None:
     write_tasks(path, list(LawfitTrack().generate(1, seed=3)))
     assert main(["solve", str(path), "--arch", "pysr", "--run", str(tmp_path / "r")]) == 2
     assert "PySR" in capsys.readouterr().err
+
+
+def test_scir_solve_with_a_generation_budget_repeats(tmp_path, capsys) -> None:
+    """--symreg-generations: two runs of the same tasks and seed store the same answers;
+    the budget is recorded, and a run is not continued with another budget."""
+    path = tmp_path / "lawfit.jsonl"
+    write_tasks(path, list(LawfitTrack().generate(2, seed=3)))
+    answers = []
+    for name in ("a", "b"):
+        run = tmp_path / name
+        argv = ["solve", str(path), "--arch", "gplearn", "--symreg-generations", "2",
+                "--symreg-seconds", "120", "--run", str(run)]
+        assert main(argv) == 0
+        with RunStore(run) as store:
+            answers.append(sorted((r["task_id"], r["formalization"]) for r in store.results()))
+    assert answers[0] == answers[1] and len(answers[0]) == 2
+    capsys.readouterr()
+    argv = ["solve", str(path), "--arch", "gplearn", "--symreg-generations", "3",
+            "--run", str(tmp_path / "a")]
+    assert main(argv) == 2
+    assert "symreg_generations=2" in capsys.readouterr().err
+
+
+def test_experiment_generation_budget_is_recorded_and_repeats(tmp_path, capsys) -> None:
+    """[symreg] generations: the cells' fingerprint records it, and two runs of the grid
+    store the same baseline answers (the clock never ends these searches)."""
+    path = tmp_path / "exp.toml"
+    path.write_text("""
+presentations = ["nl"]
+architectures = ["pyoperon", "gplearn"]
+tasks_per_cell = 1
+[symreg]
+seconds = 120
+generations = 2
+[tasks.equation.easy]
+n = 1
+seed = 1
+""")
+    answers = []
+    for name in ("a", "b"):
+        run = tmp_path / name
+        assert main(["eval", str(path), "--run", str(run)]) == 0
+        with RunStore(run) as store:
+            answers.append(sorted((r["arch"], r["formalization"]) for r in store.results()))
+        cells = json.loads((run / "experiment.json").read_text())["cells"]
+        assert [v["symreg"] for v in cells.values()] == [{"seconds": 120.0, "generations": 2}] * 2
+    capsys.readouterr()
+    assert answers[0] == answers[1] and [a for a, _ in answers[0]] == ["gplearn", "pyoperon"]
+    path.write_text(path.read_text().replace("generations = 2", "generations = 0"))
+    assert main(["eval", str(path), "--run", str(tmp_path / "c")]) == 2
+    assert "generations" in capsys.readouterr().err

@@ -89,6 +89,15 @@ def add_parser(sub) -> None:
         "search on its train split; the seed is --seed",
     )
     p.add_argument(
+        "--symreg-generations",
+        type=int,
+        default=None,
+        metavar="N",
+        help="pyoperon / gplearn / pysr: search N generations instead of the baseline's "
+        "default budget (the seconds still stop it first); a search that ends on its "
+        "generations repeats exactly with the seed, however loaded the machine",
+    )
+    p.add_argument(
         "--redo",
         action="store_true",
         help="run every task again, replacing stored results; LLM calls are still "
@@ -203,6 +212,7 @@ def run(args) -> int:
         backup=args.backup,
         agent=_agent_settings(args),
         symreg_seconds=args.symreg_seconds,
+        symreg_generations=args.symreg_generations,
     )
     settings.check_arch(args.arch)
     tasks = read_tasks(args.file)

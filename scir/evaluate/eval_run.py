@@ -112,6 +112,7 @@ def settings_of(exp: Experiment, cell: CellKey) -> PipelineSettings:
         backup=exp.backup_of(cell),
         agent=exp.agent_settings(),
         symreg_seconds=exp.symreg.seconds,
+        symreg_generations=exp.symreg.generations,
     )
 
 

@@ -56,6 +56,7 @@ MAX_CONCURRENCY = 1024
 MAX_PER_MINUTE = 1_000_000.0  # requests_per_minute
 MAX_SECONDS = 10_000_000.0  # symreg seconds, budget wall seconds (about 115 days)
 MAX_COST_USD = 1_000_000_000.0
+MAX_GENERATIONS = 1_000_000  # symreg generations of one search (solvers.symreg.MAX_GENERATIONS)
 MAX_BUDGET_TOKENS = 10**15
 MAX_TEMPERATURE = 10.0
 # sr-agent counts (scir.pipelines.sr_agent.settings.AgentSettings checks their lower bounds)
@@ -152,6 +153,9 @@ class Symreg(_Strict):
     """Settings of the symbolic-regression baselines (``pyoperon``, ``gplearn``, ``pysr``)."""
 
     seconds: float = Field(default=30.0, gt=0, le=MAX_SECONDS)  # one task's search (train)
+    # a search of this many generations instead of each baseline's default budget: results
+    # then repeat exactly with the seed (the seconds above still stop a search first)
+    generations: int | None = Field(default=None, ge=1, le=MAX_GENERATIONS)
 
 
 class Budget(_Strict):
@@ -386,7 +390,8 @@ class Experiment(_Strict):
         if self.backup_of(cell) is not None:
             out["backup"] = self.backup_of(cell)
         if cell.arch in SYMREG_ARCHS:
-            out["symreg"] = self.symreg.model_dump(mode="json")
+            # without generations: the settings as recorded before they existed
+            out["symreg"] = self.symreg.model_dump(mode="json", exclude_none=True)
         return out
 
     def with_models(self, names: list[str]) -> Experiment:

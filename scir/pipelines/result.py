@@ -54,6 +54,10 @@ class PipelineSettings:
     agent: AgentSettings = field(default_factory=AgentSettings)
     # pyoperon / gplearn / pysr: wall-clock seconds of one task's search (the seed: ``seed``)
     symreg_seconds: float = 30.0
+    # pyoperon / gplearn / pysr: a search of this many generations instead of the baseline's
+    # default budget (None); the seconds above still stop it first. Reproducible: a search
+    # that ends on its generations gives the same expression for the same seed
+    symreg_generations: int | None = None
 
     def __post_init__(self) -> None:
         if self.presentation not in PRESENTATIONS:
@@ -70,6 +74,8 @@ class PipelineSettings:
             )
         if not self.symreg_seconds > 0:
             raise ConfigError("symreg_seconds must be > 0", field="symreg_seconds")
+        if self.symreg_generations is not None and self.symreg_generations < 1:
+            raise ConfigError("symreg_generations must be >= 1", field="symreg_generations")
         if self.backup is not None and self.backup not in BACKUPS:
             raise ConfigError(
                 f"backup must be one of {', '.join(BACKUPS)}, got {self.backup!r}", field="backup"

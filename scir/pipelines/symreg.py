@@ -42,12 +42,13 @@ def run(
     track: Track, task: Task, backend: object, settings: PipelineSettings, *, arch: str
 ) -> PipelineResult:
     """Fit baseline ``arch`` (a regressor of :data:`solvers.symreg.REGRESSORS`: ConfigError
-    for another name) on the task's train split within ``settings.symreg_seconds`` (seed
-    ``settings.seed``) and score its expression (``backend`` is ignored)."""
+    for another name) on the task's train split within ``settings.symreg_seconds`` (and
+    ``settings.symreg_generations`` generations when set; seed ``settings.seed``) and score its
+    expression (``backend`` is ignored)."""
     from solvers.symreg import get_regressor
 
     data = regression_data(track, task, arch)
-    regressor = get_regressor(arch)
+    regressor = get_regressor(arch, settings.symreg_generations)
     result = new_result(task, arch, settings, NO_MODEL)
     try:
         with SOLVER_LOCK:  # CPU-bound: one fit at a time
