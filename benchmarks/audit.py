@@ -45,7 +45,8 @@ sys.path.insert(0, str(ROOT))
 
 from scir.audit.crossval import REFERENCE, GroupAudit  # noqa: E402
 from scir.audit.run import audit_files  # noqa: E402
-from scir.tasks import Task, read_tasks  # noqa: E402
+from scir.tasks import Task  # noqa: E402
+from scir.tracks.reading import read_tasks  # noqa: E402
 from scir.tracks import get_track  # noqa: E402
 
 TRACKS = ("deduction", "induction", "causal")

@@ -31,7 +31,8 @@ from typing import Callable, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scir.tasks import Task, read_tasks  # noqa: E402
+from scir.tasks import Task  # noqa: E402
+from scir.tracks.reading import read_tasks  # noqa: E402
 from scir.tracks.causal.graph import NEW_PROTEIN  # noqa: E402
 from scir.tracks.causal.options import parse_option  # noqa: E402
 from scir.tracks.induction.world import load_world, rule_key  # noqa: E402

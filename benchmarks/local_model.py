@@ -61,7 +61,7 @@ def prompts(n: int, presentation: str, work: Path) -> list[tuple[str, object]]:
         if presentation == "obf":
             main(["render", str(path), "--renderer", "template", "--seed", "1", "-o",
                   str(path)])
-        from scir.tasks import read_tasks
+        from scir.tracks.reading import read_tasks
 
         track = get_track(track_name)
         for task in read_tasks(path):

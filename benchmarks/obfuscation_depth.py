@@ -28,8 +28,9 @@ from statistics import fmean
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scir.tasks import Task, read_tasks  # noqa: E402
+from scir.tasks import Task  # noqa: E402
 from scir.text.control import as_control, render_control  # noqa: E402
+from scir.tracks.reading import read_tasks  # noqa: E402
 from scir.text.depth import Depth, format_depth, group_depth  # noqa: E402
 from scir.text.extractors import recovery_problems  # noqa: E402
 from scir.text.register import science_words  # noqa: E402

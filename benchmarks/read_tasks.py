@@ -2,9 +2,10 @@
 
 Measured side by side on the same files, each track separately:
   1. reference: the JSON lines parsed and the generic fields checked only
-     (``Task.from_dict(..., check_track=False)``);
-  2. ``scir.tasks.read_tasks`` as every command reads: bounded reader, generic fields, and
-     the track's ``validate_formal`` (deduction parses every formula with the Lark grammar).
+     (``Task.from_dict(..., check=None)``);
+  2. ``scir.tracks.reading.read_tasks`` as every command reads: bounded reader, generic
+     fields, and the track's ``validate_formal`` (deduction parses every formula with the
+     Lark grammar).
 The formula cache of the deduction track is cleared before each timed run.
 
     python benchmarks/read_tasks.py FILE.jsonl [FILE.jsonl ...]
@@ -19,8 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from scir.tasks import Task, read_tasks, write_tasks
+from scir.tasks import Task, write_tasks
 from scir.tracks import get_track
+from scir.tracks.reading import read_tasks
 from scir.tracks.deduction.logic import _parsed
 
 
@@ -28,7 +30,7 @@ def generic_only(path: Path) -> int:
     """Tasks of ``path`` with the generic checks only (the reference)."""
     with path.open(encoding="utf-8") as handle:
         return sum(1 for line in handle if line.strip()
-                   and Task.from_dict(json.loads(line), check_track=False))
+                   and Task.from_dict(json.loads(line), check=None))
 
 
 def best(fn, path: Path, repeat: int) -> float:

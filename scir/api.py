@@ -28,14 +28,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scir.errors import ConfigError, ScirError
-from scir.tasks import Task, read_tasks, write_tasks
+from scir.tasks import Task, write_tasks
 from scir.tracks import Track, get_track, track_names
+from scir.tracks.reading import read_tasks
 
 if TYPE_CHECKING:
     from scir.evaluate.report import Report
     from scir.executors import Executor
     from scir.pipelines.result import PipelineResult, PipelineSettings
-    from scir.pipelines.runner import RunSummary
+    from scir.runs.runner import RunSummary
 
 __all__ = [
     "ApiOptions",
@@ -302,7 +303,8 @@ def solve(
     :class:`~scir.pipelines.result.PipelineSettings`, or give its fields by keyword
     (``presentation="obf"``, ``constrained=False``, ``max_tokens=256``, ...)."""
     from scir.llm.run_lock import RunLock
-    from scir.pipelines.result import MODEL_FREE_ARCHS, PipelineSettings
+    from scir.pipelines.registry import MODEL_FREE_ARCHS
+    from scir.pipelines.result import PipelineSettings
 
     if settings is not None and fields:
         raise ConfigError(
@@ -370,9 +372,11 @@ def _solve(
     """The run itself, under the run's lock."""
     import dataclasses
 
-    from scir.llm.cache import CachingBackend, RunStore
+    from scir.llm.cache import CachingBackend
     from scir.llm.identity import run_provenance
-    from scir.pipelines.runner import model_label, run_tasks
+    from scir.pipelines.runner import model_label
+    from scir.runs.runner import run_tasks
+    from scir.runs.store import RunStore
 
     backend, route_key = _api_backend(name, api) if name is not None else (None, None)
     if file is None:
@@ -480,8 +484,8 @@ class Run:
     ) -> list[PipelineResult]:
         """The stored results, typed (as stored: ``scir rescore`` recomputes verdicts;
         :func:`report` uses recomputed ones)."""
-        from scir.llm.cache import RunStore
         from scir.pipelines.result import PipelineResult
+        from scir.runs.store import RunStore
 
         with RunStore(self.path, readonly=True) as store:
             stored = store.results(arch=arch, presentation=presentation)
@@ -489,7 +493,7 @@ class Run:
 
     def invocations(self) -> list[dict[str, Any]]:
         """The settings of every command that wrote into the run, oldest first."""
-        from scir.llm.cache import RunStore
+        from scir.runs.store import RunStore
 
         with RunStore(self.path, readonly=True) as store:
             return store.invocations()
@@ -497,7 +501,7 @@ class Run:
 
 def open_run(path: str | os.PathLike) -> Run:
     """The run directory ``path`` (a ConfigError when it holds no run store)."""
-    from scir.llm.cache import STORE_NAME
+    from scir.runs.store import STORE_NAME
 
     run = Path(path)
     if not (run / STORE_NAME).is_file():

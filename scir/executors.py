@@ -6,7 +6,7 @@ it and every earlier one are ready. ``fn`` must be a module-level function and i
 results picklable (they cross process and machine boundaries). A :class:`~scir.errors.ScirError`
 raised by ``fn`` is raised again by ``map`` as the same error (its message and location), not
 wrapped in a pool's or Ray's traceback. The callers (``scir generate``, ``scir verify``,
-:mod:`scir.pipelines.remote`) cut their work into chunks so that the output does not depend on
+:mod:`scir.runs.remote`) cut their work into chunks so that the output does not depend on
 the executor or the number of workers.
 """
 

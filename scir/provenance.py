@@ -3,7 +3,7 @@ versions of the solvers and libraries on the path, and digests of model files.
 
 :func:`probe` returns them as one JSON-ready dict (made once per process: the solvers' versions
 cost a subprocess each); the run store records it with every invocation
-(:meth:`scir.llm.cache.RunStore.log_invocation`), ``scir report`` and ``scir explore`` show it and
+(:meth:`scir.runs.store.RunStore.log_invocation`), ``scir report`` and ``scir explore`` show it and
 say when the runs they combine differ in any of it (:func:`flatten`, :func:`differences`), and
 the dataset card of a release names the toolkit and solvers that generated it.
 

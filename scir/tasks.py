@@ -1,9 +1,11 @@
 """The ``Task`` record and its JSONL files (schema in ``docs/formats.md``).
 
 One JSON object per line. Reading validates every record once, at this boundary: the generic
-fields here (``task_id`` against :data:`TASK_ID_PATTERN`, types, ranges), then the track's own
-shapes (``Track.validate_formal``: answer, answer pool, options, formal object). The first
-problem is a :class:`TaskFormatError` naming the file, line, task and field. The lines come from
+fields here (``task_id`` against :data:`TASK_ID_PATTERN`, types, ranges), then the ``check``
+the reader is given -- the track's own shapes (``Track.validate_formal``: answer, answer pool,
+options, formal object), which :mod:`scir.tracks.reading` supplies (its ``read_tasks``,
+``iter_tasks`` and ``task_from_dict`` are the readers the toolkit uses). The first problem is a
+:class:`TaskFormatError` naming the file, line, task and field. The lines come from
 :func:`scir.jsonl.json_lines`, which no file can knock over (regular files only, bounded lines
 and nesting, every OS, decoding and value error translated). Writing is atomic (a temporary
 file renamed into place), so an interrupted write never loses a file that was already there.
@@ -19,9 +21,9 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from scir.errors import ScirError, TaskFormatError
+from scir.errors import TaskFormatError
 from scir.jsonl import json_lines, shown
 
 SCHEMA_VERSION = 2
@@ -107,14 +109,21 @@ class Task:
         *,
         file: str | None = None,
         line: int | None = None,
-        check_track: bool = True,
+        check: TaskCheck | None = None,
     ) -> Task:
-        """Build a task from a parsed JSON object, validating every field; with
-        ``check_track`` (the default) also the track's shapes (:func:`check_with_track`)."""
+        """Build a task from a parsed JSON object, validating every generic field, then with
+        ``check`` (e.g. :func:`scir.tracks.reading.check_with_track`; None: none)."""
         task = _validate(data, file=file, line=line)
-        if check_track:
-            check_with_track(task, file=file, line=line)
+        if check is not None:
+            check(task, file=file, line=line)
         return task
+
+
+class TaskCheck(Protocol):
+    """A check of a record beyond its generic fields (its track's shapes): a TaskFormatError
+    naming ``file``, ``line``, the task and the field when it fails."""
+
+    def __call__(self, task: Task, *, file: str | None, line: int | None) -> None: ...
 
 
 # fields left out of a task's JSON when empty (files without them read as before)
@@ -163,73 +172,11 @@ def shorten(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 5] + "...'"
 
 
-def check_with_track(task: Task, *, file: str | None = None, line: int | None = None) -> None:
-    """Check ``task`` with its track's ``validate_formal`` (answer, pool, options, formal).
-
-    An unknown domain, and any error the track raises, becomes a TaskFormatError naming the
-    file, line, task and field (a position inside a formula is kept in the message)."""
-    from scir.tracks import get_track  # scir.tracks imports this module
-
-    try:
-        track = get_track(task.domain)
-    except ScirError as exc:  # an unknown name, or a track that cannot be loaded
-        from scir.tracks import track_names
-
-        known = track_names()
-        message = (
-            exc.message
-            if task.domain in known
-            else f"unknown track {shorten(task.domain)} (known tracks: {', '.join(known)})"
-        )
-        raise TaskFormatError(
-            message, file=file, line=line, task_id=task.task_id, field="domain"
-        ) from exc
-    try:
-        _check_params(track, task.params)
-        track.validate_formal(task)
-    except ScirError as exc:
-        message = exc.message
-        if exc.line is not None or exc.column is not None:  # a position inside a formula
-            where = ", ".join(
-                f"{k} {v}" for k, v in (("line", exc.line), ("column", exc.column)) if v is not None
-            )
-            message = f"{message} (at {where} of the value)"
-        if len(message) > MAX_MESSAGE_CHARS:  # e.g. a huge value quoted by a checker
-            message = message[: MAX_MESSAGE_CHARS - 3] + "..."
-        raise TaskFormatError(
-            message, file=file, line=line, task_id=task.task_id, field=exc.field or "formal"
-        ) from exc
-
-
 def _in_unit_interval(value: int | float) -> bool:
     try:
         return 0.0 <= float(value) <= 1.0
     except OverflowError:  # an integer too large for a float
         return False
-
-
-def _check_params(track: Any, params: dict[str, Any]) -> None:
-    """The track's declared parameters that a record states: type, choices and range (the
-    tracks read them, e.g. to bound a formalization grammar); other keys are left alone."""
-    for spec in track.parameters():
-        if spec.name not in params:
-            continue
-        value, fld = params[spec.name], f"params.{spec.name}"
-        wanted = (int, float) if spec.type is float else (spec.type,)
-        if isinstance(value, bool) or not isinstance(value, wanted):
-            raise TaskFormatError(
-                f"expected {spec.type.__name__}, got {type(value).__name__}", field=fld
-            )
-        if spec.choices is not None and value not in spec.choices:
-            raise TaskFormatError(
-                f"must be one of {list(spec.choices)}, got {shorten(value)}", field=fld
-            )
-        if (spec.minimum is not None and value < spec.minimum) or (
-            spec.maximum is not None and value > spec.maximum
-        ):
-            raise TaskFormatError(
-                f"must lie in [{spec.minimum}, {spec.maximum}], got {shorten(value)}", field=fld
-            )
 
 
 def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
@@ -298,11 +245,11 @@ def _validate(data: Any, *, file: str | None, line: int | None) -> Task:
     return Task(documents=docs["documents"], documents_control=docs["documents_control"], **kwargs)
 
 
-def _numbered(path: Path) -> Iterator[tuple[int, Task]]:
+def _numbered(path: Path, check: TaskCheck | None) -> Iterator[tuple[int, Task]]:
     """(line number, task) for every non-blank line of a JSONL file."""
     for number, data, name in json_lines(path):
         try:
-            task = Task.from_dict(data, file=name, line=number)
+            task = Task.from_dict(data, file=name, line=number, check=check)
         except RecursionError as exc:  # a track's checker on a pathological value
             raise TaskFormatError(
                 "record too deeply nested to check", file=name, line=number
@@ -310,17 +257,19 @@ def _numbered(path: Path) -> Iterator[tuple[int, Task]]:
         yield number, task
 
 
-def iter_tasks(path: str | os.PathLike) -> Iterator[Task]:
-    """Yield the tasks of a JSONL file one by one (blank lines are skipped)."""
-    for _, task in _numbered(Path(path)):
+def iter_tasks(path: str | os.PathLike, check: TaskCheck | None) -> Iterator[Task]:
+    """Yield the tasks of a JSONL file one by one (blank lines are skipped), each checked with
+    ``check`` (None: the generic fields only)."""
+    for _, task in _numbered(Path(path), check):
         yield task
 
 
-def read_tasks(path: str | os.PathLike) -> list[Task]:
-    """All tasks of a JSONL file; task ids must be unique (a repeat names both lines)."""
+def read_tasks(path: str | os.PathLike, check: TaskCheck | None) -> list[Task]:
+    """All tasks of a JSONL file, each checked with ``check`` (None: the generic fields only);
+    task ids must be unique (a repeat names both lines)."""
     tasks: list[Task] = []
     first_line: dict[str, int] = {}
-    for number, task in _numbered(Path(path)):
+    for number, task in _numbered(Path(path), check):
         if task.task_id in first_line:
             raise TaskFormatError(
                 f"duplicate task_id (first on line {first_line[task.task_id]})",

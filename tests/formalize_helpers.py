@@ -19,9 +19,10 @@ import pytest
 from scir.cli import main
 from scir.errors import ConfigError
 from scir.llm.base import Backend, LLMRequest, LLMResponse
-from scir.llm.cache import CachingBackend, RunStore
+from scir.llm.cache import CachingBackend
+from scir.runs.store import RunStore
 from scir.pipelines import STATUSES, PipelineSettings
-from scir.pipelines.runner import RunSummary, run_tasks
+from scir.runs.runner import RunSummary, run_tasks
 from scir.tasks import Task
 from scir.tracks.base import Track
 from solvers.grammar_check import llguidance_available

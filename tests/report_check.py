@@ -100,10 +100,10 @@ def _toolkit(record: dict[str, Any], answer: str) -> tuple[bool, dict[str, Any] 
     """The equation rule (a fit) and a causal edge set (subset matching): the toolkit's
     scorer."""
     from scir.outcomes.scoring import assess
-    from scir.tasks import Task
+    from scir.tracks.reading import task_from_dict
     from scir.tracks import track_of
 
-    task = Task.from_dict(record)
+    task = task_from_dict(record)
     got = assess(track_of(task), task, answer)
     return got.correct, got.metrics
 

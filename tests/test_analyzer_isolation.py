@@ -166,8 +166,8 @@ def test_sr_agent_end_to_end_against_a_hostile_model(tmp_path: Path, monkeypatch
     reach the server, the stored and reported verdicts are the true ones, the run finishes."""
     from fake_openai_server import FakeOpenAIServer, Reply, chat_body
     from scir.cli import main
-    from scir.llm.cache import RunStore
-    from scir.tasks import read_tasks
+    from scir.runs.store import RunStore
+    from scir.tracks.reading import read_tasks
     from scir.tracks import track_of
 
     eq = tmp_path / "eq.jsonl"

@@ -13,9 +13,11 @@ from scir.errors import BackendError, ConfigError
 from scir.evaluate.aggregate import aggregate
 from scir.evaluate.runs import load_runs
 from scir.llm.base import Backend, LLMResponse
-from scir.llm.cache import CachingBackend, RunStore
+from scir.llm.cache import CachingBackend
+from scir.runs.store import RunStore
 from scir.pipelines import PipelineResult, PipelineSettings
-from scir.pipelines.runner import run_task, run_tasks
+from scir.pipelines.runner import run_task
+from scir.runs.runner import run_tasks
 from scir.tasks import write_tasks
 
 TRACK = ParityTrack()

@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 
 from scir.cli import main
+from scir.tracks.reading import task_from_dict
 from scir.errors import ConfigError, SolverInputError, TaskFormatError
-from scir.tasks import Task, read_tasks, write_tasks
+from scir.tasks import Task, write_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 from scir.tracks.causal import NO_MATCH
 from scir.tracks.causal.formal import CausalFormal
@@ -275,7 +277,7 @@ def test_scir_verify_passes_and_tampered_answer_fails(tasks, tmp_path, capsys) -
     write_tasks(path, good)
     assert main(["verify", str(path)]) == 0
     assert "verified 6/6 tasks (causal 6); 0 failed" in capsys.readouterr().out
-    tampered = [Task.from_dict(t.to_dict()) for t in good]
+    tampered = [task_from_dict(t.to_dict()) for t in good]
     victim = tampered[2]
     wrong = "A" if victim.answer != "A" else "B"
     victim.answer, victim.answer_pool = wrong, [wrong]
@@ -287,7 +289,7 @@ def test_scir_verify_passes_and_tampered_answer_fails(tasks, tmp_path, capsys) -
 
 
 def test_verify_catches_xyz_edges_that_are_not_the_answer(tasks) -> None:
-    task = Task.from_dict(copy.deepcopy(tasks["easy"][0].to_dict()))
+    task = task_from_dict(copy.deepcopy(tasks["easy"][0].to_dict()))
     other = next(o for i, o in enumerate(task.options) if chr(65 + i) != task.answer)
     task.formal["xyz_edges"] = [list(e) for e in sorted(parse_option(other))]
     check = TRACK.verify(task)
@@ -302,7 +304,7 @@ def test_verify_catches_tampered_rows(tasks) -> None:
     120 and still verified in 2 / 2; here seed 0 leaves causal-n5c1-3-5 verified.)"""
     unmatched, verified = [], []
     for original in tasks["easy"]:
-        task = Task.from_dict(copy.deepcopy(original.to_dict()))
+        task = task_from_dict(copy.deepcopy(original.to_dict()))
         col = task.formal["columns"].index(NEW_PROTEIN)
         rng = np.random.default_rng(0)
         for env in task.formal["environments"]:

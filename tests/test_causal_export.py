@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from scir.cli import main
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 from scir.tracks.causal.graph import NEW_PROTEIN
 from scir.tracks.causal.options import match_options, parse_option, xyz_directed

@@ -20,7 +20,7 @@ import pytest
 from scir.cli import main
 from scir.errors import (FormalizationError, SandboxViolation, ScirError, SolverError,
                          SolverInputError, SolverResourceLimit, SolverTimeout)
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 from scir.tracks.checking import CheckContext, checker_for
 

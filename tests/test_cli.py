@@ -11,7 +11,7 @@ import pytest
 
 from scir.cli import COMMANDS, main
 from scir.errors import ConfigError
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track, track_names
 
 COMPONENTS = ("swi-prolog", "prover9", "clingo")

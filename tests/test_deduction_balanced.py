@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 
 from scir.errors import ConfigError
+from scir.tracks.reading import task_from_dict
 from scir.tasks import Task
 from scir.tracks.deduction import DeductionTrack, balanced, checks
 from scir.tracks.deduction.logic import Formula, Node, converse, parse
@@ -284,7 +285,7 @@ def test_local_structure_is_distributed_alike_per_label():
 
 def test_verify_flags_a_redundant_proof_premise(easy_tasks):
     """Stating the statement itself in a True task makes every proof premise unnecessary."""
-    task = Task.from_dict(json.loads(next(t for t in easy_tasks
+    task = task_from_dict(json.loads(next(t for t in easy_tasks
                                           if t.answer == "True").to_json()))
     task.formal["premises"].append(task.formal["goal"])
     task.formal["premise_sources"].append("distractor_1")
@@ -297,7 +298,7 @@ def test_verify_flags_a_redundant_proof_premise(easy_tasks):
 def test_verify_flags_an_import_flip(easy_tasks):
     """An Unknown task plus "every e is a q" and "no e is a q" (e, q fresh): consistent and
     still Unknown when no e exists, inconsistent under existential import -- flagged."""
-    task = Task.from_dict(json.loads(next(t for t in easy_tasks
+    task = task_from_dict(json.loads(next(t for t in easy_tasks
                                           if t.answer == "Unknown").to_json()))
     statement = parse(task.formal["goal"])
     premises = [parse(p) for p in task.formal["premises"]]
@@ -361,7 +362,7 @@ def test_prover9_agrees_with_asp_under_existential_import(premises, goal, expect
 def test_verify_flags_a_decoy_of_the_wrong_shape(easy_tasks):
     """A True task whose proof's decoy is swapped with a distractor's (intact, attached to
     another tree) fails the shape check, naming the decoys; a decoy list one short too."""
-    task = Task.from_dict(json.loads(next(t for t in easy_tasks
+    task = task_from_dict(json.loads(next(t for t in easy_tasks
                                           if t.answer == "True").to_json()))
     decoys = task.formal["decoys"]
     task.formal["decoys"] = [decoys[1], decoys[0], *decoys[2:]]

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from scir.cli import main
-from scir.tasks import read_tasks, write_tasks
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 from solvers.prover9 import ProverStatus, run_file
 
 GOLDEN = Path(__file__).parent / "fixtures" / "deduction" / "easy-seed3.jsonl"

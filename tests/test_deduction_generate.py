@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scir.errors import ConfigError, SolverInputError, TaskFormatError
+from scir.tracks.reading import task_from_dict
 from scir.tasks import Task, write_tasks
 from scir.tracks.deduction import DeductionTrack, checks, generator
 from scir.tracks.deduction.formal import DeductionFormal
@@ -140,7 +141,7 @@ def test_workers_setting(monkeypatch):
 
 
 def _copy(task: Task) -> Task:
-    return Task.from_dict(json.loads(task.to_json()))
+    return task_from_dict(json.loads(task.to_json()))
 
 
 def test_verify_catches_a_dropped_premise(easy_tasks):
@@ -192,7 +193,7 @@ def test_formal_dump_reproduces_the_json(easy_tasks):
     for task in easy_tasks:
         assert DeductionFormal.load(task.formal).dump() == task.formal
         assert list(DeductionFormal.load(task.formal).dump()) == list(task.formal)
-    task = Task.from_dict(easy_tasks[0].to_dict())
+    task = task_from_dict(easy_tasks[0].to_dict())
     first = TRACK.formal(task)
     assert TRACK.formal(task) is first
     task.formal["premises"].pop()

@@ -16,7 +16,8 @@ import pytest
 from scir.cli import main
 from scir.errors import ConfigError, TaskFormatError
 from scir.outcomes.scoring import assess_equation
-from scir.tasks import read_tasks, write_tasks
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 from scir.tracks.equation.llmsr import import_llmsr
 

@@ -20,7 +20,7 @@ from report_check import check_report, expected_metrics
 from scir.cli import main
 from scir.evaluate.aggregate import cell_stats
 from scir.evaluate.cells import CellKey
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.pipelines.result import PipelineResult
 from scir.tasks import Task, write_tasks
 from scir.tracks import get_track

@@ -16,10 +16,12 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
+from scir.tracks.reading import task_from_dict
 from scir.errors import ConfigError, TaskFormatError
 from scir.outcomes.regression import acc_tau
-from scir.llm.cache import RunStore
-from scir.tasks import Document, Task, read_tasks, write_tasks
+from scir.runs.store import RunStore
+from scir.tasks import Document, Task, write_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 from scir.tracks.equation.formal import SPLITS, EquationFormal
 from scir.tracks.equation.llmsr import import_llmsr
@@ -125,11 +127,11 @@ def test_verify_catches_a_tampered_row_and_constant(easy):
     task = easy[0]
     assert TRACK.verify(task).ok
     for split in ("test_id", "test_ood", "train"):
-        bad = Task.from_dict(json.loads(task.to_json()))
+        bad = task_from_dict(json.loads(task.to_json()))
         bad.formal["splits"][split]["y"][3] *= 1.01
         check = TRACK.verify(bad)
         assert not check.ok and split in check.message
-    bad = Task.from_dict(json.loads(task.to_json()))
+    bad = task_from_dict(json.loads(task.to_json()))
     bad.formal["constants"][0] *= 2
     check = TRACK.verify(bad)
     assert not check.ok and "skeleton" in check.message
@@ -244,7 +246,7 @@ def test_every_genre_is_recovered(easy):
         for genre in gset.genres:
             drafts, info = codec.drafts(task, contents, [genre, genre], gset, random.Random(1))
             docs = [Document(genre.name, d.text()) for d in drafts]
-            rendered = Task.from_dict({**task.to_dict(),
+            rendered = task_from_dict({**task.to_dict(),
                                        "documents": [d.__dict__ for d in docs]})
             found = codec.extract(rendered)
             assert [codec.canonical(i, c) for i, c in enumerate(found)] == \

@@ -21,7 +21,7 @@ from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey
 from scir.evaluate.experiment import load_experiment
 from scir.evaluate.progress import GridProgress, parse_every
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = {"seconds", "latency_s", "created_at"}
@@ -257,7 +257,7 @@ def test_an_ns_backup_experiment_runs_plans_and_reports_both_views(tmp_path, cap
 
 @pytest.mark.slow
 def test_an_ns_backup_grid_in_worker_processes_is_stored_identically(tmp_path):
-    """The backup on the executor path (scir.pipelines.remote, a local process pool)."""
+    """The backup on the executor path (scir.runs.remote, a local process pool)."""
     text = (BACKUP_EXPERIMENT + '[tasks.deduction.easy]\nn = 2\nseed = 1\n')
     path = tmp_path / "e.toml"
     with FakeOpenAIServer(answer) as srv:

@@ -14,7 +14,7 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from report_check import check_report
 from scir.cli import main
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 
 TIMING = {"seconds"}
 

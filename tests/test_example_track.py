@@ -13,7 +13,7 @@ import pytest
 import scir.tracks as registry
 from scir.cli import main
 from scir.errors import ConfigError, FormalizationError, TaskFormatError, VerificationError
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 
 
 @pytest.fixture

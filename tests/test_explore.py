@@ -24,8 +24,9 @@ from scir.errors import ConfigError
 from scir.explore import diff as D
 from scir.explore.gather import gather
 from scir.evaluate.sources import find_tasks
-from scir.llm.cache import RunStore
-from scir.tasks import read_tasks, write_tasks
+from scir.runs.store import RunStore
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"

@@ -10,8 +10,9 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
-from scir.llm.cache import RunStore
-from scir.tasks import read_tasks, write_tasks
+from scir.runs.store import RunStore
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 from solvers.prover9 import proves
 

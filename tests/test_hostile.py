@@ -36,7 +36,8 @@ import scir.errors as errors
 from scir.cli import main
 from scir.outputs import staged
 from scir.jsonl import MAX_LINE_BYTES
-from scir.tasks import Document, Task, read_tasks
+from scir.tasks import Document, Task
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"

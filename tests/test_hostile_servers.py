@@ -18,7 +18,8 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.errors import BackendError, ScirError
 from scir.llm import LLMRequest, get_backend
 from scir.llm.base import request_key
-from scir.llm.cache import RunStore, cached_complete
+from scir.llm.cache import cached_complete
+from scir.runs.store import RunStore
 
 SCENARIOS = sorted((Path(__file__).parent / "hostile" / "servers").glob("*.json"))
 ERRORS = {"BackendError": BackendError}

@@ -30,7 +30,7 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import track_of
 
 HOSTILE = Path(__file__).resolve().parent / "hostile" / "store"
@@ -207,7 +207,7 @@ def test_an_old_store_reads_read_only_without_being_migrated(tmp_path):
     """A schema-1 store from before tool calls, plans, tool results, iterations and texts:
     read-only, its results read with the new key fields (TEMP views and tables in memory),
     and its file is not changed."""
-    from scir.llm.cache import RunStore
+    from scir.runs.store import RunStore
 
     db = sqlite3.connect(tmp_path / "run.sqlite")
     db.executescript("""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scir.cli import main
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from solvers.prolog.terms import quote_atom
 
 ROOT = Path(__file__).resolve().parents[1]

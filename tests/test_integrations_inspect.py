@@ -34,7 +34,8 @@ from scir.pipelines import PipelineSettings  # noqa: E402
 from scir.pipelines.ns import FEEDBACK, formalization_step  # noqa: E402
 from scir.pipelines.result import first_prompt  # noqa: E402
 from scir.pipelines.runner import run_task  # noqa: E402
-from scir.tasks import Task, read_tasks, write_tasks  # noqa: E402
+from scir.tasks import Task, write_tasks  # noqa: E402
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track, register, unregister  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

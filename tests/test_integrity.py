@@ -26,7 +26,7 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from report_check import check_report
 from scir.cli import main
 from scir.explore.gather import gather
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 
 PASS_ALL = ("UPDATE results SET correct = 1, status = 'ok', "
             "result = json_set(result, '$.correct', json('true'), '$.status', 'ok')")

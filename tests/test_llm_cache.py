@@ -7,7 +7,8 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.errors import BackendError
 from scir.llm import Constraint, LLMRequest, get_backend, request_key
-from scir.llm.cache import CachingBackend, RunStore, cached_complete
+from scir.llm.cache import CachingBackend, cached_complete
+from scir.runs.store import RunStore
 
 
 def make(url):
@@ -127,3 +128,22 @@ def test_a_body_json_cannot_parse_is_a_backend_error_and_not_stored(tail, why, t
         with pytest.raises(BackendError, match=why):
             cached_complete(make(srv.url), LLMRequest(prompt="p"), store)
         assert store.call_count() == 0 and len(srv.requests) == 1      # not retried
+
+
+def test_results_read_back_as_typed_records(tmp_path):
+    """The run store gives a stored result back as the dict and as a PipelineResult record
+    (fields the record does not know left out; an old status in the current vocabulary)."""
+    from scir.pipelines.result import PipelineResult
+
+    data = {"task_id": "t1", "domain": "deduction", "tier": "e", "arch": "cot",
+            "presentation": "nl", "model": "m", "answer": "A", "correct": False,
+            "status": "ok", "chance": 0.5, "future_field": 1}
+    with RunStore(tmp_path) as store:
+        store.put_result(data)
+        record = store.get_record("t1", "cot", "nl", "m")
+        assert isinstance(record, PipelineResult)
+        assert (record.status, record.answer, record.seed) == ("wrong", "A", 0)
+        assert store.records(arch="cot") == [record]
+        assert store.records(arch="ns") == []
+        assert store.get_record("t2", "cot", "nl", "m") is None
+        assert store.results()[0]["future_field"] == 1

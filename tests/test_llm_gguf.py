@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 
 from scir.llm.base import Constraint, LLMRequest
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.llm.repetition import COPY, REPETITION
 
 pytestmark = pytest.mark.real_model

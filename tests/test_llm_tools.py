@@ -10,7 +10,8 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.errors import BackendError, ConfigError
 from scir.llm import LLMRequest, Message, Tool, ToolCall, get_backend
 from scir.llm.base import Backend, Constraint, request_key
-from scir.llm.cache import CachingBackend, RunStore
+from scir.llm.cache import CachingBackend
+from scir.runs.store import RunStore
 
 TOOL = Tool("evaluate", "fit an equation", json.dumps(
     {"type": "object", "properties": {"equation": {"type": "string"}},

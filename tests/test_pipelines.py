@@ -9,9 +9,11 @@ import pytest
 from parity_track import GRAMMAR, ParityTrack
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, LLMRequest, LLMResponse
-from scir.llm.cache import CachingBackend, RunStore
+from scir.llm.cache import CachingBackend
+from scir.runs.store import RunStore
 from scir.pipelines import PipelineSettings
-from scir.pipelines.runner import run_task, run_tasks
+from scir.pipelines.runner import run_task
+from scir.runs.runner import run_tasks
 from scir.tracks import register, unregister
 
 TRACK = ParityTrack()

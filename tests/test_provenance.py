@@ -14,7 +14,7 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir import __version__
 from scir.cli import main
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.provenance import MISSING, UNKNOWN, differences, file_digest, flatten, probe, toolkit
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,8 @@ from scir.outcomes.scoring import score
 from scir.release.rows import merge_tasks, Source
 from scir.release.schema import COLUMNS
 from scir.release.scir_json import EXTRA_FIELDS, SCIR_FIELDS, record_task
-from scir.tasks import Task, read_tasks, write_tasks
+from scir.tasks import Task, write_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 
 # (name, track, difficulty, tasks, seed, rendered): causal easy has the 10 tasks the audit

@@ -12,8 +12,9 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.llm import get_backend
-from scir.llm.cache import RunStore
-from scir.tasks import read_tasks, write_tasks
+from scir.runs.store import RunStore
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 from scir.text.blocks import block_contents
 from scir.text.extractors import recovery_problems
 from scir.text.inverse import format_block

@@ -19,8 +19,9 @@ from scir.cli import main
 from scir.evaluate.aggregate import cell_stats
 from scir.evaluate.cells import CellKey
 from scir.evaluate.figures import HEIGHT, WIDTH
-from scir.llm.cache import RunStore
-from scir.tasks import read_tasks, write_tasks
+from scir.runs.store import RunStore
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 
 OBF_PREFIX = "From the lab notebook: "
 

@@ -19,7 +19,7 @@ from parity_track import ParityTrack, install, parity, taskfile, uninstall  # no
 from scir.cli import main
 from scir.errors import StoreError
 from scir.llm import LLMRequest, LLMResponse
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 
 RUNNER = Path(__file__).with_name("parity_track.py")
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}

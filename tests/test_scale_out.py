@@ -1,4 +1,4 @@
-"""Scale-out (scir.executors, scir.pipelines.remote, ``--executor`` of generate and verify): a
+"""Scale-out (scir.executors, scir.runs.remote, ``--executor`` of generate and verify): a
 small grid run with the local runner and on a local Ray instance (2 CPUs) gives the same
 stored results in the same order; generate and verify give the same bytes and output on
 every executor. Ray is started once for the module (one instance, reused by every
@@ -17,11 +17,13 @@ from scir.commands.generate import generate_chunk
 from scir.errors import ConfigError, TaskFormatError
 from scir.executors import LocalExecutor, SerialExecutor, get_executor
 from scir.llm import get_backend
-from scir.llm.cache import CachingBackend, RunStore
-from scir.pipelines.remote import ModelSpec, run_tasks_remote
+from scir.llm.cache import CachingBackend
+from scir.runs.store import RunStore
+from scir.runs.remote import ModelSpec, run_tasks_remote
 from scir.pipelines.result import PipelineSettings
-from scir.pipelines.runner import run_tasks
-from scir.tasks import read_tasks, write_tasks
+from scir.runs.runner import run_tasks
+from scir.tasks import write_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 
 ray = pytest.importorskip("ray")

@@ -15,8 +15,8 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from parity_track import ParityTrack, install, parity, taskfile, uninstall  # noqa: F401 (fixtures)
 from scir.cli import main
-from scir.llm.cache import RunStore
-from scir.tasks import read_tasks
+from scir.runs.store import RunStore
+from scir.tracks.reading import read_tasks
 
 RUNNER = Path(__file__).with_name("parity_track.py")
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from scir.errors import ConfigError, FormalizationError
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.pipelines.result import PipelineSettings
 from scir.pipelines.sr_agent import goals
 from scir.pipelines.sr_agent.buffer import ExperienceBuffer, Record

@@ -13,9 +13,9 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.pipelines.sr_agent.reward import reward
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import track_of
 
 

@@ -11,7 +11,8 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.errors import BackendError
 from scir.llm import get_backend
-from scir.llm.cache import CachingBackend, RunStore
+from scir.llm.cache import CachingBackend
+from scir.runs.store import RunStore
 from scir.pipelines.result import Calls, PipelineSettings
 from scir.pipelines.sr_agent import goals
 from scir.pipelines.sr_agent.dialog import TextDialog, ToolDialog, choose

@@ -29,13 +29,14 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
 from scir.llm import LLMRequest, get_backend, request_key
 from scir.llm.base import Backend
-from scir.llm.cache import CachingBackend, RunStore
+from scir.llm.cache import CachingBackend
+from scir.runs.store import RunStore
 from scir.pipelines.result import Calls, PipelineSettings
 from scir.pipelines.sr_agent.dialog import choose
 from scir.pipelines.sr_agent.loop import run_agent
 from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.pipelines.sr_agent.tools import CRASHED, MAX_STARTS, AgentProblem, Toolbox
-from scir.tasks import read_tasks
+from scir.tracks.reading import read_tasks
 from scir.tracks import track_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -299,7 +300,7 @@ def test_toolbox_in_a_killed_child_process(tmp_path):
 import os, signal, sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from test_sr_agent_storage import problem
-from scir.llm.cache import RunStore
+from scir.runs.store import RunStore
 from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.pipelines.sr_agent.tools import Toolbox
 

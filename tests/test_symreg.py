@@ -215,8 +215,8 @@ def test_random_programs_convert_exactly(seed: int) -> None:
                                rtol=1e-9, atol=1e-12)
 
 
-def test_the_track_names_the_regressors_solvers_has():
-    from scir.tracks.baselines import SYMREG_ARCHS
+def test_the_registry_names_the_regressors_solvers_has():
+    from scir.pipelines.registry import SYMREG_ARCHS
     from solvers.symreg import REGRESSORS
 
     assert SYMREG_ARCHS == tuple(REGRESSORS)

@@ -15,8 +15,9 @@ import pytest
 from scir.cli import main
 from scir.errors import ConfigError
 from scir.outcomes.regression import acc_tau
-from scir.llm.cache import RunStore
-from scir.pipelines.result import NO_MODEL, SYMREG_ARCHS, PipelineSettings
+from scir.runs.store import RunStore
+from scir.pipelines.registry import SYMREG_ARCHS
+from scir.pipelines.result import NO_MODEL, PipelineSettings
 from scir.pipelines.runner import run_task
 from scir.tasks import Task, write_tasks
 from scir.tracks import register, unregister

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from scir.errors import ConfigError, ScirError, TaskFormatError
-from scir.tasks import Task, read_tasks
+from scir.tasks import Task
+from scir.tracks.reading import read_tasks
 
 PRESENTATIONS = ("nl", "ctl", "obf")
 # the task field holding the text of each presentation

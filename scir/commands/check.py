@@ -11,7 +11,8 @@ from pathlib import Path
 
 from scir.commands._common import HelpFormatter
 from scir.errors import ConfigError, ScirError, SolverError
-from scir.tasks import Task, read_tasks
+from scir.tasks import Task
+from scir.tracks.reading import read_tasks
 
 FORMATS = (
     "induction: a Prolog program defining interacts/2 (any clauses; the bodies may use "

@@ -125,8 +125,8 @@ def _eval(args, exp, run_dir: Path, every) -> int:
     from scir.evaluate.eval_run import key_routes, provenance, record_experiment, run_grid
     from scir.evaluate.eval_tasks import prepare_tasks
     from scir.evaluate.progress import GridProgress
-    from scir.llm.cache import RunStore
     from scir.llm.keys import announce
+    from scir.runs.store import RunStore
 
     with RunStore(run_dir) as store:
         record_experiment(exp, run_dir, store)

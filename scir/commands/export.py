@@ -24,8 +24,9 @@ from scir.release.card import LICENSES, CardInfo
 from scir.release.folder import Release, write_release
 from scir.release.rows import Source, merge_tasks
 from scir.release.scir_json import SCIR_FIELDS, export_scir
-from scir.tasks import Task, read_tasks
+from scir.tasks import Task
 from scir.tracks import get_track, track_names
+from scir.tracks.reading import read_tasks
 
 __all__ = ["SCIR_FIELDS", "add_parser", "run"]
 

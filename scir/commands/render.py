@@ -23,8 +23,9 @@ from pathlib import Path
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
 from scir.evaluate.taskstats import group_stats, task_stats
-from scir.tasks import read_tasks, write_tasks
+from scir.tasks import write_tasks
 from scir.text.stats import format_groups
+from scir.tracks.reading import read_tasks
 
 
 def add_parser(sub) -> None:
@@ -149,7 +150,7 @@ def _announce_keys(models: list[str]) -> None:
 
 def _render_llm(args, tasks, out: Path):
     from scir.llm import get_backend
-    from scir.llm.cache import RunStore
+    from scir.runs.store import RunStore
     from scir.text.llm_renderer import LLMRenderer
 
     if not args.model:

@@ -46,6 +46,7 @@ from scir.evaluate.stats import format_number as _num
 from scir.evaluate.verdicts import Rescorer
 from scir.outcomes.regression import METRICS
 from scir.outcomes.status import FAILURES
+from scir.pipelines.registry import FORMALIZING
 
 INCOMPLETE, CONFLICT, UNVERIFIED = "*", "!", "?"
 SHOWN_KEYS = 5  # disagreeing results named in the printed summary
@@ -234,7 +235,7 @@ def constrained_vs_free(report: Report) -> list[str]:
     pairs: dict[tuple, dict[bool, CellStats]] = {}
     for c in report.cells:
         k = c.cell
-        if k.arch in ("ns", "symbcot") and not k.backup:
+        if k.arch in FORMALIZING and not k.backup:
             pairs.setdefault((k.track, k.difficulty, k.presentation, k.arch, k.model, k.seed), {})[
                 k.constrained
             ] = c

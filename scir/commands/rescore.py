@@ -78,8 +78,8 @@ def _change(name: str, old: Any, new: Any) -> str:
 def run(args) -> int:
     from scir.errors import one_line
     from scir.evaluate.verdicts import Rescorer, differences
-    from scir.llm.cache import STORE_NAME, RunStore, result_key
     from scir.llm.run_lock import RunLock
+    from scir.runs.store import STORE_NAME, RunStore, result_key
 
     path = Path(args.run)
     if not (path / STORE_NAME).is_file():

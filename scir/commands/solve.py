@@ -16,9 +16,10 @@ from pathlib import Path
 from scir import api
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
-from scir.llm.cache import STORE_NAME
-from scir.pipelines.result import ARCHS, BACKUPS, MODEL_FREE_ARCHS, PRESENTATIONS, PipelineSettings
-from scir.tasks import read_tasks
+from scir.pipelines.registry import ARCHS, MODEL_FREE_ARCHS
+from scir.pipelines.result import BACKUPS, PRESENTATIONS, PipelineSettings
+from scir.runs.store import STORE_NAME
+from scir.tracks.reading import read_tasks
 
 
 def add_parser(sub) -> None:

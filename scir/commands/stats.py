@@ -14,10 +14,10 @@ import json
 
 from scir.commands._common import HelpFormatter
 from scir.evaluate.taskstats import group_stats, task_stats
-from scir.tasks import read_tasks
 from scir.text.control import as_control
 from scir.text.depth import depth_json, format_depth, group_depth
 from scir.text.stats import format_groups, format_tasks
+from scir.tracks.reading import read_tasks
 
 
 def add_parser(sub) -> None:

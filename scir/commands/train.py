@@ -94,8 +94,8 @@ def add_parser(sub) -> None:
 def _problems(path: str, presentation: str) -> list:
     from scir.pipelines.result import problem_text
     from scir.pipelines.sr_agent.pipeline import agent_problem, problem_prompt
-    from scir.tasks import read_tasks
     from scir.tracks import track_of
+    from scir.tracks.reading import read_tasks
 
     out = []
     for task in read_tasks(path):

@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from scir.errors import one_line
-    from scir.pipelines.sr_agent.trajectories import export_trajectories
+    from scir.runs.trajectories import export_trajectories
 
     if args.s_max is not None and not args.s_max > 0:
         raise ConfigError("--s-max must be > 0", field="s_max")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.outcomes.status import Status
+from scir.pipelines.registry import FORMALIZING
 
 KINDS = ("format", "extraction", "solver", "reasoning", "obfuscation", "backend", "unknown")
 EXAMPLES = 3  # task ids kept per kind and cell
@@ -58,7 +59,7 @@ def attribute(result: dict[str, Any], nl_twin: dict[str, Any] | None = None) -> 
     arch = result.get("arch")
     if arch == "symbcot" and result.get("executable") is False:
         return "format"  # its formalization did not parse; it answered anyway
-    if arch in ("ns", "symbcot"):
+    if arch in FORMALIZING:
         same = exact(result.get("extraction"))
         if same is None:
             return "unknown"

@@ -25,6 +25,7 @@ from scir.evaluate.cells import CellKey
 from scir.evaluate.stats import Interval, paired_difference
 
 PROBES = (("reasoning", "nl", "cot"), ("extraction", "obf", "ns"), ("joint", "obf", "cot"))
+PROBE_ARCHS = frozenset(arch for _, _, arch in PROBES)  # the architectures probes compare
 # (name, axis, first value, second value): the difference is first - second
 CONTRASTS = (
     ("nl_vs_obf", "presentation", "nl", "obf"),
@@ -74,7 +75,7 @@ def probes(cells: list[CellStats]) -> list[Probe]:
         {
             (c.cell.track, c.cell.difficulty, c.cell.model, c.cell.seed)
             for c in cells
-            if c.cell.arch in ("cot", "ns")
+            if c.cell.arch in PROBE_ARCHS
         }
     )
     out = []

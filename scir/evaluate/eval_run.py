@@ -22,15 +22,16 @@ from scir.evaluate.cells import CellKey, cell_of
 from scir.evaluate.experiment import Experiment, Model, digest, model_label
 from scir.evaluate.progress import GridProgress
 from scir.llm.base import Backend
-from scir.llm.cache import CachingBackend, RunStore
+from scir.llm.cache import CachingBackend
 from scir.pipelines.result import PipelineSettings
-from scir.pipelines.runner import RunSummary, run_tasks
+from scir.runs.runner import RunSummary, run_tasks
+from scir.runs.store import RunStore
 from scir.tasks import Task
 
 if TYPE_CHECKING:
     from scir.executors import Executor
     from scir.llm.keys import KeyRoute
-    from scir.pipelines.remote import ModelSpec
+    from scir.runs.remote import ModelSpec
 
 RECORD = "experiment.json"
 COPY = "experiment.toml"
@@ -129,13 +130,13 @@ def run_cell(
 ) -> RunSummary:
     """Run one cell's tasks into the store (resumable): in this process (threads, every call
     stored as soon as it is finished) when ``executor`` is None, else in chunks on the
-    executor (a local process pool or Ray; :func:`scir.pipelines.remote.run_tasks_remote`),
+    executor (a local process pool or Ray; :func:`scir.runs.remote.run_tasks_remote`),
     whose workers build the model from ``model``."""
     if executor is None:
         return run_tasks(
             tasks, cell.arch, backend, store, settings, concurrency=concurrency, progress=progress
         )
-    from scir.pipelines.remote import run_tasks_remote
+    from scir.runs.remote import run_tasks_remote
 
     return run_tasks_remote(
         tasks, cell.arch, model, store, settings, executor=executor, progress=progress
@@ -283,7 +284,7 @@ def run_grid(
             model = exp.model_of(cell)  # None: no model (oracle, symreg)
             if executor is not None:
                 if model is not None:
-                    from scir.pipelines.remote import ModelSpec
+                    from scir.runs.remote import ModelSpec
 
                     spec = ModelSpec(*model_options(exp, model))
                 check = _stored_spending_check(store, spending)

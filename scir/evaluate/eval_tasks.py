@@ -16,7 +16,8 @@ from pathlib import Path
 from scir.bounded import parse_json, read_text
 from scir.errors import ConfigError
 from scir.evaluate.experiment import Experiment, TaskSource
-from scir.tasks import Task, read_tasks, write_tasks
+from scir.tasks import Task, write_tasks
+from scir.tracks.reading import read_tasks
 
 TASKS_DIR = "tasks"
 MAX_SPEC_BYTES = 1 << 20  # a generated task list's .spec.json

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
@@ -29,11 +29,17 @@ from pydantic_core import ErrorDetails
 from scir.bounded import parse_toml, read_text
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey
-from scir.pipelines.result import MODEL_FREE_ARCHS, NO_MODEL, SYMREG_ARCHS
+from scir.pipelines.registry import ARCHS, BY_NAME, FORMALIZING, MODEL_FREE_ARCHS, SYMREG_ARCHS
+from scir.pipelines.result import NO_MODEL
 from scir.pipelines.sr_agent.settings import AgentSettings
 
-Arch = Literal["oracle", "cot", "ns", "symbcot", "sr-agent", "pyoperon", "gplearn", "pysr"]
-FORMALIZING = ("ns", "symbcot")  # the architectures with a constrained / free choice
+# the architectures an experiment file names, those run once (the oracle) first: the order its
+# error messages list them in
+EXPERIMENT_ARCHS = tuple(sorted(ARCHS, key=lambda arch: BY_NAME[arch].seeded))
+if TYPE_CHECKING:
+    Arch = str
+else:
+    Arch = Literal[EXPERIMENT_ARCHS]
 DEFAULT_TASKS_PER_CELL = 200
 
 # bounds of an experiment file (docs/experiments.md, Bounds)
@@ -167,7 +173,7 @@ class Experiment(_Strict):
     presentations: list[Literal["nl", "ctl", "obf"]] = Field(
         default=["nl", "obf"], min_length=1, max_length=3
     )
-    architectures: list[Arch] = Field(min_length=1, max_length=8)
+    architectures: list[Arch] = Field(min_length=1, max_length=len(ARCHS))
     constrained: list[bool] = Field(default=[True], min_length=1, max_length=2)
     seeds: list[SeedValue] | None = Field(default=None, max_length=MAX_SEEDS)
     repeats: int | None = Field(default=None, ge=1, le=MAX_SEEDS)
@@ -263,10 +269,8 @@ class Experiment(_Strict):
         modes = len(set(self.constrained))
         per_group = 0
         for arch in self.architectures:
-            if arch == "oracle":
-                per_group += 1
-            elif arch in SYMREG_ARCHS:
-                per_group += seeds
+            if not BY_NAME[arch].needs_model:
+                per_group += seeds if BY_NAME[arch].seeded else 1
             else:
                 per_group += len(self.models) * (modes if arch in FORMALIZING else 1) * seeds
         return len(self.groups()) * len(self.presentations) * per_group
@@ -297,7 +301,7 @@ class Experiment(_Strict):
 
     def skipped(self) -> list[tuple[CellKey, str]]:
         """The cells of the grid whose architecture their track does not take
-        (``Track.architectures``, e.g. ns on equation tasks), each with the reason; they are
+        (``Track.pipeline_kinds``, e.g. ns on equation tasks), each with the reason; they are
         not planned."""
         from scir.pipelines.runner import check_architecture
         from scir.tracks import get_track
@@ -321,12 +325,10 @@ class Experiment(_Strict):
         for track, tier in self.groups():
             for pres in self.presentations:
                 for arch in self.architectures:
-                    if arch == "oracle":
-                        out.append(CellKey(track, tier, pres, arch, NO_MODEL, True, seeds[0]))
-                        continue
-                    if arch in SYMREG_ARCHS:
+                    if not BY_NAME[arch].needs_model:  # once, or once per seed
                         out += [
-                            CellKey(track, tier, pres, arch, NO_MODEL, True, seed) for seed in seeds
+                            CellKey(track, tier, pres, arch, NO_MODEL, True, seed)
+                            for seed in (seeds if BY_NAME[arch].seeded else seeds[:1])
                         ]
                         continue
                     modes = (

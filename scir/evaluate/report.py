@@ -27,8 +27,8 @@ from scir.evaluate.metric_stats import MetricStats, metric_stats
 from scir.evaluate.runs import Conflict, Runs, load_runs
 from scir.evaluate.verdicts import Rescorer
 from scir.evaluate.versions import Versions, read_versions
-from scir.llm.cache import RESULT_KEY
 from scir.outcomes.backup import arch_label
+from scir.runs.store import RESULT_KEY
 from scir.tasks import Task
 from scir.text.depth import DepthRow, depth_rows
 

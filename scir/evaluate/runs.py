@@ -1,7 +1,7 @@
 """Reading results from one or more run directories, with conflicts named, never resolved
 silently.
 
-A result is identified by its key (:data:`scir.llm.cache.RESULT_KEY`: task, arch,
+A result is identified by its key (:data:`scir.runs.store.RESULT_KEY`: task, arch,
 presentation, model, constrained, seed). The same key in two run directories with the same
 content (every field but the bookkeeping ones, :data:`VOLATILE`) is one result. With different
 content it is a **conflict**: the result of the run listed first is used, the cell is marked
@@ -25,7 +25,7 @@ from typing import Any
 
 from scir.errors import ConfigError
 from scir.evaluate.cells import CellKey, cell_of
-from scir.llm.cache import RESULT_KEY, STORE_NAME, RunStore, result_key
+from scir.runs.store import RESULT_KEY, STORE_NAME, RunStore, result_key
 
 # fields that differ between two runs of the same work without the outcome differing
 VOLATILE = frozenset({"seconds", "cached_calls"})

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from scir.errors import ScirError
-from scir.tasks import Task, read_tasks
+from scir.tasks import Task
+from scir.tracks.reading import read_tasks
 
 
 @dataclass
@@ -117,7 +118,7 @@ def recorded_files(run: str | Path, notes: list[str] | None = None) -> list[Path
     experiment copy or record that does not read is noted in ``notes`` (the other files are
     still found), or raised when ``notes`` is None."""
     from scir.evaluate.eval_tasks import TASKS_DIR
-    from scir.llm.cache import RunStore
+    from scir.runs.store import RunStore
 
     run = Path(run)
     files = sorted((run / TASKS_DIR).glob("*.jsonl"))

@@ -40,8 +40,8 @@ from typing import Any
 
 from scir.errors import ConfigError
 from scir.evaluate.sources import find_tasks
-from scir.llm.cache import RESULT_KEY, result_key
 from scir.outcomes.status import Status
+from scir.runs.store import RESULT_KEY, result_key
 from scir.tasks import Task
 
 VERDICT_FIELDS = ("correct", "status", "metrics", "backup_correct", "backup_status")

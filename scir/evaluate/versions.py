@@ -140,7 +140,7 @@ def read_versions(run_dirs: list[str]) -> Versions:
     """The provenance records of the runs' invocations (a run whose store cannot be read is
     left out: reading its results reports that)."""
     from scir.errors import ScirError
-    from scir.llm.cache import STORE_NAME, RunStore
+    from scir.runs.store import STORE_NAME, RunStore
 
     found = Versions()
     for run in run_dirs:

@@ -23,7 +23,7 @@ from scir.evaluate.sources import TaskSources, find_tasks
 from scir.evaluate.verdicts import Disagreement, Rescorer
 from scir.evaluate.versions import Versions, read_versions
 from scir.explore.diff import FormalDiff, formal_diff
-from scir.llm.cache import result_key
+from scir.runs.store import result_key
 from scir.tasks import Task
 
 PAGE_SUFFIX = ".html"

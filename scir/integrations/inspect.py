@@ -57,6 +57,7 @@ from inspect_ai.util import registry_info
 from scir.errors import ConfigError
 from scir.evaluate import stats
 from scir.pipelines.ns import SolverOutcome, formalization_step, record
+from scir.pipelines.registry import BY_NAME, PIPELINES
 from scir.pipelines.result import (
     PRESENTATIONS,
     PipelineResult,
@@ -65,12 +66,16 @@ from scir.pipelines.result import (
     new_result,
     read_answer,
 )
-from scir.tasks import Task, read_tasks
+from scir.tasks import Task
 from scir.tracks import get_track, track_names, track_of
+from scir.tracks.base import ANSWER, FORMALIZE
+from scir.tracks.reading import read_tasks
 
 PACKAGE = "scir"  # the registry prefix: inspect eval scir/<track>
 GENERIC = "benchmark"  # the task over a file of any tracks
-ARCHITECTURES = {"cot": "cot", "ns": "formalize"}  # architecture -> the track's prompt kind
+# the architectures that run as one model step (the registry's single_step): architecture ->
+# the track's prompt kind of that step
+ARCHITECTURES = {p.name: p.single_step for p in PIPELINES if p.single_step is not None}
 STORE_KEY = "scir_ns"  # the NS solver's outcome in the sample's store
 
 
@@ -165,7 +170,7 @@ def scir_solver(architecture: str, tasks: TaskIndex, max_retries: int = 2) -> So
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         state = await generate(state)
-        if architecture != "ns":
+        if BY_NAME[architecture].kind != FORMALIZE:  # the text is the answer
             return state
         task_ = tasks[state.sample_id]
         track = track_of(task_)
@@ -206,7 +211,7 @@ def pipeline_result(
     track = track_of(task_)
     settings = PipelineSettings(presentation=presentation, constrained=False)
     result = new_result(task_, architecture, settings, str(state.model))
-    if architecture == "cot":
+    if BY_NAME[architecture].kind == ANSWER:
         read_answer(track, task_, result, state.output.completion)
         return result
     stored = state.store.get(STORE_KEY)

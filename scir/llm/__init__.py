@@ -1,7 +1,8 @@
 """Model backends, constrained generation and the response cache.
 
 ``get_backend("vllm:Qwen/Qwen3-8B@http://host:8000/v1")`` gives a :class:`Backend`; every call
-goes through :func:`scir.llm.cache.cached_complete` with a run's :class:`RunStore`.
+goes through :func:`scir.llm.cache.cached_complete` with a run's call cache
+(:class:`scir.llm.cache.CallCache`; a run store, :class:`scir.runs.store.RunStore`, is one).
 """
 
 from __future__ import annotations

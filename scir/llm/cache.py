@@ -1,56 +1,47 @@
-"""The run store: one SQLite file (WAL) per run directory holding every LLM call and every
-pipeline result, so that a run killed at any moment (even SIGKILL) and restarted loses no
-finished result and repeats no finished call.
+"""The call cache of a run store: one SQLite file (WAL) per run directory, of which this
+module reads and writes the calls -- every LLM call and every tool call -- so that a run killed
+at any moment (even SIGKILL) and restarted repeats no finished call. The rest of the file (the
+pipelines' results, the agent's trajectories, the plan, the invocations) is
+:class:`scir.runs.store.RunStore`'s, a :class:`CallCache` with those tables.
 
 Calls are keyed by :func:`scir.llm.base.request_key` -- sha256 of (backend, model, messages,
 constraint, params) -- and store the response text, tokens, latency, cost and time; a call's
 messages are stored once per conversation, not once per call (``texts``, content-addressed;
-:mod:`scir.llm.store_db`), so a store grows with the text written, not with its square. Results
-are keyed by (task_id, arch, presentation, model, constrained, seed). Tool results
-(``tool_results``, e.g. the SR agent's analyzer and evaluator) are keyed by their caller's
-digest of (tool, input, data, limits), and ``tool_attempts`` counts the starts of those not
-finished; ``trajectories`` hold the SR agent's iterations. The ``plan`` table holds what an
-experiment set out to run (cells and their planned task counts), so that a report can tell a
-finished cell from an incomplete one. A schema-1 store (results keyed without constrained and
-seed) is migrated in place when opened for writing: its results keep their values with
-``constrained`` 1 and ``seed`` 0.
+:mod:`scir.llm.store_db`), so a store grows with the text written, not with its square. Tool
+results (``tool_results``, e.g. the SR agent's analyzer and evaluator) are keyed by their
+caller's digest of (tool, input, data, limits), and ``tool_attempts`` counts the starts of
+those not finished. The file is opened, and its schema made or migrated, by
+:mod:`scir.llm.store_db`.
 
 Every write is its own committed transaction (autocommit, ``synchronous=FULL``), made as soon
-as the call or result is finished; a write that fails (disk full, I/O error) is rolled back by
-SQLite and raised as one StoreError, so the store keeps exactly what it held before. Only
-finished completions are stored: a backend that fails (BackendError, a cancelled call) stores
-nothing. Readers open a store ``readonly`` (nothing written: a run on a read-only mount can be
-read). Every row read is checked (:mod:`scir.llm.store_rows`): a damaged one is a StoreError
-naming the store, the table and the row.
+as the call is finished; a write that fails (disk full, I/O error) is rolled back by SQLite and
+raised as one StoreError, so the store keeps exactly what it held before. Only finished
+completions are stored: a backend that fails (BackendError, a cancelled call) stores nothing.
+Readers open a store ``readonly`` (nothing written: a run on a read-only mount can be read).
+Every row read is checked (:mod:`scir.llm.store_rows`): a damaged one is a StoreError naming
+the store, the table and the row.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from scir.errors import ConfigError, StoreError
 from scir.llm.base import Backend, LLMRequest, LLMResponse, cut_response, request_key, valid_text
 from scir.llm.store_db import open_readonly, open_writable
 from scir.llm.store_rows import (
-    RESULT_KEY,
     BadRow,
     damaged,
     load_object,
     read_attempts,
     read_call,
-    read_invocation,
-    read_plan,
-    read_provenance,
-    read_result,
     read_tool_output,
-    read_trajectory,
     to_json,
 )
 
@@ -61,8 +52,8 @@ _CALL_COLUMNS = (
 )
 
 
-class RunStore:
-    """A run's SQLite store; safe to share between threads of one process."""
+class CallCache:
+    """The calls of a run's SQLite store; safe to share between threads of one process."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         """Open the store at ``path`` (a run folder or a ``.sqlite`` file): for writing
@@ -88,7 +79,7 @@ class RunStore:
     def _select(self, table: str, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
             try:
-                return self._db.execute(sql, _bindable(params)).fetchall()
+                return self._db.execute(sql, bindable(params)).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"cannot read table {table}: {exc}", file=str(self.path)) from exc
 
@@ -126,7 +117,7 @@ class RunStore:
                 if many:
                     self._db.execute("BEGIN IMMEDIATE")
                 for sql, params in statements:
-                    self._db.execute(sql, _bindable(params))
+                    self._db.execute(sql, bindable(params))
                 if many:
                     self._db.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
@@ -135,7 +126,7 @@ class RunStore:
                         self._db.execute("ROLLBACK")
                     except sqlite3.DatabaseError:
                         pass  # SQLite rolls the journal back when next opened
-                raise _store_error(exc, self.path) from exc
+                raise store_error(exc, self.path) from exc
 
     # ---- calls -------------------------------------------------------------------------------
     def get_call(self, key: str) -> LLMResponse | None:
@@ -230,65 +221,7 @@ class RunStore:
         data["messages"] = [load_object(texts[r], f"message {r[:16]}...") for r in refs]
         return data
 
-    # ---- results -----------------------------------------------------------------------------
-    def put_result(self, result: dict[str, Any]) -> None:
-        """Store (or replace) one pipeline result, given as its JSON-ready dict."""
-        key = result_key(result)
-        self._write(
-            "INSERT OR REPLACE INTO results (task_id, arch, presentation, model, constrained, "
-            "seed, status, correct, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*key, result["status"], int(bool(result["correct"])), to_json(result), time.time()),
-        )
-
-    def get_result(
-        self,
-        task_id: str,
-        arch: str,
-        presentation: str,
-        model: str,
-        constrained: bool = True,
-        seed: int = 0,
-    ) -> dict[str, Any] | None:
-        """One stored result, or None."""
-        rows = self._select(
-            "results",
-            "SELECT rowid, result FROM results WHERE task_id = ? AND arch = ? AND "
-            "presentation = ? AND model = ? AND constrained = ? AND seed = ?",
-            (task_id, arch, presentation, model, int(bool(constrained)), seed),
-        )
-        found = self._rows("results", rows, read_result)
-        return found[0] if found else None
-
-    def results(
-        self,
-        arch: str | None = None,
-        presentation: str | None = None,
-        model: str | None = None,
-        constrained: bool | None = None,
-        seed: int | None = None,
-    ) -> list[dict[str, Any]]:
-        """Stored results, optionally filtered, in key order (:data:`RESULT_KEY`); statuses
-        read in the current vocabulary (:func:`scir.outcomes.status.normalise`)."""
-        clauses, params = [], []
-        for column, value in (
-            ("arch", arch),
-            ("presentation", presentation),
-            ("model", model),
-            ("constrained", None if constrained is None else int(constrained)),
-            ("seed", seed),
-        ):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._select(
-            "results",
-            f"SELECT rowid, result FROM results{where} ORDER BY {', '.join(RESULT_KEY)}",
-            tuple(params),
-        )
-        return self._rows("results", rows, read_result)
-
-    # ---- tool results and agent trajectories ------------------------------------------------
+    # ---- tool results ----------------------------------------------------------------------------
     def get_tool(
         self, key: str, check: Callable[[dict[str, Any]], None] | None = None
     ) -> dict[str, Any] | None:
@@ -347,110 +280,25 @@ class RunStore:
             0
         ][0]
 
-    def put_trajectory(self, key: dict[str, Any], iteration: int, record: dict[str, Any]) -> None:
-        """Store (or replace) one iteration of an agent's run on a task; ``key`` holds
-        task_id, arch, presentation, model and seed."""
-        self._write(
-            "INSERT OR REPLACE INTO trajectories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                key["task_id"],
-                key["arch"],
-                key["presentation"],
-                key["model"],
-                int(key["seed"]),
-                int(iteration),
-                to_json(record),
-                time.time(),
-            ),
-        )
-
-    def trajectories(
-        self, arch: str | None = None, skip: Callable[[StoreError], None] | None = None
-    ) -> list[dict[str, Any]]:
-        """The stored iterations (of one arch, or all), ordered by task, cell and iteration;
-        a damaged one is a StoreError, or handed to ``skip`` and left out."""
-        where, params = ("WHERE arch = ?", (arch,)) if arch is not None else ("", ())
-        rows = self._select(
-            "trajectories",
-            f"SELECT rowid, record FROM trajectories {where} "
-            "ORDER BY task_id, arch, presentation, model, seed, iteration",
-            params,
-        )
-        return self._rows("trajectories", rows, read_trajectory, skip)
-
-    # ---- the plan of an experiment -------------------------------------------------------
-    def put_plan(self, cell: dict[str, Any], planned: int) -> None:
-        """Record that ``planned`` tasks are to be run in ``cell`` (a JSON-ready dict of the
-        cell's key fields; replaces an earlier count for the same cell)."""
-        self._write(
-            "INSERT OR REPLACE INTO plan VALUES (?, ?, ?)",
-            (json.dumps(cell, sort_keys=True), int(planned), time.time()),
-        )
-
-    def plan(self) -> list[tuple[dict[str, Any], int]]:
-        """The planned cells and task counts, in the order of their keys."""
-        rows = self._select("plan", "SELECT rowid, cell, planned FROM plan ORDER BY cell")
-        return self._rows("plan", rows, read_plan)
-
     # ---- bookkeeping -------------------------------------------------------------------------
-    def log_invocation(
-        self, config: dict[str, Any], provenance: dict[str, Any] | None = None
-    ) -> None:
-        """Record one command invocation in the run: its settings and what produced it
-        (:func:`scir.provenance.probe` with the models' identities; None: not known)."""
-        self._write(
-            "INSERT INTO invocations (started_at, config, provenance) VALUES (?, ?, ?)",
-            (
-                time.time(),
-                json.dumps(config, sort_keys=True),
-                None if provenance is None else to_json(provenance),
-            ),
-        )
-
-    def invocations(self) -> list[dict[str, Any]]:
-        """The recorded invocations' settings (with ``started_at``), oldest first."""
-        rows = self._select(
-            "invocations", "SELECT rowid, started_at, config FROM invocations ORDER BY id"
-        )
-        return self._rows("invocations", rows, read_invocation)
-
-    def provenances(self) -> list[dict[str, Any] | None]:
-        """What produced each recorded invocation (:meth:`log_invocation`), oldest first; None
-        for an invocation recorded before provenance was (or without it)."""
-        rows = self._select("invocations", "SELECT rowid, provenance FROM invocations ORDER BY id")
-        return self._rows("invocations", rows, read_provenance)
-
     def close(self) -> None:
         """Close the database."""
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> RunStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
 
-def result_key(result: dict[str, Any]) -> tuple:
-    """The run-store key of a result dict (:data:`RESULT_KEY`; constrained and seed default
-    to True and 0, as in results stored before they were recorded)."""
-    return (
-        result["task_id"],
-        result["arch"],
-        result["presentation"],
-        result["model"],
-        bool(result.get("constrained", True)),
-        int(result.get("seed", 0)),
-    )
-
-
-def _bindable(params: tuple) -> tuple:
+def bindable(params: tuple) -> tuple:
     """Query parameters SQLite takes: text with lone surrogates replaced (U+FFFD)."""
     return tuple(valid_text(p) if isinstance(p, str) else p for p in params)
 
 
-def _store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
+def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
     """The one-line error for a failed write."""
     why = str(exc)
     if "full" in why:
@@ -460,7 +308,7 @@ def _store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
     return StoreError(f"cannot write the run store: {why} ({hint})", file=str(path))
 
 
-def cached_complete(backend: Backend, request: LLMRequest, store: RunStore) -> LLMResponse:
+def cached_complete(backend: Backend, request: LLMRequest, store: CallCache) -> LLMResponse:
     """Serve a call from the store, or run it on the backend and store it before returning.
 
     Failed calls (BackendError) are not stored, so a restarted run tries them again. A response
@@ -477,9 +325,9 @@ def cached_complete(backend: Backend, request: LLMRequest, store: RunStore) -> L
 
 
 class CachingBackend(Backend):
-    """A backend whose every call goes through a run store; counts calls made and served."""
+    """A backend whose every call goes through a call cache; counts calls made and served."""
 
-    def __init__(self, inner: Backend, store: RunStore) -> None:
+    def __init__(self, inner: Backend, store: CallCache) -> None:
         """Wrap ``inner`` (whose provider, model and enforced kinds it reports as its own)."""
         self.inner = inner
         self.store = store

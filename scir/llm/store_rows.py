@@ -1,4 +1,6 @@
-"""The values of run-store rows, written and read back with checks.
+"""The values of run-store rows, written and read back with checks: the machinery, and the rows
+of the call cache (calls, tool results; those of results, plans, invocations and trajectories
+are :mod:`scir.runs.rows`).
 
 Written: every JSON column goes through :func:`to_json` and every text column through
 :func:`valid_text`, so a lone surrogate (``"\\ud800"``, not text: SQLite cannot take it) is
@@ -21,15 +23,13 @@ import re
 import types
 import typing
 from collections.abc import Callable
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from scir.errors import StoreError
 from scir.llm.base import LLMResponse, ToolCall, valid_text
-from scir.outcomes.status import normalise
 
-RESULT_KEY = ("task_id", "arch", "presentation", "model", "constrained", "seed")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -51,7 +51,8 @@ def to_json(value: Any) -> str:
     return valid_text(text)
 
 
-def _kind(value: Any) -> str:
+def kind(value: Any) -> str:
+    """How a stored value is named in an error: ``NULL``, ``a str``, ``an int``, ..."""
     if value is None:
         return "NULL"
     name = type(value).__name__
@@ -65,7 +66,7 @@ def _no_constant(name: str) -> Any:
 def load_json(text: Any, what: str, *, finite: bool = False) -> Any:
     """The JSON value of a column (``finite``: NaN and Infinity refused); BadRow otherwise."""
     if not isinstance(text, str):
-        raise BadRow(f"{what} is {_kind(text)}, not JSON text")
+        raise BadRow(f"{what} is {kind(text)}, not JSON text")
     try:
         value = json.loads(text, parse_constant=_no_constant if finite else None)
         if _SURROGATE_ESCAPE.search(text):  # never written by the toolkit: U+FFFD
@@ -83,7 +84,7 @@ def load_object(text: Any, what: str, *, finite: bool = False) -> dict[str, Any]
     """A column holding a JSON object."""
     value = load_json(text, what, finite=finite)
     if not isinstance(value, dict):
-        raise BadRow(f"{what} is {_kind(value)} in JSON, not an object")
+        raise BadRow(f"{what} is {kind(value)} in JSON, not an object")
     return value
 
 
@@ -132,32 +133,11 @@ def check_fields(
     for name, value in data.items():
         hint = hints.get(name)
         if hint is not None and not _check(hint)(value):
-            raise BadRow(f"{what} field {name!r} is {_kind(value)}, not {_shown(hint)}")
+            raise BadRow(f"{what} field {name!r} is {kind(value)}, not {_shown(hint)}")
 
 
 def _shown(hint: Any) -> str:
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
-
-
-@lru_cache(maxsize=1)
-def _result_hints() -> dict[str, Any]:
-    from scir.pipelines.result import PipelineResult
-
-    return typing.get_type_hints(PipelineResult)
-
-
-def read_result(text: Any) -> dict[str, Any]:
-    """A stored pipeline result: an object with its key fields, status and verdict, every
-    field of :class:`~scir.pipelines.result.PipelineResult` of its type; the fields added
-    since schema 1 filled in and the status in the current vocabulary."""
-    data = load_object(text, "result")
-    check_fields(data, _result_hints(), RESULT_KEY[:4] + ("status", "correct"), "result")
-    data.setdefault("constrained", True)
-    data.setdefault("seed", 0)
-    try:
-        return normalise(data)
-    except ValueError as exc:
-        raise BadRow(f"result: {exc}") from exc
 
 
 def read_tool_calls(text: Any) -> tuple[ToolCall, ...]:
@@ -166,22 +146,24 @@ def read_tool_calls(text: Any) -> tuple[ToolCall, ...]:
         return ()
     value = load_json(text, "tool_calls")
     if not isinstance(value, list):
-        raise BadRow(f"tool_calls is {_kind(value)} in JSON, not a list")
+        raise BadRow(f"tool_calls is {kind(value)} in JSON, not a list")
     try:
         return tuple(ToolCall.from_dict(item) for item in value)
     except ValueError as exc:
         raise BadRow(f"tool_calls: {exc}") from exc
 
 
-def _count(value: Any, what: str) -> int:
+def count(value: Any, what: str) -> int:
+    """A count column (an int >= 0); BadRow otherwise."""
     if type(value) is not int or value < 0:
-        raise BadRow(f"{what} is {_kind(value)}, not a count")
+        raise BadRow(f"{what} is {kind(value)}, not a count")
     return value
 
 
-def _number(value: Any, what: str) -> float:
+def number(value: Any, what: str) -> float:
+    """A finite number column; BadRow otherwise."""
     if type(value) not in (int, float) or not math.isfinite(value):
-        raise BadRow(f"{what} is {_kind(value)}, not a finite number")
+        raise BadRow(f"{what} is {kind(value)}, not a finite number")
     return float(value)
 
 
@@ -199,62 +181,21 @@ def read_call(
     """A stored call's response (``cached`` set)."""
     for name, value in (("backend", backend), ("model", model), ("text", text)):
         if not isinstance(value, str):
-            raise BadRow(f"{name} is {_kind(value)}, not text")
+            raise BadRow(f"{name} is {kind(value)}, not text")
     if finish is not None and not isinstance(finish, str):
-        raise BadRow(f"finish_reason is {_kind(finish)}, not text")
+        raise BadRow(f"finish_reason is {kind(finish)}, not text")
     return LLMResponse(
         text=text,
-        prompt_tokens=_count(prompt_tokens, "prompt_tokens"),
-        completion_tokens=_count(completion_tokens, "completion_tokens"),
-        latency_s=_number(latency, "latency_s"),
-        cost_usd=_number(cost, "cost_usd"),
+        prompt_tokens=count(prompt_tokens, "prompt_tokens"),
+        completion_tokens=count(completion_tokens, "completion_tokens"),
+        latency_s=number(latency, "latency_s"),
+        cost_usd=number(cost, "cost_usd"),
         raw_finish_reason=finish,
         backend=backend,
         model=model,
         cached=True,
         tool_calls=read_tool_calls(tool_calls),
     )
-
-
-def read_plan(cell: Any, planned: Any) -> tuple[dict[str, Any], int]:
-    """A planned cell and its task count."""
-    return load_object(cell, "cell"), _count(planned, "planned")
-
-
-def read_invocation(started_at: Any, config: Any) -> dict[str, Any]:
-    """A recorded invocation (its settings and start time)."""
-    return {"started_at": _number(started_at, "started_at"), **load_object(config, "config")}
-
-
-def read_provenance(text: Any) -> dict[str, Any] | None:
-    """What produced an invocation (an object), or None when it was not recorded."""
-    return None if text is None else load_object(text, "provenance")
-
-
-_TRAJECTORY_HINTS = {
-    "task_id": str,
-    "arch": str,
-    "presentation": str,
-    "model": str,
-    "seed": int,
-    "index": int,
-    "goal": float,
-    "messages": list,
-    "steps": list,
-    "end": str,
-    "best_mape": float | None,
-    "best_equation": str | None,
-    "reward": float,
-}
-
-
-def read_trajectory(text: Any) -> dict[str, Any]:
-    """A stored iteration of an agent (no NaN or Infinity: it is exported as strict JSON)."""
-    data = load_object(text, "record", finite=True)
-    check_fields(data, _TRAJECTORY_HINTS, ("index", "goal", "messages", "steps"), "record")
-    if not data["goal"] > 0:
-        raise BadRow(f"record field 'goal' is {data['goal']!r}, not a positive number")
-    return data
 
 
 def read_tool_output(text: Any) -> dict[str, Any]:
@@ -264,4 +205,4 @@ def read_tool_output(text: Any) -> dict[str, Any]:
 
 def read_attempts(value: Any) -> int:
     """How many times a tool call was started."""
-    return _count(value, "attempts")
+    return count(value, "attempts")

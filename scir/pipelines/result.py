@@ -18,15 +18,11 @@ from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.tasks import Task
 from scir.tracks import track_of
 from scir.tracks.base import Track
-from scir.tracks.baselines import SYMREG_ARCHS
 
-# symbolic-regression baselines without a model (solvers.symreg.REGRESSORS; equation tasks)
-ARCHS = ("cot", "ns", "symbcot", "oracle", "sr-agent") + SYMREG_ARCHS
-MODEL_FREE_ARCHS = ("oracle",) + SYMREG_ARCHS  # their results' model column is NO_MODEL
 BACKUPS = ("cot",)  # what answers a task when NS's formalization fails
 PRESENTATIONS = ("nl", "ctl", "obf")
 STATUSES = STATUS_VALUES  # scir.outcomes.status.Status, as stored
-NO_MODEL = "none"  # the model column of oracle results
+NO_MODEL = "none"  # the model column of the results of architectures without a model
 RETRY_TEMPERATURE = 0.7  # a greedy call's retry samples (scir.pipelines.ns)
 
 # Solvers are called from one thread at a time: the pipelines run tasks in threads so that LLM

@@ -99,5 +99,5 @@ def record_task(data: dict[str, Any]) -> Task:
             "domain_metadata": metadata,
             "chance_constrained": fields["chance"] if constrained is None else constrained,
         },
-        check_track=False,
+        check=None,
     )

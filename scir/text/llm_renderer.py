@@ -18,7 +18,7 @@ from typing import Any
 
 from scir.errors import BackendError, FormalizationError
 from scir.llm.base import Backend, Constraint, LLMRequest
-from scir.llm.cache import CachingBackend, RunStore
+from scir.llm.cache import CachingBackend, CallCache
 from scir.tasks import Document, Task
 from scir.text.blocks import block_contents
 from scir.text.codec import codec_of
@@ -85,7 +85,7 @@ class RenderOutcome:
         return len(self.attempts) - len(blocks)
 
 
-def _caching(backend: Backend, store: RunStore) -> CachingBackend:
+def _caching(backend: Backend, store: CallCache) -> CachingBackend:
     return backend if isinstance(backend, CachingBackend) else CachingBackend(backend, store)
 
 
@@ -96,7 +96,7 @@ class LLMRenderer:
     def __init__(
         self,
         backend: Backend,
-        store: RunStore,
+        store: CallCache,
         inverse: Backend | None = None,
         *,
         max_retries: int = 2,

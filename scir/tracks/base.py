@@ -215,9 +215,18 @@ def match_items(
     )
 
 
-# the architectures that need nothing but the track's hooks (sr-agent and the
-# symbolic-regression baselines need equation data)
-GENERAL_ARCHITECTURES = ("cot", "ns", "symbcot", "oracle")
+# What a solving architecture needs of a track: its kind. Each architecture of the pipelines'
+# registry (scir.pipelines.registry) has one; a track names the kinds it takes
+# (Track.pipeline_kinds), so it never names an architecture.
+ANSWER = "answer"  # the model answers from the text (the track's prompts and answer reader)
+FORMALIZE = "formalize"  # the model formalizes, the track's solver answers (grammar, solve_formal)
+SOLVE = "solve"  # the track's solver answers the gold formal object
+AGENT = "agent"  # an agent fits an equation to the train split with tools (equation tasks)
+REGRESSION = "regression"  # a regressor fits the train split, no model (Track.regression_data)
+PIPELINE_KINDS = (ANSWER, FORMALIZE, SOLVE, AGENT, REGRESSION)
+# the kinds that need nothing but the track's hooks (the agent and the symbolic-regression
+# baselines need equation data)
+GENERAL_KINDS = (ANSWER, FORMALIZE, SOLVE)
 
 
 class Track(ABC):
@@ -233,10 +242,12 @@ class Track(ABC):
     scoring: str = "pool"
     # the typed formal object (a FormalObject: ``load`` / ``dump``); None: the JSON dict itself
     formal_type: ClassVar[type | None] = None
-    # the architectures (``scir.pipelines.ARCHS``) that apply to the track; None: all. The
-    # pipelines refuse the others with a ConfigError before any call, and ``scir eval`` does
-    # not plan them (the logic tracks: GENERAL_ARCHITECTURES)
-    architectures: ClassVar[tuple[str, ...] | None] = None
+    # the kinds of architecture (PIPELINE_KINDS) that apply to the track; None: all. Its
+    # architectures are those of the registry with these kinds
+    # (scir.pipelines.registry.architectures); the pipelines refuse the others with a
+    # ConfigError before any call, and ``scir eval`` does not plan them (the logic tracks:
+    # GENERAL_KINDS)
+    pipeline_kinds: ClassVar[tuple[str, ...] | None] = None
     # the symbolic solvers the track's checks and solving pipelines run (names of
     # :func:`scir.provenance.solvers`: prover9, swi-prolog, clingo); ``scir solve`` and
     # ``scir eval`` check that they are installed before any work

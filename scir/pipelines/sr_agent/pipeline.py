@@ -10,11 +10,11 @@ the result's ``extras`` hold the loop's numbers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from scir.errors import ConfigError
 from scir.llm.base import Backend, LLMResponse, Message, Tool
-from scir.llm.cache import CachingBackend, RunStore
+from scir.llm.cache import CachingBackend, CallCache
 from scir.outcomes.status import Status
 from scir.pipelines.result import (
     Calls,
@@ -31,6 +31,15 @@ from scir.tasks import Task
 from scir.tracks.base import Track
 
 ARCH = "sr-agent"
+
+
+@runtime_checkable
+class TrajectoryLog(Protocol):
+    """Where the iterations are stored: a run store (:class:`scir.runs.store.RunStore`)."""
+
+    def put_trajectory(
+        self, key: dict[str, Any], iteration: int, record: dict[str, Any]
+    ) -> None: ...
 
 
 def agent_problem(track: Track, task: Task, text: str) -> AgentProblem:
@@ -79,10 +88,10 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings) 
     )
     problem = agent_problem(track, task, problem_prompt(task, text))
     # tool results and iterations are kept in a run store; a remote worker's call recorder
-    # (scir.pipelines.remote) keeps calls only, so there the tools run uncached
+    # (scir.runs.remote) keeps calls only, so there the tools run uncached
     store = backend.store if isinstance(backend, CachingBackend) else None
-    store = store if isinstance(store, RunStore) else None
-    toolbox = Toolbox(problem, agent, store)
+    toolbox = Toolbox(problem, agent, store if isinstance(store, CallCache) else None)
+    log = store if isinstance(store, CallCache) and isinstance(store, TrajectoryLog) else None
     key = {
         "task_id": task.task_id,
         "arch": ARCH,
@@ -92,8 +101,8 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings) 
     }
 
     def keep(it: Iteration) -> None:
-        if store is not None:
-            store.put_trajectory(key, it.index, {**key, **it.to_dict()})
+        if log is not None:
+            log.put_trajectory(key, it.index, {**key, **it.to_dict()})
 
     def ask(messages: list[Message], tools: tuple[Tool, ...]) -> LLMResponse:
         return calls.ask(messages, tools=tools, max_response_chars=agent.max_response_chars)

@@ -31,7 +31,7 @@ from typing import Any
 
 from scir.errors import ConfigError, ScirError
 from scir.llm.base import valid_text
-from scir.llm.cache import RunStore
+from scir.llm.cache import CallCache
 from scir.llm.store_rows import BadRow, check_fields
 from scir.pipelines.sr_agent.settings import AgentSettings
 
@@ -108,7 +108,7 @@ class Toolbox:
     served from the store."""
 
     def __init__(
-        self, problem: AgentProblem, settings: AgentSettings, store: RunStore | None = None
+        self, problem: AgentProblem, settings: AgentSettings, store: CallCache | None = None
     ) -> None:
         self.problem = problem
         self.settings = settings

@@ -10,7 +10,7 @@ from scir.errors import TaskFormatError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import (
-    GENERAL_ARCHITECTURES,
+    GENERAL_KINDS,
     Check,
     Extraction,
     Formalization,
@@ -59,7 +59,7 @@ class CausalTrack(Track):
     answer_kind = "option"
     scoring = "option"
     # not sr-agent (nor the symbolic-regression baselines): they need equation data
-    architectures = GENERAL_ARCHITECTURES
+    pipeline_kinds = GENERAL_KINDS
     formal_type = CausalFormal
 
     # ---- generation -------------------------------------------------------------------

@@ -15,7 +15,7 @@ from scir.errors import ConfigError, ScirError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import (
-    GENERAL_ARCHITECTURES,
+    GENERAL_KINDS,
     Check,
     Extraction,
     Formalization,
@@ -63,7 +63,7 @@ class DeductionTrack(Track):
     answer_kind = "label"
     scoring = "label"
     # not sr-agent (nor the symbolic-regression baselines): they need equation data
-    architectures = GENERAL_ARCHITECTURES
+    pipeline_kinds = GENERAL_KINDS
     solvers = ("prover9", "clingo", "swi-prolog")
     formal_type = DeductionFormal
     prover9_seconds = 10  # Prover9's max_seconds per run in solve_formal

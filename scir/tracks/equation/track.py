@@ -13,8 +13,16 @@ from scir.errors import ConfigError, ScirError, SolverError
 from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks.base import Check, RegressionData, Track, TrackParam
-from scir.tracks.baselines import SYMREG_ARCHS
+from scir.tracks.base import (
+    AGENT,
+    ANSWER,
+    REGRESSION,
+    SOLVE,
+    Check,
+    RegressionData,
+    Track,
+    TrackParam,
+)
 from scir.tracks.equation import templates
 from scir.tracks.equation.formal import SCIENCES, SPLITS, EquationFormal
 from scir.tracks.equation.generate import build
@@ -48,7 +56,7 @@ class EquationTrack(Track):
     # there is nothing for a model to formalize: the CoT model proposes the equation directly,
     # the SR agent explores with its tools; the symbolic-regression baselines (no model) fit
     # the train split (``regression_data``)
-    architectures = ("cot", "oracle", "sr-agent") + SYMREG_ARCHS
+    pipeline_kinds = (ANSWER, SOLVE, AGENT, REGRESSION)
 
     # ---- generation -------------------------------------------------------------------
     def parameters(self) -> Sequence[TrackParam]:

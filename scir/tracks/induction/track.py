@@ -18,7 +18,7 @@ from scir.errors import VerificationError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import (
-    GENERAL_ARCHITECTURES,
+    GENERAL_KINDS,
     Check,
     Extraction,
     Formalization,
@@ -57,7 +57,7 @@ class InductionTrack(Track):
     answer_pools = True
     scoring = "pool"
     # not sr-agent (nor the symbolic-regression baselines): they need equation data
-    architectures = GENERAL_ARCHITECTURES
+    pipeline_kinds = GENERAL_KINDS
     solvers = ("swi-prolog", "clingo")
     formal_type = InductionProblem
 

@@ -5,10 +5,10 @@ process, which builds its own backend from a :class:`ModelSpec` (the ``--model``
 plain backend options: ``tiny``, ``openai:M@URL``, ``vllm:M@URL``, ...). Every LLM call goes
 through :class:`~scir.llm.cache.CachingBackend` over a :class:`CallRecorder`: calls the run
 store already held (shipped with the chunk) are served, new ones are recorded and come back
-with the results. :func:`run_tasks_remote` is :func:`scir.pipelines.runner.run_tasks` on an
+with the results. :func:`run_tasks_remote` is :func:`scir.runs.runner.run_tasks` on an
 executor: it skips stored results, fans the pending tasks out in chunks, writes each chunk's
 calls and then its results into the store in task order, and returns the same
-:class:`~scir.pipelines.runner.RunSummary`.
+:class:`~scir.runs.runner.RunSummary`.
 
 A run stopped midway keeps every chunk that came back; the calls of chunks still in flight
 were not stored, so the rerun makes them again (smaller chunks, less repeated).
@@ -26,10 +26,14 @@ from scir.errors import ConfigError
 from scir.executors import Executor, chunks
 from scir.executors import chunk_size as default_chunk_size
 from scir.llm.base import Backend, LLMRequest, LLMResponse
-from scir.llm.cache import CachingBackend, RunStore
-from scir.pipelines.result import MODEL_FREE_ARCHS, NO_MODEL, PipelineResult, PipelineSettings
-from scir.pipelines.runner import RunSummary, count_stored, pending_tasks, run_task
+from scir.llm.cache import CachingBackend
+from scir.pipelines.registry import MODEL_FREE_ARCHS
+from scir.pipelines.result import NO_MODEL, PipelineResult, PipelineSettings
+from scir.pipelines.runner import run_task
+from scir.runs.runner import RunSummary, count_stored, pending_tasks
+from scir.runs.store import RunStore
 from scir.tasks import Task
+from scir.tracks.reading import task_from_dict
 
 Call = tuple[str, LLMRequest, LLMResponse]  # (key, request, response)
 
@@ -108,7 +112,7 @@ def run_chunk(chunk: CellChunk) -> tuple[list[dict[str, Any]], list[Call]]:
     if chunk.model is not None and chunk.arch not in MODEL_FREE_ARCHS:
         backend = CachingBackend(worker_backend(chunk.model), recorder)  # type: ignore[arg-type]
     results = [
-        run_task(chunk.arch, Task.from_dict(data), backend, chunk.settings).to_dict()
+        run_task(chunk.arch, task_from_dict(data), backend, chunk.settings).to_dict()
         for data in chunk.tasks
     ]
     return results, recorder.made
@@ -126,7 +130,7 @@ def run_tasks_remote(
     redo: bool = False,
     progress: Callable[[Iterable[PipelineResult], int], Iterable[PipelineResult]] | None = None,
 ) -> RunSummary:
-    """:func:`scir.pipelines.runner.run_tasks` with the tasks run in chunks on ``executor``
+    """:func:`scir.runs.runner.run_tasks` with the tasks run in chunks on ``executor``
     (``chunk_size`` tasks each; default: about four chunks per worker). Stored results are
     skipped (``redo``: run again); each finished chunk's calls, then its results, are written
     to ``store`` in task order."""

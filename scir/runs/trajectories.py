@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scir.errors import ConfigError, ScirError
-from scir.llm.cache import STORE_NAME, RunStore
 from scir.outputs import staged
 from scir.pipelines.sr_agent.reward import reward
+from scir.runs.store import STORE_NAME, RunStore
 
 
 def export_trajectories(
