@@ -109,3 +109,25 @@ def test_the_cli_and_integrations_list_the_registry():
     assert EXPERIMENT_ARCHS == (
         "oracle", "cot", "ns", "symbcot", "sr-agent", "pyoperon", "gplearn", "pysr"
     )
+
+
+class _Named:
+    """A track written before pipeline_kinds: it names its architectures."""
+
+    name = "legacy"
+    pipeline_kinds = None
+
+    def __init__(self, architectures):
+        self.architectures = architectures
+
+
+def test_a_track_naming_architectures_keeps_exactly_those():
+    with pytest.warns(DeprecationWarning, match="pipeline_kinds"):
+        got = architectures(_Named(("oracle", "cot")))  # type: ignore[arg-type]
+    assert got == ("cot", "oracle")  # the registry's order, nothing else planned
+
+
+@pytest.mark.parametrize("named", [("cot", "magic"), "cot"])
+def test_a_track_naming_an_unknown_architecture_is_refused(named):
+    with pytest.raises(ConfigError, match="track 'legacy': architectures must be a tuple of"):
+        architectures(_Named(named))  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ that need no model.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -75,6 +76,27 @@ def pipeline(arch: str) -> Pipeline:
 
 def architectures(track: Track) -> tuple[str, ...]:
     """The architectures that apply to ``track``: those of the kinds it takes
-    (``Track.pipeline_kinds``; None: every architecture), in the registry's order."""
+    (``Track.pipeline_kinds``; None: every architecture), in the registry's order.
+
+    A track written before ``pipeline_kinds`` existed names its architectures in an
+    ``architectures`` attribute: those of them the registry has are its architectures (a
+    DeprecationWarning says to name kinds instead); a name the registry does not have is a
+    ConfigError, never silently dropped."""
+    named = getattr(track, "architectures", None)
+    if named is not None:
+        unknown = [a for a in named if a not in {p.name for p in PIPELINES}]
+        if isinstance(named, str) or unknown:
+            raise ConfigError(
+                f"track {track.name!r}: architectures must be a tuple of "
+                f"{', '.join(p.name for p in PIPELINES)}; got {named!r}",
+                field="architectures",
+            )
+        warnings.warn(
+            f"track {track.name!r} names its architectures; name the kinds it takes "
+            f"instead (pipeline_kinds, docs/extending.md)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return tuple(p.name for p in PIPELINES if p.name in named)
     kinds = track.pipeline_kinds
     return tuple(p.name for p in PIPELINES if kinds is None or p.kind in kinds)
