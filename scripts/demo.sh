@@ -87,7 +87,7 @@ mkdir -p "$OUT/check"
 python - "$OUT" <<'PY'
 import sys
 from pathlib import Path
-from scir.tasks import read_tasks
+from scir import read_tasks
 from scir.tracks import get_track
 out = Path(sys.argv[1])
 ind = read_tasks(out / "induction.jsonl")[0]
@@ -122,7 +122,7 @@ step "one task per track: clean NL and the rendered documents"
 for track in $tracks; do
     python - "$OUT/$track.obf.jsonl" <<'PY'
 import sys
-from scir.tasks import read_tasks
+from scir import read_tasks
 task = read_tasks(sys.argv[1])[0]
 def cut(text, n=700):
     return text if len(text) <= n else text[:n] + " [...]"
