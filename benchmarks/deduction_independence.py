@@ -35,8 +35,8 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from scir.rendering.template import render_task
 from scir.tasks import Task
-from scir.text.template import render_task
 from scir.tracks.deduction import DeductionTrack
 from scir.tracks.deduction.logic import parse
 

@@ -5,7 +5,7 @@ equation data rows) that the generic extractor of
 recovers from the NL and the Obf text, the share stated literally in one clause, the share
 needing a cross-document link and the sentence-skeleton diversity, with the mean Obf/NL length
 ratio; and the register check of the control presentation: science words per task
-(:mod:`scir.text.register`: words of the scientific genre file that ``ctl.json`` never uses,
+(:mod:`scir.rendering.register`: words of the scientific genre file that ``ctl.json`` never uses,
 the task's own clean-NL words excepted) in the Ctl and the Obf text. Every rendered task is
 checked by the track's reference extractor (``scir render``'s verification), so the table is
 over tasks recovered exactly.
@@ -28,14 +28,15 @@ from statistics import fmean
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scir.rendering.control import as_control, render_control  # noqa: E402
+from scir.rendering.extractors import recovery_problems  # noqa: E402
+from scir.rendering.register import science_words  # noqa: E402
+from scir.rendering.template import render_task  # noqa: E402
 from scir.tasks import Task  # noqa: E402
-from scir.text.control import as_control, render_control  # noqa: E402
-from scir.tracks.reading import read_tasks  # noqa: E402
-from scir.text.depth import Depth, format_depth, group_depth  # noqa: E402
-from scir.text.extractors import recovery_problems  # noqa: E402
-from scir.text.register import science_words  # noqa: E402
-from scir.text.template import render_task  # noqa: E402
+from scir.rendering.depth import group_depth  # noqa: E402
+from scir.text.depth import Depth, format_depth  # noqa: E402
 from scir.tracks import get_track  # noqa: E402
+from scir.tracks.reading import read_tasks  # noqa: E402
 
 TRACKS = ("deduction", "induction", "causal", "equation")
 GOAL = {"deduction": "premise", "causal": "edge"}

@@ -139,11 +139,11 @@ def render(tasks: Iterable[Task], seed: int = 0, *, control: bool = False) -> li
     """The tasks rendered into scientific documents by the template renderer (``scir render
     --renderer template``): each block recovered from its document, or a RenderError. With
     ``control`` also the control presentation ``ctl`` (``scir render --control``)."""
-    from scir.text.template import render_task
+    from scir.rendering.template import render_task
 
     out = [render_task(task, seed) for task in tasks]
     if control:
-        from scir.text.control import render_control
+        from scir.rendering.control import render_control
 
         out = [render_control(task, seed) for task in out]
     return out

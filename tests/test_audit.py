@@ -202,7 +202,7 @@ def test_bad_file_is_one_line_exit_2(tmp_path, capsys):
 
 # ---- generated tasks: passes only once the generators are independent ---------------------
 def _generated_files(track: str, tmp_path: Path, construction: str) -> list[Path]:
-    from scir.text.template import render_task
+    from scir.rendering.template import render_task
 
     files = []
     for level in ("easy", "hard"):

@@ -125,7 +125,7 @@ def test_causal_records_both_chances_and_verify_checks_them(causal_tasks):
 
 def test_stats_show_both_chances(induction_tasks):
     from scir.evaluate.taskstats import group_stats, task_stats
-    from scir.text.stats import format_groups
+    from scir.evaluate.statsformat import format_groups
 
     groups = group_stats(task_stats(t) for t in induction_tasks[("balanced", "hard")])
     (g,) = groups

@@ -21,11 +21,11 @@ from scir.pipelines.registry import architectures
 from scir.pipelines.runner import run_task
 from scir.tasks import Task, write_tasks
 from scir.tracks.reading import read_tasks
-from scir.text.blocks import block_contents
-from scir.text.codec import codec_for
-from scir.text.control import as_control, render_control
-from scir.text.extractors import extract_blocks, recovery_problems
-from scir.text.template import render_task
+from scir.rendering.blocks import block_contents
+from scir.rendering.codecs import codec_for
+from scir.rendering.control import as_control, render_control
+from scir.rendering.extractors import extract_blocks, recovery_problems
+from scir.rendering.template import render_task
 from scir.tracks import get_track
 
 TRACKS = ("deduction", "induction", "causal", "equation")

@@ -14,12 +14,12 @@ import pytest
 
 from scir.errors import ResourceError, ScirError
 from scir.tasks import Document
-from scir.text.codec import codec_for
-from scir.text.control import as_control, render_control
-from scir.text.extractors import recovery_problems
+from scir.rendering.codecs import codec_for
+from scir.rendering.control import as_control, render_control
+from scir.rendering.extractors import recovery_problems
 from scir.text.genres import read_genre_file, with_control
-from scir.text.register import science_lexicon, science_words, words
-from scir.text.template import render_task
+from scir.rendering.register import science_lexicon, science_words, words
+from scir.rendering.template import render_task
 from scir.tracks import get_track
 
 TRACKS = ("deduction", "induction", "causal", "equation")

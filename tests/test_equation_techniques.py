@@ -12,11 +12,11 @@ import pytest
 
 from scir.errors import VerificationError
 from scir.tasks import Document, Task
-from scir.text.blocks import block_contents
-from scir.text.control import as_control, render_control
-from scir.text.extractors import recovery_problems
+from scir.rendering.blocks import block_contents
+from scir.rendering.control import as_control, render_control
+from scir.rendering.extractors import recovery_problems
 from scir.text.patterns import alternation, find_all
-from scir.text.template import render_task
+from scir.rendering.template import render_task
 from scir.tracks import get_track
 from scir.tracks.equation.codec.writer import (
     FACTORS,
@@ -113,7 +113,7 @@ def test_a_key_that_does_not_code_every_variable_is_one_clear_error(rendered):
 
 
 def test_distractors_name_two_variables_and_state_nothing(rendered):
-    from scir.text.codec import codec_for
+    from scir.rendering.codecs import codec_for
 
     gset = codec_for("equation").genres()
     for task in rendered:

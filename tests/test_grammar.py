@@ -252,7 +252,7 @@ def test_damaged_sentences_are_parsed_or_located_errors(request, track, data):
 # ---- the block grammars of back-translation (scir.text.inverse) ----------------------------
 @pytest.fixture(scope="module")
 def block_tasks():
-    from scir.text.blocks import block_contents
+    from scir.rendering.blocks import block_contents
 
     out = []
     for track in ("deduction", "induction", "causal"):
@@ -264,7 +264,7 @@ def block_tasks():
 @EXAMPLES
 @given(st.data())
 def test_block_grammar_sentences_parse_and_print_back(block_tasks, data):
-    from scir.text.inverse import block_format, format_block, parse_block
+    from scir.rendering.inverse import block_format, format_block, parse_block
 
     task, index, content = data.draw(st.sampled_from(block_tasks))
     grammar = block_format(task, index, content).grammar

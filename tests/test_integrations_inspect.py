@@ -46,7 +46,7 @@ BROKEN = "I would rather not write a formalization."
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, Path]:
     """Three Easy tasks per built-in track, rendered (template renderer), one file each."""
-    from scir.text.template import render_task
+    from scir.rendering.template import render_task
 
     root = tmp_path_factory.mktemp("inspect-tasks")
     paths = {}

@@ -13,10 +13,11 @@ import re
 import pytest
 
 from scir.tasks import Document, Task
-from scir.text.depth import DepthItem, group_depth, measure, sentences, task_depth
-from scir.text.extractors import recovery_problems
-from scir.text.genres import load_genres
-from scir.text.template import render_task
+from scir.text.depth import DepthItem, measure, sentences
+from scir.rendering.depth import group_depth, task_depth
+from scir.rendering.extractors import recovery_problems
+from scir.rendering.codecs import load_genres
+from scir.rendering.template import render_task
 from scir.tracks import get_track
 from scir.tracks.causal.codec import writer as causal_writer
 from scir.tracks.deduction.codec import writer as deduction_writer

@@ -8,9 +8,9 @@ import lark
 import pytest
 
 from scir.errors import FormalizationError
-from scir.text.blocks import block_contents
-from scir.text.inverse import (block_format, equivalent, format_block, match_block,
-                               parse_block)
+from scir.rendering.blocks import block_contents
+from scir.text.inverse import equivalent
+from scir.rendering.inverse import block_format, format_block, match_block, parse_block
 from scir.tracks import get_track
 from solvers.grammar_check import validate_lark
 

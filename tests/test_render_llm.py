@@ -15,11 +15,11 @@ from scir.llm import get_backend
 from scir.runs.store import RunStore
 from scir.tasks import write_tasks
 from scir.tracks.reading import read_tasks
-from scir.text.blocks import block_contents
-from scir.text.extractors import recovery_problems
-from scir.text.inverse import format_block
-from scir.text.llm_renderer import LLMRenderer
-from scir.text.template import render_task
+from scir.rendering.blocks import block_contents
+from scir.rendering.extractors import recovery_problems
+from scir.rendering.inverse import format_block
+from scir.rendering.llm_renderer import LLMRenderer
+from scir.rendering.template import render_task
 from scir.tracks import get_track
 
 TRACKS = ("deduction", "induction", "causal")

@@ -13,10 +13,10 @@ import pytest
 from scir.errors import TaskFormatError
 from scir.tracks.reading import task_from_dict
 from scir.tasks import Task
-from scir.text.blocks import block_contents, differences
-from scir.text.extractors import extract_blocks, recovery_problems
-from scir.text.genres import load_genres
-from scir.text.template import render_task
+from scir.rendering.blocks import block_contents, differences
+from scir.rendering.extractors import extract_blocks, recovery_problems
+from scir.rendering.codecs import load_genres
+from scir.rendering.template import render_task
 from scir.tracks import get_track
 
 TRACKS = ("deduction", "induction", "causal")

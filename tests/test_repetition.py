@@ -96,7 +96,7 @@ def test_a_gold_formalization_never_stops(track_name: str, difficulty: str) -> N
     """A perfect free formalization (the gold one, as text) is never taken for a copy, under
     either presentation's prompt: data rows copied as numbers do not count."""
     from scir.pipelines.result import first_prompt
-    from scir.text.template import render_task
+    from scir.rendering.template import render_task
     from scir.tracks import get_track
 
     track = get_track(track_name)

@@ -11,9 +11,9 @@ import pytest
 
 from scir.cli import main
 from scir.tasks import write_tasks
-from scir.text.control import render_control
-from scir.text.depth import depth_rows, group_depth
-from scir.text.template import render_task
+from scir.rendering.control import render_control
+from scir.rendering.depth import depth_rows, group_depth
+from scir.rendering.template import render_task
 from scir.tracks import get_track
 
 

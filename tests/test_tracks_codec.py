@@ -33,12 +33,12 @@ from scir.llm import get_backend
 from scir.runs.store import RunStore
 from scir.tasks import Task, write_tasks
 from scir.tracks.reading import read_tasks
-from scir.text.blocks import block_contents, canonical, differences
-from scir.text.extractors import extract_blocks, recovery_problems
-from scir.text.inverse import block_format, format_block, match_block, parse_block
-from scir.text.llm_renderer import LLMRenderer
+from scir.rendering.blocks import block_contents, canonical, differences
+from scir.rendering.extractors import extract_blocks, recovery_problems
+from scir.rendering.inverse import block_format, format_block, match_block, parse_block
+from scir.rendering.llm_renderer import LLMRenderer
 from scir.evaluate.taskstats import task_stats
-from scir.text.template import render_task
+from scir.rendering.template import render_task
 from solvers.grammar_check import llguidance_available, validate_lark
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -423,13 +423,13 @@ def test_stats_show_pools_only_for_tracks_with_answer_pools(files, capsys):
 
 
 def test_generic_layers_never_branch_on_a_track():
-    """scir.text, scir.pipelines, scir.runs and scir.evaluate ask the track (its codec, hooks):
-    no ``task.domain`` test, no comparison with a track name, no import of a track's
+    """scir.text, scir.rendering, scir.pipelines, scir.runs and scir.evaluate ask the track
+    (its codec, hooks): no ``task.domain`` test, no comparison with a track name, no import of a track's
     modules (the issue's done-when grep, plus the imports)."""
     branch = re.compile(r"task\.domain\b|domain ==")    # domain_metadata is data, not a branch
     internals = re.compile(r"^\s*(?:from|import) scir\.tracks\.(?!base\b|reading\b)\w+", re.M)
     offending = []
-    for layer in ("text", "pipelines", "runs", "evaluate"):
+    for layer in ("text", "rendering", "pipelines", "runs", "evaluate"):
         for path in sorted((ROOT / "scir" / layer).rglob("*.py")):
             source = path.read_text(encoding="utf-8")
             for number, line in enumerate(source.splitlines(), start=1):
@@ -439,6 +439,7 @@ def test_generic_layers_never_branch_on_a_track():
                           for m in internals.finditer(source)]
     assert offending == []
     assert list((ROOT / "scir" / "text").rglob("*.py"))    # the scan saw the files
+    assert list((ROOT / "scir" / "rendering").rglob("*.py"))
 
 
 def test_genre_files_are_checked_where_they_are_read(tmp_path):

@@ -25,9 +25,9 @@ class Item:
     """One task in one presentation.
 
     ``content`` is the per-block formal content recovered from the text the solver sees: for
-    ``nl`` the clean-NL structure (:func:`scir.text.blocks.block_contents`, which checks the
+    ``nl`` the clean-NL structure (:func:`scir.rendering.blocks.block_contents`, which checks the
     blocks against the track's sentence templates), for ``obf`` the reference extractors of
-    :mod:`scir.text.extractors` (which read only the documents). None when it cannot be read;
+    :mod:`scir.rendering.extractors` (which read only the documents). None when it cannot be read;
     then only the generic text features describe the item.
     """
 
@@ -55,13 +55,13 @@ class Item:
 def _content(task: Task, presentation: str) -> list[dict[str, Any]] | None:
     try:
         if presentation == "nl":
-            from scir.text.blocks import block_contents
+            from scir.rendering.blocks import block_contents
 
             return block_contents(task)
-        from scir.text.extractors import extract_blocks
+        from scir.rendering.extractors import extract_blocks
 
         if presentation == "ctl":
-            from scir.text.control import as_control
+            from scir.rendering.control import as_control
 
             return extract_blocks(as_control(task))
         return extract_blocks(task)

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
+from scir.evaluate.statsformat import format_groups
 from scir.evaluate.taskstats import group_stats, task_stats
 from scir.tasks import write_tasks
-from scir.text.stats import format_groups
 from scir.tracks.reading import read_tasks
 
 
@@ -79,7 +79,7 @@ def run(args) -> int:
     out = Path(args.output)
     rendered, dropped = [], []
     if args.renderer == "template":
-        from scir.text.template import render_task
+        from scir.rendering.template import render_task
 
         for task in progress(tasks, total=len(tasks), desc="render template"):
             rendered.append(render_task(task, args.seed))
@@ -87,7 +87,7 @@ def run(args) -> int:
     else:
         rendered, dropped, calls = _render_llm(args, tasks, out)
     if args.control:
-        from scir.text.control import render_control
+        from scir.rendering.control import render_control
 
         rendered = [
             render_control(t, args.seed)
@@ -150,8 +150,8 @@ def _announce_keys(models: list[str]) -> None:
 
 def _render_llm(args, tasks, out: Path):
     from scir.llm import get_backend
+    from scir.rendering.llm_renderer import LLMRenderer
     from scir.runs.store import RunStore
-    from scir.text.llm_renderer import LLMRenderer
 
     if not args.model:
         raise ConfigError("--renderer llm needs --model", field="model")

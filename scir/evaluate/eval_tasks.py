@@ -42,11 +42,11 @@ def _generate(track_name: str, difficulty: str, source: TaskSource, n: int) -> l
         # made it (the plan's cells are keyed by the section), so it carries that name
         task.difficulty = difficulty
     if source.render is not None:
-        from scir.text.template import render_task
+        from scir.rendering.template import render_task
 
         tasks = [render_task(t, source.render.seed) for t in tasks]
         if source.render.control:
-            from scir.text.control import render_control
+            from scir.rendering.control import render_control
 
             tasks = [render_control(t, source.render.seed) for t in tasks]
     return tasks

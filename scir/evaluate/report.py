@@ -28,9 +28,9 @@ from scir.evaluate.runs import Conflict, Runs, load_runs
 from scir.evaluate.verdicts import Rescorer
 from scir.evaluate.versions import Versions, read_versions
 from scir.outcomes.backup import arch_label
+from scir.rendering.depth import DepthRow, depth_rows
 from scir.runs.store import RESULT_KEY
 from scir.tasks import Task
-from scir.text.depth import DepthRow, depth_rows
 
 REPORT_VERSION = 1
 

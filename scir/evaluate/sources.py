@@ -56,8 +56,8 @@ class TaskSources:
                 )
 
 
-# what ``scir render`` adds to a task (scir.text.template.render_task, and with --control
-# scir.text.control.render_control)
+# what ``scir render`` adds to a task (scir.rendering.template.render_task, and with --control
+# scir.rendering.control.render_control)
 RENDERED: dict[str, Any] = {
     "documents": [],
     "problem_obfuscated": "",

@@ -127,11 +127,11 @@ def load_tasks(
         )
     tasks = list(get_track(track).generate(n, seed, difficulty))
     if presentation in ("obf", "ctl"):
-        from scir.text.template import render_task
+        from scir.rendering.template import render_task
 
         tasks = [render_task(t, seed) for t in tasks]
     if presentation == "ctl":
-        from scir.text.control import render_control
+        from scir.rendering.control import render_control
 
         tasks = [render_control(t, seed) for t in tasks]
     return tasks

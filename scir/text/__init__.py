@@ -1,10 +1,10 @@
-"""Scientific-document rendering, as generic machinery: the codec interface each track
-implements in its own package (:mod:`scir.text.codec`, returned by ``Track.codec()``), drafts
-and filler (:mod:`scir.text.document`), template patterns (:mod:`scir.text.patterns`), the
-genre-file reader (:mod:`scir.text.genres`), the template renderer
-(:mod:`scir.text.template`), the reference extraction that proves every fact recoverable
-(:mod:`scir.text.extractors`), the LLM renderer with its back-translation check
-(:mod:`scir.text.llm_renderer`, :mod:`scir.text.inverse`) and the formatting of task-file
-statistics computed by :mod:`scir.evaluate.taskstats`
-(:mod:`scir.text.stats`). Nothing here branches on a track's name. See ``docs/rendering.md``.
+"""Scientific-document rendering, as generic machinery the tracks' codecs use: the codec
+interface each track implements in its own package (:mod:`scir.text.codec`, returned by
+``Track.codec()``), drafts and filler (:mod:`scir.text.document`), template patterns
+(:mod:`scir.text.patterns`), the genre-file reader (:mod:`scir.text.genres`), the check and
+comparison of block contents (:mod:`scir.text.blocks`), the depth measure
+(:mod:`scir.text.depth`) and the back-translation helpers (:mod:`scir.text.inverse`). Nothing
+here finds a track: what needs a task's codec is given it, and the drivers that find it
+through the task's track are :mod:`scir.rendering`, above :mod:`scir.tracks`. Nothing here
+branches on a track's name. See ``docs/rendering.md``.
 """

@@ -5,9 +5,9 @@ says what a block's content is (e.g. deduction ``{"premises": [...]}``, inductio
 ``{"facts": ...}`` / ``{"pos": ...}`` / ``{"neg": ...}``, causal the network and the data
 tables; docs/rendering.md lists them) and its normal form.
 
-:func:`canonical` puts a block's content in that normal form (sets sorted, columns sorted), so
-two contents hold the same information iff their canonical forms are equal;
-:func:`differences` says how they differ.
+:func:`checked_contents` checks that a codec told one content per block and
+:func:`content_differences` says how two contents in normal form differ. A task's contents as
+its codec tells them, found through its track, are :func:`scir.rendering.blocks.block_contents`.
 """
 
 from __future__ import annotations
@@ -16,14 +16,11 @@ from typing import Any
 
 from scir.errors import TaskFormatError
 from scir.tasks import Task
-from scir.text.codec import codec_for, codec_of, formal_of
 
 
-def block_contents(task: Task) -> list[dict[str, Any]]:
-    """The formal content of every block of ``task``, told by its codec from the typed formal
-    object (TaskFormatError if it cannot be told; ConfigError for a track without a rendering
-    codec)."""
-    contents = codec_of(task).block_contents(task, formal_of(task))
+def checked_contents(task: Task, contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``contents``, the block contents a codec told for ``task``, checked to be one per block
+    (TaskFormatError if not)."""
     if len(contents) != len(task.blocks):
         raise TaskFormatError(
             f"expected {len(contents)} blocks, found {len(task.blocks)}",
@@ -31,20 +28,6 @@ def block_contents(task: Task) -> list[dict[str, Any]]:
             field="blocks",
         )
     return contents
-
-
-def canonical(track: str, index: int, content: dict[str, Any]) -> dict[str, Any]:
-    """The normal form of a block's content (unordered collections sorted, rows re-ordered to
-    sorted columns); equal normal forms mean the same information."""
-    return codec_for(track).canonical(index, content)
-
-
-def differences(
-    track: str, index: int, expected: dict[str, Any], found: dict[str, Any]
-) -> list[str]:
-    """What differs between two contents of one block (empty: the same information)."""
-    codec = codec_for(track)
-    return content_differences(codec.canonical(index, expected), codec.canonical(index, found))
 
 
 def content_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:

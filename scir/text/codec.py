@@ -15,14 +15,16 @@ A codec answers five questions about the clean-NL blocks of a task:
   (:meth:`RenderCodec.extract`), the proof that every fact stayed recoverable;
 * **back-translation** -- the block's formal format (prompt description, decoding grammar),
   the faithful formal text of a content, its parser and the match of a recovered content
-  against the original (used by the LLM renderer, :mod:`scir.text.llm_renderer`).
+  against the original (used by the LLM renderer, :mod:`scir.rendering.llm_renderer`).
 
-The generic modules (:mod:`scir.text.blocks`, :mod:`scir.text.template`,
-:mod:`scir.text.extractors`, :mod:`scir.text.inverse`, :mod:`scir.text.llm_renderer`) ask the
-task's codec through :func:`codec_of` and never branch on a track's name. A codec reads the
+The rendering drivers (:mod:`scir.rendering.blocks`, :mod:`scir.rendering.template`,
+:mod:`scir.rendering.extractors`, :mod:`scir.rendering.inverse`,
+:mod:`scir.rendering.llm_renderer`) ask the task's codec through
+:func:`scir.rendering.codecs.codec_of` and never branch on a track's name. A codec reads the
 formal object only in its typed form (the track's ``formal_type``, e.g. ``DeductionFormal``):
 :meth:`RenderCodec.block_contents` is given it, and the other methods, which are given the
-task, ask :func:`formal_of` (cached per task), never ``task.formal``'s JSON.
+task, load it with :func:`scir.tracks.base.load_formal` (cached per task), never
+``task.formal``'s JSON.
 """
 
 from __future__ import annotations
@@ -32,16 +34,13 @@ from abc import ABC, abstractmethod
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from scir.tasks import Task
-
-if TYPE_CHECKING:
-    from scir.text.depth import DepthItem
-    from scir.text.document import Draft
-    from scir.text.genres import Genre, GenreSet
-
-GENRES_PER_TRACK = 8  # the built-in tracks' genre count (docs/rendering.md)
+from scir.text.blocks import content_differences
+from scir.text.depth import DepthItem
+from scir.text.document import Draft
+from scir.text.genres import GENRES_PER_TRACK, Genre, GenreSet, read_genre_file, with_control
 
 
 class RenderCodec(ABC):
@@ -69,8 +68,6 @@ class RenderCodec(ABC):
     def genres(self) -> GenreSet:
         """The track's genres, read (once) from :meth:`genre_file`, with the control genres
         of :meth:`control_file` when it has one."""
-        from scir.text.genres import read_genre_file, with_control
-
         gset = read_genre_file(self.track, self.genre_file(), self.genre_count)
         control = self.control_file()
         return gset if control is None else with_control(gset, control)
@@ -141,39 +138,16 @@ class RenderCodec(ABC):
     ) -> list[str]:
         """How a recovered content falls short of the original (empty: accepted). The
         default compares normal forms (:meth:`canonical`)."""
-        from scir.text.blocks import content_differences
-
         return content_differences(
             self.canonical(index, original), self.canonical(index, recovered)
         )
 
 
-def codec_of(task: Task) -> RenderCodec:
-    """The rendering codec of ``task``'s track (ConfigError naming a track without one)."""
-    from scir.tracks import track_of
-
-    return track_of(task).codec()
-
-
-def formal_of(task: Task) -> Any:
-    """The typed formal object of ``task`` (``Track.formal(task)``: its track's
-    ``formal_type.load(task.formal)``, cached while ``task.formal`` is unchanged)."""
-    from scir.tracks import track_of
-
-    return track_of(task).formal(task)
-
-
-def codec_for(track: str) -> RenderCodec:
-    """The rendering codec of the track called ``track``."""
-    from scir.tracks import get_track
-
-    return get_track(track).codec()
-
-
 class ModularCodec(RenderCodec):
     """A codec whose template writer and reference extractor are modules of the track's codec
     package (the built-in tracks' layout): ``writer.drafts`` / ``writer.slot_values`` and
-    ``extractor.extract`` with the signatures of the methods above."""
+    ``extractor.extract(task, gset)``, given the codec's genres (:meth:`genres`), otherwise with
+    the signatures of the methods above."""
 
     writer: ClassVar[ModuleType]
     extractor: ClassVar[ModuleType]
@@ -192,4 +166,4 @@ class ModularCodec(RenderCodec):
         return self.writer.slot_values(task)
 
     def extract(self, task: Task) -> list[dict[str, Any]]:
-        return self.extractor.extract(task)
+        return self.extractor.extract(task, self.genres())

@@ -31,7 +31,8 @@ from typing import Any
 
 from scir.bounded import parse_json
 from scir.errors import ConfigError, ResourceError
-from scir.text.codec import GENRES_PER_TRACK, codec_for
+
+GENRES_PER_TRACK = 8  # the built-in tracks' genre count (docs/rendering.md)
 
 LAYOUTS = ("paragraphs", "lines")
 # numeric and generic slots every filler may use (filled by scir.text.document.fill_slots)
@@ -407,8 +408,3 @@ def _merged_phrases(science: Any, plain: Any, where: str) -> Any:
     if type(plain) is not type(science):
         raise ResourceError(f"{where}: must be a {type(science).__name__}")
     return plain
-
-
-def load_genres(track: str) -> GenreSet:
-    """The genres of the track called ``track`` (ConfigError if it has no rendering codec)."""
-    return codec_for(track).genres()

@@ -5,21 +5,21 @@ the values in column order), each row anchored to its condition's clean-NL descr
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from scir.tasks import Task
-from scir.text.blocks import block_contents
 from scir.text.depth import DepthItem
 
 VALUE_SEPARATOR = r"\s*[|,;]\s*"
 
 
-def depth_items(task: Task) -> list[DepthItem]:
+def depth_items(task: Task, contents: list[dict[str, Any]]) -> list[DepthItem]:
     """One item per known edge (block 1), then one per data row (block 2)."""
     from scir.tracks.causal.codec.writer import value
     from scir.tracks.causal.scm import Environment
     from scir.tracks.causal.templates import condition
 
-    first, second = block_contents(task)
+    first, second = contents
     items = [
         DepthItem("edge", 0, ((a,), (b,)), (re.escape(f"{a} directly regulates {b}."),))
         for a, b in first["known_edges"]
@@ -36,7 +36,7 @@ def depth_items(task: Task) -> list[DepthItem]:
     return items
 
 
-def depth_vocabulary(task: Task) -> list[str]:
+def depth_vocabulary(task: Task, contents: list[dict[str, Any]]) -> list[str]:
     """The task's proteins, the new one included."""
-    first = block_contents(task)[0]
+    first = contents[0]
     return list(first["nodes"]) + [first["new_protein"]]

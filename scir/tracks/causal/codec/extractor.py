@@ -14,7 +14,7 @@ from typing import Any
 
 from scir.errors import VerificationError
 from scir.tasks import Task
-from scir.text.genres import Genre, GenreSet, load_genres
+from scir.text.genres import Genre, GenreSet
 from scir.text.patterns import (
     alternation,
     compile_template,
@@ -240,9 +240,8 @@ def _data(
     return {"columns": columns, "environments": out}
 
 
-def extract(task: Task) -> list[dict[str, Any]]:
+def extract(task: Task, gset: GenreSet) -> list[dict[str, Any]]:
     """``[network content, data content]`` from the two documents."""
-    gset = load_genres("causal")
     names = _Names(task)
     if len(task.documents) != 2:
         raise names.fail(f"expected 2 documents, found {len(task.documents)}")

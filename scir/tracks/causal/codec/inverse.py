@@ -8,7 +8,6 @@ from typing import Any
 
 from scir.errors import FormalizationError
 from scir.tasks import Task
-from scir.text.codec import formal_of
 from scir.text.inverse import (
     _instantiate,
     _literals,
@@ -17,13 +16,15 @@ from scir.text.inverse import (
     child_terminals,
     parse_tree,
 )
+from scir.tracks.base import load_formal
+from scir.tracks.causal.formal import CausalFormal
 
 
 def grammar(task: Task, index: int, content: dict[str, Any], bounded: bool) -> str:
     """The block's grammar over the task's proteins; ``bounded``: a few items more than the
     content has (the decoding constraint), else unbounded (for parsing)."""
-    nodes = list(formal_of(task).nodes)
-    conditions = len(formal_of(task).environments)
+    nodes = list(load_formal(CausalFormal, task).nodes)
+    conditions = len(load_formal(CausalFormal, task).environments)
     if index == 0:
         edges = len(content["known_edges"])
         start = (
@@ -114,7 +115,7 @@ def parse(task: Task, index: int, text: str) -> dict[str, Any]:
         }
     envs = []
     columns: list[str] | None = None
-    names = [e.name for e in formal_of(task).environments]
+    names = [e.name for e in load_formal(CausalFormal, task).environments]
     for k, table in enumerate(tree.find_data("table")):
         rows = []
         for row in table.find_data("row"):

@@ -15,8 +15,10 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from scir.tasks import Task
+from scir.text.blocks import checked_contents
 from scir.text.codec import ModularCodec
 from scir.text.depth import DepthItem
+from scir.tracks.base import load_formal
 from scir.tracks.deduction.codec import contents, depth, extractor, inverse, writer
 from scir.tracks.deduction.formal import DeductionFormal
 
@@ -41,8 +43,13 @@ class DeductionCodec(ModularCodec):
     def canonical(self, index: int, content: dict[str, Any]) -> dict[str, Any]:
         return contents.canonical(index, content)
 
+    def task_contents(self, task: Task) -> list[dict[str, Any]]:
+        """The block contents of ``task`` from its typed formal object, one per block
+        (TaskFormatError if not)."""
+        return checked_contents(task, self.block_contents(task, load_formal(DeductionFormal, task)))
+
     def depth_items(self, task: Task) -> list[DepthItem]:
-        return depth.depth_items(task)
+        return depth.depth_items(task, self.task_contents(task))
 
     def depth_vocabulary(self, task: Task) -> list[str]:
         return depth.depth_vocabulary(task)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 from scir.tasks import Task
-from scir.text.blocks import block_contents
 from scir.text.depth import DepthItem
 from scir.tracks.deduction.codec.contents import deduction_lexicon
 
@@ -49,13 +49,13 @@ def clean_sentences(formula, lexicon) -> list[str]:
     return out
 
 
-def depth_items(task: Task) -> list[DepthItem]:
+def depth_items(task: Task, contents: list[dict[str, Any]]) -> list[DepthItem]:
     """One item per premise, in block order."""
     from scir.tracks.deduction.logic import parse
 
     lexicon = deduction_lexicon(task)
     items = []
-    for block, content in enumerate(block_contents(task)):
+    for block, content in enumerate(contents):
         for premise in content["premises"]:
             f = parse(premise, task_id=task.task_id)
             spell = {pid: (lexicon.nouns[pid][0], lexicon.nouns[pid][1]) for pid in f.predicates}

@@ -17,7 +17,7 @@ from typing import Any
 
 from scir.errors import VerificationError
 from scir.tasks import Task
-from scir.text.genres import GenreSet, load_genres
+from scir.text.genres import GenreSet
 from scir.text.patterns import alternation, compile_template
 from scir.tracks.deduction.codec.contents import deduction_lexicon
 
@@ -77,11 +77,10 @@ def _glossaries(
     return alias_sg, alias_pl
 
 
-def extract(task: Task) -> list[dict[str, Any]]:
+def extract(task: Task, gset: GenreSet) -> list[dict[str, Any]]:
     """``[{"premises": [...]}, ...]``, one per document, in text order."""
     from scir.tracks.deduction.logic import Formula
 
-    gset = load_genres("deduction")
     sg, pl, names = _universe(task)
     alias_sg, alias_pl = _glossaries(task, gset, pl)
     sg_all, pl_all = {**sg, **alias_sg}, {**pl, **alias_pl}

@@ -9,14 +9,14 @@ from typing import Any
 
 from scir.errors import FormalizationError, SolverError
 from scir.tasks import Task
-from scir.text.codec import formal_of
 from scir.text.inverse import equivalent
+from scir.tracks.base import load_formal
 from scir.tracks.deduction.formal import DeductionFormal
 
 
 def _signature(task: Task) -> tuple[dict[str, int], list[str]]:
     """The task's unary predicates and its constants (from its typed formal object)."""
-    formal: DeductionFormal = formal_of(task)
+    formal: DeductionFormal = load_formal(DeductionFormal, task)
     return (
         {p: 1 for p in sorted(name for name, _ in formal.predicates or ())},
         sorted(formal.constants or ()),

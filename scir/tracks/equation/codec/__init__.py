@@ -17,8 +17,10 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from scir.tasks import Task
+from scir.text.blocks import checked_contents
 from scir.text.codec import ModularCodec
 from scir.text.depth import DepthItem
+from scir.tracks.base import load_formal
 from scir.tracks.equation.codec import depth, extractor, inverse, writer
 from scir.tracks.equation.formal import EquationFormal
 from scir.tracks.equation.templates import shown_rows
@@ -66,11 +68,16 @@ class EquationCodec(ModularCodec):
             "rows": [list(r) for r in content.get("rows", [])],
         }
 
+    def task_contents(self, task: Task) -> list[dict[str, Any]]:
+        """The block contents of ``task`` from its typed formal object, one per block
+        (TaskFormatError if not)."""
+        return checked_contents(task, self.block_contents(task, load_formal(EquationFormal, task)))
+
     def depth_items(self, task: Task) -> list[DepthItem]:
-        return depth.depth_items(task)
+        return depth.depth_items(task, self.task_contents(task))
 
     def depth_vocabulary(self, task: Task) -> list[str]:
-        return depth.depth_vocabulary(task)
+        return depth.depth_vocabulary(task, self.task_contents(task))
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(index)

@@ -6,18 +6,18 @@ needs the context document's key)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from scir.tasks import Task
-from scir.text.blocks import block_contents
 from scir.text.depth import DepthItem
 from scir.tracks.equation.numeric import printed
 
 VALUE_SEPARATOR = r"\s*[|,;]\s*"
 
 
-def depth_items(task: Task) -> list[DepthItem]:
+def depth_items(task: Task, contents: list[dict[str, Any]]) -> list[DepthItem]:
     """One item per printed data row (block 2)."""
-    second = block_contents(task)[1]
+    second = contents[1]
     items = []
     for row in second["rows"]:
         values = [printed(v) for v in row]
@@ -35,6 +35,6 @@ def depth_items(task: Task) -> list[DepthItem]:
     return items
 
 
-def depth_vocabulary(task: Task) -> list[str]:
+def depth_vocabulary(task: Task, contents: list[dict[str, Any]]) -> list[str]:
     """The task's variable names."""
-    return list(block_contents(task)[1]["columns"])
+    return list(contents[1]["columns"])

@@ -15,7 +15,7 @@ from typing import Any
 
 from scir.errors import VerificationError
 from scir.tasks import Task
-from scir.text.genres import GenreSet, load_genres
+from scir.text.genres import GenreSet
 from scir.text.patterns import alternation, compile_template, find_all
 from scir.tracks.equation.codec.writer import FACTORS, unscaled
 from scir.tracks.equation.formal import SCIENCES
@@ -142,9 +142,8 @@ def _data(
     }
 
 
-def extract(task: Task) -> list[dict[str, Any]]:
+def extract(task: Task, gset: GenreSet) -> list[dict[str, Any]]:
     """``[context content, data content]`` from the two documents."""
-    gset = load_genres("equation")
     if len(task.documents) != 2:
         raise _fail(task, f"expected 2 documents, found {len(task.documents)}")
     context, data = task.documents

@@ -15,8 +15,10 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from scir.tasks import Task
+from scir.text.blocks import checked_contents
 from scir.text.codec import ModularCodec
 from scir.text.depth import DepthItem
+from scir.tracks.base import load_formal
 from scir.tracks.induction.codec import depth, extractor, inverse, writer
 from scir.tracks.induction.codec.inverse import KEYS
 from scir.tracks.induction.formal import InductionProblem
@@ -47,11 +49,18 @@ class InductionCodec(ModularCodec):
         key = KEYS[index]
         return {key: sorted(list(x) for x in content.get(key, []))}
 
+    def task_contents(self, task: Task) -> list[dict[str, Any]]:
+        """The block contents of ``task`` from its typed formal object, one per block
+        (TaskFormatError if not)."""
+        return checked_contents(
+            task, self.block_contents(task, load_formal(InductionProblem, task))
+        )
+
     def depth_items(self, task: Task) -> list[DepthItem]:
-        return depth.depth_items(task)
+        return depth.depth_items(task, self.task_contents(task))
 
     def depth_vocabulary(self, task: Task) -> list[str]:
-        return depth.depth_vocabulary(task)
+        return depth.depth_vocabulary(task, self.task_contents(task))
 
     def block_description(self, task: Task, index: int, content: dict[str, Any]) -> str:
         return inverse.description(task, index)

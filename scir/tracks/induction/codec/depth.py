@@ -5,21 +5,21 @@ example pair (clean NL: ``A and B are known (not) to interact.``, either order).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from scir.tasks import Task
-from scir.text.blocks import block_contents
 from scir.text.depth import DepthItem
 
 VERBS = {"pos": "are known to interact", "neg": "are known not to interact"}
 
 
-def depth_items(task: Task) -> list[DepthItem]:
+def depth_items(task: Task, contents: list[dict[str, Any]]) -> list[DepthItem]:
     """One item per fact (block 1), then one per pair (blocks 2 and 3)."""
     from scir.tracks.induction.text import fact_sentence
     from scir.tracks.induction.world import display_drug, load_world
 
     world = load_world()
-    contents = block_contents(task)
+    contents = contents
     items = [
         DepthItem(
             "fact",
@@ -37,17 +37,13 @@ def depth_items(task: Task) -> list[DepthItem]:
     return items
 
 
-def depth_vocabulary(task: Task) -> list[str]:
+def depth_vocabulary(task: Task, contents: list[dict[str, Any]]) -> list[str]:
     """The task's drugs (as written) and proteins."""
     from scir.tracks.induction.world import display_drug, load_world
 
     world = load_world()
-    facts = block_contents(task)[0]["facts"]
+    facts = contents[0]["facts"]
     drugs = {
-        d
-        for c in block_contents(task)[1:]
-        for k in ("pos", "neg")
-        for pair in c.get(k, [])
-        for d in pair
+        d for c in contents[1:] for k in ("pos", "neg") for pair in c.get(k, []) for d in pair
     } | {d for _, d, _ in facts}
     return sorted({display_drug(d) for d in drugs} | {world.protein_name(p) for _, _, p in facts})

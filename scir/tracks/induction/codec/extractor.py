@@ -16,7 +16,7 @@ from typing import Any
 
 from scir.errors import VerificationError
 from scir.tasks import Task
-from scir.text.genres import Genre, GenreSet, load_genres
+from scir.text.genres import Genre, GenreSet
 from scir.text.patterns import alternation, compile_template
 
 CODE = r"[A-Z]{2,4}-[0-9]{4,6}"
@@ -114,7 +114,9 @@ def _record_facts(
     return out
 
 
-def _protein_facts(text: str, genre: Genre, u: _Universe) -> list[tuple[int, list[str]]]:
+def _protein_facts(
+    text: str, genre: Genre, gset: GenreSet, u: _Universe
+) -> list[tuple[int, list[str]]]:
     spec = genre.option("protein")
     by_name = {name: cat for cat, name in spec["categories"].items()}
     header = compile_template(
@@ -122,7 +124,7 @@ def _protein_facts(text: str, genre: Genre, u: _Universe) -> list[tuple[int, lis
     )
     header = re.compile(r"^[ \t]*" + header.pattern + r"[ \t]*$", re.M)
     by_label: dict[tuple[str, str], str] = {}
-    cats = load_genres("induction").phrases["categories"]
+    cats = gset.phrases["categories"]
     for rel, label in spec["roles"].items():
         by_label[(cats[rel], label)] = rel
     line = re.compile(
@@ -162,10 +164,9 @@ def _pairs(text: str, genre: Genre, gset: GenreSet, u: _Universe) -> dict[str, l
     return out
 
 
-def extract(task: Task) -> list[dict[str, Any]]:
+def extract(task: Task, gset: GenreSet) -> list[dict[str, Any]]:
     """One ``{"facts", "pos", "neg"}`` content per document (a document holding content of
     another block than its own raises VerificationError)."""
-    gset = load_genres("induction")
     u = _Universe(task)
     out = []
     for number, doc in enumerate(task.documents, start=1):
@@ -174,7 +175,7 @@ def extract(task: Task) -> list[dict[str, Any]]:
         if layout == "records":
             found = _record_facts(doc.text, genre, ph, u)
         elif layout == "proteins":
-            found = _protein_facts(doc.text, genre, u)
+            found = _protein_facts(doc.text, genre, gset, u)
         else:
             found = _sentence_facts(doc.text, ph, u)
         content: dict[str, Any] = {"facts": [f for _, f in sorted(found)]}

@@ -1,7 +1,7 @@
 """The LLM renderer: each block is rewritten by a model into its genre, then formalized back by
 an inverse call (possibly another model) under the block's grammar, with the task's OTHER
 ORIGINAL blocks as context; the rewrite is accepted when the formalization holds the block's
-formal content (:func:`scir.text.inverse.match_block`). A rejected rewrite is retried (the
+formal content (:func:`scir.rendering.inverse.match_block`). A rejected rewrite is retried (the
 retry shows the model its previous rewrite and what was lost) up to ``max_retries`` times;
 then the whole task is dropped, with the reason recorded.
 
@@ -19,12 +19,12 @@ from typing import Any
 from scir.errors import BackendError, FormalizationError
 from scir.llm.base import Backend, Constraint, LLMRequest
 from scir.llm.cache import CachingBackend, CallCache
+from scir.rendering.blocks import block_contents
+from scir.rendering.codecs import codec_of
+from scir.rendering.inverse import block_format, match_block, parse_block
+from scir.rendering.template import SEPARATOR, clean_text, pick_genres
 from scir.tasks import Document, Task
-from scir.text.blocks import block_contents
-from scir.text.codec import codec_of
 from scir.text.genres import Genre, GenreSet
-from scir.text.inverse import block_format, match_block, parse_block
-from scir.text.template import SEPARATOR, clean_text, pick_genres
 
 RENDERER = "llm"
 VERSION = 1
@@ -123,6 +123,7 @@ class LLMRenderer:
         """Render every block of ``task``; drop the task when a block fails every attempt."""
         gset = codec_of(task).genres()
         contents = block_contents(task)
+        # the stream keeps the module name it had before scir.rendering (byte-identical output)
         rng = random.Random(f"scir.text.template:{self.seed}:{task.task_id}:0")
         genres = pick_genres(gset, len(contents), rng)
         made0, served0 = self._counts()

@@ -5,7 +5,7 @@ writer into one document of a plain, non-scientific genre (the track's control g
 The blocks, their chunking into documents, the writer's techniques (wordings, glossaries,
 catalogue codes, condition labels, table formats, split statements, distractors, unit
 conversions) and the reference extractor are those of the scientific rendering
-(:mod:`scir.text.template`); only the register changes: the writer is given the control
+(:mod:`scir.rendering.template`); only the register changes: the writer is given the control
 genres, slot banks and phrase banks (``GenreSet.in_register("ctl")``: ``ctl.json``'s plain
 versions of every technique phrase), and the extractor reads each control document with them
 (``GenreSet.phrases_for``). The length target
@@ -22,12 +22,10 @@ import random
 from typing import Any
 
 from scir.errors import VerificationError
-from scir.tasks import Document, Task
-from scir.text.blocks import block_contents
-from scir.text.codec import codec_of
-from scir.text.document import FillerPool, fill_to_length, trim_to_length
-from scir.text.extractors import recovery_problems
-from scir.text.template import (
+from scir.rendering.blocks import block_contents
+from scir.rendering.codecs import codec_of
+from scir.rendering.extractors import recovery_problems
+from scir.rendering.template import (
     MAX_ATTEMPTS,
     MAX_RATIO,
     RENDERER,
@@ -36,6 +34,8 @@ from scir.text.template import (
     clean_text,
     pick_genres,
 )
+from scir.tasks import Document, Task
+from scir.text.document import FillerPool, fill_to_length, trim_to_length
 
 PRESENTATION = "ctl"
 
@@ -59,6 +59,7 @@ def render_control(task: Task, seed: int = 0) -> Task:
     clean = len(clean_text(task))
     problems: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
+        # the stream keeps the module name it had before scir.rendering (byte-identical output)
         rng = random.Random(f"scir.text.control:{seed}:{task.task_id}:{attempt}")
         genres = pick_genres(dataclasses.replace(gset, genres=control), len(contents), rng)
         drafts, info = codec.drafts(task, contents, genres, gset.in_register(PRESENTATION), rng)

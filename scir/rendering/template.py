@@ -19,11 +19,11 @@ import random
 from typing import Any
 
 from scir.errors import VerificationError
+from scir.rendering.blocks import block_contents
+from scir.rendering.codecs import codec_of
+from scir.rendering.extractors import recovery_problems
 from scir.tasks import Document, Task
-from scir.text.blocks import block_contents
-from scir.text.codec import codec_of
 from scir.text.document import FillerPool, fill_to_length, trim_to_length
-from scir.text.extractors import recovery_problems
 from scir.text.genres import GenreSet
 
 RENDERER = "template"
@@ -55,6 +55,7 @@ def render_task(task: Task, seed: int = 0) -> Task:
     clean = len(clean_text(task))
     problems: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
+        # the stream keeps the module name it had before scir.rendering (byte-identical output)
         rng = random.Random(f"scir.text.template:{seed}:{task.task_id}:{attempt}")
         genres = pick_genres(gset, len(contents), rng)
         drafts, info = codec.drafts(task, contents, genres, gset, rng)

@@ -7,12 +7,11 @@ from collections.abc import Iterable
 
 from scir.errors import ScirError
 from scir.evaluate.taskstats import GroupStats, TaskStats
+from scir.tracks import get_track
 
 
 def _answer_pools(track: str) -> bool:
     """Whether the track's tasks may accept several answers (False for an unknown track)."""
-    from scir.tracks import get_track
-
     try:
         return get_track(track).answer_pools
     except ScirError:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from scir.rendering.codecs import codec_for, codec_of
 from scir.tasks import Task
 
 # a word: three or more letters, all lower case after the first; abbreviations, codes and
@@ -61,8 +62,6 @@ def _file_words(file: Any) -> set[str]:
 def science_lexicon(track: str) -> frozenset[str]:
     """The science lexicon of ``track``: words of its scientific genre file that its control
     genre file never uses (empty for a track without a control file)."""
-    from scir.text.codec import codec_for
-
     codec = codec_for(track)
     control = codec.control_file()
     if control is None:
@@ -73,8 +72,6 @@ def science_lexicon(track: str) -> frozenset[str]:
 def science_words(task: Task, presentation: str = "ctl") -> Counter[str]:
     """The science words of ``task``'s ``ctl`` or ``obf`` text, with their counts (words of
     the clean-NL text excepted)."""
-    from scir.text.codec import codec_of
-
     text = task.problem_control if presentation == "ctl" else task.problem_obfuscated
     lexicon = science_lexicon(codec_of(task).track)
     own = set(words(task.problem_nl or "\n\n".join(task.blocks)))

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from scir.errors import VerificationError
+from scir.rendering.blocks import block_contents
+from scir.rendering.codecs import codec_of
 from scir.tasks import Task
-from scir.text.blocks import block_contents, content_differences
-from scir.text.codec import codec_of
+from scir.text.blocks import content_differences
 
 
 def extract_blocks(task: Task) -> list[dict[str, Any]]:
