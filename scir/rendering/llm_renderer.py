@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from scir.errors import BackendError, FormalizationError
+from scir.errors import BackendError, ConfigError, FormalizationError
 from scir.llm.base import Backend, Constraint, LLMRequest
 from scir.llm.cache import CachingBackend, CallCache
 from scir.rendering.blocks import block_contents
@@ -104,8 +104,6 @@ class LLMRenderer:
         temperature: float = 0.0,
     ) -> None:
         if max_retries < 0:
-            from scir.errors import ConfigError
-
             raise ConfigError("max_retries must be >= 0", field="max_retries")
         self.backend = _caching(backend, store)
         self.inverse = (

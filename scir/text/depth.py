@@ -19,6 +19,9 @@ sentence skeletons (a sentence naming the vocabulary, with its names and every n
 and the share of premises one of whose names (or anchors, e.g. the condition a data row
 belongs to) does not occur in the premise's own document, so that reading it needs a link to
 another document.
+
+Measuring a task (its codec's items over its NL, Obf or control text) and the per-(track,
+tier) tables over task files are :mod:`scir.rendering.depth`.
 """
 
 from __future__ import annotations

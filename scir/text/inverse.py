@@ -6,7 +6,8 @@ formal text, the parser and the match -- belong to the track's rendering codec
 (:meth:`scir.text.codec.RenderCodec.block_grammar` and the rest; e.g. deduction: Prover9
 formulas matched by proved equivalence, :func:`equivalent`; induction and causal: the block
 grammars ``grammars/induction_block.lark`` and ``grammars/causal_block.lark``). This module
-holds the generic helpers they share and the functions the renderer calls.
+holds the generic helpers they share; the functions the renderer calls, which ask the task's
+codec, are :mod:`scir.rendering.inverse`.
 
 The grammars' placeholder rules (``start`` and the names) are replaced per task, by rule
 name in the grammar object (:mod:`solvers.grammar`), with the task's names as escaped Lark
