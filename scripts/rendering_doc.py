@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from scir.text.extractors import recovery_problems
-from scir.text.genres import load_genres
-from scir.text.template import render_task
+from scir.rendering.extractors import recovery_problems
+from scir.rendering.codecs import load_genres
+from scir.rendering.template import render_task
 from scir.tracks import get_track
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,7 +91,7 @@ paper reports 2.9x, 2.8x and 4.1x); a filler's slots are filled once per documen
 document never contradicts itself.
 
 **Recoverability is checked mechanically.** Each track's codec has a rule-based reader (its
-`extract`, called through `scir.text.extractors`), compiled from the same templates
+`extract`, called through `scir.rendering.extractors`), compiled from the same templates
 (anchored regular expressions). It reads only the documents, their genre names and the
 track's universe of names (the context vocabulary, the world's drugs and proteins, the Sachs
 proteins), never the formal object, and must recover the
