@@ -15,10 +15,10 @@ from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message,
 from scir.outcomes.scoring import assess
 from scir.outcomes.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status, normalise
 from scir.pipelines.sr_agent.settings import AgentSettings
+from scir.prompts import PromptArgs
 from scir.tasks import Task
 from scir.tracks import track_of
-from scir.tracks.base import Track
-from scir.tracks.formalizer import TRACK_METHODS, PromptArgs
+from scir.tracks.base import TRACK_METHODS, Track
 
 BACKUPS = ("cot",)  # what answers a task when NS's formalization fails
 PRESENTATIONS = ("nl", "ctl", "obf")

@@ -15,9 +15,9 @@ from scir.pipelines.result import (
     formalizer_hook,
     start,
 )
+from scir.prompts import PromptArgs
 from scir.tasks import Task
 from scir.tracks.base import Track
-from scir.tracks.formalizer import PromptArgs
 
 
 def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings) -> PipelineResult:

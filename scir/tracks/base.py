@@ -22,6 +22,7 @@ from scir.prompts import PromptArgs
 from scir.tasks import Task
 from scir.tracks.formalizer import (
     MAX_LISTED,
+    TRACK_METHODS,
     Extraction,
     Formalization,
     Formalizer,
@@ -457,6 +458,7 @@ __all__ = [
     "PIPELINE_KINDS",
     "REGRESSION",
     "SOLVE",
+    "TRACK_METHODS",
     "Check",
     "Extraction",
     "FormalObject",
