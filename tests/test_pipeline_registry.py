@@ -30,7 +30,7 @@ ALLOWED = {
     # answer read as no_answer (scir.outcomes sits below the pipelines)
     ("outcomes/status.py", ("cot", "symbcot")),
     # prompt kinds (scir.prompts.PROMPT_KINDS), not architectures
-    ("tracks/causal/formalize.py", ("cot", "symbcot")),
+    ("tracks/causal/formalizer.py", ("cot", "symbcot")),
 }
 
 

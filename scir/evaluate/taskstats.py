@@ -30,7 +30,7 @@ class TaskStats:
     chars_nl: int
     chars_obf: int  # 0 when not rendered
     ratio: float | None
-    items: int | None  # reference items (track.count_items), None if unknown
+    items: int | None  # reference items (the formalizer's count_items), None if unknown
     answer: str
     chance: float
     chance_constrained: float
@@ -41,12 +41,13 @@ class TaskStats:
 
 
 def reference_items(task: Task) -> int | None:
-    """``track.reference_items(task)`` (``count_items`` of the typed formal object), or None
+    """The track's ``formalizer().reference_items(task)`` (``count_items`` of the typed formal
+    object), or None
     when the track cannot count."""
     from scir.tracks import track_of
 
     try:
-        return track_of(task).reference_items(task)
+        return track_of(task).formalizer().reference_items(task)
     except (ScirError, TypeError, ValueError):  # unknown track, malformed formal object
         return None
 

@@ -3,7 +3,7 @@
 the stored answer and the task file, disagreeing stored verdicts listed, conflicts named; the
 cells' numbers from :func:`scir.evaluate.aggregate.aggregate`), finds the task records
 (:mod:`scir.evaluate.sources`) and builds one :class:`TaskPage` per task with results: the task,
-its gold formal text (``Track.format_formal``), and each result with its formalization diffed
+its gold formal text (``Formalizer.format``), and each result with its formalization diffed
 against that text (:mod:`scir.explore.diff`). Nothing here writes HTML.
 """
 
@@ -96,7 +96,7 @@ def gold_formal_text(task: Task) -> tuple[str | None, str]:
     from scir.tracks import track_of
 
     try:
-        return track_of(task).format_formal(task), ""
+        return track_of(task).formalizer().format(task), ""
     except NotImplementedError:
         return None, f"track {task.domain} has no formal text (Track.format_formal)"
     except ScirError as exc:

@@ -7,7 +7,7 @@ entry point or ``SCIR_TRACKS``), plus ``benchmark`` for a file of any tracks::
     inspect eval scir/integrations/inspect.py@causal -T n=20 -T architecture=ns --model mockllm/model
 
 - dataset: one :class:`~inspect_ai.dataset.Sample` per scir task: input the prompt the scir
-  pipeline sends (``Track.prompt``: ``cot`` for ``cot``, ``formalize`` for ``ns``), target
+  pipeline sends (``Formalizer.prompt``: ``cot`` for ``cot``, ``formalize`` for ``ns``), target
   the answer pool, metadata the task's id, track, difficulty, tier, seed and chance;
 - solver: ``cot`` is inspect's ``generate()``; ``ns`` generates a formalization and runs the
   track's solver on it through the NS pipeline's own step (:func:`scir.pipelines.ns.

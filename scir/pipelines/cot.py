@@ -15,9 +15,10 @@ from scir.pipelines.result import (
     PipelineSettings,
     answer_and_score,
     ask_and_score,
-    hook,
+    formalizer_hook,
     start,
 )
+from scir.prompts import PromptArgs
 from scir.tasks import Task
 from scir.tracks.base import Track
 
@@ -32,5 +33,7 @@ def ask(track: Track, task: Task, text: str, settings: PipelineSettings, calls: 
     """The CoT answer to ``task`` shown as ``text`` (its problem text in
     ``settings.presentation``), asked through ``calls`` and scored (BackendError
     propagates)."""
-    prompt = hook(track, "prompt", "cot", task, settings.presentation, problem=text)
+    prompt = formalizer_hook(
+        track, "prompt", "cot", task, settings.presentation, PromptArgs(problem=text)
+    )
     return ask_and_score(track, task, prompt, calls)

@@ -4,7 +4,7 @@ answers. At most ``max_retries`` retries, only when the formalization does not p
 model its previous text and the error message, never the answer.
 
 Formalizations are untrusted text, and no track runs them as code: each reaches a solver only
-through the track's ``parse_formalization`` (its grammar, the task's signature, size limits),
+through the track's formalizer's ``parse`` (its grammar, the task's signature, size limits),
 which turns it into data -- deduction: formulas re-printed in canonical Prover9 syntax;
 induction: ground facts only (the grammar has no rules, so there is no model-written Prolog to
 sandbox: the rule is learned by the track's own solver); causal: edges and numbers -- and
@@ -35,6 +35,7 @@ from scir.pipelines.result import (
     PipelineSettings,
     extraction_of,
     formalization_tokens,
+    formalizer_hook,
     hook,
     set_answer,
     start,
@@ -119,11 +120,11 @@ class FormalizationStep:
 
 
 def formalization_step(track: Track, task: Task, text: str) -> FormalizationStep:
-    """Parse a model's formalization ``text`` (``Track.parse_formalization``) and solve it
+    """Parse a model's formalization ``text`` (``Formalizer.parse``) and solve it
     (:func:`solve`), classifying every typed failure."""
     try:
         with SOLVER_LOCK:
-            parsed = hook(track, "parse_formalization", task, text)
+            parsed = formalizer_hook(track, "parse", task, text)
     except FormalizationError as exc:
         return FormalizationStep(
             SolverOutcome(None, "parse_error", "parse_error", _message(exc)), None, exc

@@ -19,7 +19,7 @@ from scir.tracks.base import Track
 def run(track: Track, task: Task, backend: object, settings: PipelineSettings) -> PipelineResult:
     """Solve the gold formal object (``track.formal(task)``, typed) and score the answer
     (``backend`` is ignored)."""
-    refs = track.reference_items(task)
+    refs = track.formalizer().reference_items(task)
     result = new_result(
         task,
         "oracle",

@@ -15,9 +15,10 @@ from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message,
 from scir.outcomes.scoring import assess
 from scir.outcomes.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status, normalise
 from scir.pipelines.sr_agent.settings import AgentSettings
+from scir.prompts import PromptArgs
 from scir.tasks import Task
 from scir.tracks import track_of
-from scir.tracks.base import Track
+from scir.tracks.base import TRACK_METHODS, Track
 
 BACKUPS = ("cot",)  # what answers a task when NS's formalization fails
 PRESENTATIONS = ("nl", "ctl", "obf")
@@ -124,7 +125,7 @@ class PipelineResult:
     solver_log: str = ""
     retries: int = 0
     items: int | None = None  # extracted items of the parsed formalization
-    # the parsed formalization's items against the gold (Track.extraction: precision, recall,
+    # the parsed formalization's items against the gold (Formalizer.extraction: precision, recall,
     # missing, extra, goal); None when it did not parse, the track does not check items, or
     # the result was stored before extraction was checked
     extraction: dict[str, Any] | None = None
@@ -205,11 +206,25 @@ def hook(track: Track, name: str, *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except NotImplementedError as exc:
-        raise ConfigError(
-            f"track {track.name!r} does not support {name} yet"
-            f"{': ' + str(exc) if str(exc) else ''}",
-            field="arch",
-        ) from exc
+        raise _unsupported(track, name, exc) from exc
+
+
+def formalizer_hook(track: Track, name: str, *args: Any) -> Any:
+    """Call method ``name`` of the track's formalizer (``Track.formalizer()``); as with
+    :func:`hook`, one the track does not provide yet stops the run (ConfigError naming the
+    ``Track`` method, e.g. ``formalization_grammar`` for ``grammar``)."""
+    fn: Callable[..., Any] = getattr(track.formalizer(), name)
+    try:
+        return fn(*args)
+    except NotImplementedError as exc:
+        raise _unsupported(track, TRACK_METHODS[name], exc) from exc
+
+
+def _unsupported(track: Track, name: str, exc: NotImplementedError) -> ConfigError:
+    return ConfigError(
+        f"track {track.name!r} does not support {name} yet{': ' + str(exc) if str(exc) else ''}",
+        field="arch",
+    )
 
 
 class Calls:
@@ -320,11 +335,11 @@ def set_answer(track: Track, task: Task, result: PipelineResult, answer: str) ->
 
 
 def extraction_of(track: Track, task: Task, formal: Any) -> dict[str, Any] | None:
-    """``Track.extraction`` of a parsed formalization, as stored with a result (None when
+    """The formalizer's ``extraction`` of a parsed formalization, as stored with a result (None when
     the track does not check items, or the check itself fails: a formalization is never
     failed by its statistics)."""
     try:
-        got = track.extraction(task, formal)
+        got = track.formalizer().extraction(task, formal)
     except (ScirError, NotImplementedError):
         return None
     return None if got is None else got.to_json()
@@ -332,7 +347,7 @@ def extraction_of(track: Track, task: Task, formal: Any) -> dict[str, Any] | Non
 
 def formalization_constraint(track: Track, task: Task) -> Constraint:
     """The Lark grammar a formalization of ``task`` must follow, as a constraint."""
-    return Constraint("lark", hook(track, "formalization_grammar", task))
+    return Constraint("lark", formalizer_hook(track, "grammar", task))
 
 
 FORMAL_CHARS_FACTOR = 2  # a formalization's budget: twice the gold text's characters
@@ -341,18 +356,19 @@ FORMAL_SLACK = 64  # ... plus this many tokens
 
 def formalization_tokens(track: Track, task: Task) -> int | None:
     """The token budget of a formalization of ``task``, from the task's size: twice the
-    characters of its gold formalization (``Track.format_formal``: as many lines as the task
+    characters of its gold formalization (``Formalizer.format``: as many lines as the task
     has premises, facts, rows or edges; characters bound tokens from above for byte-level
     tokenizers) plus :data:`FORMAL_SLACK`, and never more than the grammar's longest output
-    (``Track.formalization_max_chars``) plus room for EOS. A formalization twice as long
+    (``Formalizer.max_chars``) plus room for EOS. A formalization twice as long
     as the task's own is not one; a grammar-bounded one is never cut short. None when the
     track can say neither (the call takes ``max_tokens``)."""
     budgets = []
-    chars = track.formalization_max_chars(task)
+    formalizer = track.formalizer()
+    chars = formalizer.max_chars(task)
     if chars is not None:
         budgets.append(chars + 8)
     try:
-        gold = track.format_formal(task)
+        gold = formalizer.format(task)
     except (NotImplementedError, ScirError):
         gold = None
     if gold:
@@ -375,7 +391,9 @@ def first_prompt(track: Track, task: Task, presentation: str, kind: str) -> tupl
     """The problem text a solver sees under ``presentation`` and the track's ``kind`` prompt
     (``cot``, ``formalize``, ...) built on it: (text, prompt)."""
     text = problem_text(task, presentation)
-    return text, hook(track, "prompt", kind, task, presentation, problem=text)
+    return text, formalizer_hook(
+        track, "prompt", kind, task, presentation, PromptArgs(problem=text)
+    )
 
 
 def start(
@@ -397,7 +415,7 @@ def start(
         settings,
         backend.name,
         input_chars=len(text),
-        reference_items=track.reference_items(task),
+        reference_items=track.formalizer().reference_items(task),
     )
     return PipelineStart(text, prompt, constraint, calls, result)
 

@@ -12,9 +12,10 @@ from scir.pipelines.result import (
     answer_and_score,
     extraction_of,
     formalization_tokens,
-    hook,
+    formalizer_hook,
     start,
 )
+from scir.prompts import PromptArgs
 from scir.tasks import Task
 from scir.tracks.base import Track
 
@@ -32,20 +33,19 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings) 
     result.formalization = formal_text
     try:
         with SOLVER_LOCK:
-            parsed = hook(track, "parse_formalization", task, formal_text)
+            parsed = formalizer_hook(track, "parse", task, formal_text)
         result.items = parsed.items
         result.executable = True
         result.extraction = extraction_of(track, task, parsed.formal)
     except (FormalizationError, SolverError) as exc:  # only statistics; the model still answers
         result.executable = False
         result.solver_log = f"formalization does not parse: {exc.message}"
-    answer_prompt = hook(
+    answer_prompt = formalizer_hook(
         track,
         "prompt",
         "symbcot",
         task,
         settings.presentation,
-        problem=begun.text,
-        formalization=formal_text,
+        PromptArgs(problem=begun.text, formalization=formal_text),
     )
     return answer_and_score(track, task, answer_prompt, begun.calls, result)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from scir.errors import ConfigError
 from scir.tracks.base import Check, Formalization, FormalObject, Track, TrackParam, load_formal
 from scir.tracks.files import ENV_VAR, load_file_tracks
+from scir.tracks.formalizer import Formalizer, PromptArgs
 
 if TYPE_CHECKING:
     from scir.tasks import Task
@@ -22,6 +23,8 @@ __all__ = [
     "Check",
     "FormalObject",
     "Formalization",
+    "Formalizer",
+    "PromptArgs",
     "Track",
     "TrackParam",
     "get_track",

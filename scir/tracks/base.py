@@ -18,7 +18,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from scir.errors import ConfigError, ScirError
 from scir.outcomes.scoring import score
+from scir.prompts import PromptArgs
 from scir.tasks import Task
+from scir.tracks.formalizer import (
+    MAX_LISTED,
+    TRACK_METHODS,
+    Extraction,
+    Formalization,
+    Formalizer,
+    TrackMethods,
+    match_items,
+)
 
 if TYPE_CHECKING:
     from scir.text.codec import RenderCodec
@@ -131,88 +141,6 @@ class RegressionData:
     X: Any
     y: Any
     inputs: tuple[str, ...]
-
-
-@dataclass
-class Formalization:
-    """A parsed formalization: the track's formal object (``Track.formal_type``) plus what
-    was counted in it."""
-
-    formal: Any
-    items: int  # extracted items (FOL formulas, facts, data rows)
-
-
-@dataclass
-class Extraction:
-    """A formalization's items checked against the gold formal object (``Track.extraction``):
-    ``correct`` of its ``items`` match a gold item (precision), ``recalled`` of the
-    ``gold_items`` follow from it (recall); ``missing`` gold items and ``extra`` items of its
-    own, as text; ``goal`` how its goal (statement, query) compares with the gold one (None
-    when the track has none); ``undecided`` items a solver limit left unchecked (counted as
-    not matching)."""
-
-    items: int
-    correct: int
-    gold_items: int
-    recalled: int
-    missing: list[str] = field(default_factory=list)
-    extra: list[str] = field(default_factory=list)
-    goal: str | None = None
-    undecided: int = 0
-
-    @property
-    def precision(self) -> float | None:
-        return self.correct / self.items if self.items else None
-
-    @property
-    def recall(self) -> float | None:
-        return self.recalled / self.gold_items if self.gold_items else None
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form stored with a result (precision and recall included)."""
-        return {
-            "precision": self.precision,
-            "recall": self.recall,
-            "items": self.items,
-            "correct": self.correct,
-            "gold_items": self.gold_items,
-            "recalled": self.recalled,
-            "missing": list(self.missing),
-            "extra": list(self.extra),
-            "goal": self.goal,
-            "undecided": self.undecided,
-        }
-
-
-MAX_LISTED = 20  # missing / extra items kept in an Extraction's lists (counts are exact)
-
-
-def match_items(
-    mine: Sequence[Any], gold: Sequence[Any], show: Callable[[Any], str] = str
-) -> Extraction:
-    """Item-level extraction by exact match of hashable items (multisets: each gold item
-    matches at most one of ``mine``, so a duplicate counts as extra): precision over
-    ``mine``, recall over ``gold``, the first :data:`MAX_LISTED` missing and extra items
-    shown by ``show``."""
-    from collections import Counter
-
-    left = Counter(gold)
-    correct, extra = 0, []
-    for item in mine:
-        if left[item] > 0:
-            left[item] -= 1
-            correct += 1
-        else:
-            extra.append(item)
-    missing = [item for item, k in left.items() for _ in range(k)]
-    return Extraction(
-        items=len(mine),
-        correct=correct,
-        gold_items=len(gold),
-        recalled=len(gold) - len(missing),
-        missing=[show(i) for i in missing[:MAX_LISTED]],
-        extra=[show(i) for i in extra[:MAX_LISTED]],
-    )
 
 
 # What a solving architecture needs of a track: its kind. Each architecture of the pipelines'
@@ -436,51 +364,63 @@ class Track(ABC):
             field="domain",
         )
 
+    def formalizer(self) -> Formalizer:
+        """The track's formalization part (:class:`scir.tracks.formalizer.Formalizer`):
+        prompts, grammar, parser and writer of formalization text, reference items. The
+        default, :class:`~scir.tracks.formalizer.TrackMethods`, calls the older methods below
+        that a track overrides (a track written before the Formalizer)."""
+        return TrackMethods(self)
+
+    # The older face of the formalization part, still accepted: a track may override these
+    # instead of ``formalizer`` (docs/extending.md). Called on a track, each forwards to the
+    # track's formalizer (on a track that overrides neither: the Formalizer's default).
+    prompt_dir: ClassVar[str | Path | None] = None  # the track's prompt files (Formalizer)
+
+    def _formal_face(self) -> Formalizer:
+        """The formalizer the older methods forward to: the track's own, or for a track on
+        the older methods the Formalizer defaults (its adapter would call them back)."""
+        face = self.formalizer()
+        return _Defaults(self, face) if isinstance(face, TrackMethods) else face
+
     def formalization_grammar(self, task: Task) -> str:
-        """The Lark grammar (text) a formalization of this task must follow."""
-        raise NotImplementedError(f"track {self.name} has no formalization grammar yet")
+        """The Lark grammar (text) a formalization of this task must follow
+        (``formalizer().grammar``)."""
+        return self._formal_face().grammar(task)
 
     def formalization_max_chars(self, task: Task) -> int | None:
-        """The length of the longest text ``formalization_grammar(task)`` accepts, if known.
-
-        The pipelines raise a formalization call's ``max_tokens`` to at least this, so that a
-        bounded grammar's output is never cut into unparseable text.
-        """
-        return None
+        """The length of the longest text ``formalization_grammar(task)`` accepts, if known
+        (``formalizer().max_chars``)."""
+        return self._formal_face().max_chars(task)
 
     def parse_formalization(self, task: Task, text: str) -> Formalization:
-        """Parse a model's formalization into the track's formal object."""
-        raise NotImplementedError(f"track {self.name} cannot parse formalizations yet")
+        """Parse a model's formalization into the track's formal object
+        (``formalizer().parse``)."""
+        return self._formal_face().parse(task, text)
 
     def format_formal(self, task: Task, formal: Any = None) -> str:
-        """A formal object (default: the task's gold one) as formalization text, in the syntax
-        ``parse_formalization`` reads: what a perfect formalization writes (the explorer
-        diffs a model's formalization against it)."""
-        raise NotImplementedError(
-            f"track {self.name} cannot write its formal object as formalization text yet"
-        )
+        """A formal object (default: the task's gold one) as formalization text
+        (``formalizer().format``)."""
+        return self._formal_face().format(task, formal)
 
     def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
-        """The prompt of ``kind`` (``cot``, ``formalize``, ``symbcot``) for a task."""
-        raise NotImplementedError(f"track {self.name} has no {kind} prompt yet")
+        """The prompt of ``kind`` (``cot``, ``formalize``, ``symbcot``) for a task
+        (``formalizer().prompt``); ``extra``: the fields of
+        :class:`~scir.prompts.PromptArgs` (ConfigError for another key)."""
+        return self._formal_face().prompt(kind, task, presentation, PromptArgs.of(extra))
 
     def count_items(self, formal: Any) -> int:
-        """The number of reference items in a formal object (of ``formal_type``; Table-2
-        statistics)."""
-        raise NotImplementedError
+        """The number of reference items in a formal object (``formalizer().count_items``)."""
+        return self._formal_face().count_items(formal)
 
     def extraction(self, task: Task, formal: Any) -> Extraction | None:
-        """A parsed formalization's items against the task's gold formal object (precision,
-        recall, what is missing and what is extra); None when the track does not check
-        items (the default)."""
-        return None
+        """A parsed formalization's items against the task's gold formal object, or None
+        (``formalizer().extraction``)."""
+        return self._formal_face().extraction(task, formal)
 
     def reference_items(self, task: Task) -> int | None:
-        """Items of the task's gold formal object, or None when the track does not count."""
-        try:
-            return int(self.count_items(self.formal(task)))
-        except NotImplementedError:
-            return None
+        """Items of the task's gold formal object, or None when the track does not count
+        (``formalizer().reference_items``)."""
+        return self._formal_face().reference_items(task)
 
     def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
         """Track-specific export formats: name -> function(tasks, out_dir) -> files written."""
@@ -490,3 +430,45 @@ class Track(ABC):
         """Third-party data the track's tasks are built from, each with its source and licence
         (a dataset card states them); empty when the tasks are fully synthetic."""
         return []
+
+
+class _Defaults(Formalizer):
+    """The :class:`Formalizer` defaults for a track on the older methods, whose other
+    formalization methods stay its own (the default ``reference_items`` counts with the
+    track's ``count_items``, the default ``prompt`` reads ``Track.prompt_dir``)."""
+
+    def __init__(self, track: Track, adapter: TrackMethods) -> None:
+        super().__init__(track)
+        self._adapter = adapter
+
+    def count_items(self, formal: Any) -> int:
+        return self._adapter.count_items(formal)
+
+    def prompt_dirs(self) -> tuple[Path, ...]:
+        return self._adapter.prompt_dirs()
+
+
+__all__ = [
+    "AGENT",
+    "ANSWER",
+    "CONSTRUCTIONS",
+    "FORMALIZE",
+    "GENERAL_KINDS",
+    "MAX_LISTED",
+    "PIPELINE_KINDS",
+    "REGRESSION",
+    "SOLVE",
+    "TRACK_METHODS",
+    "Check",
+    "Extraction",
+    "FormalObject",
+    "Formalization",
+    "Formalizer",
+    "PromptArgs",
+    "RegressionData",
+    "Track",
+    "TrackParam",
+    "construction_param",
+    "load_formal",
+    "match_items",
+]

@@ -84,7 +84,7 @@ def run(track: Track, task: Task, backend: Backend, settings: PipelineSettings) 
         settings,
         backend.name,
         input_chars=len(text),
-        reference_items=track.reference_items(task),
+        reference_items=track.formalizer().reference_items(task),
     )
     problem = agent_problem(track, task, problem_prompt(task, text))
     # tool results and iterations are kept in a run store; a remote worker's call recorder

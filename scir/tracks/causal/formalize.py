@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from scir.errors import FormalizationError, TaskFormatError
-from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.tracks.base import Formalization, load_formal
 from scir.tracks.causal.formal import CausalEnvironment, CausalFormal
@@ -387,26 +386,6 @@ def options_text(task: Task) -> str:
     return "\n".join(f"{letter(i)}. {text}" for i, text in enumerate(task.options))
 
 
-def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
-    """The ``cot``, ``formalize`` or ``symbcot`` prompt of a task. ``extra``: ``problem`` (the
-    text the solver sees; default the task's ``nl``/``obf`` text) and, for ``symbcot``,
-    ``formalization`` (required)."""
-
-    def values() -> dict[str, str]:
-        nodes, new = task_nodes(task)
-        return {
-            "options": options_text(task),
-            "new_protein": new,
-            "proteins": ", ".join(nodes),
-            "columns": str(len(nodes)),
-            "decimals": str(DECIMALS),
-        }
-
-    is_open = task.params.get("answer", "options") == "open"
-    template = f"{kind}_open" if is_open and kind in ("cot", "symbcot") else None
-    return task_prompt("causal", kind, task, presentation, extra, values, template)
-
-
 __all__ = [
     "GrammarBounds",
     "build_grammar",
@@ -419,6 +398,5 @@ __all__ = [
     "options_text",
     "parse_formalization",
     "parse_generic",
-    "prompt",
     "task_nodes",
 ]

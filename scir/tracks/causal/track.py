@@ -12,14 +12,12 @@ from scir.text.codec import RenderCodec
 from scir.tracks.base import (
     GENERAL_KINDS,
     Check,
-    Extraction,
-    Formalization,
+    Formalizer,
     Track,
     TrackParam,
     construction_param,
-    match_items,
 )
-from scir.tracks.causal import exports, formalize, templates, validate
+from scir.tracks.causal import exports, templates, validate
 from scir.tracks.causal.formal import CausalFormal
 from scir.tracks.causal.generate import build, is_open, params_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
@@ -484,70 +482,12 @@ class CausalTrack(Track):
         ]
         return accepted[-1] if accepted else None
 
-    # ---- pipeline hooks (scir/tracks/causal/formalize.py) ------------------------------
-    def formalization_grammar(self, task: Task) -> str:
-        """The task's bounded Lark grammar (proteins, column count, precision, row bounds)."""
-        return formalize.formalization_grammar(task)
+    # ---- pipeline hooks ---------------------------------------------------------------
+    def formalizer(self) -> Formalizer:
+        """The formalization part (:mod:`scir.tracks.causal.formalizer`)."""
+        from scir.tracks.causal.formalizer import CausalFormalizer
 
-    def formalization_max_chars(self, task: Task) -> int:
-        """The longest formalization the task's grammar accepts."""
-        return formalize.max_formalization_chars(task)
-
-    def parse_formalization(self, task: Task, text: str) -> Formalization:
-        """A model's formalization as a formal object (FormalizationError on bad text)."""
-        return formalize.parse_formalization(task, text)
-
-    def format_formal(self, task: Task, formal: Any = None) -> str:
-        """The formal object (default: the task's gold one) in the grammar's canonical
-        syntax (``formalize.format_formal``)."""
-        return formalize.format_formal(task, formal)
-
-    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
-        """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/causal/``)."""
-        return formalize.prompt(kind, task, presentation, **extra)
-
-    def count_items(self, formal: CausalFormal) -> int:
-        """Data rows over all environments plus known edges."""
-        return sum(len(e.rows) for e in formal.environments) + len(formal.known_edges)
-
-    def extraction(self, task: Task, formal: CausalFormal) -> Extraction:
-        """Row- and edge-level precision and recall against the gold: a data row matches a
-        gold row of the environment with the same intervention targets when every value,
-        put in the gold's column order by column name, rounds to the gold value at the
-        rendering's ``DECIMALS`` (each gold row matched once); a known edge matches when the
-        gold states it, direction included."""
-        from scir.tracks.causal.scm import DECIMALS
-
-        gold = self.formal(task)
-        order = list(gold.column_order)
-
-        def items(f: CausalFormal) -> list[tuple[Any, ...]]:
-            columns = list(f.column_order)
-            index = (
-                [columns.index(c) for c in order]
-                if sorted(columns) == sorted(order)
-                else list(range(len(columns)))
-            )
-            out: list[tuple[Any, ...]] = []
-            for env in f.environments:
-                key = tuple(sorted(env.targets))
-                out += [
-                    (
-                        "row",
-                        key,
-                        tuple(round(float(row[i]), DECIMALS) + 0.0 for i in index if i < len(row)),
-                    )
-                    for row in env.rows
-                ]
-            return out + [("edge", a, b) for a, b in f.known_edges]
-
-        def show(item: tuple[Any, ...]) -> str:
-            if item[0] == "edge":
-                return f"{item[1]} -> {item[2]}"
-            where = ", ".join(item[1]) or "observational"
-            return f"row ({where}): " + " ".join(f"{v:.{DECIMALS}f}" for v in item[2])
-
-        return match_items(items(formal), items(gold), show)
+        return CausalFormalizer(self)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.causal.codec`)."""

@@ -116,7 +116,7 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     track = get_track(task.domain)
     statements, shift = _statements(text)
     try:
-        formal = track.parse_formalization(task, statements).formal
+        formal = track.formalizer().parse(task, statements).formal
     except FormalizationError as exc:
         if exc.line in shift and exc.column is not None:
             exc.column = max(1, exc.column - shift[exc.line])

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from scir.errors import FormalizationError, SolverInputError, TaskFormatError
-from scir.prompts import task_prompt
 from scir.tasks import Task
 from scir.tracks.base import Formalization, load_formal
 from scir.tracks.deduction.formal import DeductionFormal
@@ -398,20 +397,6 @@ def signature_text(task: Task) -> str:
     return "\n".join(lines)
 
 
-def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
-    """The ``cot``, ``formalize`` or ``symbcot`` prompt of a task. ``extra``: ``problem`` (the
-    text the solver sees; default the task's ``nl``/``obf`` text) and, for ``symbcot``,
-    ``formalization`` (required)."""
-    return task_prompt(
-        "deduction",
-        kind,
-        task,
-        presentation,
-        extra,
-        lambda: {} if kind == "cot" else {"signature": signature_text(task)},
-    )
-
-
 __all__ = [
     "Checker",
     "GrammarBounds",
@@ -421,7 +406,6 @@ __all__ = [
     "grammar_bounds",
     "parse_formalization",
     "parse_lines",
-    "prompt",
     "signature_text",
     "task_grammar",
     "task_signature",

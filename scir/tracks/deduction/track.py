@@ -17,8 +17,7 @@ from scir.text.codec import RenderCodec
 from scir.tracks.base import (
     GENERAL_KINDS,
     Check,
-    Extraction,
-    Formalization,
+    Formalizer,
     Track,
     TrackParam,
     construction_param,
@@ -28,7 +27,6 @@ from scir.tracks.deduction import (
     balanced,
     checks,
     exports,
-    formalize,
     generator,
     templates,
     validate,
@@ -295,36 +293,12 @@ class DeductionTrack(Track):
         final = _FINAL_LABEL.search(text)
         return _CANONICAL[final.group(1).lower()] if final else None
 
-    # ---- pipeline hooks (scir/tracks/deduction/formalize.py) ---------------------------
-    def formalization_grammar(self, task: Task) -> str:
-        """The task's bounded Lark grammar: ``premise: F.`` lines and a ``goal: F.`` line over
-        the task's predicates and individuals."""
-        return formalize.formalization_grammar(task)
+    # ---- pipeline hooks ---------------------------------------------------------------
+    def formalizer(self) -> Formalizer:
+        """The formalization part (:mod:`scir.tracks.deduction.formalizer`)."""
+        from scir.tracks.deduction.formalizer import DeductionFormalizer
 
-    def parse_formalization(self, task: Task, text: str) -> Formalization:
-        """A model's formalization as a formal object (FormalizationError on bad text)."""
-        return formalize.parse_formalization(task, text)
-
-    def format_formal(self, task: Task, formal: Any = None) -> str:
-        """The formal object (default: the task's gold one) in the grammar's canonical
-        syntax (``formalize.format_formal``)."""
-        return formalize.format_formal(task, formal)
-
-    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
-        """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/deduction/``)."""
-        return formalize.prompt(kind, task, presentation, **extra)
-
-    def count_items(self, formal: DeductionFormal) -> int:
-        """The number of premises."""
-        return len(formal.premises)
-
-    def extraction(self, task: Task, formal: DeductionFormal) -> Extraction:
-        """Premise-level precision and recall against the gold premises, and the goal
-        (:mod:`scir.tracks.deduction.extraction`: canonical text, else Prover9)."""
-        from scir.tracks.deduction.extraction import extraction
-
-        gold = self.formal(task)
-        return extraction(list(formal.premises), formal.goal, list(gold.premises), gold.goal)
+        return DeductionFormalizer(self)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.deduction.codec`)."""

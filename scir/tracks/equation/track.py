@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from scir.errors import ConfigError, ScirError, SolverError
-from scir.prompts import task_prompt
+from scir.errors import ScirError, SolverError
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import (
@@ -19,6 +18,7 @@ from scir.tracks.base import (
     REGRESSION,
     SOLVE,
     Check,
+    Formalizer,
     RegressionData,
     Track,
     TrackParam,
@@ -280,31 +280,12 @@ class EquationTrack(Track):
             return None
         return right_side(found[-1]) or None
 
-    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
-        """The ``cot`` prompt (``scir/prompts/equation/cot.txt``)."""
-        from solvers.equation.expression import FUNCTIONS
+    def formalizer(self) -> Formalizer:
+        """The formalization part: the ``cot`` prompt and the training rows as items
+        (:mod:`scir.tracks.equation.formalizer`)."""
+        from scir.tracks.equation.formalizer import EquationFormalizer
 
-        if kind != "cot":
-            raise ConfigError(
-                f"the equation track has only the cot prompt, not {kind!r}", field="kind"
-            )
-
-        def values() -> dict[str, str]:
-            formal = self.formal(task)
-            example = " + ".join(f"p{i}*{name}" for i, name in enumerate(formal.inputs))
-            return {
-                "science": formal.science,
-                "output": formal.output,
-                "inputs": ", ".join(formal.inputs),
-                "example": example,
-                "functions": ", ".join(FUNCTIONS),
-            }
-
-        return task_prompt(self.name, kind, task, presentation, extra, values)
-
-    def count_items(self, formal: EquationFormal) -> int:
-        """Training rows (the data a solver reads)."""
-        return len(formal.splits["train"].X)
+        return EquationFormalizer(self)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.equation.codec`)."""

@@ -4,9 +4,7 @@ question, the nine relation types and, for formalize and symbcot, the task's sig
 
 from __future__ import annotations
 
-from typing import Any
-
-from scir.prompts import PROMPT_KINDS, task_prompt
+from scir.prompts import PROMPT_KINDS
 from scir.tasks import Task
 from scir.tracks.induction.formalize import HEAD, task_signature
 from scir.tracks.induction.world import load_world
@@ -40,18 +38,4 @@ def signature_text(task: Task) -> str:
     return "\n".join(lines)
 
 
-def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
-    """The ``cot``, ``formalize`` or ``symbcot`` prompt of a task. ``extra``: ``problem`` (the
-    text the solver sees; default the task's ``nl``/``obf`` text) and, for ``symbcot``,
-    ``formalization`` (required)."""
-
-    def values() -> dict[str, str]:
-        own = {"relations": relations_text()}
-        if kind != "cot":
-            own["signature"] = signature_text(task)
-        return own
-
-    return task_prompt("induction", kind, task, presentation, extra, values)
-
-
-__all__ = ["PROMPT_KINDS", "prompt", "relations_text", "signature_text"]
+__all__ = ["PROMPT_KINDS", "relations_text", "signature_text"]

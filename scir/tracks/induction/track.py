@@ -20,14 +20,12 @@ from scir.text.codec import RenderCodec
 from scir.tracks.base import (
     GENERAL_KINDS,
     Check,
-    Extraction,
-    Formalization,
+    Formalizer,
     Track,
     TrackParam,
     construction_param,
-    match_items,
 )
-from scir.tracks.induction import formalize, prompts, validate
+from scir.tracks.induction import validate
 from scir.tracks.induction.export import export_popper
 from scir.tracks.induction.formal import InductionProblem
 from scir.tracks.induction.generate import construct
@@ -288,50 +286,12 @@ class InductionTrack(Track):
                 return rule_key((found[0], found[1]))
         return None
 
-    # ---- pipeline hooks (formalize.py, prompts.py; solve_formal above: solve.py) ---------
-    def formalization_grammar(self, task: Task) -> str:
-        """The task's bounded Lark grammar: facts over its relation types, drugs and proteins,
-        then ``pos(interacts(a, b)).`` and ``neg(interacts(a, b)).`` lines."""
-        return formalize.formalization_grammar(task)
+    # ---- pipeline hooks (solve_formal above: solve.py) ---------------------------------
+    def formalizer(self) -> Formalizer:
+        """The formalization part (:mod:`scir.tracks.induction.formalizer`)."""
+        from scir.tracks.induction.formalizer import InductionFormalizer
 
-    def formalization_max_chars(self, task: Task) -> int:
-        """The longest formalization the task's grammar accepts (sizes ``max_tokens``)."""
-        return formalize.max_formalization_chars(task)
-
-    def parse_formalization(self, task: Task, text: str) -> Formalization:
-        """A model's formalization as a formal object (FormalizationError on bad text)."""
-        return formalize.parse_formalization(task, text)
-
-    def format_formal(self, task: Task, formal: Any = None) -> str:
-        """The formal object (default: the task's gold one) in the grammar's canonical
-        syntax (``formalize.format_formal``)."""
-        return formalize.format_formal(task, formal)
-
-    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
-        """The ``cot``, ``formalize`` or ``symbcot`` prompt (``scir/prompts/induction/``)."""
-        return prompts.prompt(kind, task, presentation, **extra)
-
-    def count_items(self, formal: InductionProblem) -> int:
-        """Background facts plus examples."""
-        return len(formal.facts) + len(formal.pos) + len(formal.neg)
-
-    def extraction(self, task: Task, formal: InductionProblem) -> Extraction:
-        """Fact-level precision and recall against the gold facts and examples: exact
-        matches of background facts and of labelled pairs (names are the task's, as the
-        grammar and the parser normalise them; pairs unordered)."""
-
-        def items(f: InductionProblem) -> list[tuple[str, ...]]:
-            out: list[tuple[str, ...]] = [("fact", *x) for x in f.facts]
-            out += [("pos", *x) for x in f.pos]
-            out += [("neg", *x) for x in f.neg]
-            return out
-
-        def show(item: tuple[str, ...]) -> str:
-            if item[0] == "fact":
-                return f"{item[1]}({item[2]}, {item[3]})"
-            return f"{item[0]}(interacts({item[1]}, {item[2]}))"
-
-        return match_items(items(formal), items(self.formal(task)), show)
+        return InductionFormalizer(self)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.induction.codec`)."""
