@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from scir.errors import VerificationError
@@ -49,47 +50,90 @@ def pick_genres(gset: GenreSet, n: int, rng: random.Random) -> list:
 def render_task(task: Task, seed: int = 0) -> Task:
     """A copy of ``task`` with ``documents``, ``problem_obfuscated`` and
     ``provenance["render"]`` filled (ConfigError for a track without a rendering codec)."""
+    gset = codec_of(task).genres()
+
+    def attach(task: Task, documents: list[Document], text: str, record: dict) -> Task:
+        return dataclasses.replace(
+            task,
+            documents=documents,
+            problem_obfuscated=text,
+            provenance={**task.provenance, "render": record},
+        )
+
+    return draw(
+        task,
+        seed,
+        # the stream keeps the module name it had before scir.rendering (byte-identical output)
+        stream="scir.text.template",
+        choose=gset,
+        writer=gset,
+        filler=gset.filler,
+        slots=gset.slots,
+        target=lambda rng, clean: round(rng.uniform(*gset.ratio) * clean),
+        chars="chars_obf",
+        attach=attach,
+        check=recovery_problems,
+        what="rendered",
+    )
+
+
+def draw(
+    task: Task,
+    seed: int,
+    *,
+    stream: str,
+    choose: GenreSet,
+    writer: GenreSet,
+    filler: Sequence[Any],
+    slots: dict,
+    target: Callable[[random.Random, int], int],
+    chars: str,
+    attach: Callable[[Task, list[Document], str, dict], Task],
+    check: Callable[[Task], list[str]],
+    what: str,
+) -> Task:
+    """The drawing loop of a template rendering, shared by the scientific rendering and the
+    control presentation (:mod:`scir.rendering.control`): on the random stream ``stream``
+    (seeded by ``seed``, the task id and the attempt), genres drawn from ``choose``, the
+    track's writer given ``writer`` (its slot and phrase banks), filler from each genre's bank
+    and ``filler`` up to ``target(rng, clean length)`` characters; ``attach`` puts the
+    documents, their text and the provenance record (the text's length under ``chars``) into
+    a copy of the task, and ``check`` must find nothing for it to be kept (else redrawn; after
+    MAX_ATTEMPTS a VerificationError naming the ``what`` blocks)."""
     codec = codec_of(task)
-    gset = codec.genres()
     contents = block_contents(task)
     clean = len(clean_text(task))
     problems: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
-        # the stream keeps the module name it had before scir.rendering (byte-identical output)
-        rng = random.Random(f"scir.text.template:{seed}:{task.task_id}:{attempt}")
-        genres = pick_genres(gset, len(contents), rng)
-        drafts, info = codec.drafts(task, contents, genres, gset, rng)
+        rng = random.Random(f"{stream}:{seed}:{task.task_id}:{attempt}")
+        genres = pick_genres(choose, len(contents), rng)
+        drafts, info = codec.drafts(task, contents, genres, writer, rng)
         values = codec.slot_values(task)
-        target = round(rng.uniform(*gset.ratio) * clean)
+        length = target(rng, clean)
         trim_to_length(drafts, int(MAX_RATIO * clean))
-        pools = [FillerPool(g.filler + gset.filler, rng, gset.slots, values) for g in genres]
+        pools = [FillerPool(g.filler + filler, rng, slots, values) for g in genres]
         weights = [len(b) + 100 for b in task.blocks]
-        fill_to_length(drafts, pools, weights, target, rng)
+        fill_to_length(drafts, pools, weights, length, rng)
         documents = [Document(g.name, d.text()) for g, d in zip(genres, drafts)]
-        obfuscated = SEPARATOR.join(d.text for d in documents)
+        text = SEPARATOR.join(d.text for d in documents)
         record: dict[str, Any] = {
             "renderer": RENDERER,
             "version": VERSION,
             "seed": seed,
             "genres": [g.name for g in genres],
             "chars_nl": clean,
-            "chars_obf": len(obfuscated),
-            "ratio": round(len(obfuscated) / max(clean, 1), 3),
+            chars: len(text),
+            "ratio": round(len(text) / max(clean, 1), 3),
             "retries": attempt,
             "fillers": sum(d.filler_count() for d in drafts),
             **info,
         }
-        rendered = dataclasses.replace(
-            task,
-            documents=documents,
-            problem_obfuscated=obfuscated,
-            provenance={**task.provenance, "render": record},
-        )
-        problems = recovery_problems(rendered)
+        rendered = attach(task, documents, text, record)
+        problems = check(rendered)
         if not problems:
             return rendered
     raise VerificationError(
-        f"the reference extractor does not recover the rendered blocks "
+        f"the reference extractor does not recover the {what} blocks "
         f"after {MAX_ATTEMPTS} attempts: {'; '.join(problems[:3])}",
         task_id=task.task_id,
     )
