@@ -23,7 +23,7 @@ import random
 from scir.rendering.codecs import codec_of
 from scir.rendering.extractors import recovery_problems
 from scir.rendering.template import draw
-from scir.tasks import Document, Task
+from scir.tasks import Task
 
 PRESENTATION = "ctl"
 
@@ -48,14 +48,6 @@ def render_control(task: Task, seed: int = 0) -> Task:
             return len(task.problem_obfuscated)
         return round(rng.uniform(*gset.ratio) * clean)
 
-    def attach(task: Task, documents: list[Document], text: str, record: dict) -> Task:
-        return dataclasses.replace(
-            task,
-            documents_control=documents,
-            problem_control=text,
-            provenance={**task.provenance, "render_ctl": record},
-        )
-
     return draw(
         task,
         seed,
@@ -67,7 +59,7 @@ def render_control(task: Task, seed: int = 0) -> Task:
         slots=slots,
         target=target,
         chars="chars_ctl",
-        attach=attach,
+        fields=("documents_control", "problem_control", "render_ctl"),
         check=lambda rendered: recovery_problems(as_control(rendered)),
         what="control",
     )

@@ -51,15 +51,6 @@ def render_task(task: Task, seed: int = 0) -> Task:
     """A copy of ``task`` with ``documents``, ``problem_obfuscated`` and
     ``provenance["render"]`` filled (ConfigError for a track without a rendering codec)."""
     gset = codec_of(task).genres()
-
-    def attach(task: Task, documents: list[Document], text: str, record: dict) -> Task:
-        return dataclasses.replace(
-            task,
-            documents=documents,
-            problem_obfuscated=text,
-            provenance={**task.provenance, "render": record},
-        )
-
     return draw(
         task,
         seed,
@@ -71,7 +62,7 @@ def render_task(task: Task, seed: int = 0) -> Task:
         slots=gset.slots,
         target=lambda rng, clean: round(rng.uniform(*gset.ratio) * clean),
         chars="chars_obf",
-        attach=attach,
+        fields=("documents", "problem_obfuscated", "render"),
         check=recovery_problems,
         what="rendered",
     )
@@ -88,7 +79,7 @@ def draw(
     slots: dict,
     target: Callable[[random.Random, int], int],
     chars: str,
-    attach: Callable[[Task, list[Document], str, dict], Task],
+    fields: tuple[str, str, str],
     check: Callable[[Task], list[str]],
     what: str,
 ) -> Task:
@@ -96,9 +87,8 @@ def draw(
     control presentation (:mod:`scir.rendering.control`): on the random stream ``stream``
     (seeded by ``seed``, the task id and the attempt), genres drawn from ``choose``, the
     track's writer given ``writer`` (its slot and phrase banks), filler from each genre's bank
-    and ``filler`` up to ``target(rng, clean length)`` characters; ``attach`` puts the
-    documents, their text and the provenance record (the text's length under ``chars``) into
-    a copy of the task, and ``check`` must find nothing for it to be kept (else redrawn; after
+    and ``filler`` up to ``target(rng, clean length)`` characters; the documents, their text and the provenance record (the text's length under ``chars``) go
+    into a copy of the task under ``fields`` (documents, text, provenance key), and ``check`` must find nothing for it to be kept (else redrawn; after
     MAX_ATTEMPTS a VerificationError naming the ``what`` blocks)."""
     codec = codec_of(task)
     contents = block_contents(task)
@@ -128,7 +118,9 @@ def draw(
             "fillers": sum(d.filler_count() for d in drafts),
             **info,
         }
-        rendered = attach(task, documents, text, record)
+        docs_field, text_field, key = fields
+        changes: dict[str, Any] = {docs_field: documents, text_field: text}
+        rendered = dataclasses.replace(task, **changes, provenance={**task.provenance, key: record})
         problems = check(rendered)
         if not problems:
             return rendered
