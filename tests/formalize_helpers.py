@@ -94,11 +94,11 @@ def check_prompt_edges(track: Track, task: Task, obf_kind: str, obf_text: str) -
     formalization are ConfigErrors."""
     obf = copy.deepcopy(task)
     obf.problem_obfuscated = obf_text
-    assert obf_text in track.prompt(obf_kind, obf, "obf")
+    assert obf_text in track.formalizer().prompt(obf_kind, obf, "obf")
     with pytest.raises(ConfigError, match="prompt kind must be one of"):
-        track.prompt("answer", task, "nl")
+        track.formalizer().prompt("answer", task, "nl")
     with pytest.raises(ConfigError, match="needs the formalization"):
-        track.prompt("symbcot", task, "nl")
+        track.formalizer().prompt("symbcot", task, "nl")
 
 
 # ---- pipelines with a scripted model ---------------------------------------------------------

@@ -20,7 +20,8 @@ import pytest
 from scir.errors import FormalizationError, SolverInputError, SolverTimeout
 from scir.tasks import Task
 from scir.tracks import register, unregister
-from scir.tracks.base import Check, Formalization, Track, TrackParam
+from scir.prompts import PromptArgs
+from scir.tracks.base import Check, Formalization, Formalizer, Track, TrackParam
 
 GRAMMAR = 'start: "numbers: " NUM (", " NUM)~0..8\nNUM: /[0-9]{1,3}/\n'
 _FORMAL = re.compile(r"\Anumbers: ([0-9]{1,4}(?:, [0-9]{1,4}){0,8})\Z")
@@ -65,10 +66,17 @@ class ParityTrack(Track):
             raise SolverTimeout("parity solver ran out of time")
         return "even" if sum(numbers) % 2 == 0 else "odd"
 
-    def formalization_grammar(self, task: Task) -> str:
+    def formalizer(self) -> Formalizer:
+        return ParityFormalizer(self)
+
+
+class ParityFormalizer(Formalizer):
+    """The parity track's formalization part: ``numbers: a, b, c``."""
+
+    def grammar(self, task: Task) -> str:
         return GRAMMAR
 
-    def parse_formalization(self, task: Task, text: str) -> Formalization:
+    def parse(self, task: Task, text: str) -> Formalization:
         match = _FORMAL.match(text.strip())
         if match is None:
             raise FormalizationError("expected 'numbers: N, N, ...' with 1-9 numbers", line=1,
@@ -76,15 +84,17 @@ class ParityTrack(Track):
         numbers = [int(n) for n in re.findall(r"[0-9]+", match.group(1))]
         return Formalization({"numbers": numbers}, len(numbers))
 
-    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
-        problem = extra.get("problem", task.problem_nl)
+    def prompt(self, kind: str, task: Task, presentation: str,
+               args: PromptArgs | None = None) -> str:
+        args = args or PromptArgs()
+        problem = task.problem_nl if args.problem is None else args.problem
         if kind == "cot":
             return (f"{problem}\n{task.question}\n"
                     "Think, then end with 'Answer: even' or 'Answer: odd'.")
         if kind == "formalize":
             return f"{problem}\nList the numbers as 'numbers: a, b, c'."
         if kind == "symbcot":
-            return (f"Formalization: {extra['formalization']}\n{task.question}\n"
+            return (f"Formalization: {args.formalization}\n{task.question}\n"
                     "End with 'Answer: even' or 'Answer: odd'.")
         raise NotImplementedError(kind)
 

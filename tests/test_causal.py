@@ -420,7 +420,7 @@ def test_count_items(tasks) -> None:
     task = tasks["hard"][0]
     _, params = TRACK.resolve_params("hard")
     expected = (1 + params["interventions"]) * params["samples"] + len(task.formal["known_edges"])
-    assert TRACK.count_items(TRACK.formal(task)) == expected
+    assert TRACK.formalizer().count_items(TRACK.formal(task)) == expected
 
 
 # ---- parameters and determinism ----------------------------------------------------------

@@ -20,6 +20,7 @@ import pytest
 
 from formalize_helpers import (HAVE_LLG, check_prompt_edges, lark_accepts, llguidance_accepts,
                                run_hostile, run_oracle, solve_with_tiny)
+from scir.prompts import PromptArgs
 from scir.errors import FormalizationError, TaskFormatError
 from scir.tasks import write_tasks
 from scir.tracks import get_track
@@ -64,25 +65,25 @@ def longest_text(b: F.GrammarBounds) -> str:
 @pytest.mark.slow
 def test_gold_formalization_parses_and_solves(tasks, level):
     for task in tasks[level]:
-        grammar = TRACK.formalization_grammar(task)
+        grammar = TRACK.formalizer().grammar(task)
         text = F.format_formal(task)
         assert lark_accepts(grammar, text), task.task_id
         assert not HAVE_LLG or llguidance_accepts(grammar, text), task.task_id
         assert len(text) <= F.max_formalization_chars(task)
-        parsed = TRACK.parse_formalization(task, text)
+        parsed = TRACK.formalizer().parse(task, text)
         gold, got = task.formal, parsed.formal.dump()
         assert got["nodes"] == gold["nodes"] and got["columns"] == gold["columns"]
         assert got["known_edges"] == gold["known_edges"]
         assert "xyz_edges" not in got
         assert got["environments"] == [{k: e[k] for k in ("name", "kind", "targets", "rows")}
                                        for e in gold["environments"]]
-        assert parsed.items == TRACK.count_items(TRACK.formal(task))
+        assert parsed.items == TRACK.formalizer().count_items(TRACK.formal(task))
         assert TRACK.solve_formal(task, parsed.formal) == task.answer
 
 
 def test_grammar_is_specialised_and_bounded(tasks, level):
     for task in tasks[level]:
-        grammar = TRACK.formalization_grammar(task)
+        grammar = TRACK.formalizer().grammar(task)
         b = F.grammar_bounds(task)
         nodes = task.formal["nodes"]
         assert set(re.findall(r'^node: (.*)$', grammar, re.M)[0].split(" | ")) == {
@@ -99,7 +100,7 @@ def test_grammar_is_specialised_and_bounded(tasks, level):
         assert not HAVE_LLG or llguidance_accepts(grammar, longest)
         for more in ("\n", longest[longest.rindex("environment:"):]):
             assert not lark_accepts(grammar, longest + more)
-        assert len(TRACK.parse_formalization(task, longest).formal.dump()["environments"]) == 4
+        assert len(TRACK.formalizer().parse(task, longest).formal.dump()["environments"]) == 4
 
 
 def _variants(task):
@@ -130,7 +131,7 @@ def _variants(task):
 
 def test_grammar_rejects_what_the_parser_would_reject(tasks):
     for task in tasks["easy"][:3]:
-        grammar = TRACK.formalization_grammar(task)
+        grammar = TRACK.formalizer().grammar(task)
         for why, text in _variants(task).items():
             assert not lark_accepts(grammar, text), why
             assert not HAVE_LLG or not llguidance_accepts(grammar, text), why
@@ -187,7 +188,7 @@ def test_parse_errors_name_line_and_column(one, edit, message, line, column):
     bad = edit(text, cols, sub)
     message = message.format(last=cols[-1], short=len(cols) - 1, width=len(cols))
     with pytest.raises(FormalizationError, match=message) as info:
-        TRACK.parse_formalization(one, bad)
+        TRACK.formalizer().parse(one, bad)
     if line is not None:
         assert info.value.line == line
     if column is not None:
@@ -200,28 +201,28 @@ def test_one_row_environment_and_limits(one):
     header = next(i for i, s in enumerate(lines) if s.startswith("environment"))
     cut = "".join(lines[:header + 2] + lines[header + 17:])
     with pytest.raises(FormalizationError, match="has 1 row; at least 2") as info:
-        TRACK.parse_formalization(one, cut)
+        TRACK.formalizer().parse(one, cut)
     assert info.value.line == header + 1
     with pytest.raises(FormalizationError, match="too long"):
-        TRACK.parse_formalization(one, text + " " * F.MAX_TEXT_CHARS)
+        TRACK.formalizer().parse(one, text + " " * F.MAX_TEXT_CHARS)
     with pytest.raises(FormalizationError, match="is text"):
-        TRACK.parse_formalization(one, None)
+        TRACK.formalizer().parse(one, None)
 
 
 def test_parser_is_lenient_about_layout_only(one):
     text = F.format_formal(one)
     cols = one.formal["columns"]
-    gold = TRACK.parse_formalization(one, text)
+    gold = TRACK.formalizer().parse(one, text)
     loose = ("\n\n```text\n" + text.replace(", ", " ,  ").replace(cols[0], cols[0].upper(), 1)
              .replace("\n", "  \n\n") + "```\n")
-    parsed = TRACK.parse_formalization(one, loose)
+    parsed = TRACK.formalizer().parse(one, loose)
     assert parsed.formal == gold.formal and parsed.items == gold.items
     edge = "{} -> {}\n".format(*one.formal["known_edges"][0])
-    twice = TRACK.parse_formalization(one, text.replace(edge, edge * 3, 1))
+    twice = TRACK.formalizer().parse(one, text.replace(edge, edge * 3, 1))
     assert twice.formal.known_edges == gold.formal.known_edges
     assert twice.items == gold.items
     same_kind = text.replace("observational\n", "inhibition of {0}, {0}\n".format(cols[0]), 1)
-    envs = TRACK.parse_formalization(one, same_kind).formal.dump()["environments"]
+    envs = TRACK.formalizer().parse(one, same_kind).formal.dump()["environments"]
     assert envs[0]["targets"] == [cols[0]] and envs[0]["name"] == f"inhibit_{cols[0]}"
     assert F.environment_name("inhibition", ["Raf"], ["inhibit_Raf", "inhibit_Raf_2"]) == \
         "inhibit_Raf_3"
@@ -231,25 +232,25 @@ def test_hostile_protein_names_never_reach_a_grammar(one):
     bad = copy.deepcopy(one)
     bad.domain_metadata["subgraph_nodes"][0] = 'Raf" | /(.|\\n)*/ | "'
     with pytest.raises(TaskFormatError, match="cannot be formalized"):
-        TRACK.formalization_grammar(bad)
+        TRACK.formalizer().grammar(bad)
     bad.domain_metadata["subgraph_nodes"][0] = "environment"
     with pytest.raises(TaskFormatError, match="not a keyword"):
-        TRACK.formalization_grammar(bad)
+        TRACK.formalizer().grammar(bad)
 
 
 # ---- prompts -------------------------------------------------------------------------------
 def test_prompts(one):
     problem = one.problem_nl
-    cot = TRACK.prompt("cot", one, "nl", problem=problem)
+    cot = TRACK.formalizer().prompt("cot", one, "nl", PromptArgs(problem=problem))
     assert problem in cot and one.question in cot
     assert all(f"{'ABCDEFGHIJ'[i]}. {o}\n" in cot + "\n" for i, o in enumerate(one.options))
     assert 'a line of the form "Answer: X"' in cot and "$" not in cot
-    form = TRACK.prompt("formalize", one, "nl", problem=problem)
+    form = TRACK.formalizer().prompt("formalize", one, "nl", PromptArgs(problem=problem))
     assert problem in form and "columns: Beta, XYZ, Alpha, Gamma" in form
     assert ", ".join(one.formal["nodes"]) in form and "2 decimals" in form
     assert not any(o in form for o in one.options)          # no options in the formalize prompt
     formal_text = F.format_formal(one)
-    symb = TRACK.prompt("symbcot", one, "nl", problem=problem, formalization=formal_text)
+    symb = TRACK.formalizer().prompt("symbcot", one, "nl", PromptArgs(problem=problem, formalization=formal_text))
     assert formal_text in symb and one.blocks[0] not in symb and one.options[0] in symb
     assert 'a line of the form "Answer: X"' in symb and "$" not in symb
     check_prompt_edges(TRACK, one, "cot", "LAB RECORD 7: see the attached tables.")

@@ -13,6 +13,7 @@ import networkx as nx
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
+from scir.prompts import PromptArgs
 from scir.cli import main
 from scir.errors import ConfigError
 from scir.runs.store import RunStore
@@ -65,9 +66,9 @@ def test_open_tasks_state_the_edge_set_and_no_options(tasks):
         assert len(gold) == t.params["connections"]
         assert all("XYZ" in e for e in gold)
         assert t.answer == _text(gold) and t.answer_pool == [t.answer]
-        assert "Options" not in TRACK.prompt("cot", t, "nl")
-        assert "Answer: A -> B; C -> D" in TRACK.prompt("cot", t, "nl")
-        symbcot = TRACK.prompt("symbcot", t, "nl", formalization=TRACK.format_formal(t))
+        assert "Options" not in TRACK.formalizer().prompt("cot", t, "nl")
+        assert "Answer: A -> B; C -> D" in TRACK.formalizer().prompt("cot", t, "nl")
+        symbcot = TRACK.formalizer().prompt("symbcot", t, "nl", PromptArgs(formalization=TRACK.formalizer().format(t)))
         assert "Options" not in symbcot and "Answer: A -> B; C -> D" in symbcot
     frontier = [t for t in tasks if len(t.domain_metadata["subgraph_nodes"]) == 11]
     assert frontier and len(frontier[0].domain_metadata["subgraph_edges"]) == 19
@@ -213,12 +214,12 @@ def ns_run(tmp_path_factory):
     exact = pool[0]
     wrong, swap = next((t, s) for t in pool[1:] if (s := _swap_plan(t)) is not None)
     p, q = swap
-    gold_text = TRACK.format_formal(wrong)
+    gold_text = TRACK.formalizer().format(wrong)
     first, rest = gold_text.split("\n", 1)
     columns = [c.strip() for c in first.split(":", 1)[1].split(",")]
     columns = [q if c == p else p if c == q else c for c in columns]
     wrong_text = "columns: " + ", ".join(columns) + "\n" + rest
-    texts = {exact.task_id: TRACK.format_formal(exact), wrong.task_id: wrong_text}
+    texts = {exact.task_id: TRACK.formalizer().format(exact), wrong.task_id: wrong_text}
     path = root / "open.jsonl"
     write_tasks(path, [exact, wrong])
 

@@ -126,7 +126,7 @@ def test_every_track_solves_in_nl_ctl_and_obf_with_oracle_and_ns(track):
         for presentation in PRESENTATIONS:
             settings = PipelineSettings(presentation=presentation)
             for arch in archs:
-                backend = GoldFormalizer(t.format_formal(task)) if arch == "ns" else None
+                backend = GoldFormalizer(t.formalizer().format(task)) if arch == "ns" else None
                 r = run_task(arch, task, backend, settings)
                 assert (r.status, r.correct, r.presentation) == ("ok", True, presentation), \
                     (arch, presentation, r.status, r.error)

@@ -21,6 +21,7 @@ import pytest
 from formalize_helpers import (HAVE_LLG, accepts, check_prompt_edges, lark_accepts,
                                llguidance_accepts, run_hostile, run_oracle,
                                solve_with_tiny)
+from scir.prompts import PromptArgs
 from scir.errors import FormalizationError, SolverError, SolverTimeout, TaskFormatError
 from scir.pipelines import STATUSES
 from scir.tasks import write_tasks
@@ -59,21 +60,21 @@ def quoted_names(grammar: str, rule: str) -> list[str]:
 @pytest.mark.slow
 def test_gold_formalization_parses_and_solves(tasks, level):
     for task in tasks[level]:
-        grammar = TRACK.formalization_grammar(task)
+        grammar = TRACK.formalizer().grammar(task)
         text = F.format_formal(task)
         assert text.endswith(f"goal: {task.formal['goal']}.\n")
         assert lark_accepts(grammar, text), task.task_id
         assert not HAVE_LLG or llguidance_accepts(grammar, text), task.task_id
-        parsed = TRACK.parse_formalization(task, text)
+        parsed = TRACK.formalizer().parse(task, text)
         assert parsed.formal.dump() == {"premises": task.formal["premises"],
                                         "goal": task.formal["goal"]}
-        assert parsed.items == TRACK.count_items(TRACK.formal(task))
+        assert parsed.items == TRACK.formalizer().count_items(TRACK.formal(task))
         assert TRACK.solve_formal(task, parsed.formal) == task.answer
 
 
 def test_grammar_is_specialised_and_bounded(tasks, level):
     for task in tasks[level]:
-        grammar = TRACK.formalization_grammar(task)
+        grammar = TRACK.formalizer().grammar(task)
         b = F.grammar_bounds(task)
         assert quoted_names(grammar, "atom") == sorted(task.formal["predicates"])
         assert quoted_names(grammar, "constant") == sorted(task.formal["constants"])
@@ -89,7 +90,7 @@ def test_grammar_is_specialised_and_bounded(tasks, level):
 
 
 def test_grammar_rejects_what_it_does_not_allow(one):
-    grammar = TRACK.formalization_grammar(one)
+    grammar = TRACK.formalizer().grammar(one)
     a, b, c = sorted(one.formal["predicates"])[:3]
     cell = one.formal["constants"][0]
     goal = f"goal: {a}({cell}).\n"
@@ -115,7 +116,7 @@ def test_grammar_rejects_what_it_does_not_allow(one):
     }
     for why, text in ok.items():
         assert accepts(grammar, text), why
-        TRACK.parse_formalization(one, text)
+        TRACK.formalizer().parse(one, text)
     for why, text in bad.items():
         assert not accepts(grammar, text), why
 
@@ -162,7 +163,7 @@ def test_parse_errors_name_line_and_column(one, bad, message, line, column):
     a, b = sorted(one.formal["predicates"])[:2]
     names = {"a": a, "b": b, "c": one.formal["constants"][0]}
     with pytest.raises(FormalizationError, match=message.format(**names)) as info:
-        TRACK.parse_formalization(one, bad.format(**names))
+        TRACK.formalizer().parse(one, bad.format(**names))
     assert info.value.line == line
     if column is not None:
         assert info.value.column == column
@@ -183,7 +184,7 @@ def test_deep_nesting_is_answered_or_a_typed_failure(one):
         for size in (room // 4, room // 2, room):
             text = f"premise: {shape(size)}.\ngoal: {atom}.\n"
             try:
-                parsed = TRACK.parse_formalization(one, text)
+                parsed = TRACK.formalizer().parse(one, text)
             except FormalizationError as exc:
                 assert exc.line == 1 and "nested too deeply" in exc.message, name
                 outcomes.add("parse_error")
@@ -198,37 +199,37 @@ def test_size_limits(one):
     a = sorted(one.formal["predicates"])[0]
     many = f"premise: {a}(x).\n" * (F.MAX_PREMISES + 1) + f"goal: {a}(x).\n"
     with pytest.raises(FormalizationError, match="more than 500 premises") as info:
-        TRACK.parse_formalization(one, many)
+        TRACK.formalizer().parse(one, many)
     assert info.value.line == F.MAX_PREMISES + 1
     with pytest.raises(FormalizationError, match="formalization too long"):
-        TRACK.parse_formalization(one, " " * (F.MAX_TEXT_CHARS + 1))
+        TRACK.formalizer().parse(one, " " * (F.MAX_TEXT_CHARS + 1))
     with pytest.raises(FormalizationError, match="is text, got NoneType"):
-        TRACK.parse_formalization(one, None)
+        TRACK.formalizer().parse(one, None)
 
 
 def test_parser_is_lenient_about_layout_only(one):
     text = F.format_formal(one)
-    gold = TRACK.parse_formalization(one, text)
+    gold = TRACK.formalizer().parse(one, text)
     loose = ("\n```prover9\n" + text.replace("premise: ", "  Premise :").replace(" -> ", "->")
              .replace(".\n", " \r\n\n") + "```\n\n")
-    parsed = TRACK.parse_formalization(one, loose)
+    parsed = TRACK.formalizer().parse(one, loose)
     assert parsed.formal == gold.formal and parsed.items == gold.items
     shuffled = text.replace("goal:", "GOAL:")
-    assert TRACK.parse_formalization(one, shuffled).formal == gold.formal
+    assert TRACK.formalizer().parse(one, shuffled).formal == gold.formal
 
 
 def test_hostile_signature_names_never_reach_a_grammar(one):
     bad = copy.deepcopy(one)
     bad.formal["predicates"] = {'p" | /(.|\\n)*/ | "': 1}
     with pytest.raises(TaskFormatError, match="cannot be formalized") as info:
-        TRACK.formalization_grammar(bad)
+        TRACK.formalizer().grammar(bad)
     assert info.value.task_id == one.task_id
     bad.formal["predicates"] = {"end_of_list": 1}
     with pytest.raises(TaskFormatError, match="invalid predicate name"):
-        TRACK.formalization_grammar(bad)
+        TRACK.formalizer().grammar(bad)
     bad.formal["predicates"], bad.formal["constants"] = dict(one.formal["predicates"]), ["x1"]
     with pytest.raises(TaskFormatError, match="would read it as a variable"):
-        TRACK.parse_formalization(bad, F.format_formal(one))
+        TRACK.formalizer().parse(bad, F.format_formal(one))
 
 
 def test_signature_falls_back_to_the_gold_formulas(one):
@@ -244,10 +245,10 @@ def test_signature_falls_back_to_the_gold_formulas(one):
 # ---- prompts -------------------------------------------------------------------------------
 def test_prompts(one):
     problem = one.problem_nl
-    cot = TRACK.prompt("cot", one, "nl", problem=problem)
+    cot = TRACK.formalizer().prompt("cot", one, "nl", PromptArgs(problem=problem))
     assert problem in cot and one.question in cot
     assert 'a line of the form "Answer: X"' in cot and "$" not in cot
-    form = TRACK.prompt("formalize", one, "nl", problem=problem)
+    form = TRACK.formalizer().prompt("formalize", one, "nl", PromptArgs(problem=problem))
     assert problem in form and one.question in form and "$" not in form
     assert "premise: all x (neuron(x) -> excitable_cell(x)).\n" in form
     assert "goal: -glial_cell(cell_k1).\n" in form
@@ -257,7 +258,7 @@ def test_prompts(one):
     for cid, name in lexicon["individuals"].items():
         assert f"{cid}: {name}\n" in form
     formal_text = F.format_formal(one)
-    symb = TRACK.prompt("symbcot", one, "nl", problem=problem, formalization=formal_text)
+    symb = TRACK.formalizer().prompt("symbcot", one, "nl", PromptArgs(problem=problem, formalization=formal_text))
     assert formal_text in symb and one.blocks[0] not in symb and one.question in symb
     assert 'a line of the form "Answer: X"' in symb and "$" not in symb
     check_prompt_edges(TRACK, one, "formalize",
@@ -274,9 +275,9 @@ def test_the_prompt_example_is_a_valid_formalization():
                    formal={"premises": ["neuron(cell_k1)"], "goal": "excitable_cell(cell_k1)",
                            "predicates": {"neuron": 1, "glial_cell": 1, "excitable_cell": 1},
                            "constants": ["cell_k1"]})
-    form = TRACK.prompt("formalize", example, "nl", problem="")
+    form = TRACK.formalizer().prompt("formalize", example, "nl", PromptArgs(problem=""))
     text = re.search(r"(?ms)^(premise: .*?^goal: [^\n]*\n)", form).group(1)
-    parsed = TRACK.parse_formalization(example, text)
+    parsed = TRACK.formalizer().parse(example, text)
     assert parsed.items == 4 and TRACK.solve_formal(example, parsed.formal) == "True"
 
 
@@ -345,12 +346,12 @@ def test_hostile_formalizations_are_typed_failures(tasks, tmp_path, monkeypatch)
 
 def test_solver_failures_keep_their_types(one, monkeypatch):
     a, b = sorted(one.formal["predicates"])[:2]
-    inconsistent = TRACK.parse_formalization(one, f"premise: {a}(x).\npremise: -{a}(x).\n"
+    inconsistent = TRACK.formalizer().parse(one, f"premise: {a}(x).\npremise: -{a}(x).\n"
                                                   f"goal: {b}(x).\n")
     with pytest.raises(SolverError, match="premises are inconsistent"):
         TRACK.solve_formal(one, inconsistent.formal)
     monkeypatch.setattr(TRACK, "prover9_seconds", 1)
-    hard = TRACK.parse_formalization(one, _pigeonhole(sorted(one.formal["predicates"])))
+    hard = TRACK.formalizer().parse(one, _pigeonhole(sorted(one.formal["predicates"])))
     with pytest.raises(SolverTimeout, match="Prover9 on the goal: max_seconds reached"):
         TRACK.solve_formal(one, hard.formal)
 

@@ -176,7 +176,7 @@ def test_verify_rejects_formulas_outside_the_fragment(easy_tasks):
 def test_solve_formal_and_count_items(easy_tasks):
     for task in easy_tasks[:3]:
         assert TRACK.solve_formal(task, TRACK.formal(task)) == task.answer
-        assert TRACK.count_items(TRACK.formal(task)) == len(task.formal["premises"])
+        assert TRACK.formalizer().count_items(TRACK.formal(task)) == len(task.formal["premises"])
     task = easy_tasks[0]
     broken = DeductionFormal((*task.formal["premises"], "all x (a(x) ->"), "b(c1)")
     with pytest.raises(SolverInputError):
@@ -184,7 +184,7 @@ def test_solve_formal_and_count_items(easy_tasks):
     with pytest.raises(TaskFormatError, match="expected a list") as info:
         DeductionFormal.load({"premises": "p(a)", "goal": "p(a)"})
     assert info.value.field == "formal.premises"
-    assert TRACK.count_items(DeductionFormal((), "p(a)")) == 0
+    assert TRACK.formalizer().count_items(DeductionFormal((), "p(a)")) == 0
 
 
 def test_formal_dump_reproduces_the_json(easy_tasks):

@@ -112,13 +112,13 @@ def test_formalization_parse_and_solve(horn):
     lines = [f"{a}." for a in gold["facts"]]
     lines += [f"{r['head']} :- {', '.join(r['body'])}." for r in gold["rules"]]
     lines.append(f"?- {gold['query']}.")
-    parsed = horn.parse_formalization(task, "\n".join(lines))
+    parsed = horn.formalizer().parse(task, "\n".join(lines))
     assert parsed.formal == horn.formal(task) and parsed.formal.dump() == gold
-    assert parsed.items == horn.count_items(parsed.formal) == len(gold["facts"]) + \
+    assert parsed.items == horn.formalizer().count_items(parsed.formal) == len(gold["facts"]) + \
         len(gold["rules"])
     assert horn.score(task, horn.solve_formal(task, parsed.formal))
     with pytest.raises(FormalizationError, match="does not parse") as info:
-        horn.parse_formalization(task, "p1.\np2 :- .\n?- p2.")
+        horn.formalizer().parse(task, "p1.\np2 :- .\n?- p2.")
     assert (info.value.line, info.value.column) == (2, 7)
 
 

@@ -58,8 +58,8 @@ def runs(tmp_path_factory):
     track = get_track("deduction")
     wrong = next(t for t in tasks if t.answer != "Unknown")
     hostile, good = [t for t in tasks if t is not wrong][:2]
-    replies = {good.task_id: track.format_formal(good),
-               wrong.task_id: _negated(track.format_formal(wrong)),
+    replies = {good.task_id: track.formalizer().format(good),
+               wrong.task_id: _negated(track.formalizer().format(wrong)),
                hostile.task_id: HOSTILE}
 
     def script(body, index):
@@ -179,7 +179,7 @@ def test_browser_filter_to_a_failed_task(site, runs, browser):
     assert page.locator("#nl pre").inner_text().strip() == task.problem_nl.strip()
     obf = page.locator("#obf pre").all_inner_texts()
     assert [t.strip() for t in obf] == [d.text.strip() for d in task.documents]
-    gold = get_track("deduction").format_formal(task)
+    gold = get_track("deduction").formalizer().format(task)
     assert page.locator("#gold-formal").inner_text().strip() == gold.strip()
     anchor = page.url.rsplit("#", 1)[1]
     result = page.locator(f"section#{anchor}")

@@ -108,14 +108,14 @@ def test_a_gold_formalization_scores_one_and_a_wrong_one_zero():
     from solvers.prover9 import negated_goal
 
     task = next(iter(TRACK.generate(1, 12, "easy")))
-    gold = TRACK.parse_formalization(task, TRACK.format_formal(task)).formal
-    got = TRACK.extraction(task, gold)
+    gold = TRACK.formalizer().parse(task, TRACK.formalizer().format(task)).formal
+    got = TRACK.formalizer().extraction(task, gold)
     assert (got.precision, got.recall, got.missing, got.extra, got.goal) == \
         (1.0, 1.0, [], [], "equivalent")
     s, t = ALL.fullmatch(next(p for p in gold.premises if ALL.fullmatch(p))).groups()
     text = f"premise: all x ({t}(x) -> {s}(x)).\ngoal: {negated_goal(gold.goal)}."
-    wrong = TRACK.parse_formalization(task, text).formal
-    got = TRACK.extraction(task, wrong)
+    wrong = TRACK.formalizer().parse(task, text).formal
+    got = TRACK.formalizer().extraction(task, wrong)
     assert (got.precision, got.recall, got.goal) == (0.0, 0.0, "negated")
     assert len(got.missing) == got.gold_items and len(got.extra) == 1
 
@@ -125,9 +125,9 @@ def test_induction_facts_and_examples_match_as_sets():
     whose protein is changed, precision and recall say so, naming what is missing and extra."""
     track = get_track("induction")
     task = next(iter(track.generate(1, 3, "easy")))
-    text = track.format_formal(task)
-    gold = track.parse_formalization(task, text).formal
-    assert (track.extraction(task, gold).precision, track.extraction(task, gold).recall) == \
+    text = track.formalizer().format(task)
+    gold = track.formalizer().parse(task, text).formal
+    assert (track.formalizer().extraction(task, gold).precision, track.formalizer().extraction(task, gold).recall) == \
         (1.0, 1.0)
     lines = text.splitlines()
     facts = [i for i, line in enumerate(lines)
@@ -139,7 +139,7 @@ def test_induction_facts_and_examples_match_as_sets():
     new = next(p for p in proteins if (relation, drug, p) not in set(gold.facts))
     changed = f"{relation}({drug}, {new})."
     edited = [line for line in lines if line not in (first, second, third)] + [changed]
-    got = track.extraction(task, track.parse_formalization(task, "\n".join(edited)).formal)
+    got = track.formalizer().extraction(task, track.formalizer().parse(task, "\n".join(edited)).formal)
     n = len(gold.facts) + len(gold.pos) + len(gold.neg)
     assert (got.items, got.correct, got.gold_items, got.recalled) == (n - 2, n - 3, n, n - 3)
     assert sorted(got.missing) == sorted(x.rstrip(".") for x in (first, second, third))
@@ -153,7 +153,7 @@ def test_causal_rows_match_within_rounding_in_any_column_order():
     track = get_track("causal")
     task = next(iter(track.generate(1, 3, "easy")))
     gold = track.formal(task)
-    lines = track.format_formal(task).splitlines()
+    lines = track.formalizer().format(task).splitlines()
     header = lines[0]
     columns = header.split(":", 1)[1].replace(" ", "").split(",")
     order = list(reversed(range(len(columns))))          # every row's columns reversed
@@ -172,7 +172,7 @@ def test_causal_rows_match_within_rounding_in_any_column_order():
             out.append(" ".join(values))
         else:
             out.append(line)
-    got = track.extraction(task, track.parse_formalization(task, "\n".join(out)).formal)
+    got = track.formalizer().extraction(task, track.formalizer().parse(task, "\n".join(out)).formal)
     n = sum(len(e.rows) for e in gold.environments) + len(gold.known_edges)
     assert (got.items, got.correct, got.gold_items, got.recalled) == (n - 1, n - 2, n, n - 2)
     assert edge.replace(" ", "") in [m.replace(" ", "") for m in got.missing]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +19,10 @@ from scir.prompts import PromptArgs
 from scir.tasks import Task
 from scir.tracks import get_track
 from scir.tracks.base import Formalization, Track
-from scir.tracks.formalizer import Formalizer, TrackMethods
+from scir.tracks import formalizer as formalizer_module
+from scir.tracks.formalizer import TRACK_METHODS, Formalizer, TrackMethods
 
-from parity_track import ParityTrack
+from parity_track import GRAMMAR, ParityFormalizer, ParityTrack
 
 DIGESTS = Path(__file__).parent / "fixtures" / "formalizer_prompts.json"
 # one task per track and tier (and the paper construction, causal open answers); the digests
@@ -80,6 +82,7 @@ def _outputs(track: Track, task: Task, key: str, new: bool) -> dict[str, str]:
     return {f"{key}/{name}": value for name, value in out.items()}
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the older names, on purpose
 @pytest.mark.parametrize("new", [True, False], ids=["formalizer", "track-methods"])
 def test_prompts_grammars_and_formal_texts_are_unchanged(new):
     digests = json.loads(DIGESTS.read_text(encoding="utf-8"))
@@ -105,30 +108,55 @@ def test_built_in_tracks_have_their_own_formalizer():
             assert method not in type(track).__dict__, (name, method)
 
 
-# ---- the older Track methods -----------------------------------------------------------------
+# ---- the older Track methods ---------------------------------------------------------------
 class OldStyle(ParityTrack):
-    """A track written against the Track methods (ParityTrack's grammar, parser, prompt and
-    count), plus an extraction and a super() call into the base method."""
+    """A track written against the older Track methods: grammar, parser, writer, prompt,
+    count and bound as methods of the track, no formalizer of its own."""
 
     name = "parity-old"
+    formalizer = Track.formalizer  # the default: the adapter over the methods below
+
+    def formalization_grammar(self, task: Task) -> str:
+        return ParityFormalizer(self).grammar(task)
 
     def formalization_max_chars(self, task: Task) -> int:
         return 77
+
+    def parse_formalization(self, task: Task, text: str) -> Formalization:
+        return ParityFormalizer(self).parse(task, text)
 
     def format_formal(self, task: Task, formal: Any = None) -> str:
         numbers = (formal or task.formal)["numbers"]
         return "numbers: " + ", ".join(map(str, numbers))
 
-    def extraction(self, task: Task, formal: Any) -> Any:
-        return super().extraction(task, formal)  # the base default: None, no recursion
+    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
+        return ParityFormalizer(self).prompt(kind, task, presentation, PromptArgs.of(extra))
+
+    def count_items(self, formal: Any) -> int:
+        return len(formal["numbers"])
+
+
+def test_the_base_track_lists_no_formalization_methods():
+    for method in TRACK_METHODS.values():
+        assert not hasattr(Track, method), method
+    public = sorted(n for n, v in vars(Track).items() if callable(v) and not n.startswith("_"))
+    assert len(public) <= 25, public  # 29 before the Formalizer
 
 
 def test_a_track_on_the_older_methods_works_through_its_formalizer():
+    formalizer_module._warned.discard(OldStyle)
     track = OldStyle()
     task = next(iter(track.generate(1, seed=3)))
-    face = track.formalizer()
+    with pytest.warns(DeprecationWarning, match=r"track 'parity-old' \(OldStyle\) defines the "
+                      r"older formalization methods formalization_grammar, "
+                      r"formalization_max_chars, parse_formalization, format_formal, prompt, "
+                      r"count_items; return a Formalizer from Track.formalizer\(\) instead"):
+        face = track.formalizer()
     assert isinstance(face, TrackMethods)
-    assert face.grammar(task) == track.formalization_grammar(task)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one warning per track class, not per call
+        again = track.formalizer()
+        assert again.grammar(task) == track.formalization_grammar(task) == GRAMMAR
     assert face.max_chars(task) == 77
     text = face.format(task)
     assert text == track.format_formal(task) == "numbers: " + ", ".join(
@@ -136,7 +164,12 @@ def test_a_track_on_the_older_methods_works_through_its_formalizer():
     parsed = face.parse(task, text)
     assert isinstance(parsed, Formalization) and parsed.formal == task.formal
     assert face.count_items(parsed.formal) == parsed.items == len(task.formal["numbers"])
-    assert face.reference_items(task) == track.reference_items(task) == parsed.items
+    # the methods it does not define: the Formalizer's defaults (with a warning when called
+    # on the track by their older names)
+    assert face.reference_items(task) == parsed.items
+    with pytest.warns(DeprecationWarning, match=r"Track.reference_items is deprecated: call "
+                      r"track.formalizer\(\).reference_items \(removed in scir 0.9\)"):
+        assert track.reference_items(task) == parsed.items
     assert face.extraction(task, parsed.formal) is None
     # the prompt is the track's own, called with the keywords that are set
     assert face.prompt("cot", task, "nl", PromptArgs(problem="THE TEXT")) == track.prompt(
@@ -145,20 +178,26 @@ def test_a_track_on_the_older_methods_works_through_its_formalizer():
         f"Formalization: {text}\n")
 
 
-def test_the_base_methods_without_an_override_keep_their_defaults():
-    class Bare(OldStyle):
+def test_a_track_without_the_methods_gets_the_formalizer_defaults():
+    class Bare(ParityTrack):
         name = "parity-bare"
-
-        def formalization_grammar(self, task: Task) -> str:
-            return super(ParityTrack, self).formalization_grammar(task)  # Track's default
+        formalizer = Track.formalizer  # neither a formalizer nor the older methods
 
     track, task = Bare(), next(iter(Bare().generate(1, seed=3)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no older method defined: no warning
+        face = track.formalizer()
     with pytest.raises(NotImplementedError, match="has no formalization grammar yet"):
-        track.formalizer().grammar(task)
-    with pytest.raises(NotImplementedError, match="has no formalization grammar yet"):
+        face.grammar(task)
+    with pytest.warns(DeprecationWarning), pytest.raises(
+            NotImplementedError, match="has no formalization grammar yet"):
         track.formalization_grammar(task)
+    assert face.max_chars(task) is None and face.reference_items(task) is None
+    with pytest.raises(AttributeError, match="'Bare' object has no attribute 'grammar'"):
+        track.grammar  # only the older names forward, nothing else
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_the_older_method_names_forward_to_a_built_in_formalizer():
     track = get_track("deduction")
     task = next(iter(track.generate(1, seed=1)))
@@ -167,6 +206,8 @@ def test_the_older_method_names_forward_to_a_built_in_formalizer():
     assert track.format_formal(task) == face.format(task)
     assert track.reference_items(task) == face.reference_items(task) == len(
         task.formal["premises"])
+    with pytest.raises(ConfigError, match="unknown prompt argument 'problme'"):
+        track.prompt("cot", task, "nl", problme="text")
 
 
 # ---- typed prompt arguments -------------------------------------------------------------------
@@ -175,7 +216,7 @@ def test_prompt_arguments_refuse_an_unknown_key():
     task = next(iter(track.generate(1, seed=1)))
     with pytest.raises(ConfigError, match="unknown prompt argument 'problme': a prompt takes "
                                           "problem and formalization") as caught:
-        track.prompt("cot", task, "nl", problme="text")
+        track.formalizer().prompt("cot", task, "nl", PromptArgs.of({"problme": "text"}))
     assert caught.value.field == "problme"
     with pytest.raises(ConfigError, match="unknown prompt argument 'formal', 'text'"):
         PromptArgs.of({"text": "a", "formal": "b", "problem": "c"})
@@ -209,9 +250,6 @@ def test_a_track_outside_the_package_ships_its_own_prompt_files(tmp_path):
     class FileTrack(ParityTrack):
         name = "parity-files"
 
-        # the Formalizer's prompts instead of ParityTrack's own
-        prompt = Track.prompt
-
         def formalizer(self) -> Formalizer:
             return Files(self)
 
@@ -220,11 +258,11 @@ def test_a_track_outside_the_package_ships_its_own_prompt_files(tmp_path):
     count = len(task.formal["numbers"])
     expected = f"Q: {task.question}\n{task.problem_nl}\nThere are {count} numbers.\n"
     assert track.formalizer().prompt("cot", task, "nl") == expected
-    assert track.prompt("cot", task, "nl") == expected  # the older name too
-    assert track.prompt("symbcot", task, "nl", formalization="numbers: 1") == (
+    assert track.formalizer().prompt(
+        "symbcot", task, "nl", PromptArgs(formalization="numbers: 1")) == (
         f"numbers: 1\n{task.question}\n")
     with pytest.raises(ConfigError, match="needs the formalization"):
-        track.prompt("symbcot", task, "nl")
+        track.formalizer().prompt("symbcot", task, "nl")
     # a kind without a file: the track has no such prompt (the pipelines: a ConfigError)
     with pytest.raises(NotImplementedError, match="track parity-files has no formalize prompt"):
         track.formalizer().prompt("formalize", task, "nl")
@@ -247,10 +285,10 @@ def test_a_tracks_prompt_files_come_before_the_built_in_ones(tmp_path):
 
     track = MyDeduction()
     task = next(iter(track.generate(1, seed=1)))
-    assert track.prompt("cot", task, "nl") == f"Mine: {task.question}\n"
+    assert track.formalizer().prompt("cot", task, "nl") == f"Mine: {task.question}\n"
     # the kinds it does not ship are the built-in files
-    assert track.prompt("formalize", task, "nl") == get_track("deduction").prompt(
-        "formalize", task, "nl")
+    assert track.formalizer().prompt("formalize", task, "nl") == (
+        get_track("deduction").formalizer().prompt("formalize", task, "nl"))
 
 
 def test_a_track_on_the_older_methods_names_its_prompt_files(tmp_path):
@@ -259,11 +297,17 @@ def test_a_track_on_the_older_methods_names_its_prompt_files(tmp_path):
     class OldFiles(ParityTrack):
         name = "parity-dir"
         prompt_dir = folder
-        prompt = Track.prompt  # no prompt of its own: the files
+        formalizer = Track.formalizer  # the older methods; no prompt of its own: the files
+
+        def count_items(self, formal: Any) -> int:
+            return len(formal["numbers"])
 
     track = OldFiles()
     task = next(iter(track.generate(1, seed=2)))
-    assert isinstance(track.formalizer(), TrackMethods)
-    assert track.prompt("cot", task, "nl") == f"{task.problem_nl} / {task.question}\n"
+    with pytest.warns(DeprecationWarning, match="defines the older formalization methods "
+                      "count_items;"):
+        assert isinstance(track.formalizer(), TrackMethods)
+    with pytest.warns(DeprecationWarning, match="Track.prompt is deprecated"):
+        assert track.prompt("cot", task, "nl") == f"{task.problem_nl} / {task.question}\n"
     assert track.formalizer().prompt("cot", task, "nl", PromptArgs(problem="X")) == (
         f"X / {task.question}\n")

@@ -305,7 +305,7 @@ def test_formal_dump_reproduces_the_json(tasks, track):
 def test_count_items(tasks, track):
     task = tasks["hard"][0]
     f = task.formal
-    assert track.count_items(track.formal(task)) == len(f["facts"]) + len(f["pos"]) + \
+    assert track.formalizer().count_items(track.formal(task)) == len(f["facts"]) + len(f["pos"]) + \
         len(f["neg"]) == 140 + 8 + 3
 
 

@@ -21,6 +21,7 @@ import pytest
 
 from formalize_helpers import (HAVE_LLG, check_prompt_edges, lark_accepts, llguidance_accepts,
                                run_hostile, run_oracle, solve_with_tiny)
+from scir.prompts import PromptArgs
 from scir.errors import FormalizationError, SolverError, SolverInputError, TaskFormatError
 from scir.tasks import write_tasks
 from scir.tracks import get_track
@@ -89,14 +90,14 @@ def test_gold_formalization_parses_and_solves(tasks, level):
     """Every gold text parses back to the gold examples; the solver runs on half of them (the
     oracle test runs it on the same facts and examples of all of them)."""
     for index, task in enumerate(tasks[level]):
-        grammar = TRACK.formalization_grammar(task)
+        grammar = TRACK.formalizer().grammar(task)
         text = F.format_formal(task)
         assert lark_accepts(grammar, text), task.task_id
         assert not HAVE_LLG or llguidance_accepts(grammar, text), task.task_id
         assert len(text) <= F.max_formalization_chars(task)
-        parsed = TRACK.parse_formalization(task, text)
+        parsed = TRACK.formalizer().parse(task, text)
         assert parsed.formal.dump() == gold_examples(task)    # no target, no category
-        assert parsed.items == TRACK.count_items(TRACK.formal(task))
+        assert parsed.items == TRACK.formalizer().count_items(TRACK.formal(task))
         if index % 2 == 0:
             answer = TRACK.solve_formal(task, parsed.formal)
             assert answer in task.answer_pool, (task.task_id, answer, task.answer_pool)
@@ -105,7 +106,7 @@ def test_gold_formalization_parses_and_solves(tasks, level):
 def test_grammar_is_specialised_and_bounded(tasks, level):
     world = load_world()
     for task in tasks[level][:4]:
-        grammar = TRACK.formalization_grammar(task)
+        grammar = TRACK.formalizer().grammar(task)
         b = F.grammar_bounds(task)
         meta, formal = task.domain_metadata, task.formal
 
@@ -131,7 +132,7 @@ def test_grammar_is_specialised_and_bounded(tasks, level):
         pos_line = longest[longest.index("pos("):].split("\n")[0] + "\n"
         assert not lark_accepts(grammar, longest + "\n")
         assert not lark_accepts(grammar, longest.replace(pos_line, pos_line * 2, 1))
-        assert TRACK.parse_formalization(task, longest).items == 3    # duplicates kept once
+        assert TRACK.formalizer().parse(task, longest).items == 3    # duplicates kept once
 
 
 def _variants(task):
@@ -166,7 +167,7 @@ def _variants(task):
 def test_grammar_rejects_what_the_parser_would_reject(tasks, paper_task):
     assert "other relation type" in _variants(paper_task)
     for task in tasks["easy"][:3] + [paper_task]:
-        grammar = TRACK.formalization_grammar(task)
+        grammar = TRACK.formalizer().grammar(task)
         for why, text in _variants(task).items():
             assert not lark_accepts(grammar, text), why
             assert not HAVE_LLG or not llguidance_accepts(grammar, text), why
@@ -215,7 +216,7 @@ def test_parse_errors_name_line_and_column(paper_task, text, message, line, colu
     for key, value in values.items():
         bad = bad.replace(f"\x00{key}\x01", value)
     with pytest.raises(FormalizationError, match=message) as info:
-        TRACK.parse_formalization(one, bad)
+        TRACK.formalizer().parse(one, bad)
     if line is not None:
         assert info.value.line == line
     if column is not None:
@@ -225,24 +226,24 @@ def test_parse_errors_name_line_and_column(paper_task, text, message, line, colu
 def test_limits(one):
     text = F.format_formal(one)
     with pytest.raises(FormalizationError, match="too long"):
-        TRACK.parse_formalization(one, text + "%" * F.MAX_TEXT_CHARS)
+        TRACK.formalizer().parse(one, text + "%" * F.MAX_TEXT_CHARS)
     with pytest.raises(FormalizationError, match="too long"):
-        TRACK.parse_formalization(one, "pos(interacts(a, b)).\n" * 1_000_000)
+        TRACK.formalizer().parse(one, "pos(interacts(a, b)).\n" * 1_000_000)
     sig = F.task_signature(one)
     rel, drug, protein = (min(names, key=len) for names in (sig.relations, sig.drugs,
                                                             sig.proteins))
     short = f"{rel}({drug},{protein}).\n"
     assert len(short) * (F.MAX_CLAUSES + 1) < F.MAX_TEXT_CHARS
     with pytest.raises(FormalizationError, match=f"more than {F.MAX_CLAUSES} clauses") as info:
-        TRACK.parse_formalization(one, short * (F.MAX_CLAUSES + 1))
+        TRACK.formalizer().parse(one, short * (F.MAX_CLAUSES + 1))
     assert info.value.line == F.MAX_CLAUSES + 1
     with pytest.raises(FormalizationError, match="is text"):
-        TRACK.parse_formalization(one, None)
+        TRACK.formalizer().parse(one, None)
 
 
 def test_parser_is_lenient_about_layout_only(one):
     text = F.format_formal(one)
-    gold = TRACK.parse_formalization(one, text)
+    gold = TRACK.formalizer().parse(one, text)
     lines = text.strip().split("\n")
     facts = [s for s in lines if not s.startswith(("pos(", "neg("))]
     examples = [s for s in lines if s.startswith(("pos(", "neg("))]
@@ -250,13 +251,13 @@ def test_parser_is_lenient_about_layout_only(one):
              + "  ".join(s.replace(", ", " ,\t") for s in facts) + "  % the facts\n```\n")
     d0 = one.formal["pos"][0][0]
     loose = loose.replace(f"({d0},", f"({d0.upper()},", 1)
-    parsed = TRACK.parse_formalization(one, loose)
+    parsed = TRACK.formalizer().parse(one, loose)
     assert sorted(parsed.formal.facts) == sorted(gold.formal.facts)
     for kind in ("pos", "neg"):
         assert sorted(getattr(parsed.formal, kind)) == sorted(getattr(gold.formal, kind))
     assert parsed.items == gold.items
     a, b = one.formal["pos"][0]
-    twice = TRACK.parse_formalization(one, text + f"pos(interacts({b}, {a})).\n")
+    twice = TRACK.formalizer().parse(one, text + f"pos(interacts({b}, {a})).\n")
     assert twice.formal == gold.formal and twice.items == gold.items
 
 
@@ -264,15 +265,15 @@ def test_hostile_names_never_reach_a_grammar(one):
     bad = copy.deepcopy(one)
     bad.domain_metadata["drugs"] = {'x" | /(.|\\n)*/ | "': "X"}
     with pytest.raises(TaskFormatError, match="cannot be formalized"):
-        TRACK.formalization_grammar(bad)
+        TRACK.formalizer().grammar(bad)
     bad.domain_metadata["drugs"] = {"pos": "Pos"}
     with pytest.raises(TaskFormatError, match="cannot be formalized"):
-        TRACK.formalization_grammar(bad)
+        TRACK.formalizer().grammar(bad)
     bad = copy.deepcopy(one)
     protein = next(iter(bad.domain_metadata["proteins"]))
     bad.domain_metadata["drugs"][protein] = protein
     with pytest.raises(TaskFormatError, match="two kinds of things"):
-        TRACK.formalization_grammar(bad)
+        TRACK.formalizer().grammar(bad)
     bad = copy.deepcopy(one)
     bad.domain_metadata = {}
     assert F.task_signature(bad) == F.task_signature(one)      # names from the gold object
@@ -317,20 +318,20 @@ def test_solver_input_errors(one, change, message):
 # ---- prompts -------------------------------------------------------------------------------
 def test_prompts(one):
     problem = one.problem_nl
-    cot = TRACK.prompt("cot", one, "nl", problem=problem)
+    cot = TRACK.formalizer().prompt("cot", one, "nl", PromptArgs(problem=problem))
     assert problem in cot and one.question in cot and "$" not in cot
     for name in load_world().relation_names:
         assert name in cot
     assert cot.rstrip().endswith('"Answer: inhibits_enzyme,substrate_of").')
     assert '"Answer: r1,r2"' in cot
-    form = TRACK.prompt("formalize", one, "nl", problem=problem)
+    form = TRACK.formalizer().prompt("formalize", one, "nl", PromptArgs(problem=problem))
     assert problem in form and "pos(interacts(dorvanil, ketrazine))." in form
     assert "$" not in form and one.question not in form
     sig = F.task_signature(one)
     assert all(d in form for d in sig.drugs) and all(r in form for r in sig.relations)
     assert "dorvanil" not in load_world().drugs
     formal_text = F.format_formal(one)
-    symb = TRACK.prompt("symbcot", one, "nl", problem=problem, formalization=formal_text)
+    symb = TRACK.formalizer().prompt("symbcot", one, "nl", PromptArgs(problem=problem, formalization=formal_text))
     assert formal_text in symb and one.blocks[0] not in symb and '"Answer: r1,r2"' in symb
     check_prompt_edges(TRACK, one, "cot", "DATABASE RECORD 7: see the interaction tables.")
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from parity_track import GRAMMAR, ParityTrack
+from parity_track import GRAMMAR, ParityFormalizer, ParityTrack
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend, LLMRequest, LLMResponse
 from scir.llm.cache import CachingBackend
@@ -167,16 +167,20 @@ def test_presentation_obf_needs_a_rendered_task():
 
 
 def test_a_missing_track_hook_stops_the_run(tracks):
+    class NoGrammarFace(ParityFormalizer):
+        def grammar(self, task):
+            raise NotImplementedError("grammar comes later")
+
     class NoGrammar(ParityTrack):
         name = "parity-nogrammar"
 
-        def formalization_grammar(self, task):
-            raise NotImplementedError("grammar comes later")
+        def formalizer(self):
+            return NoGrammarFace(self)
 
     tracks(NoGrammar)
     t = task([1])
     t.domain = "parity-nogrammar"
-    with pytest.raises(ConfigError, match="does not support formalization_grammar yet"):
+    with pytest.raises(ConfigError, match="does not support Formalizer.grammar yet"):
         run_task("ns", t, ScriptedBackend(["numbers: 1"]), NL)
 
 
@@ -216,15 +220,19 @@ def test_runner_is_concurrent_resumable_and_retries_backend_errors(tmp_path):
 def test_ns_records_solver_errors_raised_while_parsing(tracks):
     from scir.errors import SandboxCrash, SandboxViolation
 
-    class Guarded(ParityTrack):
-        name = "parity-guarded"
-
-        def parse_formalization(self, task, text):
+    class GuardedFace(ParityFormalizer):
+        def parse(self, task, text):
             if "halt" in text:
                 raise SandboxViolation("directive halt/0 is not allowed")
             if "crash" in text:
                 raise SandboxCrash("worker died")
-            return super().parse_formalization(task, text)
+            return super().parse(task, text)
+
+    class Guarded(ParityTrack):
+        name = "parity-guarded"
+
+        def formalizer(self):
+            return GuardedFace(self)
 
     tracks(Guarded)
     t = task([1, 2])
@@ -264,7 +272,7 @@ def test_a_formalization_budget_follows_from_the_task_size(track_name):
     easy, hard = (next(iter(track.generate(1, 3, tier))) for tier in ("easy", "hard"))
     for t in (easy, hard):
         budget = formalization_tokens(track, t)
-        gold = len(track.format_formal(t))
+        gold = len(track.formalizer().format(t))
         assert gold < budget <= 2 * gold + 64
-        grammar = track.formalization_max_chars(t)
+        grammar = track.formalizer().max_chars(t)
         assert grammar is None or budget <= grammar + 8

@@ -102,7 +102,7 @@ def test_a_gold_formalization_never_stops(track_name: str, difficulty: str) -> N
     track = get_track(track_name)
     for task in track.generate(3, 5, difficulty):
         task = render_task(task, seed=1)
-        text = track.format_formal(task)
+        text = track.formalizer().format(task)
         for presentation in ("nl", "obf"):
             _, prompt = first_prompt(track, task, presentation, "formalize")
             assert copy_stop(prompt, text) is None, (task.task_id, presentation)

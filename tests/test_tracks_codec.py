@@ -77,7 +77,7 @@ def gold_formalization(task: Task) -> str:
     writes): the track's ``format_formal(task)`` (``Track.format_formal``)."""
     track = registry.get_track(task.domain)
     try:
-        return track.format_formal(task)
+        return track.formalizer().format(task)
     except NotImplementedError:
         pytest.skip(f"track {task.domain} has no format_formal (the gold formalization)")
 

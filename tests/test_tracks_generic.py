@@ -146,7 +146,7 @@ def test_typed_formal_object_round_trips(name, generated):
         dumped = formal.dump()
         assert json.dumps(dumped) == json.dumps(task.formal)
         assert track.formal_type.load(dumped) == formal
-        assert track.reference_items(task) == track.count_items(formal) > 0
+        assert track.formalizer().reference_items(task) == track.formalizer().count_items(formal) > 0
 
 
 def test_scir_verify(name, generated, capsys):

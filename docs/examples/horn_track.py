@@ -30,7 +30,7 @@ from scir.errors import (ConfigError, FormalizationError, GenerationError, TaskF
 from scir.outputs import contained
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
-from scir.tracks import Check, Formalization, Track, TrackParam
+from scir.tracks import Check, Formalization, Formalizer, Track, TrackParam
 from solvers.asp import AspProgram, Atom
 
 HERE = Path(__file__).resolve().parent
@@ -226,24 +226,37 @@ class HornTrack(Track):
         return {"true": "True", "yes": "True", "false": "False", "no": "False"}.get(word)
 
     # ---- hooks for pipelines ------------------------------------------------------------
-    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
-        text = task.problem_nl if presentation == "nl" else task.problem_obfuscated
-        if kind == "cot":
-            return (f"{text}\n\n{task.question}\nThink step by step, then end with one line "
-                    f"'Answer: True' or 'Answer: False'.")
-        if kind == "formalize":
-            return (f"{text}\n\n{task.question}\nWrite every fact as `p3.`, every rule as "
-                    f"`p4 :- p1, p2.`, and the question as `?- p5.` (last).")
-        raise ConfigError(f"track horn has no {kind!r} prompt", field="kind")
+    def formalizer(self) -> Formalizer:
+        """The formalization part (prompts, grammar, parser, writer): :class:`HornFormalizer`."""
+        return HornFormalizer(self)
 
-    def formalization_grammar(self, task: Task) -> str:
+    def codec(self) -> RenderCodec:
+        """The rendering codec, ``horn_codec.py`` beside this file (importable: SCIR_TRACKS
+        puts this folder on ``sys.path``; an installed package ships both modules)."""
+        from horn_codec import HornCodec
+
+        return HornCodec()
+
+    def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
+        return {"lp": export_lp}
+
+
+class HornFormalizer(Formalizer):
+    """The horn track's formalization part. Its prompts are the files ``prompts/horn/cot.txt``,
+    ``formalize.txt`` and ``symbcot.txt`` beside this file (``$problem``, ``$question``,
+    ``$formalization``), filled by the Formalizer's default ``prompt``; the grammar is
+    ``horn.lark``."""
+
+    prompt_dir = HERE / "prompts"
+
+    def grammar(self, task: Task) -> str:
         return (HERE / "horn.lark").read_text(encoding="utf-8")
 
-    def parse_formalization(self, task: Task, text: str) -> Formalization:
+    def parse(self, task: Task, text: str) -> Formalization:
         from lark import Lark
         from lark.exceptions import UnexpectedInput
 
-        parser = Lark(self.formalization_grammar(task), parser="lalr")
+        parser = Lark(self.grammar(task), parser="lalr")
         try:
             tree = parser.parse(text)
         except UnexpectedInput as exc:
@@ -262,26 +275,19 @@ class HornTrack(Track):
         program = HornProgram.load({"facts": facts, "rules": rules, "query": query})
         return Formalization(program, self.count_items(program))
 
-    def count_items(self, formal: HornProgram) -> int:
-        return len(formal.facts) + len(formal.rules)
-
-    def format_formal(self, task: Task, formal: dict[str, Any] | None = None) -> str:
+    def format(self, task: Task, formal: HornProgram | dict[str, Any] | None = None) -> str:
         """A formal object (default: the task's gold one) in the syntax of ``horn.lark``:
-        what a perfect formalization writes (the inverse of ``parse_formalization``)."""
-        program = self.formal(task) if formal is None else HornProgram.load(formal)
+        what a perfect formalization writes (the inverse of :meth:`parse`)."""
+        if formal is None:
+            program = self.track.formal(task)
+        else:
+            program = formal if isinstance(formal, HornProgram) else HornProgram.load(formal)
         lines = [f"{a}." for a in program.facts]
         lines += [f"{head} :- {', '.join(body)}." for head, body in program.rules]
         return "\n".join(lines + [f"?- {program.query}."]) + "\n"
 
-    def codec(self) -> RenderCodec:
-        """The rendering codec, ``horn_codec.py`` beside this file (importable: SCIR_TRACKS
-        puts this folder on ``sys.path``; an installed package ships both modules)."""
-        from horn_codec import HornCodec
-
-        return HornCodec()
-
-    def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
-        return {"lp": export_lp}
+    def count_items(self, formal: HornProgram) -> int:
+        return len(formal.facts) + len(formal.rules)
 
 
 def export_lp(tasks: list[Task], out: Path) -> int:

@@ -18,7 +18,7 @@ from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.prompts import PromptArgs
 from scir.tasks import Task
 from scir.tracks import track_of
-from scir.tracks.base import TRACK_METHODS, Track
+from scir.tracks.base import Track
 
 BACKUPS = ("cot",)  # what answers a task when NS's formalization fails
 PRESENTATIONS = ("nl", "ctl", "obf")
@@ -211,13 +211,13 @@ def hook(track: Track, name: str, *args: Any, **kwargs: Any) -> Any:
 
 def formalizer_hook(track: Track, name: str, *args: Any) -> Any:
     """Call method ``name`` of the track's formalizer (``Track.formalizer()``); as with
-    :func:`hook`, one the track does not provide yet stops the run (ConfigError naming the
-    ``Track`` method, e.g. ``formalization_grammar`` for ``grammar``)."""
+    :func:`hook`, one the track does not provide yet stops the run (ConfigError naming it,
+    e.g. ``Formalizer.grammar``)."""
     fn: Callable[..., Any] = getattr(track.formalizer(), name)
     try:
         return fn(*args)
     except NotImplementedError as exc:
-        raise _unsupported(track, TRACK_METHODS[name], exc) from exc
+        raise _unsupported(track, f"Formalizer.{name}", exc) from exc
 
 
 def _unsupported(track: Track, name: str, exc: NotImplementedError) -> ConfigError:

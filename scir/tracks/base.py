@@ -28,6 +28,7 @@ from scir.tracks.formalizer import (
     Formalizer,
     TrackMethods,
     match_items,
+    older_method,
 )
 
 if TYPE_CHECKING:
@@ -367,60 +368,23 @@ class Track(ABC):
     def formalizer(self) -> Formalizer:
         """The track's formalization part (:class:`scir.tracks.formalizer.Formalizer`):
         prompts, grammar, parser and writer of formalization text, reference items. The
-        default, :class:`~scir.tracks.formalizer.TrackMethods`, calls the older methods below
-        that a track overrides (a track written before the Formalizer)."""
+        default, :class:`~scir.tracks.formalizer.TrackMethods`, calls the older methods
+        (``formalization_grammar``, ``prompt``, ...) that a track written before the
+        Formalizer defines, with a DeprecationWarning."""
         return TrackMethods(self)
 
-    # The older face of the formalization part, still accepted: a track may override these
-    # instead of ``formalizer`` (docs/extending.md). Called on a track, each forwards to the
-    # track's formalizer (on a track that overrides neither: the Formalizer's default).
-    prompt_dir: ClassVar[str | Path | None] = None  # the track's prompt files (Formalizer)
+    # a directory of the track's own prompt files, for a track on the older methods (a
+    # Formalizer names its own: Formalizer.prompt_dir)
+    prompt_dir: ClassVar[str | Path | None] = None
 
-    def _formal_face(self) -> Formalizer:
-        """The formalizer the older methods forward to: the track's own, or for a track on
-        the older methods the Formalizer defaults (its adapter would call them back)."""
-        face = self.formalizer()
-        return _Defaults(self, face) if isinstance(face, TrackMethods) else face
+    if not TYPE_CHECKING:  # the type checker sees only the Track face above
 
-    def formalization_grammar(self, task: Task) -> str:
-        """The Lark grammar (text) a formalization of this task must follow
-        (``formalizer().grammar``)."""
-        return self._formal_face().grammar(task)
-
-    def formalization_max_chars(self, task: Task) -> int | None:
-        """The length of the longest text ``formalization_grammar(task)`` accepts, if known
-        (``formalizer().max_chars``)."""
-        return self._formal_face().max_chars(task)
-
-    def parse_formalization(self, task: Task, text: str) -> Formalization:
-        """Parse a model's formalization into the track's formal object
-        (``formalizer().parse``)."""
-        return self._formal_face().parse(task, text)
-
-    def format_formal(self, task: Task, formal: Any = None) -> str:
-        """A formal object (default: the task's gold one) as formalization text
-        (``formalizer().format``)."""
-        return self._formal_face().format(task, formal)
-
-    def prompt(self, kind: str, task: Task, presentation: str, **extra: Any) -> str:
-        """The prompt of ``kind`` (``cot``, ``formalize``, ``symbcot``) for a task
-        (``formalizer().prompt``); ``extra``: the fields of
-        :class:`~scir.prompts.PromptArgs` (ConfigError for another key)."""
-        return self._formal_face().prompt(kind, task, presentation, PromptArgs.of(extra))
-
-    def count_items(self, formal: Any) -> int:
-        """The number of reference items in a formal object (``formalizer().count_items``)."""
-        return self._formal_face().count_items(formal)
-
-    def extraction(self, task: Task, formal: Any) -> Extraction | None:
-        """A parsed formalization's items against the task's gold formal object, or None
-        (``formalizer().extraction``)."""
-        return self._formal_face().extraction(task, formal)
-
-    def reference_items(self, task: Task) -> int | None:
-        """Items of the task's gold formal object, or None when the track does not count
-        (``formalizer().reference_items``)."""
-        return self._formal_face().reference_items(task)
+        def __getattr__(self, name: str) -> Any:
+            """The older formalization methods (``prompt``, ``parse_formalization``, ...),
+            called on a track that does not define them: they forward to ``formalizer()``
+            with a DeprecationWarning (removed in :data:`~scir.tracks.formalizer.
+            OLDER_METHODS_REMOVED_IN`)."""
+            return older_method(self, name)
 
     def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
         """Track-specific export formats: name -> function(tasks, out_dir) -> files written."""
@@ -430,22 +394,6 @@ class Track(ABC):
         """Third-party data the track's tasks are built from, each with its source and licence
         (a dataset card states them); empty when the tasks are fully synthetic."""
         return []
-
-
-class _Defaults(Formalizer):
-    """The :class:`Formalizer` defaults for a track on the older methods, whose other
-    formalization methods stay its own (the default ``reference_items`` counts with the
-    track's ``count_items``, the default ``prompt`` reads ``Track.prompt_dir``)."""
-
-    def __init__(self, track: Track, adapter: TrackMethods) -> None:
-        super().__init__(track)
-        self._adapter = adapter
-
-    def count_items(self, formal: Any) -> int:
-        return self._adapter.count_items(formal)
-
-    def prompt_dirs(self) -> tuple[Path, ...]:
-        return self._adapter.prompt_dirs()
 
 
 __all__ = [

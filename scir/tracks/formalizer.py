@@ -7,12 +7,17 @@ track's.
 
 A track written against the older ``Track`` methods (``formalization_grammar``,
 ``parse_formalization``, ``format_formal``, ``prompt(kind, task, presentation, **extra)``,
-``count_items``, ...) keeps working: its default formalizer, :class:`TrackMethods`, calls the
-methods it overrides.
+``count_items``, ...) keeps working until scir :data:`OLDER_METHODS_REMOVED_IN`, with one
+DeprecationWarning per track class: its default formalizer, :class:`TrackMethods`, calls the
+methods it defines. The base ``Track`` no longer lists them; calling one on a track that does
+not define it forwards to the track's formalizer, with a DeprecationWarning
+(:func:`older_method`).
 """
 
 from __future__ import annotations
 
+import threading
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,16 +218,47 @@ TRACK_METHODS = {
 }
 
 
+# the release that stops reading the older methods (scir.version is 0.1.0)
+OLDER_METHODS_REMOVED_IN = "0.9"
+_warned: set[type] = set()  # the track classes warned about their older methods
+_warned_lock = threading.Lock()
+
+
+def older_methods(track_class: type) -> list[str]:
+    """The older formalization methods (:data:`TRACK_METHODS`' values) a track class
+    defines."""
+    return [m for m in TRACK_METHODS.values() if callable(getattr(track_class, m, None))]
+
+
+def _deprecated(track_class: type, message: str) -> None:
+    with _warned_lock:
+        if track_class in _warned:
+            return
+        _warned.add(track_class)
+    warnings.warn(message, DeprecationWarning, stacklevel=4)  # the caller of formalizer()
+
+
 class TrackMethods(Formalizer):
     """The default formalizer of a track written against the older ``Track`` methods: each
-    method calls the track's own (``TRACK_METHODS``) when the track overrides it, else the
-    :class:`Formalizer` default; ``Track.prompt_dir`` names the prompt files."""
+    method calls the track's own (``TRACK_METHODS``) when the track defines it, else the
+    :class:`Formalizer` default; ``Track.prompt_dir`` names the prompt files. A track class
+    that defines any of them gets one DeprecationWarning."""
+
+    def __init__(self, track: Track) -> None:
+        super().__init__(track)
+        found = older_methods(type(track))
+        if found:
+            _deprecated(
+                type(track),
+                f"track {track.name!r} ({type(track).__name__}) defines the older "
+                f"formalization methods {', '.join(found)}; return a Formalizer from "
+                "Track.formalizer() instead (docs/extending.md). They are read until scir "
+                f"{OLDER_METHODS_REMOVED_IN}.",
+            )
 
     def _own(self, name: str) -> Callable[..., Any] | None:
-        from scir.tracks.base import Track
-
         method = TRACK_METHODS[name]
-        if getattr(type(self.track), method) is getattr(Track, method):
+        if not callable(getattr(type(self.track), method, None)):
             return None
         own: Callable[..., Any] = getattr(self.track, method)
         return own
@@ -268,8 +304,34 @@ class TrackMethods(Formalizer):
         return own(task) if own else super().reference_items(task)
 
 
+def older_method(track: Track, name: str) -> Callable[..., Any]:
+    """``track.<name>`` for an older formalization method the track does not define
+    (``Track.__getattr__``): its formalizer's method, with a DeprecationWarning; the older
+    ``prompt`` keeps its keyword arguments (the fields of :class:`PromptArgs`).
+    AttributeError for any other name."""
+    face_name = {old: new for new, old in TRACK_METHODS.items()}.get(name)
+    if face_name is None:
+        raise AttributeError(f"{type(track).__name__!r} object has no attribute {name!r}")
+    warnings.warn(
+        f"Track.{name} is deprecated: call track.formalizer().{face_name} (removed in scir "
+        f"{OLDER_METHODS_REMOVED_IN})",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    face = track.formalizer()
+    if face_name == "prompt":
+
+        def prompt(kind: str, task: Task, presentation: str, **extra: Any) -> str:
+            return face.prompt(kind, task, presentation, PromptArgs.of(extra))
+
+        return prompt
+    method: Callable[..., Any] = getattr(face, face_name)
+    return method
+
+
 __all__ = [
     "MAX_LISTED",
+    "OLDER_METHODS_REMOVED_IN",
     "TRACK_METHODS",
     "Extraction",
     "Formalization",
@@ -277,4 +339,6 @@ __all__ = [
     "PromptArgs",
     "TrackMethods",
     "match_items",
+    "older_method",
+    "older_methods",
 ]
