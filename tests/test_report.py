@@ -5,6 +5,7 @@ unconstrained NS cell), with every number recomputed from the stores (tests/repo
 import json
 import re
 import shutil
+import time
 
 import numpy as np
 import pytest
@@ -377,3 +378,63 @@ def test_cell_stats_agree_with_the_formulas(results):
     recorded = [r["executable"] for r in results if r["executable"] is not None]
     assert s.executable == (pytest.approx(np.mean(recorded)) if recorded else None)
     assert s.latency_median == pytest.approx(float(np.median([r["seconds"] for r in results])))
+
+
+def test_a_reproducible_report_repeats_byte_for_byte(tmp_path, capsys):
+    """Two runs of one experiment with the same answers, the second slower: the default
+    reports differ in their latency, the reproducible ones (--reproducible) are identical,
+    and measurements.json keeps the latency and the versions they leave out."""
+    install()
+    try:
+        tasks = list(ParityTrack().generate(6, seed=5, difficulty="easy"))
+        taskfile = tmp_path / "tasks.jsonl"
+        write_tasks(taskfile, tasks)
+        run = tmp_path / "run"
+        out = {}
+        for attempt, delay in (("first", 0.0), ("second", 0.05)):
+            def slow(body, index, delay=delay):
+                time.sleep(delay)
+                return script(body, index)
+
+            shutil.rmtree(run, ignore_errors=True)
+            with FakeOpenAIServer(slow) as srv:
+                assert main(["solve", str(taskfile), "--arch", "cot", "--run", str(run),
+                             "--model", f"vllm:fake@{srv.url}", "--max-tokens", "40"]) == 0
+            for mode in ("default", "reproducible"):
+                dest = tmp_path / f"{attempt}-{mode}"
+                argv = ["report", str(run), "-o", str(dest), "--no-figures"]
+                assert main(argv + (["--reproducible"] if mode == "reproducible" else [])) == 0
+                out[attempt, mode] = {p.name: p.read_bytes() for p in dest.iterdir()}
+        capsys.readouterr()
+    finally:
+        uninstall()
+    first, second = out["first", "reproducible"], out["second", "reproducible"]
+    assert sorted(first) == ["measurements.json", "report.csv", "report.json", "report.md"]
+    for name in ("report.md", "report.json", "report.csv"):
+        assert first[name] == second[name], name
+    # the default reports carry the wall-clock latency, which differs between the runs
+    default_1 = json.loads(out["first", "default"]["report.json"])
+    default_2 = json.loads(out["second", "default"]["report.json"])
+    assert default_2["cells"][0]["latency_mean"] > default_1["cells"][0]["latency_mean"]
+    assert out["first", "default"]["report.json"] != out["second", "default"]["report.json"]
+    # ... and the measurements file holds it, with the versions
+    meas_1, meas_2 = (json.loads(out[a, "reproducible"]["measurements.json"])
+                      for a in ("first", "second"))
+    assert [c["latency_mean"] for c in meas_1["cells"]] == [
+        c["latency_mean"] for c in default_1["cells"]]
+    assert meas_2["cells"][0]["latency_mean"] >= 0.05
+    assert meas_1["versions"] == default_1["versions"] and meas_1["versions"]["records"]
+    # the reproducible report says where they are and keeps everything else
+    data = json.loads(first["report.json"])
+    assert data["reproducible"] is True and "reproducible" not in default_1
+    assert all(c["latency_mean"] is None and c["latency_median"] is None for c in data["cells"])
+    assert data["versions"]["in"] == "measurements.json"
+    assert data["versions"]["differences"] == []
+    strip = {"latency_mean", "latency_median"}
+    assert [{k: v for k, v in c.items() if k not in strip} for c in data["cells"]] == [
+        {k: v for k, v in c.items() if k not in strip} for c in default_1["cells"]]
+    md, default_md = first["report.md"].decode(), out["first", "default"]["report.md"].decode()
+    assert "latency mean" in default_md and "latency mean" not in md
+    assert "in measurements.json" in md and "| component | version |" not in md
+    toolkit = default_1["versions"]["components"]["toolkit"]
+    assert toolkit and all(value not in md for value in toolkit)

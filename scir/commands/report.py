@@ -39,7 +39,7 @@ from scir.commands._common import HelpFormatter
 from scir.evaluate.aggregate import CellStats
 from scir.evaluate.compare import PROBES, Difference
 from scir.evaluate.metric_stats import NMSE, NOT_APPLICABLE, SYMBOLIC
-from scir.evaluate.report import Pair, Report
+from scir.evaluate.report import MEASUREMENTS, Pair, Report
 from scir.evaluate.stats import NO_VALUE, SMALL_MARK, SMALL_N, format_general
 from scir.evaluate.stats import format_interval as _interval
 from scir.evaluate.stats import format_number as _num
@@ -482,27 +482,29 @@ def to_markdown(report: Report) -> str:
         "",
         "## Cost and tokens",
         "",
-        "Latency: seconds per task (mean, median).",
+        (
+            f"Latency (seconds per task, mean and median): in {MEASUREMENTS} (a reproducible "
+            "report leaves wall-clock measurements out)."
+            if report.reproducible
+            else "Latency: seconds per task (mean, median)."
+        ),
         "",
         *(
             _table(
-                [
-                    "cell",
-                    "prompt tokens",
-                    "completion tokens",
-                    "cost USD",
-                    "latency mean",
-                    "latency median",
-                ],
+                ["cell", "prompt tokens", "completion tokens", "cost USD"]
+                + ([] if report.reproducible else ["latency mean", "latency median"]),
                 [
                     [
                         c.cell.label(),
                         str(c.prompt_tokens),
                         str(c.completion_tokens),
                         f"{c.cost_usd:.4f}",
-                        _num(c.latency_mean, 3),
-                        _num(c.latency_median, 3),
                     ]
+                    + (
+                        []
+                        if report.reproducible
+                        else [_num(c.latency_mean, 3), _num(c.latency_median, 3)]
+                    )
                     for c in cells
                 ],
             )
@@ -573,7 +575,18 @@ def to_markdown(report: Report) -> str:
         if report.differences
         else ["(no pairs of cells)"]
     )
-    if report.versions is not None:
+    if report.versions is not None and report.reproducible:
+        out += [
+            "",
+            "## Versions",
+            "",
+            report.versions.summary(),
+            "",
+            f"The versions themselves (commit, libraries, model files) are in {MEASUREMENTS}: "
+            "a reproducible report leaves them out, so that it compares byte for byte with "
+            "another run of the same experiment.",
+        ]
+    elif report.versions is not None:
         out += [
             "",
             "## Versions",
@@ -698,7 +711,7 @@ def printed_verdicts(v: Rescorer | None) -> list[str]:
 
 def to_csv(report: Report) -> str:
     """One row per cell, full precision (columns: :meth:`CellStats.to_dict`)."""
-    rows = [c.to_dict() for c in report.cells]
+    rows = [report.cell_row(c) for c in report.cells]
     buf = io.StringIO()
     if not rows:
         return ""
@@ -792,7 +805,9 @@ def add_parser(sub) -> None:
         "  scir report runs/oracle runs/tiny -o reports/ --samples\n"
         "  scir report runs/gpt4o runs/llama -o reports/ab --compare\n"
         "  scir report runs/old -o reports/old --tasks d.jsonl d.obf.jsonl\n"
-        "Writes report.md, report.csv, report.json and figures/*.png into -o.",
+        "  scir report runs/table1 -o reports/table1 --reproducible\n"
+        "Writes report.md, report.csv, report.json and figures/*.png into -o\n"
+        "(--reproducible: also measurements.json).",
     )
     p.add_argument("runs", nargs="+", help="run directories (scir solve, scir eval)")
     p.add_argument(
@@ -807,6 +822,13 @@ def add_parser(sub) -> None:
         help="two runs A B: also A against B per cell, with the paired difference",
     )
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
+    p.add_argument(
+        "--reproducible",
+        action="store_true",
+        help="leave the wall-clock latency and the versions (commit, libraries, model files) "
+        f"out of report.md, .csv and .json and write them to {MEASUREMENTS}: two runs of one "
+        "experiment that gave the same answers then write byte-identical reports",
+    )
     add_verdict_arguments(p)
     p.set_defaults(func=run)
 
@@ -836,7 +858,11 @@ def run(args) -> int:
     from scir.evaluate.figures import write_figures
 
     report = api.report(
-        args.runs, compare=args.compare, tasks=args.tasks, unverified=args.unverified
+        args.runs,
+        compare=args.compare,
+        tasks=args.tasks,
+        unverified=args.unverified,
+        reproducible=args.reproducible,
     )
     out = Path(args.output) if args.output else Path(args.runs[0])
     out.mkdir(parents=True, exist_ok=True)
@@ -847,6 +873,12 @@ def run(args) -> int:
         json.dumps(report.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
         encoding="utf-8",
     )
+    if report.reproducible:
+        written.append(out / MEASUREMENTS)
+        written[-1].write_text(
+            json.dumps(report.measurements(), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+            encoding="utf-8",
+        )
     if args.samples:
         written.append(out / "samples.jsonl")
         written[-1].write_text(samples(report), encoding="utf-8")

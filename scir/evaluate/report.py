@@ -33,6 +33,8 @@ from scir.runs.store import RESULT_KEY
 from scir.tasks import Task
 
 REPORT_VERSION = 1
+# the file of a reproducible report's measurements (latency, versions), beside report.json
+MEASUREMENTS = "measurements.json"
 
 
 @dataclass(frozen=True, order=True)
@@ -133,6 +135,49 @@ class Report:
     # the obfuscation depth of the rendered tasks the results are over (Table 2; empty when
     # no task has an obf rendering)
     depth: list[DepthRow] = field(default_factory=list)
+    # reproducible: report.md and report.json leave out what two runs of one experiment that
+    # gave the same answers do not share -- the wall-clock latency and the versions (the
+    # commit, file paths, library releases) -- so that they compare byte for byte;
+    # :meth:`measurements` holds them (``scir report --reproducible``: measurements.json)
+    reproducible: bool = False
+
+    def measurements(self) -> dict[str, Any]:
+        """``measurements.json`` of a reproducible report: each cell's latency (seconds per
+        task, mean and median) and the versions block (:meth:`Versions.to_dict`)."""
+        return _finite(
+            {
+                "version": REPORT_VERSION,
+                "runs": self.runs.dirs,
+                "cells": [
+                    {
+                        "cell": c.cell.to_dict(),
+                        "latency_mean": c.latency_mean,
+                        "latency_median": c.latency_median,
+                    }
+                    for c in self.cells
+                ],
+                "versions": None if self.versions is None else self.versions.to_dict(),
+            }
+        )
+
+    def cell_row(self, c: CellStats) -> dict[str, Any]:
+        """A cell's row of report.json and report.csv (:meth:`CellStats.to_dict`; latency None
+        in a reproducible report)."""
+        row = c.to_dict()
+        if self.reproducible:
+            row.update(latency_mean=None, latency_median=None)
+        return row
+
+    def _versions_dict(self) -> dict[str, Any] | None:
+        if self.versions is None:
+            return None
+        if not self.reproducible:
+            return self.versions.to_dict()
+        return {
+            "summary": self.versions.summary(),
+            "differences": sorted(self.versions.differences()),
+            "in": MEASUREMENTS,
+        }
 
     @property
     def conflicts(self) -> list[Conflict]:
@@ -191,7 +236,8 @@ class Report:
             {
                 "version": REPORT_VERSION,
                 "runs": self.runs.dirs,
-                "cells": [c.to_dict() for c in self.cells],
+                **({"reproducible": True} if self.reproducible else {}),
+                "cells": [self.cell_row(c) for c in self.cells],
                 "table1": table1,
                 "equation": [
                     {
@@ -262,7 +308,7 @@ class Report:
                 ],
                 "comparison": comparison,
                 "verdicts": None if self.verdicts is None else verdicts_dict(self.verdicts),
-                "versions": None if self.versions is None else self.versions.to_dict(),
+                "versions": self._versions_dict(),
             }
         )
 
@@ -359,12 +405,14 @@ def build_report(
     compare: bool = False,
     task_files: list[str] | None = None,
     unverified: bool = False,
+    reproducible: bool = False,
 ) -> Report:
     """The report over ``run_dirs`` (merged; conflicts named), every verdict recomputed from
     the answers and the task files (``task_files`` first, then those the runs record;
     ``unverified``: use the stored verdicts of results whose task no file holds, marked,
     instead of refusing). With ``compare`` (exactly two run directories, A and B) also A's
-    cells against B's (:func:`compare_runs`)."""
+    cells against B's (:func:`compare_runs`). ``reproducible``: see
+    :attr:`Report.reproducible`."""
     from scir.errors import ConfigError
 
     if compare and len(run_dirs) != 2:
@@ -387,6 +435,7 @@ def build_report(
         failures=failures([(item.cell, item.result) for item in runs.results]),
         disciplines=by_discipline(runs, cells, rescorer),
         depth=depth_rows(result_tasks(runs, rescorer), control=table.has_ctl),
+        reproducible=reproducible,
     )
     if compare:
         a, b = (aggregate(load_verified([d], rescorer)) for d in run_dirs)
@@ -395,4 +444,4 @@ def build_report(
     return report
 
 
-__all__ = ["CellKey", "Grid", "Pair", "Report", "RowKey", "build_report", "grid"]
+__all__ = ["MEASUREMENTS", "CellKey", "Grid", "Pair", "Report", "RowKey", "build_report", "grid"]
