@@ -9,7 +9,7 @@
   :class:`Solved`), :func:`open_run` (a :class:`Run`: its typed results,
   :class:`~scir.pipelines.result.PipelineResult`);
 - reports: :func:`report` (the computed report of ``scir report``:
-  :class:`~scir.evaluate.report.Report`, its cells with intervals).
+  :class:`~scir.reports.report.Report`, its cells with intervals).
 
 The ``scir generate``, ``verify``, ``solve`` and ``report`` commands call these functions; they
 add only argument parsing and printing. Each function wraps the toolkit's own code: nothing
@@ -33,9 +33,9 @@ from scir.tracks import Track, get_track, track_names
 from scir.tracks.reading import read_tasks
 
 if TYPE_CHECKING:
-    from scir.evaluate.report import Report
     from scir.executors import Executor
     from scir.pipelines.result import PipelineResult, PipelineSettings
+    from scir.reports.report import Report
     from scir.runs.runner import RunSummary
 
 __all__ = [
@@ -517,14 +517,14 @@ def report(
     unverified: bool = False,
     reproducible: bool = False,
 ) -> Report:
-    """The report ``scir report`` writes, computed (:class:`~scir.evaluate.report.Report`:
+    """The report ``scir report`` writes, computed (:class:`~scir.reports.report.Report`:
     ``cells`` with accuracy intervals, ``grid`` (Table 1), ``probes``, ``differences``,
     ``to_dict()`` = report.json), over one or more run directories; every verdict is
     recomputed from the stored answers and the task files (``tasks`` first, then those the
     runs record). ``reproducible``: leave the wall-clock latency and the versions out of
     ``to_dict()`` and the Markdown (``measurements()`` holds them), so that two runs of one
     experiment with the same answers give byte-identical reports."""
-    from scir.evaluate.report import build_report
+    from scir.reports.report import build_report
 
     dirs = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     return build_report(

@@ -10,8 +10,8 @@ import pytest
 from parity_track import ParityTrack, parity  # noqa: F401  (registers the track per test)
 from scir.cli import main
 from scir.errors import BackendError, ConfigError
-from scir.evaluate.aggregate import aggregate
-from scir.evaluate.runs import load_runs
+from scir.reports.aggregate import aggregate
+from scir.reports.runs import load_runs
 from scir.llm.base import Backend, LLMResponse
 from scir.llm.cache import CachingBackend
 from scir.runs.store import RunStore

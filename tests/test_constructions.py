@@ -124,8 +124,8 @@ def test_causal_records_both_chances_and_verify_checks_them(causal_tasks):
 
 
 def test_stats_show_both_chances(induction_tasks):
-    from scir.evaluate.taskstats import group_stats, task_stats
-    from scir.evaluate.statsformat import format_groups
+    from scir.reports.taskstats import group_stats, task_stats
+    from scir.reports.statsformat import format_groups
 
     groups = group_stats(task_stats(t) for t in induction_tasks[("balanced", "hard")])
     (g,) = groups
@@ -271,8 +271,8 @@ def test_balanced_tasks_are_solved_by_gies_and_regeneration_is_counted(causal_ta
 
 
 def test_report_shows_both_chances_and_reads_results_stored_without_one():
-    from scir.evaluate.aggregate import cell_stats
-    from scir.evaluate.cells import CellKey
+    from scir.reports.aggregate import cell_stats
+    from scir.experiments.cells import CellKey
 
     base = {"domain": "induction", "arch": "oracle", "presentation": "nl", "model": "none",
             "status": "ok"}

@@ -1,4 +1,4 @@
-"""Equation discovery in ``scir.evaluate``: the metrics stored with each result (oracle, and
+"""Equation discovery in ``scir.reports``: the metrics stored with each result (oracle, and
 scripted cot answers checked by hand with numpy), their aggregation per cell against an
 independent computation (Hypothesis), the report's Equation discovery section, CSV and JSON
 (checked from the stores by ``tests/report_check.py``), and ``scir eval`` skipping cells whose
@@ -18,8 +18,8 @@ from hypothesis import given, settings, strategies as st
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from report_check import check_report, expected_metrics
 from scir.cli import main
-from scir.evaluate.aggregate import cell_stats
-from scir.evaluate.cells import CellKey
+from scir.reports.aggregate import cell_stats
+from scir.experiments.cells import CellKey
 from scir.runs.store import RunStore
 from scir.pipelines.result import PipelineResult
 from scir.tasks import Task, write_tasks

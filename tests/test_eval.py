@@ -18,9 +18,9 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from scir.cli import main
 from scir.errors import ConfigError
-from scir.evaluate.cells import CellKey
-from scir.evaluate.experiment import load_experiment
-from scir.evaluate.progress import GridProgress, parse_every
+from scir.experiments.cells import CellKey
+from scir.experiments.experiment import load_experiment
+from scir.experiments.progress import GridProgress, parse_every
 from scir.runs.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -274,7 +274,7 @@ def test_an_ns_backup_grid_in_worker_processes_is_stored_identically(tmp_path):
 def test_the_plan_names_models_as_their_backends_name_their_results(tiny):
     """The plan's model column is the results' (else a report shows every cell of the model
     as planned and empty, beside a second row of its results)."""
-    from scir.evaluate.experiment import model_label
+    from scir.experiments.experiment import model_label
     from scir.llm import get_backend
 
     assert model_label("tiny") == tiny.name
@@ -286,7 +286,7 @@ def test_the_rate_limit_holds_a_call_over_the_window_until_cancelled():
     """requests_per_minute = 3: three calls go through at once, the fourth waits for the
     moving window (and a cancellation ends the wait, as Ctrl-C does)."""
     from formalize_helpers import ScriptedBackend
-    from scir.evaluate.budget import RateLimitedBackend
+    from scir.experiments.budget import RateLimitedBackend
     from scir.llm.base import LLMRequest, Message
     from scir.llm.http_limits import CallCancelled, allow_calls, cancel_calls
 

@@ -1,4 +1,4 @@
-"""scir.evaluate.stats: Wilson intervals, chance normalisation, paired bootstrap differences."""
+"""scir.reports.stats: Wilson intervals, chance normalisation, paired bootstrap differences."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scir.evaluate.stats import Interval, normalised_accuracy, paired_difference, wilson
+from scir.reports.stats import Interval, normalised_accuracy, paired_difference, wilson
 
 
 def independent_check_wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:

@@ -23,7 +23,7 @@ from scir.cli import main
 from scir.errors import ConfigError
 from scir.explore import diff as D
 from scir.explore.gather import gather
-from scir.evaluate.sources import find_tasks
+from scir.reports.sources import find_tasks
 from scir.runs.store import RunStore
 from scir.tasks import write_tasks
 from scir.tracks.reading import read_tasks

@@ -248,7 +248,7 @@ def test_failures_are_attributed_from_what_is_stored(scripted, tmp_path):
     ({"status": "wrong", "arch": "cot", "presentation": "obf"}, None, "unknown"),
 ])
 def test_attribution_rules(result, twin, kind):
-    from scir.evaluate.attribution import attribute
+    from scir.reports.attribution import attribute
 
     assert attribute(result, twin) == kind
 
@@ -256,7 +256,7 @@ def test_attribution_rules(result, twin, kind):
 def test_cot_pairs_find_their_nl_twin():
     """failures() pairs a cot Obf result with the NL result of the same task, model,
     constraint and seed -- not with another seed's."""
-    from scir.evaluate.attribution import failures
+    from scir.reports.attribution import failures
 
     def r(pres, status, seed=0):
         return {"task_id": "t1", "arch": "cot", "model": "m", "constrained": True,

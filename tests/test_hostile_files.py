@@ -68,7 +68,7 @@ def test_hostile_experiment(path: Path, tmp_path: Path, capsys):
 def test_experiment_errors_name_the_field():
     """The fixtures that state a field get a ConfigError whose ``field`` is that field."""
     from scir.errors import ConfigError
-    from scir.evaluate.experiment import load_experiment
+    from scir.experiments.experiment import load_experiment
 
     checked = 0
     for path in sorted((HOSTILE / "experiments").glob("*.toml")):

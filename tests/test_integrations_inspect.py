@@ -29,7 +29,7 @@ from parity_track import ParityTrack  # noqa: E402
 
 import scir.integrations.inspect as si  # noqa: E402
 from scir.errors import ConfigError  # noqa: E402
-from scir.evaluate import stats  # noqa: E402
+from scir.reports import stats  # noqa: E402
 from scir.pipelines import PipelineSettings  # noqa: E402
 from scir.pipelines.ns import FEEDBACK, formalization_step  # noqa: E402
 from scir.pipelines.result import first_prompt  # noqa: E402

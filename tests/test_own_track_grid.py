@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from scir.errors import ConfigError
-from scir.evaluate.experiment import load_experiment
+from scir.experiments.experiment import load_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENT = ROOT / "docs" / "examples" / "horn_experiment.toml"

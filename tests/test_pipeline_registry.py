@@ -100,7 +100,7 @@ def test_a_track_takes_the_architectures_of_its_kinds():
 
 def test_the_cli_and_integrations_list_the_registry():
     from scir.cli import build_parser
-    from scir.evaluate.experiment import EXPERIMENT_ARCHS
+    from scir.experiments.experiment import EXPERIMENT_ARCHS
 
     parser = build_parser()
     solve = parser._subparsers._group_actions[0].choices["solve"]  # type: ignore[union-attr]

@@ -131,7 +131,7 @@ def test_an_old_store_reads_and_migrates(tmp_path, taskfile):
         store.log_invocation({"command": "x"}, probe())
         assert store.provenances()[0] is None and store.provenances()[1] == probe()
     # an old relative task path is still found from another directory: beside the run
-    from scir.evaluate.sources import recorded_files
+    from scir.reports.sources import recorded_files
 
     (tmp_path / "d.jsonl").write_bytes(taskfile.read_bytes())
     assert tmp_path / "d.jsonl" in recorded_files(run)

@@ -17,9 +17,9 @@ from fake_openai_server import FakeOpenAIServer, Reply, chat_body
 from parity_track import ParityTrack, install, uninstall
 from report_check import check_report, wilson_formula
 from scir.cli import main
-from scir.evaluate.aggregate import cell_stats
-from scir.evaluate.cells import CellKey
-from scir.evaluate.figures import HEIGHT, WIDTH
+from scir.reports.aggregate import cell_stats
+from scir.experiments.cells import CellKey
+from scir.reports.figures import HEIGHT, WIDTH
 from scir.runs.store import RunStore
 from scir.tasks import write_tasks
 from scir.tracks.reading import read_tasks
@@ -227,8 +227,8 @@ def test_figures_read_without_overlapping_text(grid):
     sits above them, outside the data."""
     import matplotlib.pyplot as plt
 
-    from scir.evaluate import figures
-    from scir.evaluate.report import build_report
+    from scir.reports import figures
+    from scir.reports.report import build_report
 
     _, taskfile, runs = grid
     report = build_report([str(runs[k]) for k in ("oracle", "cot", "ns", "symbcot", "free")])

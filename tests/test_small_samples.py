@@ -10,9 +10,9 @@ import pytest
 matplotlib.use("Agg")
 
 from scir.cli import main  # noqa: E402
-from scir.evaluate import figures  # noqa: E402
-from scir.evaluate.report import build_report  # noqa: E402
-from scir.evaluate.stats import (SMALL_MARK, SMALL_N, format_general, format_interval,  # noqa: E402
+from scir.reports import figures  # noqa: E402
+from scir.reports.report import build_report  # noqa: E402
+from scir.reports.stats import (SMALL_MARK, SMALL_N, format_general, format_interval,  # noqa: E402
                                  median_interval, paired_difference, wilson)
 
 

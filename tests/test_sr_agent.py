@@ -186,8 +186,8 @@ def write_experiment(path, agent_table: str):
 
 
 def test_experiment_agent_table(tmp_path):
-    from scir.evaluate.eval_run import settings_of
-    from scir.evaluate.experiment import load_experiment
+    from scir.experiments.eval_run import settings_of
+    from scir.experiments.experiment import load_experiment
 
     exp = load_experiment(write_experiment(tmp_path / "a.toml",
                                            "[agent]\niterations = 3\nsteps = 5\n"

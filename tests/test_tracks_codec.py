@@ -37,7 +37,7 @@ from scir.rendering.blocks import block_contents, canonical, differences
 from scir.rendering.extractors import extract_blocks, recovery_problems
 from scir.rendering.inverse import block_format, format_block, match_block, parse_block
 from scir.rendering.llm_renderer import LLMRenderer
-from scir.evaluate.taskstats import task_stats
+from scir.reports.taskstats import task_stats
 from scir.rendering.template import render_task
 from solvers.grammar_check import llguidance_available, validate_lark
 
@@ -423,7 +423,7 @@ def test_stats_show_pools_only_for_tracks_with_answer_pools(files, capsys):
 
 
 def test_generic_layers_never_branch_on_a_track():
-    """scir.text, scir.rendering, scir.pipelines, scir.runs and scir.evaluate ask the track
+    """scir.text, scir.rendering, scir.pipelines, scir.runs, scir.experiments and scir.reports ask the track
     (its codec, hooks): no ``task.domain`` test, no comparison with a track name, no import of a track's
     modules (the issue's done-when grep, plus the imports)."""
     branch = re.compile(r"task\.domain\b|domain ==")    # domain_metadata is data, not a branch

@@ -87,8 +87,8 @@ def fold_group(task_id: str) -> str:
 
 def wilson(correct: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """The Wilson score interval (95% unless told) of ``correct`` successes in ``n``
-    (:func:`scir.evaluate.stats.wilson`, the one definition)."""
-    from scir.evaluate.stats import wilson as interval
+    (:func:`scir.reports.stats.wilson`, the one definition)."""
+    from scir.reports.stats import wilson as interval
 
     got = interval(correct, n, confidence)
     return got.low, got.high

@@ -130,7 +130,7 @@ class SortabilitySummary:
 
 def summarise(tasks) -> SortabilitySummary:
     """:func:`task_sortability` over ``tasks``, summarised."""
-    from scir.evaluate.stats import wilson
+    from scir.reports.stats import wilson
 
     per = [task_sortability(t) for t in tasks]
     edges = sum(p.xyz_edges for p in per)

@@ -20,7 +20,7 @@ _CODE = re.compile(r"`([^`\n]+)`")  # Markdown-style `code`
 
 def plain(text: str) -> str:
     """``text`` with reStructuredText markup taken out, as a terminal should show it:
-    ````template```` -> ``template``, ``:mod:`scir.evaluate``` -> ``scir.evaluate``."""
+    ````template```` -> ``template``, ``:mod:`scir.reports``` -> ``scir.reports``."""
     text = _ROLE.sub(lambda m: m.group(1), text)
     text = _LINK.sub(lambda m: m.group(1), text)
     return _CODE.sub(lambda m: m.group(1), _LITERAL.sub(lambda m: m.group(1), text))

@@ -65,7 +65,7 @@ def add_parser(sub) -> None:
 
 
 def _load(args):
-    from scir.evaluate.experiment import load_experiment
+    from scir.experiments.experiment import load_experiment
 
     exp = load_experiment(args.experiment)
     if args.models is not None:
@@ -77,12 +77,12 @@ def _load(args):
 
 
 def run(args) -> int:
-    from scir.evaluate.progress import parse_every
+    from scir.experiments.progress import parse_every
 
     every = parse_every(args.progress_every)
     exp = _load(args)
     run_dir = Path(args.run)
-    from scir.evaluate.eval_run import preflight
+    from scir.experiments.eval_run import preflight
 
     if args.dry_run:
         return _dry_run(exp, run_dir)
@@ -95,9 +95,9 @@ def run(args) -> int:
 
 
 def _dry_run(exp, run_dir: Path) -> int:
-    from scir.evaluate.eval_run import preflight
-    from scir.evaluate.eval_tasks import planned_count, prepare_tasks
-    from scir.evaluate.progress import skip_line
+    from scir.experiments.eval_run import preflight
+    from scir.experiments.eval_tasks import planned_count, prepare_tasks
+    from scir.experiments.progress import skip_line
 
     tasks = prepare_tasks(exp, run_dir, dry_run=True)
     total = 0
@@ -122,9 +122,9 @@ def _dry_run(exp, run_dir: Path) -> int:
 
 
 def _eval(args, exp, run_dir: Path, every) -> int:
-    from scir.evaluate.eval_run import key_routes, provenance, record_experiment, run_grid
-    from scir.evaluate.eval_tasks import prepare_tasks
-    from scir.evaluate.progress import GridProgress
+    from scir.experiments.eval_run import key_routes, provenance, record_experiment, run_grid
+    from scir.experiments.eval_tasks import prepare_tasks
+    from scir.experiments.progress import GridProgress
     from scir.llm.keys import announce
     from scir.runs.store import RunStore
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from scir.commands._common import HelpFormatter, progress
 from scir.errors import ConfigError
-from scir.evaluate.statsformat import format_groups
-from scir.evaluate.taskstats import group_stats, task_stats
+from scir.reports.statsformat import format_groups
+from scir.reports.taskstats import group_stats, task_stats
 from scir.tasks import write_tasks
 from scir.tracks.reading import read_tasks
 

@@ -10,14 +10,14 @@ differences; versions: what produced the runs, and whether they differ in it),
 the Markdown shows; keys in docs/evaluation.md) and PNG figures in ``DIR/figures/``.
 ``--samples`` adds ``samples.jsonl`` (one line per task result); ``--compare`` (two runs A B)
 adds A against B per cell with the paired difference. The numbers come from
-:mod:`scir.evaluate`; this command only formats them. Table 1 is also printed.
+:mod:`scir.reports`; this command only formats them. Table 1 is also printed.
 
 Runs are merged; the same result in two runs with different content is a conflict: the run
 listed first is used, the cell is marked ``!`` and the conflict is listed. A cell whose plan
 (``scir eval``) is not finished is marked ``*``.
 
 Every verdict is recomputed from the stored answer and the task file (``--tasks`` files first,
-then those the runs record; :mod:`scir.evaluate.verdicts`): a stored ``correct``, ``status`` or
+then those the runs record; :mod:`scir.reports.verdicts`): a stored ``correct``, ``status`` or
 metric cannot change a number. Stored verdicts that disagree are counted and listed (section
 Verdicts); ``scir rescore RUN`` stores the recomputed ones. A run with results whose task no
 file holds is refused (exit 2), unless ``--unverified``: their stored verdicts are then used,
@@ -36,17 +36,17 @@ from pathlib import Path
 from typing import Any
 
 from scir.commands._common import HelpFormatter
-from scir.evaluate.aggregate import CellStats
-from scir.evaluate.compare import PROBES, Difference
-from scir.evaluate.metric_stats import NMSE, NOT_APPLICABLE, SYMBOLIC
-from scir.evaluate.report import MEASUREMENTS, Pair, Report
-from scir.evaluate.stats import NO_VALUE, SMALL_MARK, SMALL_N, format_general
-from scir.evaluate.stats import format_interval as _interval
-from scir.evaluate.stats import format_number as _num
-from scir.evaluate.verdicts import Rescorer
 from scir.outcomes.regression import METRICS
 from scir.outcomes.status import FAILURES
 from scir.pipelines.registry import FORMALIZING
+from scir.reports.aggregate import CellStats
+from scir.reports.compare import PROBES, Difference
+from scir.reports.metric_stats import NMSE, NOT_APPLICABLE, SYMBOLIC
+from scir.reports.report import MEASUREMENTS, Pair, Report
+from scir.reports.stats import NO_VALUE, SMALL_MARK, SMALL_N, format_general
+from scir.reports.stats import format_interval as _interval
+from scir.reports.stats import format_number as _num
+from scir.reports.verdicts import Rescorer
 
 INCOMPLETE, CONFLICT, UNVERIFIED = "*", "!", "?"
 SHOWN_KEYS = 5  # disagreeing results named in the printed summary
@@ -458,7 +458,7 @@ def to_markdown(report: Report) -> str:
         "## Failure analysis",
         "",
         "Every failed task attributed to a kind "
-        "(scir/evaluate/attribution.py): format = no usable output (parse error, no "
+        "(scir/reports/attribution.py): format = no usable output (parse error, no "
         "answer line); extraction = a parsed formalization that is not the gold one; "
         "solver = ns with a formalization equivalent to the gold one and no right answer; "
         "reasoning = symbcot wrong over an equivalent formalization, or cot wrong in NL "
@@ -751,7 +751,7 @@ SAMPLE_FIELDS = (
 
 
 def _failure_table(report: Report, cells: list) -> list[str]:
-    from scir.evaluate.attribution import KINDS
+    from scir.reports.attribution import KINDS
 
     rows = []
     for c in cells:
@@ -855,7 +855,7 @@ def add_verdict_arguments(p) -> None:
 
 def run(args) -> int:
     from scir import api
-    from scir.evaluate.figures import write_figures
+    from scir.reports.figures import write_figures
 
     report = api.report(
         args.runs,

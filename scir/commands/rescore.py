@@ -4,7 +4,7 @@ called.
 
 Each result's verdict (``correct``, ``status``, the scoring rule's ``metrics``; the backup's
 ``backup_correct`` and ``backup_status``) and the task fields it copies are recomputed exactly
-as ``scir report`` recomputes them (:mod:`scir.evaluate.verdicts`), and every result whose
+as ``scir report`` recomputes them (:mod:`scir.reports.verdicts`), and every result whose
 stored values differ -- in its JSON record or in the store's ``status`` / ``correct`` columns --
 is written back (one committed write per result), under the run's lock. One line is printed
 per changed result (its key and each changed field, stored -> new), then a summary. A result
@@ -77,8 +77,8 @@ def _change(name: str, old: Any, new: Any) -> str:
 
 def run(args) -> int:
     from scir.errors import one_line
-    from scir.evaluate.verdicts import Rescorer, differences
     from scir.llm.run_lock import RunLock
+    from scir.reports.verdicts import Rescorer, differences
     from scir.runs.store import STORE_NAME, RunStore, result_key
 
     path = Path(args.run)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 
 from scir.commands._common import HelpFormatter
-from scir.evaluate.statsformat import format_groups, format_tasks
-from scir.evaluate.taskstats import group_stats, task_stats
 from scir.rendering.control import as_control
 from scir.rendering.depth import group_depth
+from scir.reports.statsformat import format_groups, format_tasks
+from scir.reports.taskstats import group_stats, task_stats
 from scir.text.depth import depth_json, format_depth
 from scir.tracks.reading import read_tasks
 

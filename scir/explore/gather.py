@@ -1,8 +1,8 @@
 """What the explorer site shows, collected once: :func:`gather` reads run directories the way
-``scir report`` does (:func:`scir.evaluate.report.load_verified`: every verdict recomputed from
+``scir report`` does (:func:`scir.reports.report.load_verified`: every verdict recomputed from
 the stored answer and the task file, disagreeing stored verdicts listed, conflicts named; the
-cells' numbers from :func:`scir.evaluate.aggregate.aggregate`), finds the task records
-(:mod:`scir.evaluate.sources`) and builds one :class:`TaskPage` per task with results: the task,
+cells' numbers from :func:`scir.reports.aggregate.aggregate`), finds the task records
+(:mod:`scir.reports.sources`) and builds one :class:`TaskPage` per task with results: the task,
 its gold formal text (``Formalizer.format``), and each result with its formalization diffed
 against that text (:mod:`scir.explore.diff`). Nothing here writes HTML.
 """
@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import ScirError
-from scir.evaluate.aggregate import CellStats, aggregate
-from scir.evaluate.attribution import CellFailures, attributions, failures
-from scir.evaluate.cells import CellKey
-from scir.evaluate.report import load_verified
-from scir.evaluate.runs import Conflict, Runs
-from scir.evaluate.sources import TaskSources, find_tasks
-from scir.evaluate.verdicts import Disagreement, Rescorer
-from scir.evaluate.versions import Versions, read_versions
+from scir.experiments.cells import CellKey
 from scir.explore.diff import FormalDiff, formal_diff
+from scir.reports.aggregate import CellStats, aggregate
+from scir.reports.attribution import CellFailures, attributions, failures
+from scir.reports.report import load_verified
+from scir.reports.runs import Conflict, Runs
+from scir.reports.sources import TaskSources, find_tasks
+from scir.reports.verdicts import Disagreement, Rescorer
+from scir.reports.versions import Versions, read_versions
 from scir.runs.store import result_key
 from scir.tasks import Task
 
@@ -41,7 +41,7 @@ class ResultView:
     conflicts: tuple[Conflict, ...] = ()  # other runs holding a different result of its key
     disagreement: Disagreement | None = None  # its stored verdict, where it differed
     unverified: bool = False  # shown with its stored verdict (no task record)
-    failure: str | None = None  # the kind of failure (scir.evaluate.attribution)
+    failure: str | None = None  # the kind of failure (scir.reports.attribution)
 
     @property
     def status(self) -> str:

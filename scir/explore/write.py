@@ -18,13 +18,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from scir.evaluate.attribution import KINDS as FAILURE_KINDS
-from scir.evaluate.metric_stats import NOT_APPLICABLE
-from scir.evaluate.stats import NO_VALUE, format_interval, format_number
 from scir.explore.diff import MAX_LINES
 from scir.explore.gather import Site
 from scir.outcomes.status import STATUS_VALUES
 from scir.outputs import contained, staged
+from scir.reports.attribution import KINDS as FAILURE_KINDS
+from scir.reports.metric_stats import NOT_APPLICABLE
+from scir.reports.stats import NO_VALUE, format_interval, format_number
 
 TASKS_DIR = "tasks"
 ASSETS_DIR = "assets"

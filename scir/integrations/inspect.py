@@ -55,7 +55,6 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import registry_info
 
 from scir.errors import ConfigError
-from scir.evaluate import stats
 from scir.pipelines.ns import SolverOutcome, formalization_step, record
 from scir.pipelines.registry import BY_NAME, PIPELINES
 from scir.pipelines.result import (
@@ -66,6 +65,7 @@ from scir.pipelines.result import (
     new_result,
     read_answer,
 )
+from scir.reports import stats
 from scir.tasks import Task
 from scir.tracks import get_track, track_names, track_of
 from scir.tracks.base import ANSWER, FORMALIZE
@@ -232,7 +232,7 @@ def pipeline_result(
 @metric
 def chance_normalised() -> Metric:
     """``max(0, (A - c) / (1 - c))`` with ``c`` the mean chance of the scored tasks, the
-    definition of ``scir report`` (:func:`scir.evaluate.stats.normalised_accuracy`)."""
+    definition of ``scir report`` (:func:`scir.reports.stats.normalised_accuracy`)."""
     to_float = value_to_float()
 
     def compute(scores: list[SampleScore]) -> float:

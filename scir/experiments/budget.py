@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 
-from scir.evaluate.experiment import Budget
+from scir.experiments.experiment import Budget
 from scir.llm.base import Backend, LLMRequest, LLMResponse
 from scir.llm.http_limits import cancellable_sleep
 

@@ -8,7 +8,7 @@ column per (track, difficulty); each entry pairs the NL cell with the Obf cell o
 coordinates. An ns cell run with a backup gives two rows: ``ns`` (without) and ``ns+backup``.
 
 Every verdict is recomputed from the stored answer and the task file
-(:class:`scir.evaluate.verdicts.Rescorer`, the ``verdicts`` of the report): a stored verdict
+(:class:`scir.reports.verdicts.Rescorer`, the ``verdicts`` of the report): a stored verdict
 that disagrees is listed, never used; a run with results whose task no file holds is refused
 unless ``unverified`` is allowed.
 """
@@ -19,16 +19,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from scir.evaluate.aggregate import CellStats, aggregate
-from scir.evaluate.attribution import CellFailures, failures
-from scir.evaluate.cells import CellKey
-from scir.evaluate.compare import Difference, Probe, compare_runs, differences, probes
-from scir.evaluate.metric_stats import MetricStats, metric_stats
-from scir.evaluate.runs import Conflict, Runs, load_runs
-from scir.evaluate.verdicts import Rescorer
-from scir.evaluate.versions import Versions, read_versions
+from scir.experiments.cells import CellKey
 from scir.outcomes.backup import arch_label
 from scir.rendering.depth import DepthRow, depth_rows
+from scir.reports.aggregate import CellStats, aggregate
+from scir.reports.attribution import CellFailures, failures
+from scir.reports.compare import Difference, Probe, compare_runs, differences, probes
+from scir.reports.metric_stats import MetricStats, metric_stats
+from scir.reports.runs import Conflict, Runs, load_runs
+from scir.reports.verdicts import Rescorer
+from scir.reports.versions import Versions, read_versions
 from scir.runs.store import RESULT_KEY
 from scir.tasks import Task
 
@@ -127,7 +127,7 @@ class Report:
     compared: tuple[str, str] | None = None
     verdicts: Rescorer | None = None
     versions: Versions | None = None
-    # per cell, its failures attributed to a kind (scir.evaluate.attribution)
+    # per cell, its failures attributed to a kind (scir.reports.attribution)
     failures: dict[CellKey, CellFailures] = field(default_factory=dict)
     # equation cells broken down by the problems' discipline (their ``science``, as
     # SR-Scientist's table): (cell, discipline, metrics); only cells of several disciplines

@@ -28,6 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from scir.errors import ScirError
+from scir.experiments.eval_run import COPY, RECORD, read_record
+from scir.experiments.eval_tasks import TASKS_DIR
+from scir.experiments.experiment import load_experiment
+from scir.runs.store import RunStore
 from scir.tasks import Task
 from scir.tracks.reading import read_tasks
 
@@ -80,9 +84,6 @@ def _unrendered(task: Task) -> Task:
 
 def _experiment_files(run: Path) -> list[Path]:
     """The task files the experiment copied into ``run`` names (resolved)."""
-    from scir.evaluate.eval_run import COPY, RECORD, read_record
-    from scir.evaluate.experiment import load_experiment
-
     copy = run / COPY
     if not copy.is_file():
         return []
@@ -117,8 +118,6 @@ def recorded_files(run: str | Path, notes: list[str] | None = None) -> list[Path
     """The task files a run directory records (see the module docstring), in that order; an
     experiment copy or record that does not read is noted in ``notes`` (the other files are
     still found), or raised when ``notes`` is None."""
-    from scir.evaluate.eval_tasks import TASKS_DIR
-    from scir.runs.store import RunStore
 
     run = Path(run)
     files = sorted((run / TASKS_DIR).glob("*.jsonl"))

@@ -1,5 +1,5 @@
 """Statistics of task files (what ``scir stats`` and ``scir render`` print; formatted by
-:mod:`scir.evaluate.statsformat`): per task and per (domain, tier) group, in the manner of the SciR
+:mod:`scir.reports.statsformat`): per task and per (domain, tier) group, in the manner of the SciR
 paper's Table 2 -- input characters of the clean and rendered texts and their ratio, reference
 items, answer distribution, mean chance (the paper's definition) and mean constrained chance
 (among the answers the question allows), induction pool sizes -- plus the rendering record

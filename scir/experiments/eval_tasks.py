@@ -15,7 +15,7 @@ from pathlib import Path
 
 from scir.bounded import parse_json, read_text
 from scir.errors import ConfigError
-from scir.evaluate.experiment import Experiment, TaskSource
+from scir.experiments.experiment import Experiment, TaskSource
 from scir.tasks import Task, write_tasks
 from scir.tracks.reading import read_tasks
 

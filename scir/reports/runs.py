@@ -11,7 +11,7 @@ The runs' ``plan`` tables (what an experiment set out to run) are merged: a cell
 several runs counts the largest planned number.
 
 Reports and the explorer read results through a ``rescore`` hook
-(:class:`scir.evaluate.verdicts.Rescorer`): each stored result is replaced by its recomputed
+(:class:`scir.reports.verdicts.Rescorer`): each stored result is replaced by its recomputed
 form before results are merged, so conflicts, cells and numbers are those of the recomputed
 verdicts, never of the stored ones.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from scir.errors import ConfigError
-from scir.evaluate.cells import CellKey, cell_of
+from scir.experiments.cells import CellKey, cell_of
 from scir.runs.store import RESULT_KEY, STORE_NAME, RunStore, result_key
 
 # fields that differ between two runs of the same work without the outcome differing

@@ -14,8 +14,8 @@ Per cell, each problem (task) counts once:
   has a ground truth it is undefined (NaN, shown "n/a", JSON null), never 0.
 
 Acc_tau (for every tau) and the symbolic accuracy are shares of problems with a 95% Wilson
-interval (:func:`scir.evaluate.stats.wilson`); NMSE ID and OOD are medians over problems with
-the order-statistic interval (:func:`scir.evaluate.stats.median_interval`; a stored NMSE of
+interval (:func:`scir.reports.stats.wilson`); NMSE ID and OOD are medians over problems with
+the order-statistic interval (:func:`scir.reports.stats.median_interval`; a stored NMSE of
 None, not finite, counts as infinite).
 """
 
@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from scir.evaluate.stats import Interval, median_interval, wilson
 from scir.outcomes.regression import METRICS
+from scir.reports.stats import Interval, median_interval, wilson
 
 NMSE = ("nmse_id", "nmse_ood")  # medians; the other metrics are shares
 SHARES = tuple(m for m in METRICS if m not in NMSE)

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scir.errors import ConfigError
-from scir.evaluate.budget import BudgetedBackend, BudgetExceeded, RateLimitedBackend, Spending
-from scir.evaluate.cells import CellKey, cell_of
-from scir.evaluate.experiment import Experiment, Model, digest, model_label
-from scir.evaluate.progress import GridProgress
+from scir.experiments.budget import BudgetedBackend, BudgetExceeded, RateLimitedBackend, Spending
+from scir.experiments.cells import CellKey, cell_of
+from scir.experiments.experiment import Experiment, Model, digest, model_label
+from scir.experiments.progress import GridProgress
 from scir.llm.base import Backend
 from scir.llm.cache import CachingBackend
 from scir.pipelines.result import PipelineSettings

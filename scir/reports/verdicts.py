@@ -2,7 +2,7 @@
 report``, ``scir explore`` or ``scir rescore`` trusts a verdict stored in a run.
 
 For every stored result, :class:`Rescorer` finds the task record (the ``--tasks`` files first,
-then the files the run records, as :mod:`scir.evaluate.sources` finds them: ``RUNDIR/tasks/``
+then the files the run records, as :mod:`scir.reports.sources` finds them: ``RUNDIR/tasks/``
 of ``scir eval``, the experiment's task files, the files ``scir solve`` was given) and
 recomputes with the pipelines' own scoring (:func:`scir.pipelines.result.verdict`, i.e.
 :func:`scir.outcomes.scoring.assess`):
@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scir.errors import ConfigError
-from scir.evaluate.sources import find_tasks
 from scir.outcomes.status import Status
+from scir.reports.sources import find_tasks
 from scir.runs.store import RESULT_KEY, result_key
 from scir.tasks import Task
 
@@ -175,7 +175,7 @@ def differences(stored: dict[str, Any], recomputed: dict[str, Any]) -> tuple[str
 @dataclass
 class Rescorer:
     """Recomputes the results of run directories (:meth:`__call__`, the hook of
-    :func:`scir.evaluate.runs.load_runs`) and keeps what it found: the results verified, the
+    :func:`scir.reports.runs.load_runs`) and keeps what it found: the results verified, the
     disagreements, the unverified results, the task files read and their notes (each result
     counted once, however often it is read)."""
 

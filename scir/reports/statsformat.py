@@ -1,4 +1,4 @@
-"""Formatting the task-file statistics computed by :mod:`scir.evaluate.taskstats` (Table-2
+"""Formatting the task-file statistics computed by :mod:`scir.reports.taskstats` (Table-2
 style Markdown for ``scir stats`` and ``scir render``)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from scir.errors import ScirError
-from scir.evaluate.taskstats import GroupStats, TaskStats
+from scir.reports.taskstats import GroupStats, TaskStats
 from scir.tracks import get_track
 
 

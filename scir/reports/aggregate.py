@@ -1,4 +1,4 @@
-"""The numbers of one cell (:class:`scir.evaluate.cells.CellKey`) of a grid.
+"""The numbers of one cell (:class:`scir.experiments.cells.CellKey`) of a grid.
 
 Per cell: tasks ``n`` and correct answers; accuracy with its 95% Wilson interval;
 chance-normalised accuracy ``max(0, (A - c) / (1 - c))`` with ``c`` the cell's mean chance
@@ -11,14 +11,14 @@ results other than ``backend_error``, which a rerun retries; ``planned`` from th
 None when no plan names the cell) and the number of conflicting results; for ns cells run with
 a backup, the number of tasks the backup answered (``backup_used``); for tracks whose scoring
 rule has per-answer metrics (equation), those metrics over the cell's problems
-(:mod:`scir.evaluate.metric_stats`).
+(:mod:`scir.reports.metric_stats`).
 
 An ns cell whose results were run with a backup gets a second aggregate, its key with
 ``backup`` set, over the same results as :func:`scir.outcomes.backup.with_backup` counts them
 (NS with backup); the cell itself is NS without backup.
 
 The results reach here with their verdicts recomputed from the answers and the task files
-(:mod:`scir.evaluate.verdicts`); ``unverified`` counts those used with their stored verdict
+(:mod:`scir.reports.verdicts`); ``unverified`` counts those used with their stored verdict
 (a report made with ``--unverified``).
 """
 
@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 from statistics import mean, median
 from typing import Any
 
-from scir.evaluate.cells import CellKey
-from scir.evaluate.edge_stats import EdgeStats, edge_stats
-from scir.evaluate.metric_stats import MetricStats, empty_columns, has_metrics, metric_stats
-from scir.evaluate.runs import Runs
-from scir.evaluate.stats import Interval, normalised_accuracy, wilson
+from scir.experiments.cells import CellKey
 from scir.outcomes.backup import backup_of, used, with_backup
 from scir.outcomes.status import STATUS_VALUES, Status
+from scir.reports.edge_stats import EdgeStats, edge_stats
+from scir.reports.metric_stats import MetricStats, empty_columns, has_metrics, metric_stats
+from scir.reports.runs import Runs
+from scir.reports.stats import Interval, normalised_accuracy, wilson
 
 
 @dataclass
@@ -66,16 +66,16 @@ class CellStats:
     conflicts: int = 0
     backup_used: int | None = None  # tasks the backup answered (None: run without backup)
     # the scoring rule's metrics over the cell's problems (equation: Acc_tau, NMSE, symbolic;
-    # scir.evaluate.metric_stats); None for tracks whose rule has none
+    # scir.reports.metric_stats); None for tracks whose rule has none
     metrics: MetricStats | None = None
     # results used with their stored verdict (no task record to recompute it; reports made
-    # with --unverified only: scir.evaluate.verdicts)
+    # with --unverified only: scir.reports.verdicts)
     unverified: int = 0
     # extraction against the gold (Track.extraction), means over the results that have it
     extraction_precision: float | None = None
     extraction_recall: float | None = None
     outcomes: dict[str, int] = field(default_factory=dict, repr=False)  # task id -> 0/1
-    # open causal cells: mean edge precision, recall, F1, SHD (scir.evaluate.edge_stats);
+    # open causal cells: mean edge precision, recall, F1, SHD (scir.reports.edge_stats);
     # None for every other cell (kept out of to_dict, so other reports are unchanged)
     edges: EdgeStats | None = None
 

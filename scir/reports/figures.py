@@ -1,5 +1,5 @@
 """The report's PNG figures (matplotlib, Agg backend), drawn from a computed
-:class:`scir.evaluate.report.Report`; every figure is at least :data:`WIDTH` x :data:`HEIGHT`
+:class:`scir.reports.report.Report`; every figure is at least :data:`WIDTH` x :data:`HEIGHT`
 pixels and grows with the grid (a row per group of bars, facets that wrap after
 :data:`MAX_COLUMNS`), so its labels fit at the default size; legends sit outside the data
 and :func:`text_overlaps` says whether any text collides.
@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 from scir.outcomes.backup import arch_label
 
 if TYPE_CHECKING:
-    from scir.evaluate.aggregate import CellStats
-    from scir.evaluate.report import Report
+    from scir.reports.aggregate import CellStats
+    from scir.reports.report import Report
 
 DPI = 100
 WIDTH, HEIGHT = 900, 500  # pixels: the smallest figure; larger grids grow the figure
@@ -362,13 +362,13 @@ def probes(report: Report, out: Path) -> Path | None:
     """The three probes with interval bars (None: no probe)."""
     if not report.probes:
         return None
-    from scir.evaluate.compare import PROBES
+    from scir.reports.compare import PROBES
 
     index = {c.cell: c for c in report.cells}
     plt = _pyplot()
     fig, (ax,) = _facets(plt, 1, len(report.probes))
     labels = [f"{p.track}/{p.difficulty} {p.model}" for p in report.probes]
-    from scir.evaluate.cells import CellKey
+    from scir.experiments.cells import CellKey
 
     series = {
         name: [

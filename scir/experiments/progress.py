@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from scir.errors import ConfigError
-from scir.evaluate.cells import CellKey
+from scir.experiments.cells import CellKey
 from scir.progress import Heartbeat, Pace
 
 ERRORS = (

@@ -8,7 +8,7 @@
   present in both: NL - Obf (presentation), NS - CoT (architecture), constrained -
   unconstrained (formalization decoding), NS with backup - NS without (``backup_vs_none``,
   over the same results). Mean of the per-task 0/1 differences with a seeded
-  paired bootstrap interval (:func:`scir.evaluate.stats.paired_difference`).
+  paired bootstrap interval (:func:`scir.reports.stats.paired_difference`).
 - **Run comparison** (``scir report A B --compare``): cells of run A and run B matched on every
   axis but the model (so two models, or two runs of one model, line up), A - B over the tasks
   present in both.
@@ -20,9 +20,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from scir.evaluate.aggregate import CellStats
-from scir.evaluate.cells import CellKey
-from scir.evaluate.stats import Interval, paired_difference
+from scir.experiments.cells import CellKey
+from scir.reports.aggregate import CellStats
+from scir.reports.stats import Interval, paired_difference
 
 PROBES = (("reasoning", "nl", "cot"), ("extraction", "obf", "ns"), ("joint", "obf", "cot"))
 PROBE_ARCHS = frozenset(arch for _, _, arch in PROBES)  # the architectures probes compare

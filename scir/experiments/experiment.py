@@ -5,7 +5,7 @@ settings and budgets. docs/experiments.md documents every field with a full exam
 
 :func:`load_experiment` reads and validates a file (any error is one ConfigError naming the
 file and the field); :meth:`Experiment.cells` expands the grid into
-:class:`~scir.evaluate.cells.CellKey` s; :meth:`Experiment.fingerprint` is what a cell's results
+:class:`~scir.experiments.cells.CellKey` s; :meth:`Experiment.fingerprint` is what a cell's results
 depend on (its task source, generation settings, the model's server), used to refuse a rerun
 that would change finished cells.
 
@@ -28,7 +28,7 @@ from pydantic_core import ErrorDetails
 
 from scir.bounded import parse_toml, read_text
 from scir.errors import ConfigError
-from scir.evaluate.cells import CellKey
+from scir.experiments.cells import CellKey
 from scir.pipelines.registry import ARCHS, BY_NAME, FORMALIZING, MODEL_FREE_ARCHS, SYMREG_ARCHS
 from scir.pipelines.result import NO_MODEL
 from scir.pipelines.sr_agent.settings import AgentSettings
