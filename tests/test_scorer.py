@@ -13,11 +13,12 @@ import pytest
 from parity_track import ParityTrack
 
 import scir.outcomes
+from scir.cli import main
 from scir.errors import ConfigError
 from scir.outcomes.scoring import (Assessment, LabelScorer, OptionScorer, PoolScorer, Scorer,
                                    match_subset)
-from scir.tasks import Task
-from scir.tracks import get_track
+from scir.tasks import Task, write_tasks
+from scir.tracks import get_track, register, unregister
 from scir.tracks.base import Track
 from scir.tracks.causal.scoring import CausalScorer
 from scir.tracks.equation.scoring import EQUATION_TAU, EquationScorer
@@ -184,6 +185,23 @@ def test_a_track_on_the_new_face_gets_no_warning_and_a_bad_rule_is_named():
     with pytest.raises(ConfigError, match="track 'fuzzy' names the unknown scoring rule "
                                           r"'fuzzy' \(one of label, pool, option\)"):
         Fuzzy().scorer()
+
+
+class _Fuzzy(ParityTrack):
+    name, scoring = "fuzzy", "fuzzy"
+
+
+def test_an_unknown_rule_stops_scir_solve_with_one_line(tmp_path, capsys):
+    path = tmp_path / "fuzzy.jsonl"
+    write_tasks(path, _Fuzzy().generate(1, seed=1))
+    register("fuzzy", _Fuzzy)
+    try:
+        assert main(["solve", str(path), "--arch", "oracle", "--run", str(tmp_path / "r")]) == 2
+    finally:
+        unregister("fuzzy")
+    err = capsys.readouterr().err
+    assert "unknown scoring rule 'fuzzy'" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_option_scorer_is_given_its_items_and_defaults_to_letters():
