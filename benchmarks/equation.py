@@ -11,7 +11,7 @@ reader.
 
 Each baseline fits a problem's train split (seed ``--seed``) within ``--seconds``; its
 expression is judged by the metrics the pipelines store with each result
-(scir.outcomes.scoring.assess_equation, scir.outcomes.regression.answer_metrics) plus the same
+(the equation track's scorer: scir.tracks.equation.scoring.EquationScorer.assess) plus the same
 Acc_tau on test_ood: per baseline and per discipline (the science: Chemistry, Biology,
 Physics, Material Science, as SR-Scientist's table breaks LSR-Synth down) and over all
 problems, the percentage of problems passing Acc_0.1 / Acc_0.01 / Acc_0.001 on test_id and on
@@ -38,7 +38,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scir.errors import ConfigError, ScirError  # noqa: E402
 from scir.outcomes.regression import TAUS, acc_name, acc_tau  # noqa: E402
-from scir.outcomes.scoring import assess_equation  # noqa: E402
 from scir.tasks import Task  # noqa: E402
 from scir.tracks import get_track  # noqa: E402
 from scir.tracks.equation.llmsr import import_llmsr  # noqa: E402
@@ -90,8 +89,8 @@ def ood_passes(task: Task, expression: str) -> dict[float, bool]:
 def judge(task: Task, expression: str, scores: Scores) -> None:
     """Add one answer's metrics (test_id and test_ood accuracies, NMSE ID/OOD, symbolic
     equivalence when the problem has a ground truth), as the pipelines store them with a
-    result (scir.outcomes.scoring.assess_equation)."""
-    metrics = assess_equation(get_track("equation"), task, expression).metrics
+    result (the track's scorer's ``assess``)."""
+    metrics = get_track("equation").scorer().assess(task, expression).metrics
     for tau in TAUS:
         scores.passed[tau] += int(metrics[acc_name(tau)])
     for tau, ok in ood_passes(task, expression).items():

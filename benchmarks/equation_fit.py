@@ -4,7 +4,7 @@ fairness)
 On ``--easy`` Easy and ``--hard`` Hard generated equation tasks (``--seed``), the true
 skeleton with every constant free (``formal.skeleton``, ``p0..pk``) is scored by the track's
 rule (fit on ``train`` by :func:`solvers.equation.evaluator.fit`, Acc_0.01 on ``test_id``;
-:func:`scir.outcomes.scoring.score_equation`) once per fit strategy: ``projected`` (the
+:class:`scir.tracks.equation.scoring.EquationScorer`) once per fit strategy: ``projected`` (the
 default: variable projection, grid and log-uniform starts, polish) and ``bfgs`` (the previous
 one: BFGS over every parameter from ones and uniform [-5, 5] starts). It prints, per tier and
 strategy, the share accepted and the median / max seconds of the scoring call (the fit is
@@ -21,8 +21,8 @@ import statistics
 import sys
 import time
 
-from scir.outcomes.scoring import score_equation
 from scir.tracks import get_track
+from scir.tracks.equation.scoring import EquationScorer
 from solvers.equation.evaluator import BFGS, PROJECTED
 
 STRATEGIES = (PROJECTED, BFGS)
@@ -38,11 +38,11 @@ def measure(tier: str, n: int, seed: int) -> dict[str, tuple[list[int], list[flo
     track = get_track("equation")
     tasks = list(track.generate(n, seed=seed, difficulty=tier))
     out: dict[str, tuple[list[int], list[float]]] = {s: ([], []) for s in STRATEGIES}
+    scorers = {s: EquationScorer(fit_strategy=s) for s in STRATEGIES}
     for i, task in enumerate(tasks):
         for strategy in STRATEGIES:         # interleaved: both see the same machine load
             began = time.monotonic()
-            ok = score_equation(track, task, track.formal(task).skeleton,
-                                fit_strategy=strategy)
+            ok = scorers[strategy].score(task, track.formal(task).skeleton)
             out[strategy][1].append(time.monotonic() - began)
             if not ok:
                 out[strategy][0].append(i)

@@ -20,7 +20,7 @@ task files the run records (``RUNDIR/tasks/*.jsonl``, the experiment's ``file`` 
 ``file`` of each ``scir solve`` invocation) or given (``tasks``): an answer is correct when it
 is in the record's ``answer_pool`` (the label, pool and option-letter rules); only the equation
 rule and a causal answer stating an edge set go through the toolkit's scorer
-(``scir.outcomes.scoring.assess``: a fit, sympy). The chances, the track and the difficulty
+(the track's scorer's ``assess``: a fit, sympy). The chances, the track and the difficulty
 come from the record too. A result whose task no file holds keeps its stored verdict (the
 report must then list it as unverified). The report's ``verdicts.disagreements`` must name
 every result whose stored ``correct`` or ``status`` differs from the recomputed one.
@@ -99,12 +99,11 @@ def task_records(run_dir: str | Path, extra: list[str] = ()) -> dict[str, dict[s
 def _toolkit(record: dict[str, Any], answer: str) -> tuple[bool, dict[str, Any] | None]:
     """The equation rule (a fit) and a causal edge set (subset matching): the toolkit's
     scorer."""
-    from scir.outcomes.scoring import assess
     from scir.tracks.reading import task_from_dict
     from scir.tracks import track_of
 
     task = task_from_dict(record)
-    got = assess(track_of(task), task, answer)
+    got = track_of(task).scorer().assess(task, answer)
     return got.correct, got.metrics
 
 

@@ -151,14 +151,14 @@ def test_parse_answer_of_a_task_is_the_canonical_text(tasks):
     messy = "Reasoning...\nAnswer: " + ", ".join(f"{a.lower()} → {b.upper()}"
                                               for a, b in reversed(edges))
     assert TRACK.parse_answer(t, messy) == t.answer
-    assert TRACK.score(t, messy)
+    assert TRACK.scorer().score(t, messy)
 
 
 @pytest.mark.parametrize("text", ["Answer: B", "no edges here", "Answer: XYZ is upstream"])
 def test_parse_answer_without_an_edge_set_is_none(text):
     t = _open(4, 2, 1)[0]
     assert TRACK.parse_answer(t, text) is None
-    assert TRACK.score(t, text) is False
+    assert TRACK.scorer().score(t, text) is False
 
 
 def _hand_metrics(answer: set, gold: set) -> dict:
@@ -172,7 +172,7 @@ def _hand_metrics(answer: set, gold: set) -> dict:
 def test_scoring_exact_match_and_edge_metrics_by_hand(tasks):
     t = next(t for t in tasks if t.params["connections"] == 3)
     gold = _gold(t)
-    assert TRACK.score(t, "Answer: " + t.answer)
+    assert TRACK.scorer().score(t, "Answer: " + t.answer)
     (a, b), rest = sorted(gold)[0], set(sorted(gold)[1:])
     reversed_one = rest | {(b, a)}
     partner = next(v for v in t.domain_metadata["subgraph_nodes"]
@@ -180,16 +180,16 @@ def test_scoring_exact_match_and_edge_metrics_by_hand(tasks):
     extra = gold | {("XYZ", partner)}
     for answer, shd in ((reversed_one, 1), (rest, 1), (extra, 1)):
         text = "Answer: " + _text(answer)
-        assert not TRACK.score(t, text)
-        got = TRACK.answer_metrics(t, text)
+        assert not TRACK.scorer().score(t, text)
+        got = TRACK.scorer().assess(t, text).metrics
         want = _hand_metrics(answer, gold)
         assert want["shd"] == shd
         assert got == pytest.approx(want)
     # reversed: 2 of 3 right -> P = R = F1 = 2/3
-    assert TRACK.answer_metrics(t, "Answer: " + _text(reversed_one))["edge_f1"] == \
+    assert TRACK.scorer().assess(t, "Answer: " + _text(reversed_one)).metrics["edge_f1"] == \
         pytest.approx(2 / 3)
-    assert TRACK.answer_metrics(t, None) == {"edge_precision": 0.0, "edge_recall": 0.0,
-                                             "edge_f1": 0.0, "shd": 3}
+    assert TRACK.scorer().assess(t, None).metrics == {
+        "edge_precision": 0.0, "edge_recall": 0.0, "edge_f1": 0.0, "shd": 3}
 
 
 def _swap_plan(t):
@@ -316,7 +316,6 @@ def test_scir_check_on_an_open_task(ns_run, tmp_path, capsys):
 
 def test_a_release_record_of_an_open_task_scores_as_the_task(tasks, tmp_path):
     from scir.release.scir_json import record, record_task
-    from scir.outcomes.scoring import assess
 
     t = next(t for t in tasks if t.params["connections"] == 3)
     data = json.loads(json.dumps(record(t)))
@@ -325,7 +324,7 @@ def test_a_release_record_of_an_open_task_scores_as_the_task(tasks, tmp_path):
     rebuilt = record_task(data)
     assert rebuilt.params == {} and rebuilt.formal == {}
     for text in ("Answer: " + t.answer, "Answer: " + _text(sorted(_gold(t))[1:])):
-        assert assess(TRACK, rebuilt, text) == assess(TRACK, t, text)
+        assert TRACK.scorer().assess(rebuilt, text) == TRACK.scorer().assess(t, text)
 
 
 def test_cot_answers_are_parsed_and_scored(tasks, tmp_path):

@@ -112,7 +112,7 @@ def test_true_skeleton_passes_the_scoring_rule(level, seed, index) -> None:
     formal = TRACK.formal(task)
     assert "sin" in formal.skeleton or "cos" in formal.skeleton or "exp" in formal.skeleton \
         or "tanh" in formal.skeleton or "**p" in formal.skeleton
-    assert TRACK.score(task, formal.skeleton)              # the scoring rule, fit inside
+    assert TRACK.scorer().score(task, formal.skeleton)              # the scoring rule, fit inside
 
 
 def test_cli_strategy(tmp_path, capsys) -> None:

@@ -15,7 +15,6 @@ import pytest
 
 from scir.cli import main
 from scir.errors import ConfigError, TaskFormatError
-from scir.outcomes.scoring import assess_equation
 from scir.tasks import write_tasks
 from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
@@ -114,12 +113,12 @@ def test_lsr_synth_folders_any_depth_bom_no_truth(lsr_synth: Path, capsys) -> No
 
 def test_no_truth_metrics_symbolic_is_not_applicable(lsr_synth: Path) -> None:
     task = import_llmsr(lsr_synth).tasks[0]
-    right = assess_equation(TRACK, task, "-0.7*A + 0.2*A**2*sin(t)")
+    right = TRACK.scorer().assess(task, "-0.7*A + 0.2*A**2*sin(t)")
     assert right.correct and right.metrics["acc_0.001"]
     assert right.metrics["symbolic"] is None                     # n/a, not False
-    wrong = assess_equation(TRACK, task, "p0*A")
+    wrong = TRACK.scorer().assess(task, "p0*A")
     assert wrong.metrics["symbolic"] is None
-    assert assess_equation(TRACK, task, None).metrics["symbolic"] is None
+    assert TRACK.scorer().assess(task, None).metrics["symbolic"] is None
     with pytest.raises(Exception, match="no ground truth"):
         TRACK.solve_formal(task, TRACK.formal(task))
 
@@ -235,7 +234,7 @@ def test_hdf5_with_parquet_table(hdf5_file: Path, tmp_path: Path, capsys) -> Non
     assert TRACK.formal(crk).splits["train"].y[0] == pytest.approx(
         float(_split("chem_react", 60, 0)[0, -1]), rel=1e-5)      # output column moved last
     assert main(["verify", str(out)]) == 0                       # truths reproduce float32 data
-    assert TRACK.score(crk, TRUTHS["chem_react"].replace("A(t)", "A"))
+    assert TRACK.scorer().score(crk, TRUTHS["chem_react"].replace("A(t)", "A"))
 
 
 def test_hdf5_without_table_uses_defaults_or_generic_names(hdf5_file: Path) -> None:

@@ -174,15 +174,15 @@ def linear_skeleton(task: Task) -> str:
 
 def test_scoring_fits_free_parameters(easy):
     for task in easy[:4]:
-        assert TRACK.score(task, task.answer)
+        assert TRACK.scorer().score(task, task.answer)
         skeleton = linear_skeleton(task)
-        assert "p0" in skeleton and TRACK.score(task, skeleton)   # fitted on train
+        assert "p0" in skeleton and TRACK.scorer().score(task, skeleton)   # fitted on train
         terms = [t["expression"] for t in task.domain_metadata["terms"]]
-        assert not TRACK.score(task, terms[0])             # a term missing
-        assert not TRACK.score(task, "p0")
-        assert not TRACK.score(task, "__import__('os').system('true')")
-        assert not TRACK.score(task, "not an equation at all")
-        assert not TRACK.score(task, None)
+        assert not TRACK.scorer().score(task, terms[0])             # a term missing
+        assert not TRACK.scorer().score(task, "p0")
+        assert not TRACK.scorer().score(task, "__import__('os').system('true')")
+        assert not TRACK.scorer().score(task, "not an equation at all")
+        assert not TRACK.scorer().score(task, None)
 
 
 def test_parse_answer_strips_the_left_hand_side(easy):
@@ -302,7 +302,7 @@ def test_import_llmsr(tmp_path, easy, capsys):
         got = TRACK.formal(by_source[source])
         assert got.splits == TRACK.formal(task).splits and got.science == TRACK.formal(task).science
         assert by_source[source].difficulty == "custom"
-        assert TRACK.score(by_source[source], task.answer)
+        assert TRACK.scorer().score(by_source[source], task.answer)
     assert main(["verify", str(out)]) == 0
     again = tmp_path / "again.jsonl"
     assert main(["import", "llmsr", str(root), "-o", str(again)]) == 0
@@ -390,4 +390,4 @@ def test_any_model_text_is_parsed_and_scored_without_error(easy, text):
     task = easy[0]
     answer = TRACK.parse_answer(task, "Answer: " + text)
     assert answer is None or isinstance(answer, str)
-    assert TRACK.score(task, answer) in (True, False)
+    assert TRACK.scorer().score(task, answer) in (True, False)

@@ -116,7 +116,7 @@ def test_formalization_parse_and_solve(horn):
     assert parsed.formal == horn.formal(task) and parsed.formal.dump() == gold
     assert parsed.items == horn.formalizer().count_items(parsed.formal) == len(gold["facts"]) + \
         len(gold["rules"])
-    assert horn.score(task, horn.solve_formal(task, parsed.formal))
+    assert horn.scorer().score(task, horn.solve_formal(task, parsed.formal))
     with pytest.raises(FormalizationError, match="does not parse") as info:
         horn.formalizer().parse(task, "p1.\np2 :- .\n?- p2.")
     assert (info.value.line, info.value.column) == (2, 7)

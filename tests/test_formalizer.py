@@ -140,7 +140,7 @@ def test_the_base_track_lists_no_formalization_methods():
     for method in TRACK_METHODS.values():
         assert not hasattr(Track, method), method
     public = sorted(n for n, v in vars(Track).items() if callable(v) and not n.startswith("_"))
-    assert len(public) <= 25, public  # 29 before the Formalizer
+    assert len(public) <= 20, public  # 29 before the Formalizer and the Scorer
 
 
 def test_a_track_on_the_older_methods_works_through_its_formalizer():
@@ -168,7 +168,7 @@ def test_a_track_on_the_older_methods_works_through_its_formalizer():
     # on the track by their older names)
     assert face.reference_items(task) == parsed.items
     with pytest.warns(DeprecationWarning, match=r"Track.reference_items is deprecated: call "
-                      r"track.formalizer\(\).reference_items \(removed in scir 0.9\)"):
+                      r"track.formalizer\(\).reference_items \(removed in scir 0.2\)"):
         assert track.reference_items(task) == parsed.items
     assert face.extraction(task, parsed.formal) is None
     # the prompt is the track's own, called with the keywords that are set

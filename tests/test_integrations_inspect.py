@@ -68,7 +68,7 @@ def wrong_answer(task: Task, others: list[Task]) -> str:
     candidates = ["True", "False", "Unknown", *"ABCDEFGHIJ", *(t.answer for t in others),
                   "binds,binds", "agonist_of,antagonist_of", "substrate_of,transported_by"]
     for c in candidates:
-        if track.parse_answer(task, f"Answer: {c}") == c and not track.score(task, c):
+        if track.parse_answer(task, f"Answer: {c}") == c and not track.scorer().score(task, c):
             return c
     raise AssertionError(f"no wrong answer for {task.task_id}")
 
@@ -281,7 +281,7 @@ def test_inspect_eval_command_line(files, tmp_path):
             for sample in log.samples:
                 t = next(t for t in tasks if t.task_id == sample.id)
                 answer = track.parse_answer(t, sample.output.completion)
-                assert sample.scores["scir_scorer"].value == ("C" if track.score(t, answer)
+                assert sample.scores["scir_scorer"].value == ("C" if track.scorer().score(t, answer)
                                                               else "I")
                 assert sample.scores["scir_scorer"].answer == answer
             assert log.eval.task in ("deduction", "scir/deduction")

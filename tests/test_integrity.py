@@ -208,11 +208,11 @@ def test_rescore_after_a_scorer_change_calls_no_model(runs, tmp_path, capsys, mo
     """A changed scoring rule (here: the label rule accepting any answer) and ``scir rescore``:
     the verdicts change without a model call (the run's server is gone, and the store holds
     as many calls as before); back to the rule, rescore restores them."""
-    import scir.outcomes.scoring as scoring
+    from scir.outcomes.scoring import LabelScorer
 
     cot = copy_run(runs, "cot", tmp_path)
     calls = sqlite3.connect(cot / "run.sqlite").execute("SELECT COUNT(*) FROM calls").fetchone()
-    monkeypatch.setattr(scoring, "score_label", lambda task, answer: answer is not None)
+    monkeypatch.setattr(LabelScorer, "score", lambda self, task, answer: answer is not None)
     capsys.readouterr()
     assert main(["rescore", str(cot)]) == 0
     out = capsys.readouterr().out

@@ -16,7 +16,6 @@ import pytest
 import yaml
 
 from scir.cli import main
-from scir.outcomes.scoring import score
 from scir.release.rows import merge_tasks, Source
 from scir.release.schema import COLUMNS
 from scir.release.scir_json import EXTRA_FIELDS, SCIR_FIELDS, record_task
@@ -347,16 +346,16 @@ def test_scir_records_score_like_their_tasks(inputs, tasks, tmp_path):
         alone = record_task(row)
         assert alone.formal == {} and alone.blocks == []  # nothing but the record
         for answer in candidates(task, tasks):
-            expected = score(track, task, answer)
-            assert score(track, alone, answer) == expected, (task.task_id, answer)
+            expected = track.scorer().score(task, answer)
+            assert track.scorer().score(alone, answer) == expected, (task.task_id, answer)
             outcomes.setdefault(task.domain, set()).add(expected)
     # every track saw accepted and refused answers (the comparison is not vacuous)
     assert outcomes == {t: {True, False} for t in ("deduction", "induction", "causal")}
     # a causal answer stated as edges, strictly containing exactly one option: accepted
     causal = next(t for t in tasks if t.domain == "causal")
     gold = causal.options[ord(causal.answer) - ord("A")]
-    assert score(get_track("causal"), record_task(rows[tasks.index(causal)]),
-                 f"{gold}; XYZ -> Zzz")
+    assert get_track("causal").scorer().score(record_task(rows[tasks.index(causal)]),
+                                               f"{gold}; XYZ -> Zzz")
 
 
 def test_hf_rows_score_like_their_tasks(release, tasks):
@@ -368,4 +367,5 @@ def test_hf_rows_score_like_their_tasks(release, tasks):
             task = by_id[row["task_id"]]
             track = get_track(task.domain)
             for answer in candidates(task, tasks)[:12]:
-                assert score(track, record_task(row), answer) == score(track, task, answer)
+                scorer = track.scorer()
+                assert scorer.score(record_task(row), answer) == scorer.score(task, answer)

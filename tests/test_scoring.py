@@ -1,13 +1,15 @@
 """The scoring rules of scir.outcomes.scoring, applied through each built-in track's
-``Track.score``."""
+``Track.scorer()``."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scir.outcomes.scoring import EXACT, RULES, SUBSET, match_subset, score
+from scir.errors import ConfigError
+from scir.outcomes.scoring import EXACT, RULES, SUBSET, match_subset
 from scir.tasks import Task
 from scir.tracks import get_track
+from scir.tracks.scoring import rule_scorer
 from scir.tracks.causal.options import match_options
 
 
@@ -21,24 +23,26 @@ def test_each_built_in_track_names_its_rule():
     assert {n: get_track(n).scoring for n in ("deduction", "induction", "causal",
                                                "equation")} == {
         "deduction": "label", "induction": "pool", "causal": "option", "equation": "equation"}
-    assert set(RULES) == {"label", "pool", "option", "equation"}
+    for name in ("deduction", "induction", "causal", "equation"):
+        assert get_track(name).scorer().rule == get_track(name).scoring
+    assert set(RULES) == {"label", "pool", "option"}  # the generic ones
 
 
 def test_label_is_exact():
-    track, task = get_track("deduction"), make("deduction", "True", ["True"])
+    track, task = get_track("deduction").scorer(), make("deduction", "True", ["True"])
     assert track.score(task, "True")
     assert not track.score(task, "true") and not track.score(task, None)
 
 
 def test_pool_accepts_any_pooled_answer():
-    track = get_track("induction")
+    track = get_track("induction").scorer()
     task = make("induction", "a,b", ["a,b", "c,d"])
     assert track.score(task, "c,d") and track.score(task, "a,b")
     assert not track.score(task, "a,c") and not track.score(task, None)
 
 
 def test_option_letters_and_stated_edges_with_subset_match():
-    track = get_track("causal")
+    track = get_track("causal").scorer()
     options = ["XYZ -> Raf", "Mek -> XYZ", "XYZ -> Raf; XYZ -> Mek"]
     task = make("causal", "B", ["B"], options)
     assert track.score(task, "B") and not track.score(task, "A")
@@ -55,8 +59,9 @@ def test_an_unknown_rule_is_named():
     class Odd:
         name, scoring = "odd", "fuzzy"
 
-    with pytest.raises(ValueError, match="unknown scoring rule 'fuzzy'"):
-        score(Odd(), make("x", "a", ["a"]), "a")
+    with pytest.raises(ConfigError, match="track 'odd' names the unknown scoring rule 'fuzzy' "
+                       r"\(one of label, pool, option\)"):
+        rule_scorer(Odd())
 
 
 @given(st.frozensets(st.integers(0, 5)), st.lists(st.frozensets(st.integers(0, 5)),

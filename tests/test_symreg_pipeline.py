@@ -98,7 +98,7 @@ def test_baseline_answers_and_is_scored(arch: str, seconds: float) -> None:
     result = run_task(arch, task, None, settings(seconds))
     assert (result.model, result.arch) == (NO_MODEL, arch)
     assert result.status == ("ok" if result.correct else "wrong")
-    assert result.correct == LawfitTrack().score(task, result.answer)
+    assert result.correct == LawfitTrack().scorer().score(task, result.answer)
     if arch == "pyoperon":
         assert result.correct
     assert result.answer == result.formalization

@@ -122,15 +122,16 @@ def test_json_round_trip(name, generated):
 def test_score_verify_and_solve(name, generated):
     track = get_track(name)
     path, tasks = generated(name)
+    scorer = track.scorer()
     for task in tasks:
-        assert track.score(task, task.answer)
-        assert not track.score(task, None)
+        assert scorer.score(task, task.answer)
+        assert not scorer.score(task, None)
         check = track.verify(task)
         assert check.ok, check.message
         assert check.task_id == task.task_id and check.expected == task.answer
-        assert track.score(task, track.solve_formal(task, track.formal(task)))  # the oracle
+        assert scorer.score(task, track.solve_formal(task, track.formal(task)))  # the oracle
         parsed = track.parse_answer(task, f"Some reasoning.\nAnswer: {task.answer}")
-        assert track.score(task, parsed)
+        assert scorer.score(task, parsed)
 
 
 def test_typed_formal_object_round_trips(name, generated):

@@ -15,7 +15,7 @@ entry point or ``SCIR_TRACKS``), plus ``benchmark`` for a file of any tracks::
   solver-input errors with the pipeline's feedback text. inspect has no grammar constraint,
   so the formalization is free text (``scir eval``'s ``constrained = false``);
 - scorer: the pipeline's own reading and scoring (:func:`scir.pipelines.result.read_answer`,
-  :func:`scir.pipelines.ns.record`: ``Track.parse_answer``, ``Track.score``), with the metrics
+  :func:`scir.pipelines.ns.record`: ``Track.parse_answer``, ``Track.scorer()``), with the metrics
   accuracy, stderr and the chance-normalised accuracy of ``scir report``.
 
 The module shares its name with the standard library's ``inspect``; that is harmless because

@@ -1,4 +1,4 @@
-"""Metrics of the equation track: Acc_tau, NMSE and symbolic equivalence.
+"""Regression metrics: Acc_tau, NMSE and symbolic equivalence.
 
 Conventions (one place for each):
 
@@ -15,12 +15,11 @@ Conventions (one place for each):
 - symbolic equivalence: :func:`solvers.equation.equivalence.equivalent` (up to fitted
   constants, proved by sympy under a time limit in a subprocess).
 
-Per answer (:func:`answer_metrics`, stored by the pipelines in ``PipelineResult.metrics``):
-``acc_0.1``, ``acc_0.01``, ``acc_0.001`` (Acc_tau on ``test_id``), ``nmse_id``, ``nmse_ood``
-(NMSE on ``test_id`` / ``test_ood``; None when not finite) and ``symbolic`` (equivalence with
-the ground truth; attempted only when Acc_0.1 holds on ``test_id``: an answer off by 10% on a
-twentieth of the noise-free in-domain points after its fit is not the law, and a proof costs
-seconds). The predictions use the answer's parameters fitted once on ``train``.
+The per-answer metrics (:data:`METRICS`, stored by the pipelines in
+``PipelineResult.metrics``) are ``acc_0.1``, ``acc_0.01``, ``acc_0.001`` (Acc_tau on the
+in-domain test data), ``nmse_id``, ``nmse_ood`` (NMSE in and out of domain; None when not
+finite) and ``symbolic`` (equivalence with the ground truth); the scorer of the track whose
+rule has them computes them.
 
 ``y_true`` must be finite (``TaskFormatError`` otherwise); both arrays are flattened and must
 have the same, non-zero length (``ConfigError``). ``relative_errors`` and ``nmse`` are
@@ -29,24 +28,20 @@ defined in :mod:`solvers.equation.metrics` (the evaluator uses them too) and re-
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from scir.errors import ConfigError, ScirError
+from scir.errors import ConfigError
 from solvers.equation.equivalence import equivalent
 from solvers.equation.metrics import nmse, relative_errors
 
 __all__ = [
     "METRICS",
     "SHARE",
-    "SYMBOLIC_SECONDS",
     "TAUS",
     "acc_name",
     "acc_tau",
-    "answer_metrics",
     "nmse",
     "point_correct",
     "relative_errors",
@@ -55,7 +50,6 @@ __all__ = [
 
 TAUS = (0.1, 0.01, 0.001)
 SHARE = 0.95
-SYMBOLIC_SECONDS = 10.0  # sympy's time for one equivalence proof of an answer
 
 
 def acc_name(tau: float) -> str:
@@ -95,47 +89,3 @@ def symbolic_equivalent(
     ``seconds``; ``X``: sample points for the fit (default: seeded points in [0.5, 3]).
     ``FormalizationError`` if a text does not parse."""
     return equivalent(candidate, truth, inputs, X=X, rtol=rtol, seconds=seconds)
-
-
-def _finite_nmse(y_true, y_pred) -> float | None:
-    value = float(nmse(y_true, y_pred))
-    return value if math.isfinite(value) else None
-
-
-def answer_metrics(
-    formal: Any, answer: str | None, predict: Callable[[np.ndarray], np.ndarray] | None
-) -> dict[str, Any]:
-    """The metrics of one answer (:data:`METRICS`; the module docstring) on a formal object
-    with ``inputs``, ``expression`` (the truth) and ``splits`` ``train``, ``test_id``,
-    ``test_ood``; ``predict`` maps rows to predictions with the answer's fitted parameters
-    (None: no answer, text outside the language, or no fit: every Acc_tau and ``symbolic``
-    false, both NMSE None). ``symbolic`` is None -- not applicable -- when the formal object
-    has no ground truth (an empty ``expression``: an imported problem without one)."""
-    out: dict[str, Any] = {name: False for name in METRICS}
-    out["nmse_id"] = out["nmse_ood"] = None
-    if not getattr(formal, "expression", ""):
-        out["symbolic"] = None  # no ground truth: not applicable, never "false"
-    if predict is None or answer is None:
-        return out
-    for split, key in (("test_id", "nmse_id"), ("test_ood", "nmse_ood")):
-        data = formal.splits[split]
-        try:
-            predicted = predict(data.X)
-            out[key] = _finite_nmse(data.y, predicted)
-            if split == "test_id":
-                for tau in TAUS:
-                    out[acc_name(tau)] = acc_tau(data.y, predicted, tau)
-        except ScirError:
-            continue
-    if out[acc_name(max(TAUS))] and out["symbolic"] is not None:
-        try:
-            out["symbolic"] = symbolic_equivalent(
-                answer,
-                formal.expression,
-                list(formal.inputs),
-                X=np.asarray(formal.splits["train"].X),
-                seconds=SYMBOLIC_SECONDS,
-            )
-        except ScirError:
-            out["symbolic"] = False
-    return out

@@ -1,62 +1,52 @@
-"""Scoring: whether an answer is accepted, by the rule a track names (``Track.scoring``).
+"""Scoring: whether an answer is accepted, by the :class:`Scorer` a track owns
+(``Track.scorer()``).
 
-Four rules cover the built-in tracks:
+A scorer names its rule (:attr:`Scorer.rule`, what exports record; :meth:`Scorer.rule_of`
+for a track whose tasks are scored in more than one way), gives a verdict
+(:meth:`Scorer.score`) and an :class:`Assessment` (:meth:`Scorer.assess`: the verdict with
+the rule's per-answer metrics, or None). Three generic scorers cover rules that need nothing
+but the task record:
 
-- ``label`` (deduction): the answer is the task's label (``task.answer``), exactly;
-- ``pool`` (induction): the answer is one of the accepted answers (``task.answer_pool``);
-- ``option`` (causal): the answer is an option letter in the pool, or an answer that states a
-  set (the track's ``answer_items``, e.g. XYZ's edges) mapped to an option by
-  :func:`match_subset` -- the option with the same set, else the only option whose set is
-  strictly contained in it -- whose letter is in the pool;
-- ``equation`` (equation discovery): the answer is an equation over the formal object's
-  ``inputs``; its free parameters ``p0``..``p9`` (if any) are fitted on the ``train`` split
-  by the project's evaluator (:func:`solvers.equation.evaluator.fit`, its default strategy:
-  linear parameters solved exactly, BFGS multi-start over the others, seeded), and it is
-  accepted when Acc_0.01 holds on the in-domain test split ``test_id``
-  (:func:`scir.outcomes.regression.acc_tau`). Text outside the equation language, or an
-  equation that cannot be fitted, is wrong (never an error). A track that names this rule
-  has a formal object with ``inputs`` and ``splits`` (``train``, ``test_id``: ``X``, ``y``).
+- :class:`LabelScorer` (``label``): the answer is the task's label (``task.answer``),
+  exactly;
+- :class:`PoolScorer` (``pool``): the answer is one of the accepted answers
+  (``task.answer_pool``);
+- :class:`OptionScorer` (``option``): the answer is an option letter in the pool, or an
+  answer that states a set of items mapped to an option by :func:`match_subset` -- the option
+  with the same set, else the only option whose set is strictly contained in it -- whose
+  letter is in the pool. The scorer is given the item functions (the items of each option,
+  the items an answer states, how two items compare); it knows nothing of what the items are.
 
-:func:`match_subset` is also the rule the causal solvers use to map a found graph to an
-option (``scir.tracks.causal.options.match_options``), so an answer and a solver's graph are
-matched the same way. A generic layer asks :func:`score`; nothing here names a track.
+A rule that needs more than the record (a fit on the task's data, say) is a scorer of the
+track that owns it; nothing here names a track or a formal object's layout.
 
-:func:`assess` gives the verdict together with the rule's per-answer metrics: for
-``equation`` the metrics of :func:`scir.outcomes.regression.answer_metrics` (Acc_tau on
-``test_id`` for every tau, NMSE on ``test_id`` and ``test_ood``, symbolic equivalence),
-computed from the same single fit as the verdict. The pipelines call it once per answer
-(``scir.pipelines.result.verdict``) and store the metrics in the result.
+:func:`match_subset` is also the rule a solver's found set is mapped to an option by (the
+causal solvers use it), so an answer and a solver's graph are matched the same way.
 """
 
 from __future__ import annotations
 
 import string
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from scir.errors import ScirError
-
 if TYPE_CHECKING:
     from scir.tasks import Task
-    from scir.tracks.base import Track
 
 _Item = TypeVar("_Item", bound=Hashable)  # the items of a set matched by match_subset
 
-LABEL, POOL, OPTION, EQUATION = "label", "pool", "option", "equation"
-RULES = (LABEL, POOL, OPTION, EQUATION)
-EQUATION_TAU = 0.01  # the equation rule's Acc_tau on the in-domain test split
-EQUATION_SEED = 0  # the fit's seed: the same answer always gets the same verdict
-# the rules whose verdicts come with per-answer metrics (stored in PipelineResult.metrics)
-METRIC_RULES = (EQUATION,)
+LABEL, POOL, OPTION = "label", "pool", "option"
+RULES = (LABEL, POOL, OPTION)  # the rules of the generic scorers (a track's ``scoring``)
 EXACT, SUBSET = "exact", "subset"
 LETTERS = string.ascii_uppercase
 
 
 @dataclass(frozen=True)
 class Assessment:
-    """A verdict and, for a rule of :data:`METRIC_RULES`, the answer's metrics (JSON-ready;
-    None for the other rules)."""
+    """A verdict and the answer's per-answer metrics (JSON-ready), None for a rule without
+    them (stored in ``PipelineResult.metrics``)."""
 
     correct: bool
     metrics: dict[str, Any] | None = None
@@ -93,119 +83,111 @@ def option_letter(index: int) -> str:
     return LETTERS[index]
 
 
-def score_label(task: Task, answer: str | None) -> bool:
-    """``label``: the answer is the task's label."""
-    return answer is not None and answer == task.answer
+class Scorer(ABC):
+    """How a track's answers are scored: a verdict per answer, with the rule's metrics.
+
+    A subclass sets :attr:`rule` and writes :meth:`score`; one with per-answer metrics
+    writes :meth:`assess` too (and lists the metrics every assessment carries in
+    :attr:`metrics`), so that verdict and metrics come from one computation.
+    """
+
+    rule: str = ""  # the rule's name, as exports record it (a release row's ``scoring``)
+    # the names of the metrics every assessment carries (empty: none, or not for every task)
+    metrics: tuple[str, ...] = ()
+
+    def rule_of(self, task: Task) -> str:
+        """The name of the rule ``task`` is scored by (default: :attr:`rule`)."""
+        return self.rule
+
+    @abstractmethod
+    def score(self, task: Task, answer: str | None) -> bool:
+        """Whether ``answer`` is accepted for ``task`` (None, no answer: never)."""
+
+    def assess(self, task: Task, answer: str | None) -> Assessment:
+        """The verdict on ``answer`` with the rule's per-answer metrics (default: none)."""
+        return Assessment(bool(self.score(task, answer)))
 
 
-def score_pool(task: Task, answer: str | None) -> bool:
+class LabelScorer(Scorer):
+    """``label``: the answer is the task's label, exactly."""
+
+    rule = LABEL
+
+    def score(self, task: Task, answer: str | None) -> bool:
+        return answer is not None and answer == task.answer
+
+
+class PoolScorer(Scorer):
     """``pool``: the answer is one of the accepted answers."""
-    return answer is not None and answer in task.answer_pool
+
+    rule = POOL
+
+    def score(self, task: Task, answer: str | None) -> bool:
+        return answer is not None and answer in task.answer_pool
 
 
-def score_option(track: Track, task: Task, answer: str | None) -> bool:
-    """``option``: an option letter in the pool; else the answer's set (``track.answer_items``)
-    matched to the task's option sets (``track.option_items``) by :func:`match_subset`."""
-    if answer is None:
-        return False
-    letters = LETTERS[: len(task.options)]
-    if answer in letters:
-        return answer in task.answer_pool
-    items = track.answer_items(task, answer)
-    options = track.option_items(task)
-    if items is None or options is None:
-        return False
-    match = match_subset(items, options, fold=track.fold_item)
-    return match.index is not None and option_letter(match.index) in task.answer_pool
+def _no_options(task: Task) -> None:
+    return None
 
 
-def _fitted(
-    formal: Any, answer: str, fit_strategy: str | None = None
-) -> Callable[[Any], Any] | None:
-    """The answer's predictor ``X -> y`` with its free parameters fitted once on ``train``
-    (:data:`EQUATION_SEED`; ``fit_strategy``: the evaluator's ``strategy``, None for its
-    default); None for text outside the equation language or an equation that cannot be
-    fitted."""
-    from solvers.equation.expression import parse_equation
-
-    train = formal.splits["train"]
-    try:
-        equation = parse_equation(answer, list(formal.inputs))
-        params: Sequence[float] = ()
-        if equation.n_params:
-            from solvers.equation.evaluator import fit
-
-            if fit_strategy is None:
-                params = fit(
-                    equation, train.X, train.y, list(formal.inputs), seed=EQUATION_SEED
-                ).params
-            else:
-                params = fit(
-                    equation,
-                    train.X,
-                    train.y,
-                    list(formal.inputs),
-                    seed=EQUATION_SEED,
-                    strategy=fit_strategy,
-                ).params
-    except ScirError:
-        return None
-    return lambda X: equation.evaluate(X, params)
+def _no_items(task: Task, answer: str) -> None:
+    return None
 
 
-def score_equation(
-    track: Track, task: Task, answer: str | None, *, fit_strategy: str | None = None
-) -> bool:
-    """``equation``: fit the answer's free parameters on ``train``, then Acc_0.01 on
-    ``test_id`` (see the module docstring). ``fit_strategy``: the evaluator's ``strategy``
-    (None: its default; ``benchmarks/equation_fit.py`` compares them)."""
-    from scir.outcomes.regression import acc_tau  # numpy and sympy: loaded when needed
-
-    if answer is None:
-        return False
-    formal = track.formal(task)
-    predict = _fitted(formal, answer, fit_strategy)
-    if predict is None:
-        return False
-    test = formal.splits["test_id"]
-    try:
-        return acc_tau(test.y, predict(test.X), EQUATION_TAU)
-    except ScirError:
-        return False
+def _same(item: Any) -> Any:
+    return item
 
 
-def assess_equation(track: Track, task: Task, answer: str | None) -> Assessment:
-    """The ``equation`` rule's verdict with its metrics (:func:`scir.outcomes.regression.
-    answer_metrics`), from one fit of the answer's parameters on ``train``: the verdict is
-    the metrics' Acc_0.01 on ``test_id``."""
-    from scir.outcomes.regression import acc_name, answer_metrics  # (sympy: lazily)
-
-    formal = track.formal(task)
-    predict = None if answer is None else _fitted(formal, answer)
-    metrics = answer_metrics(formal, answer, predict)
-    return Assessment(bool(metrics[acc_name(EQUATION_TAU)]), metrics)
+OptionItems = Callable[["Task"], Sequence[Iterable[Any]] | None]
+AnswerItems = Callable[["Task", str], Iterable[Any] | None]
 
 
-def assess(track: Track, task: Task, answer: str | None) -> Assessment:
-    """The verdict on ``answer`` (``track.score``) and, for a rule with per-answer metrics
-    (:data:`METRIC_RULES`: ``equation``), the metrics from the same fit."""
-    if track.scoring == EQUATION:
-        return assess_equation(track, task, answer)
-    return Assessment(bool(track.score(task, answer)), track.answer_metrics(task, answer))
+class OptionScorer(Scorer):
+    """``option``: an option letter in the pool; else the set an answer states
+    (``answer_items(task, answer)``, None: it states none) matched to the options' sets
+    (``option_items(task)``, None: answers are only letters) by :func:`match_subset`, items
+    compared through ``fold``. The defaults accept letters only."""
+
+    rule = OPTION
+
+    def __init__(
+        self,
+        option_items: OptionItems = _no_options,
+        answer_items: AnswerItems = _no_items,
+        fold: Callable[[Any], Hashable] = _same,
+    ) -> None:
+        self.option_items = option_items
+        self.answer_items = answer_items
+        self.fold = fold
+
+    def score(self, task: Task, answer: str | None) -> bool:
+        if answer is None:
+            return False
+        letters = LETTERS[: len(task.options)]
+        if answer in letters:
+            return answer in task.answer_pool
+        items = self.answer_items(task, answer)
+        options = self.option_items(task)
+        if items is None or options is None:
+            return False
+        match = match_subset(items, options, fold=self.fold)
+        return match.index is not None and option_letter(match.index) in task.answer_pool
 
 
-def score(track: Track, task: Task, answer: str | None) -> bool:
-    """Whether ``answer`` is accepted for ``task`` under the rule ``track.scoring`` names
-    (ValueError for a rule that is not one of :data:`RULES`)."""
-    rule = track.scoring
-    if rule == LABEL:
-        return score_label(task, answer)
-    if rule == POOL:
-        return score_pool(task, answer)
-    if rule == OPTION:
-        return score_option(track, task, answer)
-    if rule == EQUATION:
-        return score_equation(track, task, answer)
-    raise ValueError(
-        f"track {track.name!r} names the unknown scoring rule {rule!r} (one of {', '.join(RULES)})"
-    )
+__all__ = [
+    "EXACT",
+    "LABEL",
+    "LETTERS",
+    "OPTION",
+    "POOL",
+    "RULES",
+    "SUBSET",
+    "Assessment",
+    "LabelScorer",
+    "OptionScorer",
+    "PoolScorer",
+    "Scorer",
+    "SubsetMatch",
+    "match_subset",
+    "option_letter",
+]

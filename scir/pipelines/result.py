@@ -12,7 +12,6 @@ from typing import Any
 
 from scir.errors import ConfigError, ScirError
 from scir.llm.base import Backend, Constraint, LLMRequest, LLMResponse, Message, Tool, cut_response
-from scir.outcomes.scoring import assess
 from scir.outcomes.status import NO_ANSWER_MESSAGE, STATUS_VALUES, Status, normalise
 from scir.pipelines.sr_agent.settings import AgentSettings
 from scir.prompts import PromptArgs
@@ -322,9 +321,9 @@ def new_result(
 
 def verdict(track: Track, task: Task, answer: str) -> tuple[bool, str, dict[str, Any] | None]:
     """Whether the track accepts ``answer``, the status that says so (``ok``/``wrong``) and
-    the scoring rule's metrics of the answer (:func:`scir.outcomes.scoring.assess`: computed
+    the scoring rule's metrics of the answer (the track's scorer's ``assess``: computed
     here, once per answer; None for rules without metrics)."""
-    got = assess(track, task, answer)
+    got = track.scorer().assess(task, answer)
     return got.correct, Status.of_answer(got.correct).value, got.metrics
 
 

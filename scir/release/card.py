@@ -215,8 +215,8 @@ def loading_section(configs: dict[str, list[Split]]) -> str:
         "`answer_pool`; `option` an option letter in `answer_pool`, or a stated edge set matched "
         "to the option with the same set, else to the only option whose set it strictly "
         "contains. With the toolkit installed: `scir.release.scir_json.record_task(row)` "
-        'gives a task that `scir.outcomes.scoring.score(get_track(row["domain"]), task, '
-        "answer)` scores.\n\nThe folder also carries `croissant.json` (Croissant 1.0: one "
+        'gives a task that `get_track(row["domain"]).scorer().score(task, answer)` scores.'
+        "\n\nThe folder also carries `croissant.json` (Croissant 1.0: one "
         "record set per config, every data file with its sha256): "
         '`mlcroissant.Dataset(jsonld="croissant.json").records("' + config + '")`.'
     )

@@ -73,7 +73,7 @@ def row(task: Task, presentation: str) -> dict[str, Any]:
     """The released row of ``task`` in ``presentation`` (columns of :data:`COLUMNS`)."""
     data = task.to_dict()
     data["presentation"] = presentation
-    data["scoring"] = get_track(task.domain).scoring_of(task)
+    data["scoring"] = get_track(task.domain).scorer().rule_of(task)
     if presentation == NL:
         data["problem"], data["documents"] = task.problem_nl, []
     elif presentation == CTL:

@@ -4,7 +4,7 @@ Each record starts with the SciR release's seven fields (:data:`SCIR_FIELDS`, in
 release's order) and goes on with what a task needs to be used alone (:data:`EXTRA_FIELDS`):
 the question and options a causal letter refers to, the answer pool an induction answer is
 scored against, the chance levels and the scoring rule. :func:`record_task` turns a record
-back into a task that :func:`scir.outcomes.scoring.score` scores exactly as the full task.
+back into a task that the track's scorer (``Track.scorer()``) scores exactly as the full task.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ EXTRA_FIELDS = (
 def record(task: Task) -> dict[str, Any]:
     """The record of one task: the release's fields, then :data:`EXTRA_FIELDS`."""
     data = task.to_dict()
-    data["scoring"] = get_track(task.domain).scoring_of(task)
+    data["scoring"] = get_track(task.domain).scorer().rule_of(task)
     return {k: data[k] for k in SCIR_FIELDS + EXTRA_FIELDS}
 
 

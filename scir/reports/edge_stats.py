@@ -2,7 +2,7 @@
 
 An open causal task's answer is the exact set of XYZ's directed edges; its verdict is exact
 match, and each answer also gets edge precision, recall, F1 and the structural Hamming
-distance (SHD) against the gold set (``CausalTrack.answer_metrics``, stored in the result's
+distance (SHD) against the gold set (``scir.tracks.causal.scoring.CausalScorer``, stored in the result's
 ``metrics``). Per cell, each problem counts once:
 
 - a result with these metrics counts by them;

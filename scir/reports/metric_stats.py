@@ -1,6 +1,6 @@
 """The per-answer metrics of a cell, over its problems (the Equation discovery section).
 
-A scoring rule with metrics (:data:`scir.outcomes.scoring.METRIC_RULES`: ``equation``) stores
+A scorer with these metrics (``Scorer.metrics``: the equation track's ``EquationScorer``) stores
 them in each result (``PipelineResult.metrics``, :data:`scir.outcomes.regression.METRICS`).
 Per cell, each problem (task) counts once:
 
@@ -103,10 +103,9 @@ def metric_stats(results: Iterable[dict[str, Any]]) -> MetricStats:
 
 
 def has_metrics(track_name: str, results: list[dict[str, Any]]) -> bool:
-    """Whether a cell gets metrics: its track's scoring rule has them, or (a track not
-    registered here) some result carries them."""
+    """Whether a cell gets metrics: its track's scorer gives them with every verdict
+    (``Scorer.metrics``), or (a track not registered here) some result carries them."""
     from scir.errors import ScirError
-    from scir.outcomes.scoring import METRIC_RULES
     from scir.tracks import get_track
 
     if any(
@@ -114,6 +113,6 @@ def has_metrics(track_name: str, results: list[dict[str, Any]]) -> bool:
     ):  # equation metrics (open causal results carry others)
         return True
     try:
-        return get_track(track_name).scoring in METRIC_RULES
+        return any(name in METRICS for name in get_track(track_name).scorer().metrics)
     except ScirError:  # a track not registered here: no rule to ask
         return False

@@ -5,7 +5,7 @@ For every stored result, :class:`Rescorer` finds the task record (the ``--tasks`
 then the files the run records, as :mod:`scir.reports.sources` finds them: ``RUNDIR/tasks/``
 of ``scir eval``, the experiment's task files, the files ``scir solve`` was given) and
 recomputes with the pipelines' own scoring (:func:`scir.pipelines.result.verdict`, i.e.
-:func:`scir.outcomes.scoring.assess`):
+the track's scorer's ``assess``):
 
 - the **verdict** of the stored answer: ``correct``, ``status`` (``ok`` / ``wrong``) and the
   scoring rule's ``metrics`` (equation: Acc_tau, NMSE, symbolic); a result without an answer

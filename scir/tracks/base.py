@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from scir.errors import ConfigError, ScirError
-from scir.outcomes.scoring import score
+from scir.outcomes.scoring import Scorer
 from scir.prompts import PromptArgs
 from scir.tasks import Task
 from scir.tracks.formalizer import (
@@ -30,6 +30,7 @@ from scir.tracks.formalizer import (
     match_items,
     older_method,
 )
+from scir.tracks.scoring import default_scorer
 
 if TYPE_CHECKING:
     from scir.text.codec import RenderCodec
@@ -167,7 +168,8 @@ class Track(ABC):
     answer_kind: str = "label"  # "label", "rule", "option": how CoT answers are parsed
     answer_pools: bool = False  # whether a task may accept several answers (stats show
     # the pool sizes)
-    # how an answer is scored: a rule of scir.outcomes.scoring (label, pool, option)
+    # the rule of the default scorer (Track.scorer): label, pool or option
+    # (scir.outcomes.scoring.RULES); a track with a scorer of its own names its rule here too
     scoring: str = "pool"
     # the typed formal object (a FormalObject: ``load`` / ``dump``); None: the JSON dict itself
     formal_type: ClassVar[type | None] = None
@@ -305,16 +307,12 @@ class Track(ABC):
         if self.formal_type is not None:
             self.formal(task)
 
-    def scoring_of(self, task: Task) -> str:
-        """The name of the rule ``task`` is scored by, as exports record it (default: the
-        track's :attr:`scoring`; a track whose tasks are scored in more than one way names
-        each task's)."""
-        return self.scoring
-
-    def score(self, task: Task, answer: str | None) -> bool:
-        """Whether an answer is accepted, by the rule :attr:`scoring` names
-        (:func:`scir.outcomes.scoring.score`; default ``pool``: it is in the answer pool)."""
-        return score(self, task, answer)
+    def scorer(self) -> Scorer:
+        """How the track's answers are scored (:class:`scir.outcomes.scoring.Scorer`: the
+        verdict, the rule's per-answer metrics, the rule's name per task). The default is the
+        generic scorer :attr:`scoring` names (:func:`scir.tracks.scoring.default_scorer`:
+        ``label``, ``pool``, ``option``); a track with a rule of its own overrides this."""
+        return default_scorer(self)
 
     def regression_data(self, task: Task, split: str = "train") -> RegressionData:
         """The numeric data of a task's ``split`` for the symbolic-regression baselines
@@ -323,26 +321,6 @@ class Track(ABC):
         raise NotImplementedError(
             f"track {self.name} has no numeric data for the symbolic-regression baselines"
         )
-
-    def answer_metrics(self, task: Task, answer: str | None) -> dict[str, Any] | None:
-        """Secondary per-answer metrics a track reports beside the verdict of rules without
-        their own (causal open tasks: edge precision, recall, F1, SHD), stored in the result's
-        ``metrics``; None (the default) for none."""
-        return None
-
-    def option_items(self, task: Task) -> list[frozenset] | None:
-        """The ``option`` rule's item set of each option (e.g. edges), or None when the
-        track's answers are only letters."""
-        return None
-
-    def answer_items(self, task: Task, answer: str) -> frozenset | None:
-        """The ``option`` rule's item set stated by an answer that is not a letter, or None
-        when it states none."""
-        return None
-
-    def fold_item(self, item: Any) -> Any:
-        """How the ``option`` rule compares items (default: as they are)."""
-        return item
 
     def parse_answer(self, task: Task, text: str) -> str | None:
         """Extract the final answer from free text (a CoT response); None if absent.

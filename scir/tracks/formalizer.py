@@ -218,8 +218,9 @@ TRACK_METHODS = {
 }
 
 
-# the release that stops reading the older methods (scir.version is 0.1.0)
-OLDER_METHODS_REMOVED_IN = "0.9"
+# the release that stops reading the older methods (scir.version is 0.1.0; the older scoring
+# hooks end there too: scir.tracks.scoring)
+OLDER_METHODS_REMOVED_IN = "0.2"  # the next minor release
 _warned: set[type] = set()  # the track classes warned about their older methods
 _warned_lock = threading.Lock()
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from scir.errors import TaskFormatError
+from scir.outcomes.scoring import Scorer
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import (
@@ -26,12 +27,15 @@ from scir.tracks.causal.options import (
     MAX_OPTIONS,
     OPEN,
     candidate_sets,
-    edge_metrics,
-    fold_edge,
     letter,
     option_text,
-    parse_open_answer,
-    parse_option,
+)
+from scir.tracks.causal.scoring import (
+    CausalScorer,
+    is_open_task,
+    new_protein,
+    open_answer,
+    option_sets,
 )
 from scir.tracks.causal.solve import Solution, dataset, run_ges, run_gies
 
@@ -131,11 +135,8 @@ class CausalTrack(Track):
 
     @staticmethod
     def is_open(task: Task) -> bool:
-        """Whether a task is open (``params["answer"] == "open"``: the answer is the exact edge
-        set, there are no options); a task without the field has options -- unless it has
-        none, as a release record of an open task (``scir export --format scir``: no params;
-        an option task always has options)."""
-        return is_open(task.params) or not task.options
+        """Whether a task is open (:func:`scir.tracks.causal.scoring.is_open_task`)."""
+        return is_open_task(task)
 
     def resolve_params(
         self, difficulty: str, overrides: dict[str, Any] | None = None
@@ -249,91 +250,29 @@ class CausalTrack(Track):
         import networkx as nx
 
         formal = self.formal(task)
-        new = self._new_protein(task)
+        new = new_protein(task)
         sub = nx.DiGraph()
         sub.add_nodes_from(n for n in formal.nodes if n != new)
         sub.add_edges_from(formal.known_edges)
         return 1 / len(candidate_sets(sub, len(formal.xyz_edges or ())))
 
-    def open_answer(self, task: Task, text: str) -> frozenset[tuple[str, str]] | None:
-        """The edge set an open task's answer states (None when it states none); names are
-        the task's proteins (``domain_metadata``, so release records without a formal object
-        score too)."""
-        nodes = task.domain_metadata.get("subgraph_nodes")
-        names = (
-            [str(n) for n in nodes] + [self._new_protein(task)]
-            if isinstance(nodes, list) and nodes
-            else list(self.formal(task).nodes)
-        )
-        return parse_open_answer(text, names)
-
-    def open_gold(self, task: Task) -> frozenset[tuple[str, str]]:
-        """An open task's gold edge set: its answer's edges (``XYZ -> Raf; Mek -> XYZ``)."""
-        return parse_option(task.answer, task_id=task.task_id)
-
     # ---- checking and scoring ---------------------------------------------------------
-    def scoring_of(self, task: Task) -> str:
-        """``edges`` for an open task (the exact set of XYZ's directed edges), else
-        ``option``."""
-        return "edges" if self.is_open(task) else self.scoring
+    def scorer(self) -> Scorer:
+        """Option letters or stated edge sets by subset match (option tasks), the exact edge
+        set with edge metrics (open tasks): :class:`scir.tracks.causal.scoring.CausalScorer`."""
+        return CausalScorer()
 
-    def score(self, task: Task, answer: str | None) -> bool:
-        """Options: the ``option`` rule. Open: the answer states exactly the gold edge set
-        (names compared ignoring case)."""
-        if not self.is_open(task):
-            return super().score(task, answer)
-        if answer is None:
-            return False
-        got = self.open_answer(task, answer)
-        gold = {fold_edge(e) for e in self.open_gold(task)}
-        return got is not None and {fold_edge(e) for e in got} == gold
-
-    def answer_metrics(self, task: Task, answer: str | None) -> dict[str, Any] | None:
-        """Open tasks: edge precision, recall, F1 and SHD of the answer's edge set against
-        the gold (an answer stating no set counts as the empty set); None for option tasks."""
-        if not self.is_open(task):
-            return None
-        got = None if answer is None else self.open_answer(task, answer)
-        return edge_metrics(got or (), self.open_gold(task))
-
-    def option_sets(self, task: Task) -> list[frozenset[tuple[str, str]]]:
+    @staticmethod
+    def option_sets(task: Task) -> list[frozenset[tuple[str, str]]]:
         """The edge sets of a task's options (TaskFormatError if an option is malformed)."""
-        if not task.options:
-            raise TaskFormatError(
-                "causal tasks need options", task_id=task.task_id, field="options"
-            )
-        if len(task.options) > MAX_OPTIONS:
-            raise TaskFormatError(
-                f"at most {MAX_OPTIONS} options (A..T)", task_id=task.task_id, field="options"
-            )
-        return [parse_option(t, task_id=task.task_id, index=i) for i, t in enumerate(task.options)]
-
-    def option_items(self, task: Task) -> list[frozenset[tuple[str, str]]]:
-        """The ``option`` scoring rule's sets: each option's edges."""
-        return self.option_sets(task)
-
-    def answer_items(self, task: Task, answer: str) -> frozenset[tuple[str, str]] | None:
-        """XYZ's edges stated by an answer such as ``XYZ -> Raf; Mek -> XYZ`` (None for other
-        text)."""
-        try:
-            return parse_option(answer, task_id=task.task_id)
-        except TaskFormatError:
-            return None
-
-    def fold_item(self, item: tuple[str, str]) -> tuple[str, str]:
-        """Edges compare with protein names ignoring case."""
-        return fold_edge(item)
-
-    def _new_protein(self, task: Task) -> str:
-        name = task.domain_metadata.get("new_protein", NEW_PROTEIN)
-        return name if isinstance(name, str) and name else NEW_PROTEIN
+        return option_sets(task)
 
     def solve_gies(self, task: Task, formal: CausalFormal) -> Solution:
         """GIES on a formal object's environments (targets used, known edges not), mapped to
         the task's options."""
-        new = self._new_protein(task)
+        new = new_protein(task)
         return run_gies(
-            dataset(formal, task_id=task.task_id, new_protein=new), self.option_sets(task), new
+            dataset(formal, task_id=task.task_id, new_protein=new), option_sets(task), new
         )
 
     def verify(self, task: Task) -> Check:
@@ -343,7 +282,7 @@ class CausalTrack(Track):
         the chance 1 / the admissible sets, recounted."""
         if self.is_open(task):
             return self._verify_open(task)
-        sets = self.option_sets(task)
+        sets = option_sets(task)
         problems = []
         if len(set(sets)) != len(sets):
             problems.append("two options have the same edges")
@@ -403,7 +342,7 @@ class CausalTrack(Track):
                 task_id=task.task_id,
                 field="formal.xyz_edges",
             )
-        new = self._new_protein(task)
+        new = new_protein(task)
         gold = option_text(formal.xyz_edges, new)
         if task.answer != gold:
             problems.append(
@@ -448,7 +387,7 @@ class CausalTrack(Track):
         input raises SolverInputError naming the field. Open tasks: the canonical text of
         GIES's set of XYZ's directed edges (``"none"`` when it has none)."""
         if self.is_open(task):
-            new = self._new_protein(task)
+            new = new_protein(task)
             solution = run_gies(dataset(formal, task_id=task.task_id, new_protein=new), [], new)
             return option_text(solution.match.found, new) or NO_MATCH
         return self.solve_gies(task, formal).letter or NO_MATCH
@@ -456,12 +395,12 @@ class CausalTrack(Track):
     def solve_formal_ges(self, task: Task, formal: CausalFormal) -> str:
         """The second solver: GES (causal-learn, BIC) on all rows pooled, intervention targets
         ignored; the option letter or ``"none"``."""
-        new = self._new_protein(task)
+        new = new_protein(task)
         if self.is_open(task):
             solution = run_ges(dataset(formal, task_id=task.task_id, new_protein=new), [], new)
             return option_text(solution.match.found, new) or NO_MATCH
         solution = run_ges(
-            dataset(formal, task_id=task.task_id, new_protein=new), self.option_sets(task), new
+            dataset(formal, task_id=task.task_id, new_protein=new), option_sets(task), new
         )
         return solution.letter or NO_MATCH
 
@@ -473,8 +412,8 @@ class CausalTrack(Track):
         (:func:`parse_open_answer`: after the last ``Answer:``, arrows or "causes"), ``none``
         for a stated empty set, None when no edge set is stated."""
         if self.is_open(task):
-            got = self.open_answer(task, text)
-            return None if got is None else (option_text(got, self._new_protein(task)) or NO_MATCH)
+            got = open_answer(task, text)
+            return None if got is None else (option_text(got, new_protein(task)) or NO_MATCH)
         accepted = [
             m.group(1)
             for m in _ANSWER.finditer(text)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from scir.errors import ConfigError, ScirError
+from scir.outcomes.scoring import LabelScorer, Scorer
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import (
@@ -228,6 +229,10 @@ class DeductionTrack(Track):
             pool.shutdown(wait=True, cancel_futures=True)
 
     # ---- checking and scoring ---------------------------------------------------------
+    def scorer(self) -> Scorer:
+        """``label``: the answer is the task's label (True, False, Unknown), exactly."""
+        return LabelScorer()
+
     def verify(self, task: Task) -> Check:
         """Re-establish the label with ASP and Prover9 and check the proof trees in Prolog."""
         premises, statement = self.formal(task).formulas

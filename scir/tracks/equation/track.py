@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from scir.errors import ScirError, SolverError
+from scir.outcomes.scoring import Scorer
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import (
@@ -27,6 +28,7 @@ from scir.tracks.equation import templates
 from scir.tracks.equation.formal import SCIENCES, SPLITS, EquationFormal
 from scir.tracks.equation.generate import build
 from scir.tracks.equation.numeric import evaluate, right_side
+from scir.tracks.equation.scoring import EquationScorer
 from scir.tracks.equation.validate import validate
 
 GENERATOR = "scir.tracks.equation"
@@ -193,6 +195,12 @@ class EquationTrack(Track):
         )
 
     # ---- checking and scoring ---------------------------------------------------------
+    def scorer(self) -> Scorer:
+        """``equation``: the answer's parameters fitted on ``train``, Acc_0.01 on ``test_id``,
+        with the per-answer metrics of the same fit
+        (:class:`scir.tracks.equation.scoring.EquationScorer`)."""
+        return EquationScorer()
+
     def validate_formal(self, task: Task) -> None:
         """Answer, pool, options and the formal object's shapes (``validate.py``)."""
         validate(task)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from scir.errors import VerificationError
+from scir.outcomes.scoring import PoolScorer, Scorer
 from scir.tasks import Task
 from scir.text.codec import RenderCodec
 from scir.tracks.base import (
@@ -257,6 +258,10 @@ class InductionTrack(Track):
         validate.validate(task, self.world)
 
     # ---- solving and scoring --------------------------------------------------------------
+    def scorer(self) -> Scorer:
+        """``pool``: the answer is one of the task's accepted rules (``answer_pool``)."""
+        return PoolScorer()
+
     def solve_formal(self, task: Task, formal: InductionProblem) -> str:
         """The rule the symbolic side finds from ``formal``'s facts and examples only (never
         its target or category): clingo's valid rules cross-checked by the ILP learner over
