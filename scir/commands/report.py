@@ -458,7 +458,7 @@ def to_markdown(report: Report) -> str:
         "## Failure analysis",
         "",
         "Every failed task attributed to a kind "
-        "(scir/reports/attribution.py): format = no usable output (parse error, no "
+        "(docs/evaluation.md, Failure analysis): format = no usable output (parse error, no "
         "answer line); extraction = a parsed formalization that is not the gold one; "
         "solver = ns with a formalization equivalent to the gold one and no right answer; "
         "reasoning = symbcot wrong over an equivalent formalization, or cot wrong in NL "
