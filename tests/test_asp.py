@@ -121,7 +121,7 @@ def test_a_grounding_that_overruns_the_limit_times_out_near_it():
     start = time.monotonic()
     with pytest.raises(SolverTimeout, match=r"clingo exceeded 1\.0 s"):
         huge.models(limit=1, time_limit=1.0)
-    assert time.monotonic() - start < 1.0 + 1.5       # the worker was killed at the limit
+    assert time.monotonic() - start < 1.0 + 4.0       # killed at the limit (not hours later)
 
 
 def test_worker_results_and_errors_cross_back_with_their_types():

@@ -415,7 +415,9 @@ def test_deadline_is_honoured(tmp_path: Path) -> None:
         start = time.monotonic()
         with pytest.raises(SolverTimeout):
             tester.test(_clause("h(0) :- spin(0)"), {}, start + 0.3)
-        assert time.monotonic() - start < 0.5
+        # all 50 calls take some 5 s; the deadline cut them after at most one more (a loaded
+        # machine may stretch that call, not bring back the other 49)
+        assert time.monotonic() - start < 0.3 + 2.0
     finally:
         tester.close()
 
