@@ -37,7 +37,7 @@ from typing import Any
 
 from scir.commands._common import HelpFormatter
 from scir.outcomes.regression import METRICS
-from scir.outcomes.status import FAILURES
+from scir.outcomes.status import FAILURES, Status
 from scir.pipelines.registry import FORMALIZING
 from scir.reports.aggregate import CellStats
 from scir.reports.compare import PROBES, Difference
@@ -442,7 +442,7 @@ def to_markdown(report: Report) -> str:
                     [
                         c.cell.label(),
                         str(c.n),
-                        str(c.statuses["ok"]),
+                        str(c.statuses[Status.OK.value]),
                         *(str(c.statuses[f]) for f in FAILURES),
                         _num(c.executable),
                     ]

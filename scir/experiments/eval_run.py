@@ -23,6 +23,7 @@ from scir.experiments.experiment import Experiment, Model, digest, model_label
 from scir.experiments.progress import GridProgress
 from scir.llm.base import Backend
 from scir.llm.cache import CachingBackend
+from scir.outcomes.status import Status
 from scir.pipelines.result import PipelineSettings
 from scir.runs.runner import RunSummary, run_tasks
 from scir.runs.store import RunStore
@@ -308,7 +309,7 @@ def run_grid(
             )
             outcome.summaries[cell] = summary
             outcome.ran += summary.ran
-            outcome.backend_failed += summary.ran_statuses.get("backend_error", 0)
+            outcome.backend_failed += summary.ran_statuses.get(Status.BACKEND_ERROR.value, 0)
     except BudgetExceeded as exc:
         outcome.stopped = str(exc)
     finally:

@@ -15,14 +15,15 @@ from typing import Any, TextIO
 
 from scir.errors import ConfigError
 from scir.experiments.cells import CellKey
+from scir.outcomes.status import Status
 from scir.progress import Heartbeat, Pace
 
 ERRORS = (
-    ("parse", "parse_error"),
-    ("solver", "solver_error"),
-    ("timeout", "timeout"),
-    ("backend", "backend_error"),
-    ("no answer", "no_answer"),
+    ("parse", Status.PARSE_ERROR.value),
+    ("solver", Status.SOLVER_ERROR.value),
+    ("timeout", Status.TIMEOUT.value),
+    ("backend", Status.BACKEND_ERROR.value),
+    ("no answer", Status.NO_ANSWER.value),
 )
 
 

@@ -55,7 +55,7 @@ class SolverOutcome:
     """What the solver step gave: an answer, or a classified failure."""
 
     answer: str | None
-    status: str  # pipeline status: ok, solver_error, timeout
+    status: str  # a Status value: ok (the solver answered), parse_error, solver_error, timeout
     solver_status: str  # answered, input_error, timeout, error
     log: str = ""
     error: SolverError | None = None
@@ -64,11 +64,11 @@ class SolverOutcome:
 def classify(exc: SolverError) -> SolverOutcome:
     """The outcome of a typed solver failure: timeouts, input errors, other failures."""
     if isinstance(exc, SolverTimeout):
-        return SolverOutcome(None, "timeout", "timeout", _message(exc), exc)
+        return SolverOutcome(None, Status.TIMEOUT.value, "timeout", _message(exc), exc)
     if isinstance(exc, SolverInputError):
-        return SolverOutcome(None, "solver_error", "input_error", _message(exc), exc)
+        return SolverOutcome(None, Status.SOLVER_ERROR.value, "input_error", _message(exc), exc)
     return SolverOutcome(
-        None, "solver_error", "error", f"{type(exc).__name__}: {_message(exc)}", exc
+        None, Status.SOLVER_ERROR.value, "error", f"{type(exc).__name__}: {_message(exc)}", exc
     )
 
 
@@ -80,7 +80,7 @@ def solve(track: Track, task: Task, formal: Any) -> SolverOutcome:
             answer = hook(track, "solve_formal", task, formal)
     except SolverError as exc:
         return classify(exc)
-    return SolverOutcome(str(answer), "ok", "answered")
+    return SolverOutcome(str(answer), Status.OK.value, "answered")
 
 
 def _message(exc: BaseException) -> str:
@@ -111,7 +111,7 @@ class FormalizationStep:
         """Whether attempt ``attempt`` (0 first) is followed by another: it failed in a way a
         retry may fix, and ``max_retries`` are not used up. Timeouts and solver crashes are
         never retried."""
-        return self.outcome.status != "ok" and self.retryable and attempt < max_retries
+        return self.outcome.status != Status.OK and self.retryable and attempt < max_retries
 
     @property
     def feedback(self) -> str:
@@ -127,7 +127,7 @@ def formalization_step(track: Track, task: Task, text: str) -> FormalizationStep
             parsed = formalizer_hook(track, "parse", task, text)
     except FormalizationError as exc:
         return FormalizationStep(
-            SolverOutcome(None, "parse_error", "parse_error", _message(exc)), None, exc
+            SolverOutcome(None, Status.PARSE_ERROR.value, "parse_error", _message(exc)), None, exc
         )
     except SolverError as exc:  # e.g. a whitelist check while parsing
         return FormalizationStep(classify(exc), None, exc)
@@ -140,8 +140,8 @@ def record(track: Track, task: Task, result: PipelineResult, outcome: SolverOutc
     answer and its verdict (:func:`set_answer`)."""
     result.status, result.solver_status = outcome.status, outcome.solver_status
     result.solver_log = outcome.log
-    result.executable = outcome.status == "ok"
-    if outcome.status == "ok":
+    result.executable = outcome.status == Status.OK
+    if outcome.status == Status.OK:
         assert outcome.answer is not None  # an "ok" outcome always carries its answer (solve)
         set_answer(track, task, result, outcome.answer)
         result.error = ""

@@ -3,6 +3,7 @@ pipeline's upper bound and a self-test of solver and scoring (no model involved)
 
 from __future__ import annotations
 
+from scir.outcomes.status import Status
 from scir.pipelines.ns import solve
 from scir.pipelines.result import (
     NO_MODEL,
@@ -35,7 +36,7 @@ def run(track: Track, task: Task, backend: object, settings: PipelineSettings) -
         outcome.solver_status,
         outcome.log,
     )
-    if outcome.status == "ok":
+    if outcome.status == Status.OK:
         assert outcome.answer is not None  # an "ok" outcome always carries its answer (solve)
         set_answer(track, task, result, outcome.answer)
     else:

@@ -8,6 +8,7 @@ import time
 
 from scir.errors import BackendError, ConfigError
 from scir.llm.base import Backend
+from scir.outcomes.status import Status
 from scir.pipelines.registry import MODEL_FREE_ARCHS, architectures, pipeline
 from scir.pipelines.result import NO_MODEL, PipelineResult, PipelineSettings, new_result
 from scir.tasks import Task
@@ -45,7 +46,7 @@ def run_task(
             arch,
             settings,
             backend.name if backend else NO_MODEL,
-            status="backend_error",
+            status=Status.BACKEND_ERROR.value,
             error=exc.message,
         )
     result.seconds = time.monotonic() - start

@@ -13,6 +13,7 @@ that fails is ``solver_error``, one that overruns its limit (:class:`SolverTimeo
 from __future__ import annotations
 
 from scir.errors import ConfigError, SolverError, SolverTimeout
+from scir.outcomes.status import Status
 from scir.pipelines.result import (
     NO_MODEL,
     SOLVER_LOCK,
@@ -56,10 +57,12 @@ def run(
                 data.X, data.y, data.inputs, seconds=settings.symreg_seconds, seed=settings.seed
             )
     except SolverTimeout as exc:
-        result.status, result.solver_status, result.error = "timeout", "timeout", exc.message
+        result.status, result.solver_status = Status.TIMEOUT.value, "timeout"
+        result.error = exc.message
         return result
     except SolverError as exc:
-        result.status, result.solver_status, result.error = "solver_error", "error", exc.message
+        result.status, result.solver_status = Status.SOLVER_ERROR.value, "error"
+        result.error = exc.message
         return result
     result.formalization = fit.expression
     result.solver_status = "answered" if fit.status == "ok" else fit.status

@@ -18,13 +18,14 @@ from scir.errors import ConfigError, ScirError
 from scir.llm.base import Backend
 from scir.llm.http_limits import allow_calls, cancel_calls
 from scir.outcomes.backup import used, with_backup
+from scir.outcomes.status import Status
 from scir.pipelines.result import PipelineResult, PipelineSettings, problem_text
 from scir.pipelines.runner import check_architecture, model_label, run_task
 from scir.runs.store import RunStore
 from scir.tasks import Task
 from scir.tracks import track_of
 
-RETRIED_STATUSES = frozenset({"backend_error"})
+RETRIED_STATUSES = frozenset({Status.BACKEND_ERROR.value})
 
 
 @dataclass
@@ -51,7 +52,7 @@ class RunSummary:
 
     def all_failed_alike(self) -> bool:
         """Whether every task run now failed for a reason outside the task (the backend)."""
-        return self.ran > 0 and self.ran_statuses.get("backend_error", 0) == self.ran
+        return self.ran > 0 and self.ran_statuses.get(Status.BACKEND_ERROR.value, 0) == self.ran
 
     def lines(self) -> list[str]:
         """The summary printed by ``scir solve``; the first line is ``accuracy: K/N``."""
