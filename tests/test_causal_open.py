@@ -21,6 +21,7 @@ from scir.tasks import write_tasks
 from scir.tracks.reading import read_tasks
 from scir.tracks import get_track
 from scir.tracks.causal.options import parse_open_answer
+from scir.tracks.causal.scoring import is_open_task
 
 TRACK = get_track("causal")
 SIZES = [(3, 1, 2), (4, 2, 2), (6, 3, 1), (11, 5, 1)]      # nodes, connections, tasks
@@ -127,7 +128,7 @@ def test_generation_is_deterministic_and_option_files_unchanged():
     assert [t.task_id for t in a] == ["causal-n4c2open-9-0", "causal-n4c2open-9-1"]
     option = next(TRACK.generate(1, 9, "easy"))
     assert "answer" not in option.params and len(option.options) == 10
-    assert option.tier == "n5c1" and not TRACK.is_open(option)
+    assert option.tier == "n5c1" and not is_open_task(option)
     with pytest.raises(ConfigError):
         TRACK.resolve_params("easy", {"answer": "free"})
 

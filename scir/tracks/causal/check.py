@@ -29,6 +29,7 @@ from scir.tasks import Task
 from scir.tracks import get_track
 from scir.tracks.causal.graph import NEW_PROTEIN, Edge
 from scir.tracks.causal.options import edge_metrics, match_options, option_text, xyz_directed
+from scir.tracks.causal.scoring import is_open_task, option_sets
 from scir.tracks.causal.solve import Dataset, dataset
 from scir.tracks.checking import CheckContext, HandCheck
 from scir.tracks.formal_text import generic_parser, syntax_error, token_error
@@ -185,9 +186,9 @@ def check(task: Task, text: str, context: CheckContext) -> HandCheck:
     edges = read_edges(text, ds.names, known)
     graph = known + [e for e in edges if e not in known]
     mine = xyz_directed(graph, new)
-    if track.is_open(task):
+    if is_open_task(task):
         return _check_open(task, ds, graph, edges, known, mine, new, gold_formal)
-    options = track.option_sets(task)
+    options = option_sets(task)
     match = match_options(mine, options)
     gies = fit(ds.data, ds.targets, names=ds.columns)  # the reference solver's run
     gies_match = match_options(xyz_directed(gies.directed_edges(), new), options)

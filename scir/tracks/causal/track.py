@@ -133,11 +133,6 @@ class CausalTrack(Track):
         base = f"n{params['nodes']}c{params['connections']}"
         return base + OPEN if is_open(params) else base
 
-    @staticmethod
-    def is_open(task: Task) -> bool:
-        """Whether a task is open (:func:`scir.tracks.causal.scoring.is_open_task`)."""
-        return is_open_task(task)
-
     def resolve_params(
         self, difficulty: str, overrides: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
@@ -262,11 +257,6 @@ class CausalTrack(Track):
         set with edge metrics (open tasks): :class:`scir.tracks.causal.scoring.CausalScorer`."""
         return CausalScorer()
 
-    @staticmethod
-    def option_sets(task: Task) -> list[frozenset[tuple[str, str]]]:
-        """The edge sets of a task's options (TaskFormatError if an option is malformed)."""
-        return option_sets(task)
-
     def solve_gies(self, task: Task, formal: CausalFormal) -> Solution:
         """GIES on a formal object's environments (targets used, known edges not), mapped to
         the task's options."""
@@ -280,7 +270,7 @@ class CausalTrack(Track):
         and the stored ``xyz_edges`` must be that option's edges. Open tasks: GIES's set of
         XYZ's directed edges must be the stored answer's, which must be ``xyz_edges``, and
         the chance 1 / the admissible sets, recounted."""
-        if self.is_open(task):
+        if is_open_task(task):
             return self._verify_open(task)
         sets = option_sets(task)
         problems = []
@@ -386,7 +376,7 @@ class CausalTrack(Track):
         directed edges match no option -- a wrong answer, not a solver failure. Malformed
         input raises SolverInputError naming the field. Open tasks: the canonical text of
         GIES's set of XYZ's directed edges (``"none"`` when it has none)."""
-        if self.is_open(task):
+        if is_open_task(task):
             new = new_protein(task)
             solution = run_gies(dataset(formal, task_id=task.task_id, new_protein=new), [], new)
             return option_text(solution.match.found, new) or NO_MATCH
@@ -396,7 +386,7 @@ class CausalTrack(Track):
         """The second solver: GES (causal-learn, BIC) on all rows pooled, intervention targets
         ignored; the option letter or ``"none"``."""
         new = new_protein(task)
-        if self.is_open(task):
+        if is_open_task(task):
             solution = run_ges(dataset(formal, task_id=task.task_id, new_protein=new), [], new)
             return option_text(solution.match.found, new) or NO_MATCH
         solution = run_ges(
@@ -411,7 +401,7 @@ class CausalTrack(Track):
         Open tasks: the canonical text (:func:`option_text`) of the edge set the text states
         (:func:`parse_open_answer`: after the last ``Answer:``, arrows or "causes"), ``none``
         for a stated empty set, None when no edge set is stated."""
-        if self.is_open(task):
+        if is_open_task(task):
             got = open_answer(task, text)
             return None if got is None else (option_text(got, new_protein(task)) or NO_MATCH)
         accepted = [
