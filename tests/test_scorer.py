@@ -253,3 +253,21 @@ def test_outcomes_code_names_no_track_and_no_formal_layout():
         assert "score" in words or path.name != "scoring.py"   # the check reads real code
         hits = sorted(w for w in words for bad in _FORBIDDEN if bad in w)
         assert not hits, (path.name, hits)
+
+
+def test_the_older_scoring_calls_forward_to_the_scorer_with_a_warning(made):
+    track = get_track("deduction")
+    task = made["deduction"][0]
+    wrong = next(label for label in ("True", "False", "Unknown") if label != task.answer)
+    with pytest.warns(DeprecationWarning, match=r"Track.score is deprecated: call "
+                      r"track.scorer\(\).score \(removed in scir 0.2\)"):
+        assert track.score(task, task.answer) and not track.score(task, wrong)
+    with pytest.warns(DeprecationWarning, match="Track.scoring_of is deprecated"):
+        assert track.scoring_of(task) == "label"
+    eq = get_track("equation")
+    formal = eq.formal(made["equation"][0])
+    with pytest.warns(DeprecationWarning, match="Track.answer_metrics is deprecated"):
+        metrics = eq.answer_metrics(made["equation"][0], formal.expression)
+    assert metrics == eq.scorer().assess(made["equation"][0], formal.expression).metrics
+    with pytest.raises(AttributeError, match="has no attribute 'option_items'"):
+        track.option_items  # the option rule's item functions belong to its scorer now

@@ -30,7 +30,7 @@ from scir.tracks.formalizer import (
     match_items,
     older_method,
 )
-from scir.tracks.scoring import default_scorer
+from scir.tracks.scoring import default_scorer, older_call
 
 if TYPE_CHECKING:
     from scir.text.codec import RenderCodec
@@ -358,11 +358,12 @@ class Track(ABC):
     if not TYPE_CHECKING:  # the type checker sees only the Track face above
 
         def __getattr__(self, name: str) -> Any:
-            """The older formalization methods (``prompt``, ``parse_formalization``, ...),
-            called on a track that does not define them: they forward to ``formalizer()``
-            with a DeprecationWarning (removed in :data:`~scir.tracks.formalizer.
+            """The older formalization methods (``prompt``, ``parse_formalization``, ...) and
+            scoring calls (``score``, ``scoring_of``, ``answer_metrics``), called on a track
+            that does not define them: they forward to ``formalizer()`` / ``scorer()`` with a
+            DeprecationWarning (removed in :data:`~scir.tracks.formalizer.
             OLDER_METHODS_REMOVED_IN`)."""
-            return older_method(self, name)
+            return older_call(self, name) or older_method(self, name)
 
     def exporters(self) -> dict[str, Callable[[list[Task], Path], int]]:
         """Track-specific export formats: name -> function(tasks, out_dir) -> files written."""

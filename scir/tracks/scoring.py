@@ -132,12 +132,37 @@ def default_scorer(track: Track) -> Scorer:
     return HookScorer(track, hooks)
 
 
+# the older scoring calls a caller may still make on a track -> what the scorer gives
+FORWARDED = {"score": "score", "scoring_of": "rule_of", "answer_metrics": "assess"}
+
+
+def older_call(track: Track, name: str) -> Callable[..., Any] | None:
+    """``track.<name>`` for an older scoring call (:data:`FORWARDED`) on a track that does not
+    define it (``Track.__getattr__``): its scorer's method, with a DeprecationWarning
+    (``answer_metrics`` is the metrics of ``assess``); None for any other name."""
+    new = FORWARDED.get(name)
+    if new is None:
+        return None
+    warnings.warn(
+        f"Track.{name} is deprecated: call track.scorer().{new} (removed in scir {REMOVED_IN})",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    scorer = track.scorer()
+    if name == "answer_metrics":
+        return lambda task, answer: scorer.assess(task, answer).metrics
+    method: Callable[..., Any] = getattr(scorer, new)
+    return method
+
+
 __all__ = [
     "DEPRECATED",
+    "FORWARDED",
     "OLD_HOOKS",
     "REMOVED_IN",
     "HookScorer",
     "default_scorer",
     "old_hooks",
+    "older_call",
     "rule_scorer",
 ]
