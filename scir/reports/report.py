@@ -240,48 +240,12 @@ class Report:
                 "cells": [self.cell_row(c) for c in self.cells],
                 "table1": table1,
                 "equation": [
-                    {
-                        "cell": c.cell.to_dict(),
-                        "n": c.metrics.n,
-                        **{
-                            name: {
-                                "estimate": i.estimate,
-                                "low": i.low,
-                                "high": i.high,
-                                "small_n": i.small,
-                                # symbolic over no problem with ground truth
-                                **(
-                                    {"not_applicable": True}
-                                    if name == "symbolic" and math.isnan(i.estimate)
-                                    else {}
-                                ),
-                            }
-                            for name, i in c.metrics.values.items()
-                        },
-                    }
+                    {"cell": c.cell.to_dict(), "n": c.metrics.n, **_metric_intervals(c.metrics)}
                     for c in self.metric_cells
                     if c.metrics is not None
                 ],
                 "equation_by_discipline": [
-                    {
-                        "cell": c.cell.to_dict(),
-                        "discipline": d,
-                        "n": m.n,
-                        **{
-                            name: {
-                                "estimate": i.estimate,
-                                "low": i.low,
-                                "high": i.high,
-                                "small_n": i.small,
-                                **(
-                                    {"not_applicable": True}
-                                    if name == "symbolic" and math.isnan(i.estimate)
-                                    else {}
-                                ),
-                            }
-                            for name, i in m.values.items()
-                        },
-                    }
+                    {"cell": c.cell.to_dict(), "discipline": d, "n": m.n, **_metric_intervals(m)}
                     for c, d, m in self.disciplines
                 ],
                 **(
@@ -323,6 +287,22 @@ def verdicts_dict(check: Rescorer) -> dict[str, Any]:
         "unverified": [
             {"run": run, "key": dict(zip(RESULT_KEY, key))} for run, key in check.unverified_keys()
         ],
+    }
+
+
+def _metric_intervals(m: MetricStats) -> dict[str, dict[str, Any]]:
+    """report.json's intervals of a cell's equation metrics: each metric's estimate, bounds
+    and small-sample mark (``not_applicable`` for symbolic over no problem with a ground
+    truth)."""
+    return {
+        name: {
+            "estimate": i.estimate,
+            "low": i.low,
+            "high": i.high,
+            "small_n": i.small,
+            **({"not_applicable": True} if name == "symbolic" and math.isnan(i.estimate) else {}),
+        }
+        for name, i in m.values.items()
     }
 
 
