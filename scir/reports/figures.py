@@ -27,7 +27,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scir.experiments.cells import CellKey
 from scir.outcomes.backup import arch_label
+from scir.reports.compare import PROBES
 
 if TYPE_CHECKING:
     from scir.reports.aggregate import CellStats
@@ -362,14 +364,10 @@ def probes(report: Report, out: Path) -> Path | None:
     """The three probes with interval bars (None: no probe)."""
     if not report.probes:
         return None
-    from scir.reports.compare import PROBES
-
     index = {c.cell: c for c in report.cells}
     plt = _pyplot()
     fig, (ax,) = _facets(plt, 1, len(report.probes))
     labels = [f"{p.track}/{p.difficulty} {p.model}" for p in report.probes]
-    from scir.experiments.cells import CellKey
-
     series = {
         name: [
             index.get(CellKey(p.track, p.difficulty, pres, arch, p.model, True, p.seed))
