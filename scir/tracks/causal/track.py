@@ -19,7 +19,9 @@ from scir.tracks.base import (
     construction_param,
 )
 from scir.tracks.causal import exports, templates, validate
+from scir.tracks.causal.codec import CausalCodec
 from scir.tracks.causal.formal import CausalFormal
+from scir.tracks.causal.formalizer import CausalFormalizer
 from scir.tracks.causal.generate import build, is_open, params_rng
 from scir.tracks.causal.graph import GRAPHS, NEW_PROTEIN
 from scir.tracks.causal.options import (
@@ -414,13 +416,11 @@ class CausalTrack(Track):
     # ---- pipeline hooks ---------------------------------------------------------------
     def formalizer(self) -> Formalizer:
         """The formalization part (:mod:`scir.tracks.causal.formalizer`)."""
-        from scir.tracks.causal.formalizer import CausalFormalizer
 
         return CausalFormalizer(self)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.causal.codec`)."""
-        from scir.tracks.causal.codec import CausalCodec
 
         return CausalCodec()
 

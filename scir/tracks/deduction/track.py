@@ -32,7 +32,9 @@ from scir.tracks.deduction import (
     templates,
     validate,
 )
+from scir.tracks.deduction.codec import DeductionCodec
 from scir.tracks.deduction.formal import DeductionFormal
+from scir.tracks.deduction.formalizer import DeductionFormalizer
 from scir.tracks.deduction.logic import Formula, Node
 
 GENERATOR = "scir.tracks.deduction"
@@ -301,13 +303,11 @@ class DeductionTrack(Track):
     # ---- pipeline hooks ---------------------------------------------------------------
     def formalizer(self) -> Formalizer:
         """The formalization part (:mod:`scir.tracks.deduction.formalizer`)."""
-        from scir.tracks.deduction.formalizer import DeductionFormalizer
 
         return DeductionFormalizer(self)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.deduction.codec`)."""
-        from scir.tracks.deduction.codec import DeductionCodec
 
         return DeductionCodec()
 

@@ -25,7 +25,9 @@ from scir.tracks.base import (
     TrackParam,
 )
 from scir.tracks.equation import templates
+from scir.tracks.equation.codec import EquationCodec
 from scir.tracks.equation.formal import SCIENCES, SPLITS, EquationFormal
+from scir.tracks.equation.formalizer import EquationFormalizer
 from scir.tracks.equation.generate import build
 from scir.tracks.equation.numeric import evaluate, right_side
 from scir.tracks.equation.scoring import EquationScorer
@@ -291,13 +293,11 @@ class EquationTrack(Track):
     def formalizer(self) -> Formalizer:
         """The formalization part: the ``cot`` prompt and the training rows as items
         (:mod:`scir.tracks.equation.formalizer`)."""
-        from scir.tracks.equation.formalizer import EquationFormalizer
 
         return EquationFormalizer(self)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.equation.codec`)."""
-        from scir.tracks.equation.codec import EquationCodec
 
         return EquationCodec()
 

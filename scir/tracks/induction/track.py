@@ -27,8 +27,10 @@ from scir.tracks.base import (
     construction_param,
 )
 from scir.tracks.induction import validate
+from scir.tracks.induction.codec import InductionCodec
 from scir.tracks.induction.export import export_popper
 from scir.tracks.induction.formal import InductionProblem
+from scir.tracks.induction.formalizer import InductionFormalizer
 from scir.tracks.induction.generate import construct
 from scir.tracks.induction.ilp_check import ilp_cross_check
 from scir.tracks.induction.semantics import (
@@ -294,13 +296,11 @@ class InductionTrack(Track):
     # ---- pipeline hooks (solve_formal above: solve.py) ---------------------------------
     def formalizer(self) -> Formalizer:
         """The formalization part (:mod:`scir.tracks.induction.formalizer`)."""
-        from scir.tracks.induction.formalizer import InductionFormalizer
 
         return InductionFormalizer(self)
 
     def codec(self) -> RenderCodec:
         """The rendering codec (:mod:`scir.tracks.induction.codec`)."""
-        from scir.tracks.induction.codec import InductionCodec
 
         return InductionCodec()
 
