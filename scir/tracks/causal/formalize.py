@@ -20,7 +20,11 @@ from scir.errors import FormalizationError, TaskFormatError
 from scir.tasks import Task
 from scir.tracks.base import Formalization, load_formal
 from scir.tracks.causal.formal import CausalEnvironment, CausalFormal
-from scir.tracks.causal.grammar import PERMUTATION_MAX  # noqa: F401  (re-exported)
+from scir.tracks.causal.grammar import (
+    PERMUTATION_MAX,  # noqa: F401  (re-exported)
+    read_decoded,
+    task_grammar,
+)
 from scir.tracks.causal.graph import NEW_PROTEIN
 from scir.tracks.causal.options import letter
 from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL, environment_name
@@ -138,7 +142,6 @@ def build_grammar(b: GrammarBounds) -> str:
     constraint): canonical spacing, one line per item, each line ending in a newline; the
     columns a permutation of the proteins, known edges between two distinct proteins other
     than the new one, ``b.width`` numbers per row."""
-    from scir.tracks.causal.grammar import task_grammar
 
     return task_grammar(b).to_lark()
 
@@ -252,7 +255,6 @@ def parse_formalization(task: Task, text: str) -> Formalization:
     the language of the task's grammar (what constrained decoding writes) is read from that
     grammar's parse tree (:mod:`scir.tracks.causal.grammar`); any other text by the generic
     grammar, with the same result where both apply."""
-    from scir.tracks.causal.grammar import read_decoded
 
     if not isinstance(text, str):
         raise FormalizationError(f"a formalization is text, got {type(text).__name__}")

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from scir.tracks.causal.scm import ACTIVATION, DECIMALS, INHIBITION, OBSERVATIONAL
+from scir.tracks.causal.scm import (
+    ACTIVATION,
+    DECIMALS,
+    INHIBITION,
+    OBSERVATIONAL,
+    environment_name,
+)
 from solvers.grammar import Choice, Grammar, Lit, Pat, Ref, Rep, literals, rep, rule, seq
 
 PERMUTATION_MAX = 8  # columns as a permutation in the grammar up to this many
@@ -102,8 +108,6 @@ def read_decoded(b: Any, nodes: list[str], text: str) -> dict[str, Any] | None:
     grammar's language."""
     from lark import Token
     from lark.exceptions import LarkError
-
-    from scir.tracks.causal.formalize import environment_name
 
     try:
         tree = task_grammar(b).unbounded().parse(text, keep_all_tokens=True)

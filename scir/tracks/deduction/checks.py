@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 
 from scir.errors import SolverError, VerificationError
 from scir.tracks.deduction import predicates as preds
-from scir.tracks.deduction.logic import Formula, Node, fragment, negation_table
+from scir.tracks.deduction.logic import (
+    Formula,
+    Node,
+    fragment,
+    negation_table,
+    negative_kinds,
+    prolog_engine,
+)
 
 PROVER9_MEGS = 200  # Prover9's max_megs for every label
 
@@ -220,18 +227,6 @@ def double_check(
 
 # ---------------------------------------------------------------- proof trees (Prolog)
 
-_ENGINE = None
-
-
-def prolog_engine():
-    """The process's Prolog engine (created on first use)."""
-    global _ENGINE
-    if _ENGINE is None:
-        from solvers.prolog import Engine
-
-        _ENGINE = Engine()
-    return _ENGINE
-
 
 @dataclass(frozen=True)
 class TreeCheck:
@@ -298,7 +293,6 @@ def shape_problems(
     balanced construction's ``decoys``, one per tree) for its label and construction
     (``paper`` or ``balanced``): ``shape_error/9`` of ``prolog/deduction.pl`` (the one
     statement of the shapes), in words, in its order."""
-    from scir.tracks.deduction.logic import negative_kinds
 
     paper = construction == "paper"
     with prolog_engine().module("scir_deduction_") as module:

@@ -83,6 +83,20 @@ def goal_kinds() -> tuple[str, ...]:
     return tuple(k for k in kinds() if k in negation)
 
 
+_ENGINE = None
+
+
+def prolog_engine():
+    """The process's Prolog engine (created on first use; the checks and the form catalogue
+    share it)."""
+    global _ENGINE
+    if _ENGINE is None:
+        from solvers.prolog import Engine
+
+        _ENGINE = Engine()
+    return _ENGINE
+
+
 def negative_kinds() -> frozenset[str]:
     """The forms that deny (``no``, ``some_not``, ``neg_fact``): ``negative/1`` of
     ``asp/deduction.lp`` (:func:`fragment`)."""
@@ -247,7 +261,6 @@ def catalogue() -> dict[str, Rule]:
     definition: the proof semantics that checks the trees is the catalogue the generator
     instantiates), in clause order, roles in upper case. The forms' argument sorts it names
     the roles by are ASP's (:func:`kinds`), passed as ``form/3`` facts."""
-    from scir.tracks.deduction.checks import prolog_engine
 
     forms = [
         preds.FormSorts(k, *sorts, *["none"] * (2 - len(sorts))) for k, sorts in kinds().items()

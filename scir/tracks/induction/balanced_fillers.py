@@ -52,7 +52,8 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 from scir.tracks.induction import predicates as preds
-from scir.tracks.induction.semantics import Fact
+from scir.tracks.induction.fillers import FillOutcome, _ill_posed, _problem
+from scir.tracks.induction.semantics import Fact, prolog_module
 from scir.tracks.induction.world import Rule, World, category_rules
 
 if TYPE_CHECKING:
@@ -206,8 +207,6 @@ def fill_balanced(
 ) -> FillOutcome:
     """The balanced fillers (module docstring); ``n_fill`` is the ``facts`` budget left
     after the rules' own facts (the quotas of step 3 are placed even beyond it)."""
-    from scir.tracks.induction.fillers import FillOutcome, _ill_posed, _problem
-    from scir.tracks.induction.semantics import prolog_module
 
     if n_fill <= 0:  # the rules' own facts only, as asked
         return FillOutcome(True, 0)

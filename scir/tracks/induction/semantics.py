@@ -17,7 +17,15 @@ from typing import Any
 from scir.errors import SolverError
 from scir.tracks.induction import predicates as preds
 from scir.tracks.induction.formal import Fact, InductionProblem, Pair, pair, problem_from_formal  # noqa: F401  (re-exported: the typed formal object)
-from scir.tracks.induction.world import Rule, World, all_rules, load_world, rule_key
+from scir.tracks.induction.world import (
+    Rule,
+    World,
+    _relation_rows,
+    all_rules,
+    load_world,
+    rule_key,
+    rule_table,
+)
 
 # ---- answer pools with clingo ---------------------------------------------------------------
 
@@ -35,23 +43,6 @@ class PoolResult:
     def pool_keys(self) -> list[str]:
         """The pool as sorted answer strings ``r1,r2``."""
         return sorted(rule_key(r) for r in self.pool)
-
-
-def _relation_rows(world: World) -> list[preds.Relation]:
-    return [preds.Relation(r.name, r.category) for r in world.relations]
-
-
-def rule_table(world: World) -> tuple[list[Rule], dict[Rule, str]]:
-    """The candidate rules, sorted, and rule -> category for those that have one: ``rule/2``
-    and ``rule_category/3`` of ``prolog/induction.pl`` (the one definition of both) over the
-    world's relations, in one Prolog module. :attr:`World.rules` and
-    :meth:`World.rule_category` ask this once per world."""
-    with engine().module() as m:
-        m.consult("induction")
-        m.add_records(_relation_rows(world), preds.Relation)
-        rules = sorted((str(row["R1"]), str(row["R2"])) for row in m.query("rule(R1, R2)"))
-        rows = m.query("rule(R1, R2), rule_category(R1, R2, C)")
-    return rules, {(str(row["R1"]), str(row["R2"])): str(row["C"]) for row in rows}
 
 
 def rule_categories(world: World) -> dict[Rule, str]:

@@ -4,7 +4,7 @@ the JSON files in ``world/``), and the 45 candidate rules.
 A rule is a sorted pair of relation types with repetition, ``(r1, r2)`` with ``r1 <= r2``,
 standing for ``interacts(A, B) :- r1(A, P), r2(B, P)`` read symmetrically. The candidates and
 their categories are defined by ``rule/2`` and ``rule_category/3`` of ``prolog/induction.pl``;
-a :class:`World` asks Prolog for them once (:func:`scir.tracks.induction.semantics.rule_table`). Every id (relation, drug, protein) is a plain lowercase identifier,
+a :class:`World` asks Prolog for them once (:func:`rule_table`). Every id (relation, drug, protein) is a plain lowercase identifier,
 so it is the same atom in Prolog, clingo and the Popper export.
 """
 
@@ -18,6 +18,7 @@ from functools import lru_cache
 from importlib import resources as importlib_resources
 
 from scir.errors import ResourceError
+from scir.tracks.induction import predicates as preds
 
 IDENT = re.compile(r"[a-z][a-z0-9_]*\Z")
 
@@ -77,8 +78,6 @@ class World:
     def _ask_rules(self) -> None:
         with _ASK_LOCK:
             if not self._rules:
-                from scir.tracks.induction.semantics import rule_table
-
                 rules, categories = rule_table(self)
                 self._rule_categories.update(categories)
                 self._rules.extend(rules)
@@ -93,7 +92,7 @@ class World:
     def rule_category(self, rule: Rule) -> str | None:
         """The category shared by both relations of ``rule``; None for a mixed pair. Asked of
         ``rule_category/3`` in ``prolog/induction.pl`` (the one definition) once per world,
-        with the candidates (:func:`scir.tracks.induction.semantics.rule_table`)."""
+        with the candidates (:func:`rule_table`)."""
         self._ask_rules()
         a, b = rule
         return self._rule_categories.get((a, b) if a <= b else (b, a))
@@ -188,3 +187,22 @@ def rule_key(rule: Rule) -> str:
 def display_drug(drug: str) -> str:
     """A drug id as written in text: ``velorastat`` -> ``Velorastat``."""
     return drug[:1].upper() + drug[1:]
+
+
+def _relation_rows(world: World) -> list[preds.Relation]:
+    return [preds.Relation(r.name, r.category) for r in world.relations]
+
+
+def rule_table(world: World) -> tuple[list[Rule], dict[Rule, str]]:
+    """The candidate rules, sorted, and rule -> category for those that have one: ``rule/2``
+    and ``rule_category/3`` of ``prolog/induction.pl`` (the one definition of both) over the
+    world's relations, in one Prolog module. :attr:`World.rules` and
+    :meth:`World.rule_category` ask this once per world."""
+    from solvers.prolog import Engine  # SWI-Prolog starts on first use, not on import
+
+    with Engine().module() as m:
+        m.consult("induction")
+        m.add_records(_relation_rows(world), preds.Relation)
+        rules = sorted((str(row["R1"]), str(row["R2"])) for row in m.query("rule(R1, R2)"))
+        rows = m.query("rule(R1, R2), rule_category(R1, R2, C)")
+    return rules, {(str(row["R1"]), str(row["R2"])): str(row["C"]) for row in rows}

@@ -9,15 +9,15 @@ from typing import Any
 
 from scir.tasks import Task
 from scir.text.depth import DepthItem
+from scir.tracks.causal.codec.writer import value
+from scir.tracks.causal.scm import Environment
+from scir.tracks.causal.templates import condition
 
 VALUE_SEPARATOR = r"\s*[|,;]\s*"
 
 
 def depth_items(task: Task, contents: list[dict[str, Any]]) -> list[DepthItem]:
     """One item per known edge (block 1), then one per data row (block 2)."""
-    from scir.tracks.causal.codec.writer import value
-    from scir.tracks.causal.scm import Environment
-    from scir.tracks.causal.templates import condition
 
     first, second = contents
     items = [

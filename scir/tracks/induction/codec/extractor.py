@@ -18,6 +18,7 @@ from scir.errors import VerificationError
 from scir.tasks import Task
 from scir.text.genres import Genre, GenreSet
 from scir.text.patterns import alternation, compile_template
+from scir.tracks.induction.codec.writer import pronoun_split
 
 CODE = r"[A-Z]{2,4}-[0-9]{4,6}"
 KEYS = ("facts", "pos", "neg")
@@ -65,7 +66,6 @@ class _Universe:
 
 
 def _sentence_facts(text: str, gset: GenreSet, u: _Universe) -> list[tuple[int, list[str]]]:
-    from scir.tracks.induction.codec.writer import pronoun_split
 
     out = []
     intros = gset.phrases.get("drug_intros") or []
