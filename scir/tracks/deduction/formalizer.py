@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from scir.tasks import Task
 from scir.tracks.deduction import formalize
+from scir.tracks.deduction.extraction import extraction
 from scir.tracks.deduction.formal import DeductionFormal
 from scir.tracks.formalizer import Extraction, Formalizer
 
@@ -29,7 +30,6 @@ class DeductionFormalizer(Formalizer):
     def extraction(self, task: Task, formal: DeductionFormal) -> Extraction:
         """Premise-level precision and recall against the gold premises, and the goal
         (:mod:`scir.tracks.deduction.extraction`: canonical text, else Prover9)."""
-        from scir.tracks.deduction.extraction import extraction
 
         gold = self.track.formal(task)
         return extraction(list(formal.premises), formal.goal, list(gold.premises), gold.goal)

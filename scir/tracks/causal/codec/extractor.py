@@ -25,6 +25,8 @@ from scir.text.patterns import (
     read_number,
 )
 from scir.tracks.causal.codec.writer import unscaled_value
+from scir.tracks.causal.graph import ORDER
+from scir.tracks.causal.scm import environment_name
 
 NUMBER = r"[0-9]+\.[0-9]{2}"
 SCALED = r"[0-9]+\.[0-9]"  # a value in tenths of its unit (writer.scaled_value)
@@ -32,7 +34,6 @@ SCALED = r"[0-9]+\.[0-9]"  # a value in tenths of its unit (writer.scaled_value)
 
 class _Names:
     def __init__(self, task: Task) -> None:
-        from scir.tracks.causal.graph import ORDER
 
         self.new = str(task.domain_metadata.get("new_protein", "XYZ"))
         self.node = alternation(list(ORDER) + [self.new])
@@ -49,7 +50,6 @@ class _Names:
 def _network(
     text: str, genre: Genre, gset: GenreSet, names: _Names
 ) -> tuple[dict[str, Any], list[str]]:
-    from scir.tracks.causal.scm import environment_name
 
     ph = gset.phrases
     lists = find_all(ph["node_lists"], {"count": number_regex(), "list": names.list}, text)

@@ -18,6 +18,7 @@ from scir.text.inverse import (
 )
 from scir.tracks.base import load_formal
 from scir.tracks.causal.formal import CausalFormal
+from scir.tracks.causal.scm import environment_name
 
 
 def grammar(task: Task, index: int, content: dict[str, Any], bounded: bool) -> str:
@@ -84,7 +85,6 @@ def format_block(index: int, content: dict[str, Any]) -> str:
 
 def parse(task: Task, index: int, text: str) -> dict[str, Any]:
     """The network content (block 1) or the data content (block 2) of a formalization."""
-    from scir.tracks.causal.scm import environment_name
 
     grammar_text = grammar(task, index, {"known_edges": [], "environments": []}, bounded=False)
     tree = parse_tree(task, grammar_text, text)

@@ -9,7 +9,7 @@ from typing import Any
 from scir.errors import TaskFormatError
 from scir.tasks import Task
 from scir.tracks.deduction.formal import DeductionFormal
-from scir.tracks.deduction.templates import Lexicon
+from scir.tracks.deduction.templates import Lexicon, sentence
 
 
 def deduction_lexicon(task: Task) -> Lexicon:
@@ -27,7 +27,6 @@ def deduction_lexicon(task: Task) -> Lexicon:
 def block_contents(task: Task, formal: DeductionFormal) -> list[dict[str, Any]]:
     """Split the premises of ``formal`` (the task's typed formal object) into the blocks'
     consecutive runs, checked sentence by sentence."""
-    from scir.tracks.deduction.templates import sentence
 
     lexicon = deduction_lexicon(task)
     premises = list(formal.premises)

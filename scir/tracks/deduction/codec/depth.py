@@ -11,11 +11,12 @@ from typing import Any
 from scir.tasks import Task
 from scir.text.depth import DepthItem
 from scir.tracks.deduction.codec.contents import deduction_lexicon
+from scir.tracks.deduction.logic import parse
+from scir.tracks.deduction.templates import VARIED, sentence
 
 
 def clean_sentences(formula, lexicon) -> list[str]:
     """Every clean-NL sentence stating ``formula`` (plain, then each varied wording)."""
-    from scir.tracks.deduction.templates import VARIED, sentence
 
     out = [sentence(formula, dataclasses.replace(lexicon, wording=None))]
     args = formula.args
@@ -51,7 +52,6 @@ def clean_sentences(formula, lexicon) -> list[str]:
 
 def depth_items(task: Task, contents: list[dict[str, Any]]) -> list[DepthItem]:
     """One item per premise, in block order."""
-    from scir.tracks.deduction.logic import parse
 
     lexicon = deduction_lexicon(task)
     items = []

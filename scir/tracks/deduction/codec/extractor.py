@@ -20,6 +20,8 @@ from scir.tasks import Task
 from scir.text.genres import GenreSet
 from scir.text.patterns import alternation, compile_template
 from scir.tracks.deduction.codec.contents import deduction_lexicon
+from scir.tracks.deduction.logic import Formula
+from scir.tracks.deduction.vocabulary import get_context
 
 _ALIAS = r"[A-Za-z0-9][A-Za-z0-9.+'\-]*(?: [A-Za-z0-9.+'\-]+)*?"
 # a noun phrase slot: any run of words within one sentence (a full stop only inside a word,
@@ -31,7 +33,6 @@ def _universe(task: Task) -> tuple[dict[str, str], dict[str, str], dict[str, str
     """(singular -> predicate id, plural -> predicate id, cell name -> constant id) of the
     task's whole context (falls back to the task's own lexicon for unknown contexts)."""
     from scir.errors import ConfigError
-    from scir.tracks.deduction.vocabulary import get_context
 
     try:
         context = get_context(str(task.domain_metadata.get("context")))
@@ -79,7 +80,6 @@ def _glossaries(
 
 def extract(task: Task, gset: GenreSet) -> list[dict[str, Any]]:
     """``[{"premises": [...]}, ...]``, one per document, in text order."""
-    from scir.tracks.deduction.logic import Formula
 
     sg, pl, names = _universe(task)
     alias_sg, alias_pl = _glossaries(task, gset, pl)
@@ -120,8 +120,6 @@ def extract(task: Task, gset: GenreSet) -> list[dict[str, Any]]:
 
 
 def _formula(kind: str, m: re.Match, sg: dict, pl: dict, lower: dict, upper: dict):
-    from scir.tracks.deduction.logic import Formula
-
     groups = m.groupdict()
 
     def pred(role: str) -> str | None:

@@ -31,6 +31,7 @@ from scir.tasks import Task
 from scir.text.document import Draft, Section, fill_slots
 from scir.text.genres import Genre, GenreSet
 from scir.tracks.deduction.codec.contents import deduction_lexicon
+from scir.tracks.deduction.logic import Formula, parse
 
 _VOWEL_LETTERS = "AEFHILMNORSX"  # initials read with a leading vowel sound: "an ETC"
 
@@ -119,7 +120,6 @@ def distractors(
 ) -> list[str]:
     """``count`` sentences from ``templates`` (``phrases.distractors``) over population pairs
     drawn from ``pairs`` (ids no premise relates), named as statements are."""
-    from scir.tracks.deduction.logic import Formula
 
     if not templates or not pairs:
         return []
@@ -190,7 +190,6 @@ def drafts(
     rng: random.Random,
 ) -> tuple[list[Draft], dict[str, Any]]:
     """One draft per block (before filler), plus what was done (aliases, glossary)."""
-    from scir.tracks.deduction.logic import parse
 
     lexicon = deduction_lexicon(task)
     values = slot_values(task)

@@ -9,14 +9,14 @@ from typing import Any
 
 from scir.tasks import Task
 from scir.text.depth import DepthItem
+from scir.tracks.induction.text import fact_sentence
+from scir.tracks.induction.world import display_drug, load_world
 
 VERBS = {"pos": "are known to interact", "neg": "are known not to interact"}
 
 
 def depth_items(task: Task, contents: list[dict[str, Any]]) -> list[DepthItem]:
     """One item per fact (block 1), then one per pair (blocks 2 and 3)."""
-    from scir.tracks.induction.text import fact_sentence
-    from scir.tracks.induction.world import display_drug, load_world
 
     world = load_world()
     contents = contents
@@ -39,7 +39,6 @@ def depth_items(task: Task, contents: list[dict[str, Any]]) -> list[DepthItem]:
 
 def depth_vocabulary(task: Task, contents: list[dict[str, Any]]) -> list[str]:
     """The task's drugs (as written) and proteins."""
-    from scir.tracks.induction.world import display_drug, load_world
 
     world = load_world()
     facts = contents[0]["facts"]

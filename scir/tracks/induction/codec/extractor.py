@@ -19,6 +19,7 @@ from scir.tasks import Task
 from scir.text.genres import Genre, GenreSet
 from scir.text.patterns import alternation, compile_template
 from scir.tracks.induction.codec.writer import pronoun_split
+from scir.tracks.induction.world import load_world
 
 CODE = r"[A-Z]{2,4}-[0-9]{4,6}"
 KEYS = ("facts", "pos", "neg")
@@ -35,7 +36,6 @@ class _Universe:
     world, or codes defined in the documents, is not a statement and is skipped."""
 
     def __init__(self, task: Task) -> None:
-        from scir.tracks.induction.world import load_world
 
         world = load_world()
         self.drugs = {d[:1].upper() + d[1:]: d for d in world.drugs}

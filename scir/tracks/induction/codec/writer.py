@@ -23,6 +23,7 @@ from typing import Any
 from scir.tasks import Task
 from scir.text.document import Draft, Section, dressed_draft, fill_slots
 from scir.text.genres import Genre, GenreSet
+from scir.tracks.induction.world import load_world
 
 POLARITY = ("pos", "neg")
 SPLIT_SHARE = 0.5  # drug groups whose first fact is a pronoun split
@@ -74,7 +75,6 @@ class Mentions:
 
 
 def _protein_name(pid: str) -> str:
-    from scir.tracks.induction.world import load_world
 
     return load_world().protein_name(pid)
 
