@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, MutableSet, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -221,8 +222,8 @@ TRACK_METHODS = {
 # the release that stops reading the older methods (scir.version is 0.1.0; the older scoring
 # hooks end there too: scir.tracks.scoring)
 OLDER_METHODS_REMOVED_IN = "0.2"  # the next minor release
-_warned: set[type] = set()  # the track classes warned about their older methods
-_warned_lock = threading.Lock()
+_warned: MutableSet[type] = weakref.WeakSet()  # the track classes warned about their older methods
+_warned_lock = threading.Lock()  # the pipelines call tracks in threads
 
 
 def older_methods(track_class: type) -> list[str]:
@@ -231,12 +232,15 @@ def older_methods(track_class: type) -> list[str]:
     return [m for m in TRACK_METHODS.values() if callable(getattr(track_class, m, None))]
 
 
-def _deprecated(track_class: type, message: str) -> None:
+def warn_once(warned: MutableSet[type], track_class: type, message: str) -> None:
+    """A DeprecationWarning about a track class, the first time for that class in ``warned``
+    (the older formalization methods: :data:`_warned`; the older scoring hooks keep their
+    own), reported at the caller of ``Track.formalizer()`` / ``Track.scorer()``."""
     with _warned_lock:
-        if track_class in _warned:
+        if track_class in warned:
             return
-        _warned.add(track_class)
-    warnings.warn(message, DeprecationWarning, stacklevel=4)  # the caller of formalizer()
+        warned.add(track_class)
+    warnings.warn(message, DeprecationWarning, stacklevel=4)
 
 
 class TrackMethods(Formalizer):
@@ -249,7 +253,8 @@ class TrackMethods(Formalizer):
         super().__init__(track)
         found = older_methods(type(track))
         if found:
-            _deprecated(
+            warn_once(
+                _warned,
                 type(track),
                 f"track {track.name!r} ({type(track).__name__}) defines the older "
                 f"formalization methods {', '.join(found)}; return a Formalizer from "
@@ -342,4 +347,5 @@ __all__ = [
     "match_items",
     "older_method",
     "older_methods",
+    "warn_once",
 ]

@@ -15,7 +15,6 @@ OptionScorer's item functions) and warns once per track class (DeprecationWarnin
 
 from __future__ import annotations
 
-import threading
 import warnings
 import weakref
 from collections.abc import Callable
@@ -33,7 +32,7 @@ from scir.outcomes.scoring import (
     PoolScorer,
     Scorer,
 )
-from scir.tracks.formalizer import OLDER_METHODS_REMOVED_IN
+from scir.tracks.formalizer import OLDER_METHODS_REMOVED_IN, warn_once
 
 if TYPE_CHECKING:
     from scir.tasks import Task
@@ -47,25 +46,11 @@ OLD_HOOKS = ("score", "scoring_of", "answer_metrics", "option_items", "answer_it
 REMOVED_IN = OLDER_METHODS_REMOVED_IN
 DEPRECATED = f"override Track.scorer() instead; the old scoring hooks are removed in {REMOVED_IN}"
 _warned: weakref.WeakSet[type] = weakref.WeakSet()  # the track classes warned about
-_warned_lock = threading.Lock()  # the pipelines score in threads
 
 
 def old_hooks(track: Track) -> dict[str, Callable[..., Any]]:
     """The older scoring hooks ``track``'s class defines (bound to ``track``)."""
     return {name: getattr(track, name) for name in OLD_HOOKS if getattr(type(track), name, None)}
-
-
-def _warn(track: Track, names: list[str]) -> None:
-    cls = type(track)
-    with _warned_lock:
-        if cls in _warned:
-            return
-        _warned.add(cls)
-    warnings.warn(
-        f"track {track.name!r} ({cls.__qualname__}) defines {', '.join(names)}: {DEPRECATED}",
-        DeprecationWarning,
-        stacklevel=4,
-    )
 
 
 def rule_scorer(track: Track, hooks: dict[str, Callable[..., Any]] | None = None) -> Scorer:
@@ -128,7 +113,11 @@ def default_scorer(track: Track) -> Scorer:
     hooks = old_hooks(track)
     if not hooks:
         return rule_scorer(track)
-    _warn(track, sorted(hooks))
+    cls = type(track)
+    names = ", ".join(sorted(hooks))
+    warn_once(
+        _warned, cls, f"track {track.name!r} ({cls.__qualname__}) defines {names}: {DEPRECATED}"
+    )
     return HookScorer(track, hooks)
 
 
